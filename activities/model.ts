@@ -1,0 +1,158 @@
+// The model activity: one OpenAI chat-completions call over fetch. Base URL,
+// key and timeouts come from the worker's configuration, never from workflow
+// input, so the key never enters history. HTTP failures are classified here:
+// 429/5xx/network are retried by Temporal (429 after its Retry-After), while
+// 400/401/403/404 are not: retrying cannot fix them.
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { OpenAiToolDefinition } from '../workflows/tool-catalogue';
+import type { AssistantMessage, ChatMessage, ModelReply, ToolCall } from '../workflows/types';
+
+export interface ModelDeps {
+  baseUrl: string;
+  apiKey?: string;
+  heartbeatEveryMs?: number;
+}
+
+export interface CallModelInput {
+  model: string;
+  messages: ChatMessage[];
+  tools: OpenAiToolDefinition[];
+}
+
+const NON_RETRYABLE: Record<number, string> = {
+  400: 'ProviderBadRequest',
+  401: 'ProviderUnauthorized',
+  403: 'ProviderForbidden',
+  404: 'ProviderNotFound',
+  422: 'ProviderBadRequest',
+};
+
+interface WireReply {
+  choices?: { message?: { content?: unknown; tool_calls?: unknown }; finish_reason?: unknown }[];
+  usage?: { prompt_tokens?: unknown; completion_tokens?: unknown };
+  error?: { message?: unknown };
+}
+
+export function createCallModel(deps: ModelDeps) {
+  const url = `${deps.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+  const every = deps.heartbeatEveryMs ?? 200;
+
+  return async function callModel(input: CallModelInput): Promise<ModelReply> {
+    const activity = Context.current();
+    const ticker = setInterval(() => activity.heartbeat(), every);
+    try {
+      activity.heartbeat();
+      let res: Response;
+      try {
+        res = await fetch(url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            ...(deps.apiKey ? { authorization: `Bearer ${deps.apiKey}` } : {}),
+          },
+          body: JSON.stringify({
+            model: input.model,
+            messages: input.messages,
+            ...(input.tools.length ? { tools: input.tools } : {}),
+          }),
+          signal: activity.cancellationSignal,
+        });
+      } catch (err) {
+        if (activity.cancellationSignal.aborted) throw err;
+        throw ApplicationFailure.create({
+          type: 'ProviderUnreachable',
+          message: `could not reach the model provider at ${url}: ${describe(err)}`,
+        });
+      }
+      const text = await res.text();
+      if (!res.ok) throw httpFailure(res, text);
+      let body: WireReply;
+      try {
+        body = JSON.parse(text) as WireReply;
+      } catch {
+        throw ApplicationFailure.create({
+          type: 'ProviderMalformedReply',
+          message: `the model provider answered ${res.status} with a body that is not JSON: ${text.slice(0, 200)}`,
+        });
+      }
+      return toReply(body);
+    } finally {
+      clearInterval(ticker);
+    }
+  };
+}
+
+function httpFailure(res: Response, text: string): ApplicationFailure {
+  let detail = text.slice(0, 500);
+  try {
+    const msg = (JSON.parse(text) as WireReply).error?.message;
+    if (typeof msg === 'string') detail = msg;
+  } catch {
+    // not JSON: keep the raw text
+  }
+  const message = `the model provider answered ${res.status}: ${detail}`;
+  const type = NON_RETRYABLE[res.status];
+  if (type) return ApplicationFailure.create({ type, message, nonRetryable: true });
+  if (res.status === 429) {
+    const delayMs = retryAfterMs(res.headers.get('retry-after'));
+    return ApplicationFailure.create({ type: 'ProviderRateLimited', message, nextRetryDelay: delayMs ?? undefined });
+  }
+  return ApplicationFailure.create({ type: 'ProviderUnavailable', message });
+}
+
+/** Retry-After as seconds or as an HTTP date; null when absent or unreadable. */
+export function retryAfterMs(header: string | null): number | null {
+  if (!header) return null;
+  const secs = Number(header);
+  if (Number.isFinite(secs) && secs >= 0) return Math.round(secs * 1000);
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
+}
+
+function toReply(body: WireReply): ModelReply {
+  const choice = body.choices?.[0];
+  if (!choice?.message) {
+    throw ApplicationFailure.create({
+      type: 'ProviderMalformedReply',
+      message: `the model provider's reply has no choices[0].message: ${JSON.stringify(body).slice(0, 200)}`,
+    });
+  }
+  const calls = Array.isArray(choice.message.tool_calls) ? choice.message.tool_calls.map(toToolCall) : [];
+  const message: AssistantMessage = {
+    role: 'assistant',
+    content: typeof choice.message.content === 'string' ? choice.message.content : null,
+    ...(calls.length ? { tool_calls: calls } : {}),
+  };
+  return {
+    message,
+    usage: {
+      promptTokens: toCount(body.usage?.prompt_tokens),
+      completionTokens: toCount(body.usage?.completion_tokens),
+    },
+    finishReason: typeof choice.finish_reason === 'string' ? choice.finish_reason : calls.length ? 'tool_calls' : 'stop',
+  };
+}
+
+function toToolCall(raw: unknown): ToolCall {
+  const c = (raw ?? {}) as { id?: unknown; function?: { name?: unknown; arguments?: unknown } };
+  const args = c.function?.arguments;
+  return {
+    id: typeof c.id === 'string' ? c.id : '',
+    type: 'function',
+    function: {
+      name: typeof c.function?.name === 'string' ? c.function.name : '',
+      arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}),
+    },
+  };
+}
+
+const toCount = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0);
+
+function describe(err: unknown): string {
+  if (err instanceof Error) {
+    const cause = (err as Error & { cause?: unknown }).cause;
+    return cause instanceof Error ? `${err.message} (${cause.message})` : err.message;
+  }
+  return String(err);
+}

@@ -1,0 +1,30 @@
+import { existsSync, statSync, unlinkSync } from 'node:fs';
+import type { ToolImpl } from './context';
+import { ToolError } from './tool-error';
+import { assertReadable, resolveInside } from './workspace';
+
+/**
+ * Deletes one file, at most once per idempotency key: the intent is recorded
+ * before the unlink and the result after, so a retry after a crash between
+ * the two finds the file gone *by this call* and reports success again.
+ */
+export const deleteFile: ToolImpl = async (ctx, args) => {
+  const rel = String(args.path);
+  const full = resolveInside(ctx.root, rel);
+  assertReadable(ctx.root, full);
+  const prior = ctx.ledger.get(ctx.idempotencyKey);
+  if (prior?.state === 'done') return prior.result;
+  const result = `deleted ${rel}`;
+  if (!existsSync(full)) {
+    if (prior?.state === 'started') {
+      ctx.ledger.put(ctx.idempotencyKey, { state: 'done', at: new Date().toISOString(), result });
+      return result;
+    }
+    throw new ToolError(`no such file: ${rel}. Call list_files to see what exists.`);
+  }
+  if (!statSync(full).isFile()) throw new ToolError(`${rel} is not a regular file; only files can be deleted.`);
+  ctx.ledger.put(ctx.idempotencyKey, { state: 'started', at: new Date().toISOString() });
+  unlinkSync(full);
+  ctx.ledger.put(ctx.idempotencyKey, { state: 'done', at: new Date().toISOString(), result });
+  return result;
+};

@@ -1,0 +1,109 @@
+// The tool activity: validates the arguments against the tool's JSON schema,
+// runs the tool confined to the run's workspace, heartbeats so cancellation
+// reaches it in a fraction of a second, and turns the tool's own failures into
+// an outcome the loop writes into the transcript. Only infrastructure faults
+// throw (and are retried by Temporal).
+import { Context } from '@temporalio/activity';
+import { Ajv, type ValidateFunction } from 'ajv';
+import { join } from 'node:path';
+import { TOOL_SPECS } from '../../workflows/tool-catalogue';
+import type { ToolName, ToolOutcome } from '../../workflows/types';
+import type { TraceWriter } from '../trace-file';
+import type { ToolContext, ToolImpl } from './context';
+import { deleteFile } from './delete-file';
+import { Ledger } from './ledger';
+import { listFiles } from './list-files';
+import { readFile } from './read-file';
+import { scanArchive } from './scan-archive';
+import { ToolError } from './tool-error';
+import { ensureWorkspace } from './workspace';
+
+export interface RunToolInput {
+  runId: string;
+  callId: string;
+  idempotencyKey: string;
+  toolName: ToolName;
+  args: Record<string, unknown>;
+  workspace: string;
+  /** seq of the tool_start trace line; progress lines hang under it. */
+  traceSeq: number;
+}
+
+export interface ToolDeps {
+  workspaceRoot: string;
+  trace: TraceWriter;
+  /** How often the tool heartbeats while it runs, in ms. */
+  heartbeatEveryMs?: number;
+}
+
+const IMPLEMENTATIONS: Partial<Record<ToolName, ToolImpl>> = {
+  list_files: listFiles,
+  read_file: readFile,
+  delete_file: deleteFile,
+  scan_archive: scanArchive,
+};
+
+const ajv = new Ajv({ allErrors: true, strict: true });
+const validators = new Map<ToolName, ValidateFunction>();
+
+function argumentProblem(name: ToolName, args: Record<string, unknown>): string | null {
+  let validate = validators.get(name);
+  if (!validate) {
+    validate = ajv.compile(TOOL_SPECS[name].parameters);
+    validators.set(name, validate);
+  }
+  if (validate(args)) return null;
+  const why = (validate.errors ?? []).map((e) => `${e.instancePath || 'arguments'} ${e.message ?? 'invalid'}`).join('; ');
+  return `invalid arguments for ${name}: ${why}. Expected: ${JSON.stringify(TOOL_SPECS[name].parameters)}`;
+}
+
+export function createRunTool(deps: ToolDeps) {
+  const ledger = new Ledger(join(deps.workspaceRoot, '.ledger'));
+  const every = deps.heartbeatEveryMs ?? 100;
+
+  return async function runTool(input: RunToolInput): Promise<ToolOutcome> {
+    const impl = IMPLEMENTATIONS[input.toolName];
+    if (!impl) return { ok: false, error: `tool ${input.toolName} cannot run in an activity`, permanent: true };
+    const problem = argumentProblem(input.toolName, input.args);
+    if (problem) return { ok: false, error: problem, permanent: false };
+
+    const activity = Context.current();
+    const attempt = activity.info.attempt;
+    let step = 0;
+    let lastLabel: string | null = null;
+    // Heartbeat on a timer, not only on progress: the heartbeat's answer is how
+    // the cancellation of the run reaches this process.
+    const ticker = setInterval(() => activity.heartbeat({ step, label: lastLabel }), every);
+    const ctx: ToolContext = {
+      root: ensureWorkspace(deps.workspaceRoot, input.workspace),
+      idempotencyKey: input.idempotencyKey,
+      ledger,
+      signal: activity.cancellationSignal,
+      sleep: (ms) => activity.sleep(ms),
+      progress: (label) => {
+        if (activity.cancellationSignal.aborted) return;
+        step += 1;
+        lastLabel = label;
+        activity.heartbeat({ step, label });
+        deps.trace.write(input.runId, {
+          seq: input.traceSeq,
+          step,
+          attempt,
+          type: 'tool_progress',
+          toolName: input.toolName,
+          callId: input.callId,
+          label,
+        });
+      },
+    };
+    try {
+      activity.heartbeat({ step: 0, label: null });
+      return { ok: true, content: await impl(ctx, input.args) };
+    } catch (err) {
+      if (err instanceof ToolError) return { ok: false, error: err.message, permanent: err.permanent };
+      throw err;
+    } finally {
+      clearInterval(ticker);
+    }
+  };
+}

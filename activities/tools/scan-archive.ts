@@ -1,0 +1,14 @@
+import type { ToolImpl } from './context';
+
+export const SCAN_TOTAL_FILES = 1200;
+export const SCAN_STEP_FILES = 200;
+export const SCAN_STEP_MS = 500;
+
+/** Deliberately slow (≈3 s): progress every 500 ms, stops at once when the run is cancelled. */
+export const scanArchive: ToolImpl = async (ctx) => {
+  for (let done = SCAN_STEP_FILES; done <= SCAN_TOTAL_FILES; done += SCAN_STEP_FILES) {
+    await ctx.sleep(SCAN_STEP_MS);
+    ctx.progress(`scanned ${done} of ${SCAN_TOTAL_FILES} files`);
+  }
+  return `scanned ${SCAN_TOTAL_FILES} files in 3 archives: no corrupt files found.`;
+};

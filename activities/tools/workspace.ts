@@ -1,0 +1,72 @@
+// Confines every path a tool touches to the run's workspace folder, and seeds
+// a new workspace with the chapter's three files.
+import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { ToolError } from './tool-error';
+
+export const SEED_FILES: Record<string, string> = {
+  'errors.log': [
+    '2026-09-06T08:12:03Z INFO  scheduler started 12 workers',
+    '2026-09-06T08:14:41Z WARN  worker 3 slow heartbeat (2100 ms)',
+    '2026-09-06T08:15:02Z ERROR worker 7 timed out after 30000 ms while fetching batch 118',
+    '2026-09-06T08:15:02Z INFO  batch 118 requeued',
+    '2026-09-06T08:16:30Z INFO  batch 118 done on worker 2',
+    '',
+  ].join('\n'),
+  'access.log': [
+    '127.0.0.1 - - [06/Sep/2026:08:12:09 +0000] "GET /health HTTP/1.1" 200 2',
+    '127.0.0.1 - - [06/Sep/2026:08:13:44 +0000] "POST /jobs HTTP/1.1" 202 31',
+    '',
+  ].join('\n'),
+  'notes.txt': 'Remember to rotate your logs.\n',
+};
+
+/** Creates the workspace with the seed files the first time a run uses it. */
+export function ensureWorkspace(root: string, name: string): string {
+  const dir = join(root, name);
+  if (!existsSync(dir)) {
+    mkdirSync(dir, { recursive: true });
+    for (const [file, text] of Object.entries(SEED_FILES)) writeFileSync(join(dir, file), text);
+  }
+  return realpathSync(dir);
+}
+
+// Characters that make a path look like something it is not: control
+// characters, bidirectional overrides, zero-width marks, fullwidth or
+// look-alike slashes and dots.
+const DECEPTIVE = /[\u0000-\u001f\u007f\u200b-\u200f\u202a-\u202e\u2066-\u2069\u2215\u2044\uff0f\uff3c\u2024\ufe52\uff0e]/u;
+
+/** The absolute path for `rel` inside `root`, or a ToolError the model can act on. */
+export function resolveInside(root: string, rel: string): string {
+  const hint = 'Use a path relative to the workspace, like "errors.log" (call list_files to see what exists).';
+  if (DECEPTIVE.test(rel)) throw new ToolError(`path ${JSON.stringify(rel)} contains control or look-alike characters. ${hint}`);
+  if (rel.includes('\\')) throw new ToolError(`path ${JSON.stringify(rel)} uses backslashes. ${hint}`);
+  if (isAbsolute(rel)) throw new ToolError(`path ${JSON.stringify(rel)} is absolute; only workspace paths are allowed. ${hint}`);
+  if (rel.split('/').includes('..')) throw new ToolError(`path ${JSON.stringify(rel)} climbs out with "..". ${hint}`);
+  const full = resolve(root, rel.normalize('NFC'));
+  if (!isWithin(root, full)) throw new ToolError(`path ${JSON.stringify(rel)} is outside the workspace. ${hint}`);
+  // A symlink inside the workspace may point outside it: check where the
+  // path really lands (or, for a missing file, where its folder lands).
+  const real = existsSync(full) ? realpathSync(full) : existsSync(dirname(full)) ? join(realpathSync(dirname(full)), '_') : full;
+  if (!isWithin(root, real)) throw new ToolError(`path ${JSON.stringify(rel)} leads outside the workspace through a symbolic link. ${hint}`);
+  return full;
+}
+
+function isWithin(root: string, p: string): boolean {
+  const r = relative(root, p);
+  return r !== '' && !r.startsWith('..' + sep) && r !== '..' && !isAbsolute(r);
+}
+
+// The workspace's access policy. The tests run as root, whom file modes do not
+// stop, so secrets are refused by name, before the file system is asked.
+const SECRET = [/^\.env(\..*)?$/, /\.pem$/, /\.key$/, /^id_(rsa|ed25519|ecdsa)/, /^\.git$/, /^secrets?$/];
+
+export function assertReadable(root: string, full: string): void {
+  const parts = relative(root, full).split(sep);
+  if (parts.some((p) => SECRET.some((re) => re.test(p)))) {
+    throw new ToolError(
+      `access denied: the workspace policy never lets tools read ${JSON.stringify(parts.join('/'))} (secret files are off limits). Asking again will not change this.`,
+      true,
+    );
+  }
+}

@@ -1,0 +1,116 @@
+// Starts (or reuses) a Temporal dev server: the official CLI's
+// `temporal server start-dev`, with a SQLite file so runs survive a server
+// restart, the Web UI on, nothing fetched from the internet, and our search
+// attributes registered.
+import { Connection } from '@temporalio/client';
+import proto from '@temporalio/proto';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+import { findTemporalCli } from './temporal-cli';
+
+export interface DevServerOptions {
+  port: number;
+  /** null: no Web UI. */
+  uiPort: number | null;
+  /** null: in memory, gone with the process. */
+  dbFile: string | null;
+  /** Extra `--dynamic-config-value KEY=JSON` settings. */
+  dynamicConfig?: Record<string, unknown>;
+  /** Where the server's own output goes (default: discarded). */
+  logFile?: string;
+  binary?: string;
+  startTimeoutMs?: number;
+}
+
+export interface DevServer {
+  address: string;
+  /** The process we started, or null when a running server was reused. */
+  child: ChildProcess | null;
+  stop(): Promise<void>;
+}
+
+/** Connects to a server at `address` if one answers within `timeoutMs`. */
+export async function tryConnect(address: string, timeoutMs: number): Promise<Connection | null> {
+  try {
+    const conn = await Connection.connect({ address, connectTimeout: timeoutMs });
+    await conn.healthService.check({});
+    return conn;
+  } catch {
+    return null;
+  }
+}
+
+export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
+  const address = `127.0.0.1:${opts.port}`;
+  const running = await tryConnect(address, 1000);
+  if (running) {
+    await ensureSearchAttributes(running, 'default');
+    await running.close();
+    return { address, child: null, stop: async () => {} };
+  }
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--log-level', 'warn'];
+  if (opts.uiPort === null) args.push('--headless');
+  else args.push('--ui-port', String(opts.uiPort), '--ui-disable-news-fetch');
+  if (opts.dbFile) {
+    mkdirSync(dirname(opts.dbFile), { recursive: true });
+    args.push('--db-filename', opts.dbFile);
+  }
+  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
+  for (const [key, value] of Object.entries(opts.dynamicConfig ?? {})) {
+    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  }
+  const out = opts.logFile ? openSync(opts.logFile, 'a') : 'ignore';
+  const child = spawn(opts.binary ?? findTemporalCli(), args, { stdio: ['ignore', out, out] });
+  let exited: string | null = null;
+  child.on('exit', (code, sig) => (exited = `exited with ${code ?? sig}`));
+
+  const deadline = Date.now() + (opts.startTimeoutMs ?? 60_000);
+  for (;;) {
+    if (exited) throw new Error(`temporal server start-dev ${exited}${opts.logFile ? `; see ${opts.logFile}` : ''}`);
+    const conn = await tryConnect(address, 1000);
+    if (conn) {
+      // The flag registers search attributes only when the namespace is
+      // created; an existing SQLite file needs them added here.
+      await ensureSearchAttributes(conn, 'default');
+      await conn.close();
+      break;
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`temporal server start-dev did not answer on ${address} within ${opts.startTimeoutMs ?? 60_000} ms`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return {
+    address,
+    child,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+      }),
+  };
+}
+
+/** Adds our custom search attributes to the namespace unless it has them already. */
+export async function ensureSearchAttributes(conn: Connection, namespace: string): Promise<void> {
+  const existing = await conn.operatorService.listSearchAttributes({ namespace });
+  const have = new Set(Object.keys(existing.customAttributes ?? {}));
+  const missing = Object.keys(SEARCH_ATTRIBUTES).filter((n) => !have.has(n));
+  if (missing.length === 0) return;
+  try {
+    await conn.operatorService.addSearchAttributes({
+      namespace,
+      searchAttributes: Object.fromEntries(
+        missing.map((n) => [n, proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD]),
+      ),
+    });
+  } catch (err) {
+    // Another process added them first: that is the state we wanted.
+    if (!/already exists/i.test(String(err))) throw err;
+  }
+}

@@ -1,0 +1,106 @@
+// The scripts of the scripted provider. Each is a pure function of what the
+// request carries: the turn index (number of assistant messages so far), the
+// text every tool returned so far, and the tool names offered. No state lives
+// in the server, so a run can be killed and resumed against it.
+
+export interface ScriptInput {
+  turn: number;
+  toolText: string;
+  toolNames: string[];
+}
+
+export interface ScriptedCall {
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+export type ScriptedReply = { type: 'answer'; content: string } | { type: 'calls'; calls: ScriptedCall[] };
+
+const call = (id: string, name: string, args: Record<string, unknown> = {}): ScriptedReply => ({
+  type: 'calls',
+  calls: [{ id, name, args }],
+});
+const answer = (content: string): ScriptedReply => ({ type: 'answer', content });
+
+const plan = ({ turn }: ScriptInput): ScriptedReply =>
+  turn === 0
+    ? call('c1', 'list_files')
+    : turn === 1
+      ? call('c2', 'read_file', { path: 'errors.log' })
+      : answer('errors.log mentions a timeout: worker 7 timed out after 30000 ms.');
+
+export const SCENARIOS: Record<string, (input: ScriptInput) => ScriptedReply> = {
+  plan,
+
+  // Never declares itself done.
+  runaway: ({ turn }) => call(`c${turn}`, 'list_files'),
+
+  // Guesses a file name, then corrects itself only if told what went wrong.
+  recover: ({ turn, toolText }) => {
+    if (turn === 0) return call('c1', 'read_file', { path: 'timeout.log' });
+    if (!/Call list_files/.test(toolText)) return answer('I could not read the file, so I do not know.');
+    if (turn === 1) return call('c2', 'list_files');
+    if (turn === 2) return call('c3', 'read_file', { path: 'errors.log' });
+    return answer('errors.log mentions a timeout.');
+  },
+
+  // Keeps asking for a file the workspace's access policy never lets it read.
+  forbidden: ({ turn }) => call(`c${turn + 1}`, 'read_file', { path: '.env' }),
+
+  // Like plan, but reads errors.log twice in consecutive turns.
+  duplicate: ({ turn }) =>
+    turn === 0
+      ? call('c1', 'list_files')
+      : turn === 1
+        ? call('c2', 'read_file', { path: 'errors.log' })
+        : turn === 2
+          ? call('c3', 'read_file', { path: 'errors.log' })
+          : answer('errors.log mentions a timeout: worker 7 timed out after 30000 ms.'),
+
+  // Deletes a file nobody asked it to delete; its answer depends on what the
+  // transcript says happened to that call.
+  destructive: ({ turn, toolText }) =>
+    turn === 0
+      ? call('c1', 'list_files')
+      : turn === 1
+        ? call('c2', 'delete_file', { path: 'access.log' })
+        : /declined|rejected/i.test(toolText)
+          ? answer('I did not delete anything: you declined the deletion.')
+          : answer('Deleted access.log to free space.'),
+
+  // Two intended deletes with the same arguments in consecutive turns.
+  destructive_twice: ({ turn }) =>
+    turn === 0
+      ? call('c1', 'delete_file', { path: 'access.log' })
+      : turn === 1
+        ? call('c2', 'delete_file', { path: 'access.log' })
+        : answer('Deleted access.log.'),
+
+  slow: ({ turn, toolText }) =>
+    turn === 0 ? call('c1', 'scan_archive') : answer(`The scan finished: ${toolText.split('\n').pop() ?? ''}`),
+
+  // The parent delegates to a sub-agent; the child (offered no `research`
+  // tool) follows `plan`.
+  research: (input) => {
+    if (!input.toolNames.includes('research')) return plan(input);
+    if (input.turn === 0) return call('r1', 'research', { question: 'Which file mentions a timeout, and what does it say?' });
+    return answer(`From research: ${input.toolText.split('\n').pop() ?? ''}`);
+  },
+
+  // The two protocol breaks of the loop chapter, as replies the harness must
+  // refuse to record: a call no result can be linked to (empty id), and two
+  // calls sharing one id (one of them would be left without a result).
+  missing_call: ({ turn }) =>
+    turn === 0 ? { type: 'calls', calls: [{ id: '', name: 'list_files', args: {} }] } : answer('done'),
+  missing_result: ({ turn }) =>
+    turn === 0
+      ? {
+          type: 'calls',
+          calls: [
+            { id: 'c1', name: 'list_files', args: {} },
+            { id: 'c1', name: 'read_file', args: { path: 'errors.log' } },
+          ],
+        }
+      : answer('done'),
+};

@@ -1,0 +1,216 @@
+// The scripted provider: an HTTP server shaped like OpenAI's
+// POST /v1/chat/completions whose replies come from provider/scenarios.ts,
+// chosen by the request's `model`. Stateless except for the test-only fault
+// queue and request log behind /_control.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { FaultQueue, isFaultRule, type Fault, type RequestFacts } from './faults';
+import { protocolError } from './protocol';
+import { SCENARIOS, type ScriptedReply } from './scenarios';
+import { countCompletionTokens, countPromptTokens, type WireMessage } from './tokens';
+
+export interface ProviderOptions {
+  port?: number;
+  host?: string;
+  /** Fixed delay added to every reply, in ms (the latency knob). */
+  latencyMs?: number;
+  /** When set, requests must carry `Authorization: Bearer <apiKey>`. */
+  apiKey?: string;
+}
+
+export interface LoggedRequest extends RequestFacts {
+  status: number;
+}
+
+export interface RunningProvider {
+  url: string;
+  port: number;
+  server: Server;
+  close(): Promise<void>;
+}
+
+interface ChatRequest {
+  model?: unknown;
+  messages?: unknown;
+  tools?: unknown;
+}
+
+const MAX_BODY_BYTES = 8 * 1024 * 1024;
+const LOG_LIMIT = 10_000;
+
+export async function startProvider(opts: ProviderOptions = {}): Promise<RunningProvider> {
+  const faults = new FaultQueue();
+  const log: LoggedRequest[] = [];
+  const latencyMs = opts.latencyMs ?? 0;
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) sendJson(res, 500, apiError(`internal error: ${String(err)}`, 'server_error'));
+      else res.destroy();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname.startsWith('/_control/')) return control(req, res, url);
+    if (req.method === 'GET' && url.pathname === '/health') return sendJson(res, 200, { ok: true });
+    if (req.method !== 'POST' || url.pathname !== '/v1/chat/completions') {
+      return sendJson(res, 404, apiError(`no route ${req.method} ${url.pathname}`, 'invalid_request_error'));
+    }
+    if (opts.apiKey && req.headers.authorization !== `Bearer ${opts.apiKey}`) {
+      return sendJson(res, 401, apiError('Incorrect API key provided.', 'invalid_api_key'));
+    }
+    let body: ChatRequest;
+    try {
+      body = JSON.parse(await readBody(req)) as ChatRequest;
+    } catch (err) {
+      return sendJson(res, 400, apiError(`request body is not JSON: ${String(err)}`, 'invalid_request_error'));
+    }
+    const model = typeof body.model === 'string' ? body.model : '';
+    const messages = Array.isArray(body.messages) ? (body.messages as WireMessage[]) : null;
+    const tools = Array.isArray(body.tools) ? (body.tools as unknown[]) : undefined;
+    if (!messages) return sendJson(res, 400, apiError('`messages` must be an array', 'invalid_request_error'));
+
+    const facts: RequestFacts = {
+      model,
+      turn: messages.filter((m) => m.role === 'assistant').length,
+      task: messages.find((m) => m.role === 'user')?.content ?? '',
+    };
+    const reply = (status: number, payload: unknown, headers: Record<string, string> = {}): void => {
+      log.push({ ...facts, status });
+      if (log.length > LOG_LIMIT) log.shift();
+      sendJson(res, status, payload, headers);
+    };
+
+    const fault = faults.take(facts);
+    if (latencyMs > 0) await delay(latencyMs);
+    if (fault && (await applyFault(fault, res, reply))) return;
+
+    const script = SCENARIOS[model];
+    if (!script) return reply(404, apiError(`The model \`${model}\` does not exist.`, 'model_not_found'));
+    const broken = protocolError(messages);
+    if (broken) return reply(400, apiError(broken, 'invalid_request_error'));
+
+    const toolText = messages
+      .filter((m) => m.role === 'tool')
+      .map((m) => m.content ?? '')
+      .join('\n');
+    const toolNames = (tools ?? []).map((t) => (t as { function?: { name?: string } }).function?.name ?? '');
+    reply(200, completion(model, script({ turn: facts.turn, toolText, toolNames }), messages, tools));
+  }
+
+  function control(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> | void {
+    if (url.pathname === '/_control/faults' && req.method === 'POST') {
+      return readBody(req).then((text) => {
+        const rule: unknown = JSON.parse(text);
+        if (!isFaultRule(rule)) return sendJson(res, 400, { error: 'expected {match, fault, times?}' });
+        faults.add(rule);
+        sendJson(res, 200, { ok: true });
+      });
+    }
+    if (url.pathname === '/_control/faults' && req.method === 'DELETE') {
+      faults.clear();
+      return sendJson(res, 200, { ok: true });
+    }
+    if (url.pathname === '/_control/requests' && req.method === 'GET') {
+      const marker = url.searchParams.get('taskIncludes');
+      return sendJson(res, 200, marker ? log.filter((r) => r.task.includes(marker)) : log);
+    }
+    sendJson(res, 404, { error: 'unknown control route' });
+  }
+
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    port,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Returns true when the fault answered the request itself. */
+async function applyFault(
+  fault: Fault,
+  res: ServerResponse,
+  reply: (status: number, payload: unknown, headers?: Record<string, string>) => void,
+): Promise<boolean> {
+  switch (fault.type) {
+    case 'delay':
+      await delay(fault.ms);
+      return false;
+    case 'reset':
+      res.socket?.destroy();
+      return true;
+    case 'malformed':
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"id": "chatcmpl-broken", "choices": [');
+      return true;
+    case 'status': {
+      const headers: Record<string, string> =
+        fault.retryAfterSec !== undefined ? { 'retry-after': String(fault.retryAfterSec) } : {};
+      reply(fault.status, apiError(fault.message ?? `injected ${fault.status}`, 'injected_fault'), headers);
+      return true;
+    }
+  }
+}
+
+function completion(model: string, script: ScriptedReply, messages: WireMessage[], tools: unknown[] | undefined) {
+  const toolCalls =
+    script.type === 'calls'
+      ? script.calls.map((c) => ({
+          id: c.id,
+          type: 'function',
+          function: { name: c.name, arguments: JSON.stringify(c.args) },
+        }))
+      : undefined;
+  const content = script.type === 'answer' ? script.content : null;
+  const prompt = countPromptTokens(messages, tools);
+  const out = countCompletionTokens(content, toolCalls);
+  return {
+    id: `chatcmpl-${model}-${messages.length}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content, ...(toolCalls ? { tool_calls: toolCalls } : {}) },
+        finish_reason: toolCalls ? 'tool_calls' : 'stop',
+      },
+    ],
+    usage: { prompt_tokens: prompt, completion_tokens: out, total_tokens: prompt + out },
+  };
+}
+
+function apiError(message: string, type: string) {
+  return { error: { message, type } };
+}
+
+function sendJson(res: ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(payload);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new Error('request body too large'));
+        req.destroy();
+      } else chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

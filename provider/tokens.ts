@@ -1,0 +1,40 @@
+// Token counts with a real byte-pair encoder (o200k_base), so the money the
+// harness reports is arithmetic over real counts, not a guess.
+import { Tiktoken } from 'js-tiktoken/lite';
+import o200k_base from 'js-tiktoken/ranks/o200k_base';
+
+const encoder = new Tiktoken(o200k_base);
+
+export function countTokens(text: string): number {
+  return text ? encoder.encode(text).length : 0;
+}
+
+export interface WireMessage {
+  role: string;
+  content?: string | null;
+  name?: string;
+  tool_call_id?: string;
+  tool_calls?: unknown[];
+}
+
+// Per-message framing overhead, as OpenAI documents for its chat formats.
+const PER_MESSAGE = 3;
+const REPLY_PRIMING = 3;
+
+/** Prompt tokens: every message (role, content, calls, ids) and the tool definitions. */
+export function countPromptTokens(messages: WireMessage[], tools: unknown[] | undefined): number {
+  let n = REPLY_PRIMING;
+  for (const m of messages) {
+    n += PER_MESSAGE + countTokens(m.role) + countTokens(m.content ?? '');
+    if (m.name) n += countTokens(m.name) + 1;
+    if (m.tool_call_id) n += countTokens(m.tool_call_id);
+    if (m.tool_calls?.length) n += countTokens(JSON.stringify(m.tool_calls));
+  }
+  if (tools?.length) n += countTokens(JSON.stringify(tools));
+  return n;
+}
+
+/** Completion tokens: the reply's text and its tool calls. */
+export function countCompletionTokens(content: string | null, toolCalls: unknown[] | undefined): number {
+  return countTokens(content ?? '') + (toolCalls?.length ? countTokens(JSON.stringify(toolCalls)) : 0);
+}

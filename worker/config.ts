@@ -1,0 +1,49 @@
+// Every environment variable the processes read, with its default, in one
+// place (the README's configuration table mirrors this file).
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_TASK_QUEUE } from '../workflows/defaults';
+
+export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const DATA = resolve(PROJECT_ROOT, '.data');
+
+export interface HarnessConfig {
+  /** null: start (or reuse) the embedded dev server. */
+  temporalAddress: string | null;
+  namespace: string;
+  taskQueue: string;
+  llmBaseUrl: string;
+  llmApiKey: string | undefined;
+  workspaceRoot: string;
+  traceDir: string;
+  devServer: { port: number; uiPort: number; dbFile: string };
+  providerPort: number;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig {
+  const devPort = int(env, 'TEMPORAL_DEV_PORT', 7233);
+  const providerPort = int(env, 'PORT', 8787);
+  return {
+    temporalAddress: env.TEMPORAL_ADDRESS || null,
+    namespace: env.TEMPORAL_NAMESPACE || 'default',
+    taskQueue: env.AGENT_TASK_QUEUE || DEFAULT_TASK_QUEUE,
+    llmBaseUrl: env.LLM_BASE_URL || `http://127.0.0.1:${providerPort}/v1`,
+    llmApiKey: env.LLM_API_KEY || undefined,
+    workspaceRoot: resolve(env.AGENT_WORKSPACE || resolve(DATA, 'workspace')),
+    traceDir: resolve(env.TRACE_DIR || resolve(DATA, 'traces')),
+    devServer: {
+      port: devPort,
+      uiPort: int(env, 'TEMPORAL_UI_PORT', devPort + 1000),
+      dbFile: resolve(env.TEMPORAL_DB_FILE || resolve(DATA, 'temporal.db')),
+    },
+    providerPort,
+  };
+}
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got ${JSON.stringify(raw)}`);
+  return n;
+}

@@ -1,0 +1,52 @@
+// Builds a worker for the `agentRun` workflow: its activities, the trace sink,
+// and heartbeat throttling short enough that a Stop lands in well under a
+// second. Used by `npm run worker`, `npm start` and the tests alike.
+import { NativeConnection, Worker, type InjectedSinks, type WorkerOptions } from '@temporalio/worker';
+import { fileURLToPath } from 'node:url';
+import { createActivities } from '../activities';
+import { TraceWriter } from '../activities/trace-file';
+import type { TraceSinks } from '../workflows/trace';
+
+export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+
+export interface AgentWorkerOptions {
+  connection: NativeConnection;
+  namespace?: string;
+  taskQueue: string;
+  llmBaseUrl: string;
+  llmApiKey?: string;
+  workspaceRoot: string;
+  traceDir: string;
+  /** A pre-built bundle (tests build it once); otherwise workflows/ is bundled now. */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+}
+
+export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worker> {
+  const trace = new TraceWriter(opts.traceDir);
+  const sinks: InjectedSinks<TraceSinks> = {
+    trace: {
+      event: {
+        fn: (info, event) => void trace.write(info.workflowId, event),
+        // Replays re-run workflow code; the lines were written the first time.
+        callDuringReplay: false,
+      },
+    },
+  };
+  return Worker.create({
+    connection: opts.connection,
+    namespace: opts.namespace ?? 'default',
+    taskQueue: opts.taskQueue,
+    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    activities: createActivities({
+      baseUrl: opts.llmBaseUrl,
+      apiKey: opts.llmApiKey,
+      workspaceRoot: opts.workspaceRoot,
+      trace,
+    }),
+    sinks,
+    // Cancellation reaches an activity only through a heartbeat's answer:
+    // send them often.
+    defaultHeartbeatThrottleInterval: '100ms',
+    maxHeartbeatThrottleInterval: '100ms',
+  });
+}

@@ -1,0 +1,36 @@
+// `npm run worker`: one worker process on the task queue. Connects to
+// TEMPORAL_ADDRESS, or to the embedded dev server (started if not running).
+import { NativeConnection } from '@temporalio/worker';
+import { Connection } from '@temporalio/client';
+import { ensureSearchAttributes, startDevServer } from '../client/dev-server';
+import { loadConfig } from './config';
+import { createAgentWorker } from './create-worker';
+
+const cfg = loadConfig();
+const server = cfg.temporalAddress
+  ? null
+  : await startDevServer({ port: cfg.devServer.port, uiPort: cfg.devServer.uiPort, dbFile: cfg.devServer.dbFile });
+const address = cfg.temporalAddress ?? server?.address ?? '';
+
+// Registering search attributes is idempotent; the workflow upserts them.
+const admin = await Connection.connect({ address });
+await ensureSearchAttributes(admin, cfg.namespace).catch((err: unknown) =>
+  console.warn(`could not register search attributes (${String(err)}); register AgentStatus and AgentModel (Keyword) yourself`),
+);
+await admin.close();
+
+const connection = await NativeConnection.connect({ address });
+const worker = await createAgentWorker({
+  connection,
+  namespace: cfg.namespace,
+  taskQueue: cfg.taskQueue,
+  llmBaseUrl: cfg.llmBaseUrl,
+  llmApiKey: cfg.llmApiKey,
+  workspaceRoot: cfg.workspaceRoot,
+  traceDir: cfg.traceDir,
+});
+console.log(`worker on ${address} namespace=${cfg.namespace} taskQueue=${cfg.taskQueue} model endpoint=${cfg.llmBaseUrl}`);
+// worker.run() resolves after SIGINT/SIGTERM (the SDK installs those handlers).
+await worker.run();
+await connection.close();
+await server?.stop();

@@ -1,0 +1,389 @@
+// The `agentRun` workflow: a thin shell over the pure loop in ./loop. It owns
+// what only a workflow can do durably: calling activities, waiting for a
+// person's decision, taking signals, cancelling what runs, emitting the trace.
+// Everything here is replayed deterministically: no I/O, no Node built-ins.
+import * as wf from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import { RESEARCH_LIMITS } from './defaults';
+import { InputError, parseInput } from './input';
+import {
+  cacheKey,
+  declinedText,
+  firstPendingCall,
+  idempotencyKey,
+  initialState,
+  isCacheable,
+  limitExit,
+  parseCall,
+  recordSpend,
+  replyProtocolProblem,
+  toolErrorText,
+  toolResultMessage,
+  turnCostUsd,
+  type Decision,
+  type Exit,
+  type LoopState,
+  type PendingCall,
+} from './loop';
+import {
+  approveSignal,
+  cancelSignal,
+  decideUpdate,
+  rejectSignal,
+  statusQuery,
+  transcriptQuery,
+  type DecideInput,
+} from './messages';
+import { AGENT_MODEL, AGENT_STATUS } from './search-attributes';
+import { TOOL_SPECS, toolDefinitions } from './tool-catalogue';
+import { traceSinks, type TraceEventType } from './trace';
+import type { AgentInput, Interruption, RunConfig, RunResult, RunStatus, RunStatusView, ToolName, ToolOutcome } from './types';
+
+export async function agentRun(input: AgentInput): Promise<RunResult> {
+  let cfg: RunConfig;
+  try {
+    cfg = parseInput(input);
+  } catch (err) {
+    if (err instanceof InputError) {
+      // Non-retryable: bad input fails the run at once, naming the field.
+      throw ApplicationFailure.create({ type: 'InvalidInput', message: err.message, nonRetryable: true, details: [{ field: err.field }] });
+    }
+    throw err;
+  }
+  return new AgentRun(wf.workflowInfo().workflowId, cfg).run();
+}
+
+interface AwaitingApproval {
+  key: string;
+  callId: string;
+  toolName: ToolName;
+  args: Record<string, unknown>;
+}
+
+class AgentRun {
+  private readonly state: LoopState;
+  private status: RunStatus = 'running';
+  private interruption: Interruption | null = null;
+  private awaiting: AwaitingApproval | null = null;
+  /** Decisions by idempotency key: a decision belongs to one call of one turn. */
+  private readonly decisions: Record<string, Decision> = {};
+  private cancelReason: string | null = null;
+  private seq = 0;
+  private readonly scope = new wf.CancellationScope();
+  private readonly model: Activities;
+  private readonly tools: Activities;
+
+  constructor(
+    private readonly runId: string,
+    private readonly cfg: RunConfig,
+  ) {
+    this.state = initialState(cfg);
+    this.model = wf.proxyActivities<Activities>({
+      startToCloseTimeout: cfg.modelTimeoutMs,
+      heartbeatTimeout: '10s',
+      retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 6 },
+    });
+    this.tools = wf.proxyActivities<Activities>({
+      startToCloseTimeout: cfg.toolTimeoutMs,
+      // Short, so a tool on a dead worker is retried quickly; the tool
+      // heartbeats far more often than this.
+      heartbeatTimeout: '5s',
+      retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 5 },
+    });
+  }
+
+  async run(): Promise<RunResult> {
+    this.registerHandlers();
+    this.upsertStatus();
+    this.emit('run_started', { model: this.cfg.model, maxTurns: this.cfg.maxTurns, maxBudgetUsd: this.cfg.maxBudgetUsd });
+    let exit: Exit;
+    try {
+      exit = await this.scope.run(() => this.loop());
+    } catch (err) {
+      exit = this.exitForError(err);
+    }
+    return this.finish(exit);
+  }
+
+  private async loop(): Promise<Exit> {
+    for (;;) {
+      // Resume and approval share this path: drain what the last reply asked for first.
+      const pending = firstPendingCall(this.state.messages);
+      if (pending) {
+        const stop = await this.handleCall(pending);
+        if (stop) return stop;
+        continue;
+      }
+      const limit = limitExit(this.state, this.cfg);
+      if (limit) return limit;
+
+      const reply = await this.model.callModel({
+        model: this.cfg.model,
+        messages: this.state.messages,
+        tools: toolDefinitions(this.cfg.tools),
+      });
+      // The reply is paid for whatever it says: count it before anything else.
+      recordSpend(this.state, reply, this.cfg.pricing);
+      const calls = reply.message.tool_calls ?? [];
+      this.emit('turn', {
+        turn: this.state.turns,
+        prompt_tokens: reply.usage.promptTokens,
+        completion_tokens: reply.usage.completionTokens,
+        total_tokens: reply.usage.promptTokens + reply.usage.completionTokens,
+        turnCostUsd: turnCostUsd(reply.usage, this.cfg.pricing),
+        costUsd: this.state.costUsd,
+        finish: reply.finishReason,
+      });
+      const problem = replyProtocolProblem(this.state.messages, reply);
+      if (problem) return { status: 'failed', interruption: null, reason: `protocol error: ${problem}`, error: `protocol error: ${problem}` };
+      this.state.messages.push(reply.message);
+      if (calls.length === 0) {
+        return { status: 'completed', interruption: null, reason: 'the model answered', output: reply.message.content ?? '' };
+      }
+    }
+  }
+
+  /** Runs, declines, or serves from cache one pending call. Returns an exit when the run must stop. */
+  private async handleCall(pending: PendingCall): Promise<Exit | null> {
+    const { call } = pending;
+    const parsed = parseCall(call, this.cfg.tools);
+    if (!parsed.ok) return this.toolFailed(pending, parsed.toolName, parsed.error, false);
+    const { toolName, args } = parsed;
+    const key = idempotencyKey(this.runId, pending);
+
+    // Approval comes before the cache: a cached result never stands in for a decision.
+    if (TOOL_SPECS[toolName].needsApproval) {
+      const decision = await this.awaitDecision({ key, callId: call.id, toolName, args });
+      if (decision === null) {
+        return {
+          status: 'interrupted',
+          interruption: { type: 'approval', callId: call.id, toolName, args },
+          reason: `no decision on ${toolName} call ${call.id} within ${this.cfg.approvalTimeoutMs} ms`,
+        };
+      }
+      if (decision.decision === 'reject') {
+        this.state.messages.push(toolResultMessage(call, declinedText(toolName, decision)));
+        this.emit('tool_result', { toolName, callId: call.id, ms: 0, ok: false, declined: true });
+        return null;
+      }
+    }
+
+    const cacheable = isCacheable(toolName, this.cfg.dedupe);
+    const ck = cacheKey(toolName, args);
+    const cached = cacheable ? this.state.cache[ck] : undefined;
+    if (cached !== undefined) {
+      this.state.messages.push(toolResultMessage(call, cached));
+      this.emit('tool_result', { toolName, callId: call.id, ms: 0, ok: true, cached: true });
+      return null;
+    }
+
+    this.emit('tool_start', { toolName, args, callId: call.id });
+    const started = Date.now();
+    const outcome =
+      toolName === 'research'
+        ? await this.runResearch(pending, args)
+        : await this.tools.runTool({
+            runId: this.runId,
+            callId: call.id,
+            idempotencyKey: key,
+            toolName,
+            args,
+            workspace: this.cfg.workspace,
+            traceSeq: this.seq,
+          });
+    this.state.toolRuns += 1;
+    this.emit('tool_result', { toolName, callId: call.id, ms: Date.now() - started, ok: outcome.ok });
+    if (!outcome.ok) return this.toolFailed(pending, toolName, outcome.error, outcome.permanent);
+    this.state.messages.push(toolResultMessage(call, outcome.content));
+    if (cacheable) this.state.cache[ck] = outcome.content;
+    return null;
+  }
+
+  /** A tool error becomes transcript text per policy; a permanent one or the `fatal` policy stops the run. */
+  private toolFailed(pending: PendingCall, toolName: string, error: string, permanent: boolean): Exit | null {
+    const policy = this.cfg.toolErrors;
+    // The result is written even when the run stops, so the transcript stays valid and resumable.
+    this.state.messages.push(toolResultMessage(pending.call, toolErrorText(error, policy === 'generic' ? 'generic' : 'describe')));
+    if (permanent) {
+      const msg = `permanent tool error in ${toolName} (call ${pending.call.id}), retrying cannot help: ${error}`;
+      return { status: 'failed', interruption: null, reason: msg, error: msg };
+    }
+    if (policy === 'fatal') {
+      const msg = `tool ${toolName} failed (call ${pending.call.id}) and toolErrors is "fatal": ${error}`;
+      return { status: 'failed', interruption: null, reason: msg, error: msg };
+    }
+    return null;
+  }
+
+  /** Parks the run until a person decides; null when the approval timeout passed first. */
+  private async awaitDecision(req: AwaitingApproval): Promise<Decision | null> {
+    const known = this.decisions[req.key];
+    if (known) return known;
+    this.awaiting = req;
+    this.status = 'interrupted';
+    this.interruption = { type: 'approval', callId: req.callId, toolName: req.toolName, args: req.args };
+    this.upsertStatus();
+    this.emit('approval_required', { toolName: req.toolName, args: req.args, callId: req.callId });
+    const decided = () => this.decisions[req.key] !== undefined;
+    if (this.cfg.approvalTimeoutMs === null) await wf.condition(decided);
+    else await wf.condition(decided, this.cfg.approvalTimeoutMs);
+    this.awaiting = null;
+    const decision = this.decisions[req.key] ?? null;
+    if (decision) {
+      this.status = 'running';
+      this.interruption = null;
+      this.upsertStatus();
+    }
+    return decision;
+  }
+
+  private async runResearch(pending: PendingCall, args: Record<string, unknown>): Promise<ToolOutcome> {
+    const child = await wf.executeChild(agentRun, {
+      workflowId: `${idempotencyKey(this.runId, pending)}/research`,
+      args: [
+        {
+          task: String(args.question),
+          model: this.cfg.model,
+          tools: ['list_files', 'read_file'],
+          limits: RESEARCH_LIMITS,
+          toolErrors: this.cfg.toolErrors,
+          workspace: this.cfg.workspace,
+          pricing: this.cfg.pricing,
+        },
+      ],
+      parentClosePolicy: 'REQUEST_CANCEL',
+    });
+    // The parent pays for its children: their spend counts against its budget.
+    this.state.costUsd += child.costUsd;
+    this.state.usage.promptTokens += child.usage.promptTokens;
+    this.state.usage.completionTokens += child.usage.completionTokens;
+    if (child.status === 'completed') return { ok: true, content: child.output ?? '' };
+    return { ok: false, error: `the research sub-agent stopped with ${child.status}: ${child.error ?? 'no answer'}`, permanent: false };
+  }
+
+  private exitForError(err: unknown): Exit {
+    if (wf.isCancellation(err)) {
+      const reason = this.cancelReason ?? 'the workflow was cancelled';
+      return { status: 'interrupted', interruption: { type: 'cancelled', reason }, reason };
+    }
+    if (err instanceof ActivityFailure || err instanceof ChildWorkflowFailure) {
+      const msg = `${err.message}: ${err.cause?.message ?? 'unknown cause'}`;
+      return { status: 'failed', interruption: null, reason: msg, error: err.cause?.message ?? err.message };
+    }
+    if (err instanceof ApplicationFailure) {
+      return { status: 'failed', interruption: null, reason: err.message, error: err.message };
+    }
+    // Anything else is a bug in this code: fail the workflow task so a fixed
+    // worker can replay and continue, instead of recording a wrong result.
+    throw err;
+  }
+
+  private async finish(exit: Exit): Promise<RunResult> {
+    this.status = exit.status;
+    this.interruption = exit.interruption;
+    this.awaiting = null;
+    this.upsertStatus();
+    this.emit('run_stopped', { status: exit.status, reason: exit.reason, turns: this.state.turns, costUsd: this.state.costUsd });
+    // Let an in-flight `decide` update answer before the run closes.
+    await wf.CancellationScope.nonCancellable(() => wf.condition(wf.allHandlersFinished));
+    return {
+      runId: this.runId,
+      status: exit.status,
+      interruption: exit.interruption,
+      output: exit.output ?? null,
+      error: exit.error ?? null,
+      turns: this.state.turns,
+      toolRuns: this.state.toolRuns,
+      costUsd: this.state.costUsd,
+      usage: { ...this.state.usage },
+      promptTokensPerTurn: [...this.state.promptTokensPerTurn],
+    };
+  }
+
+  // --- messages
+
+  private registerHandlers(): void {
+    wf.setHandler(statusQuery, () => this.view());
+    wf.setHandler(transcriptQuery, () => this.state.messages);
+    wf.setHandler(approveSignal, (input) => this.decide('approve', { ...input, decision: 'approve' }));
+    wf.setHandler(rejectSignal, (input) => this.decide('reject', { ...input, decision: 'reject' }));
+    wf.setHandler(cancelSignal, (input) => {
+      if (this.cancelReason !== null || this.status !== 'running' && this.status !== 'interrupted') {
+        this.emit('signal_ignored', { signal: 'cancel', reason: 'the run is already stopping' });
+        return;
+      }
+      const reason = typeof input?.reason === 'string' && input.reason.trim() ? input.reason : 'cancelled';
+      this.cancelReason = reason;
+      this.scope.cancel();
+    });
+    wf.setHandler(
+      decideUpdate,
+      async (input) => {
+        const key = this.awaiting?.key;
+        this.decide('decide', input);
+        // Answer once the loop has taken the decision, so the caller sees its effect.
+        await wf.condition(() => this.awaiting?.key !== key);
+        return this.view();
+      },
+      {
+        validator: (input) => {
+          const problem = this.decisionProblem(input);
+          if (problem) throw new Error(problem);
+          if (input.decision !== 'approve' && input.decision !== 'reject') {
+            throw new Error(`decision must be "approve" or "reject", got ${JSON.stringify(input.decision)}`);
+          }
+        },
+      },
+    );
+  }
+
+  /** Why a decision for this call id cannot be taken now, or null. */
+  private decisionProblem(input: { callId?: unknown } | undefined): string | null {
+    if (typeof input?.callId !== 'string') return 'callId must be a string';
+    if (!this.awaiting) return `no call is awaiting a decision (got callId ${JSON.stringify(input.callId)})`;
+    if (this.awaiting.callId !== input.callId) {
+      return `call ${JSON.stringify(input.callId)} is not awaiting a decision; ${JSON.stringify(this.awaiting.callId)} is`;
+    }
+    return null;
+  }
+
+  private decide(signal: 'approve' | 'reject' | 'decide', input: DecideInput): void {
+    const problem = this.decisionProblem(input);
+    if (problem || !this.awaiting) {
+      this.emit('signal_ignored', { signal, callId: input?.callId ?? null, reason: problem });
+      return;
+    }
+    const decision: Decision = {
+      decision: input.decision,
+      reason: typeof input.reason === 'string' && input.reason.trim() ? input.reason : null,
+      by: typeof input.by === 'string' && input.by.trim() ? input.by : null,
+    };
+    this.decisions[this.awaiting.key] = decision;
+    this.emit('approval_decided', { callId: this.awaiting.callId, toolName: this.awaiting.toolName, ...decision });
+  }
+
+  private view(): RunStatusView {
+    return {
+      runId: this.runId,
+      status: this.status,
+      interruption: this.interruption,
+      turns: this.state.turns,
+      costUsd: this.state.costUsd,
+      toolRuns: this.state.toolRuns,
+      usage: { ...this.state.usage },
+    };
+  }
+
+  private emit(type: TraceEventType, fields: Record<string, unknown>): void {
+    this.seq += 1;
+    traceSinks.trace.event({ seq: this.seq, type, ...fields });
+  }
+
+  private upsertStatus(): void {
+    wf.upsertSearchAttributes([
+      { key: AGENT_STATUS, value: this.status },
+      { key: AGENT_MODEL, value: this.cfg.model },
+    ]);
+  }
+}

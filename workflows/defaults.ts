@@ -1,0 +1,19 @@
+// Every default of the harness in one place, so the README's table can be
+// checked against a single file.
+import type { DedupePolicy, Pricing, ToolErrorPolicy, ToolName } from './types';
+
+/** The mini-harness default turn cap of the chapter. */
+export const DEFAULT_MAX_TURNS = 15;
+export const DEFAULT_MAX_BUDGET_USD = 1.0;
+export const DEFAULT_MODEL = 'plan';
+export const DEFAULT_TOOL_ERRORS: ToolErrorPolicy = 'describe';
+export const DEFAULT_DEDUPE: DedupePolicy = 'readOnly';
+export const DEFAULT_TOOLS: ToolName[] = ['list_files', 'read_file', 'delete_file', 'scan_archive'];
+export const DEFAULT_WORKSPACE = 'default';
+/** The chapter's prices ($2.00 in, $12.00 out per million tokens). */
+export const DEFAULT_PRICING: Pricing = { inputPerMTokUsd: 2.0, outputPerMTokUsd: 12.0 };
+export const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
+export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
+/** Limits of the `research` sub-agent run. */
+export const RESEARCH_LIMITS = { maxTurns: 6, maxBudgetUsd: 0.05 };
+export const DEFAULT_TASK_QUEUE = 'agent-harness';

@@ -1,0 +1,146 @@
+// Validates the workflow input and fills in defaults. Pure: no Temporal
+// import, so the workflow wraps the thrown InputError in a non-retryable
+// ApplicationFailure and the tests can call it directly.
+import {
+  DEFAULT_DEDUPE,
+  DEFAULT_MAX_BUDGET_USD,
+  DEFAULT_MAX_TURNS,
+  DEFAULT_MODEL,
+  DEFAULT_MODEL_TIMEOUT_MS,
+  DEFAULT_PRICING,
+  DEFAULT_TOOL_ERRORS,
+  DEFAULT_TOOL_TIMEOUT_MS,
+  DEFAULT_TOOLS,
+  DEFAULT_WORKSPACE,
+} from './defaults';
+import { isToolName } from './tool-catalogue';
+import type { DedupePolicy, RunConfig, ToolErrorPolicy, ToolName } from './types';
+
+export class InputError extends Error {
+  constructor(
+    readonly field: string,
+    problem: string,
+  ) {
+    super(`invalid input: ${field} ${problem}`);
+    this.name = 'InputError';
+  }
+}
+
+const TOOL_ERROR_POLICIES: readonly ToolErrorPolicy[] = ['describe', 'generic', 'fatal'];
+const DEDUPE_POLICIES: readonly DedupePolicy[] = ['readOnly', 'off', 'all'];
+const KNOWN_FIELDS = new Set([
+  'task', 'model', 'system', 'limits', 'toolErrors', 'dedupe', 'tools', 'workspace', 'pricing',
+  'approvalTimeoutMs', 'modelTimeoutMs', 'toolTimeoutMs',
+]);
+const MAX_TASK_CHARS = 100_000;
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function parseInput(raw: unknown): RunConfig {
+  if (!isObj(raw)) throw new InputError('input', 'must be a JSON object like {"task": "..."}');
+  for (const key of Object.keys(raw)) {
+    if (!KNOWN_FIELDS.has(key)) throw new InputError(key, `is not a known field (known: ${[...KNOWN_FIELDS].join(', ')})`);
+  }
+  const task = raw.task;
+  if (typeof task !== 'string' || task.trim() === '') throw new InputError('task', 'is required and must be a non-empty string');
+  if (task.length > MAX_TASK_CHARS) throw new InputError('task', `must be at most ${MAX_TASK_CHARS} characters`);
+
+  const limits = raw.limits === undefined ? {} : raw.limits;
+  if (!isObj(limits)) throw new InputError('limits', 'must be an object like {"maxTurns": 20, "maxBudgetUsd": 0.05}');
+  const maxTurns = optionalLimit(limits, 'maxTurns', DEFAULT_MAX_TURNS, true);
+  const maxBudgetUsd = optionalLimit(limits, 'maxBudgetUsd', DEFAULT_MAX_BUDGET_USD, false);
+  if (maxTurns === null && maxBudgetUsd === null) {
+    throw new InputError('limits', 'must keep at least one of maxTurns and maxBudgetUsd: a run with neither has no exit but the model');
+  }
+
+  const pricing = raw.pricing === undefined ? {} : raw.pricing;
+  if (!isObj(pricing)) throw new InputError('pricing', 'must be an object like {"inputPerMTokUsd": 2, "outputPerMTokUsd": 12}');
+
+  return {
+    task,
+    model: optionalString(raw, 'model', DEFAULT_MODEL),
+    system: raw.system === undefined || raw.system === null ? null : requireString(raw.system, 'system'),
+    maxTurns,
+    maxBudgetUsd,
+    toolErrors: oneOf(raw.toolErrors, 'toolErrors', TOOL_ERROR_POLICIES, DEFAULT_TOOL_ERRORS),
+    dedupe: oneOf(raw.dedupe, 'dedupe', DEDUPE_POLICIES, DEFAULT_DEDUPE),
+    tools: toolList(raw.tools),
+    workspace: workspaceName(raw.workspace),
+    pricing: {
+      inputPerMTokUsd: nonNegative(pricing.inputPerMTokUsd, 'pricing.inputPerMTokUsd', DEFAULT_PRICING.inputPerMTokUsd),
+      outputPerMTokUsd: nonNegative(pricing.outputPerMTokUsd, 'pricing.outputPerMTokUsd', DEFAULT_PRICING.outputPerMTokUsd),
+    },
+    approvalTimeoutMs:
+      raw.approvalTimeoutMs === undefined || raw.approvalTimeoutMs === null
+        ? null
+        : positive(raw.approvalTimeoutMs, 'approvalTimeoutMs'),
+    modelTimeoutMs: raw.modelTimeoutMs === undefined ? DEFAULT_MODEL_TIMEOUT_MS : positive(raw.modelTimeoutMs, 'modelTimeoutMs'),
+    toolTimeoutMs: raw.toolTimeoutMs === undefined ? DEFAULT_TOOL_TIMEOUT_MS : positive(raw.toolTimeoutMs, 'toolTimeoutMs'),
+  };
+}
+
+function optionalLimit(limits: Obj, key: string, fallback: number, integer: boolean): number | null {
+  const v = limits[key];
+  if (v === undefined) return fallback;
+  if (v === null) return null;
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0 || (integer && !Number.isInteger(v))) {
+    throw new InputError(`limits.${key}`, `must be a positive ${integer ? 'integer' : 'number'} or null, got ${JSON.stringify(v)}`);
+  }
+  return v;
+}
+
+function requireString(v: unknown, field: string): string {
+  if (typeof v !== 'string') throw new InputError(field, `must be a string, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+function optionalString(raw: Obj, field: string, fallback: string): string {
+  if (raw[field] === undefined) return fallback;
+  const v = requireString(raw[field], field);
+  if (v.trim() === '') throw new InputError(field, 'must not be empty');
+  return v;
+}
+
+function oneOf<T extends string>(v: unknown, field: string, allowed: readonly T[], fallback: T): T {
+  if (v === undefined) return fallback;
+  if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v)) {
+    throw new InputError(field, `must be one of ${allowed.join(' | ')}, got ${JSON.stringify(v)}`);
+  }
+  return v as T;
+}
+
+function toolList(v: unknown): ToolName[] {
+  if (v === undefined) return [...DEFAULT_TOOLS];
+  if (!Array.isArray(v)) throw new InputError('tools', 'must be an array of tool names');
+  const out: ToolName[] = [];
+  for (const name of v) {
+    if (typeof name !== 'string' || !isToolName(name)) throw new InputError('tools', `names an unknown tool ${JSON.stringify(name)}`);
+    if (!out.includes(name)) out.push(name);
+  }
+  return out;
+}
+
+// One path segment of letters, digits, dot, dash and underscore, not starting
+// with a dot: it names a folder under the worker's workspace root and must not
+// reach the harness's own bookkeeping beside it.
+const WORKSPACE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}$/;
+
+function workspaceName(v: unknown): string {
+  if (v === undefined) return DEFAULT_WORKSPACE;
+  if (typeof v !== 'string' || !WORKSPACE_NAME.test(v)) {
+    throw new InputError('workspace', `must be one folder name of letters, digits, ".", "_" or "-" (not starting with "."), got ${JSON.stringify(v)}`);
+  }
+  return v;
+}
+
+function nonNegative(v: unknown, field: string, fallback: number): number {
+  if (v === undefined) return fallback;
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new InputError(field, `must be a number >= 0, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+function positive(v: unknown, field: string): number {
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw new InputError(field, `must be a number > 0, got ${JSON.stringify(v)}`);
+  return v;
+}

@@ -1,0 +1,206 @@
+// The decisions of the agent loop, with no Temporal import: what is pending,
+// which exit applies, what a reply costs, what the cache holds, what the
+// transcript says about a failed or declined call. workflows/agent-run.ts wires
+// these to activities and signals; test/loop.test.ts checks them in microseconds.
+import { TOOL_SPECS, isToolName } from './tool-catalogue';
+import type {
+  ChatMessage,
+  DedupePolicy,
+  ExitStatus,
+  Interruption,
+  ModelReply,
+  Pricing,
+  RunConfig,
+  ToolCall,
+  ToolErrorPolicy,
+  ToolName,
+  Usage,
+} from './types';
+
+/** Everything the loop knows. Plain JSON so it can cross continue-as-new. */
+export interface LoopState {
+  messages: ChatMessage[];
+  turns: number;
+  toolRuns: number;
+  costUsd: number;
+  usage: Usage;
+  promptTokensPerTurn: number[];
+  /** Dedupe cache: cacheKey(tool, args) -> the tool result text. */
+  cache: Record<string, string>;
+}
+
+export function initialState(cfg: RunConfig): LoopState {
+  const messages: ChatMessage[] = [];
+  if (cfg.system !== null) messages.push({ role: 'system', content: cfg.system });
+  messages.push({ role: 'user', content: cfg.task });
+  return {
+    messages,
+    turns: 0,
+    toolRuns: 0,
+    costUsd: 0,
+    usage: { promptTokens: 0, completionTokens: 0 },
+    promptTokensPerTurn: [],
+    cache: {},
+  };
+}
+
+export interface PendingCall {
+  call: ToolCall;
+  /** Index in the transcript of the assistant message that asked for it. */
+  messageIndex: number;
+}
+
+/** The first call of the last assistant message that has no tool result yet. */
+export function firstPendingCall(messages: readonly ChatMessage[]): PendingCall | null {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m.role === 'tool') continue;
+    if (m.role !== 'assistant' || !m.tool_calls?.length) return null;
+    const answered = new Set(
+      messages.slice(i + 1).flatMap((r) => (r.role === 'tool' ? [r.tool_call_id] : [])),
+    );
+    const call = m.tool_calls.find((c) => !answered.has(c.id));
+    return call ? { call, messageIndex: i } : null;
+  }
+  return null;
+}
+
+// --- stop conditions, checked at the top of every iteration before the model is asked
+
+export const isTurnCapReached = (s: LoopState, cfg: RunConfig): boolean => cfg.maxTurns !== null && s.turns >= cfg.maxTurns;
+export const isBudgetSpent = (s: LoopState, cfg: RunConfig): boolean =>
+  cfg.maxBudgetUsd !== null && s.costUsd >= cfg.maxBudgetUsd;
+
+export interface Exit {
+  status: ExitStatus;
+  interruption: Interruption | null;
+  /** One line for people: the trace's run_stopped and the CLI show it. */
+  reason: string;
+  output?: string;
+  error?: string;
+}
+
+export function limitExit(s: LoopState, cfg: RunConfig): Exit | null {
+  if (isTurnCapReached(s, cfg)) {
+    return { status: 'max_turns_exceeded', interruption: { type: 'max_turns' }, reason: `turn cap of ${cfg.maxTurns} reached` };
+  }
+  if (isBudgetSpent(s, cfg)) {
+    return {
+      status: 'budget_exceeded',
+      interruption: { type: 'max_budget' },
+      reason: `budget of $${cfg.maxBudgetUsd} spent ($${s.costUsd.toFixed(6)}; the check runs before each turn, so spend overshoots by at most one turn)`,
+    };
+  }
+  return null;
+}
+
+// --- money
+
+export function turnCostUsd(usage: Usage, pricing: Pricing): number {
+  return (usage.promptTokens * pricing.inputPerMTokUsd + usage.completionTokens * pricing.outputPerMTokUsd) / 1e6;
+}
+
+/**
+ * Counts a reply the moment it arrives: the turn, its tokens, its cost. The
+ * message is appended separately, after it has been checked.
+ */
+export function recordSpend(s: LoopState, reply: ModelReply, pricing: Pricing): void {
+  s.turns += 1;
+  s.costUsd += turnCostUsd(reply.usage, pricing);
+  s.usage.promptTokens += reply.usage.promptTokens;
+  s.usage.completionTokens += reply.usage.completionTokens;
+  s.promptTokensPerTurn.push(reply.usage.promptTokens);
+}
+
+/**
+ * A reply the transcript cannot hold without breaking the protocol's two rules:
+ * a call without an id (its result could not be linked to it) or an id used
+ * twice (one of the calls would be left without its result).
+ */
+export function replyProtocolProblem(messages: readonly ChatMessage[], reply: ModelReply): string | null {
+  const calls = reply.message.tool_calls ?? [];
+  const seen = new Set(messages.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => c.id) : [])));
+  for (const c of calls) {
+    if (typeof c.id !== 'string' || c.id === '') return 'the model returned a tool call without an id: its result could not be linked to it';
+    if (seen.has(c.id)) return `the model reused tool call id ${JSON.stringify(c.id)}: one of its calls would be left without a result`;
+    if (!c.function || typeof c.function.name !== 'string') return `tool call ${c.id} has no function name`;
+    seen.add(c.id);
+  }
+  return null;
+}
+
+// --- tool calls
+
+export type ParsedCall =
+  | { ok: true; toolName: ToolName; args: Record<string, unknown> }
+  | { ok: false; toolName: string; error: string };
+
+/** Checks what the workflow can check without I/O: a known, enabled tool and JSON object arguments. */
+export function parseCall(call: ToolCall, enabled: readonly ToolName[]): ParsedCall {
+  const name = call.function.name;
+  if (!isToolName(name) || !enabled.includes(name)) {
+    return { ok: false, toolName: name, error: `unknown tool ${JSON.stringify(name)}. Available tools: ${enabled.join(', ')}.` };
+  }
+  let args: unknown;
+  try {
+    args = call.function.arguments.trim() === '' ? {} : JSON.parse(call.function.arguments);
+  } catch (err) {
+    return { ok: false, toolName: name, error: `the arguments of ${name} are not valid JSON (${(err as Error).message}).` };
+  }
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+    return { ok: false, toolName: name, error: `the arguments of ${name} must be a JSON object.` };
+  }
+  return { ok: true, toolName: name, args: args as Record<string, unknown> };
+}
+
+export function isCacheable(toolName: ToolName, policy: DedupePolicy): boolean {
+  switch (policy) {
+    case 'off':
+      return false;
+    case 'all':
+      return true;
+    case 'readOnly':
+      return TOOL_SPECS[toolName].readOnly;
+  }
+}
+
+/** Same tool, same arguments (key order ignored) -> same key. */
+export function cacheKey(toolName: string, args: unknown): string {
+  return `${toolName}:${canonicalJson(args)}`;
+}
+
+function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (typeof v === 'object' && v !== null) {
+    const entries = Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`).join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+/** The idempotency key of one logical operation: this run's call, stable across retries and replays. */
+export function idempotencyKey(runId: string, pending: PendingCall): string {
+  return `${runId}/m${pending.messageIndex}/${pending.call.id}`;
+}
+
+/** What the model reads when a tool failed, per policy (`fatal` never reaches the transcript). */
+export function toolErrorText(error: string, policy: Exclude<ToolErrorPolicy, 'fatal'>): string {
+  return policy === 'describe' ? `Error: ${error}` : 'Error: the tool failed.';
+}
+
+export interface Decision {
+  decision: 'approve' | 'reject';
+  reason: string | null;
+  by: string | null;
+}
+
+/** A rejected call's result: the decision, in words, so the model cannot claim it happened. */
+export function declinedText(toolName: string, d: Decision): string {
+  const who = d.by ? ` by ${d.by}` : '';
+  const why = d.reason ? ` Reason: ${d.reason}` : ' No reason was given.';
+  return `The user declined this ${toolName} call${who}; it was not run and nothing changed.${why}`;
+}
+
+export function toolResultMessage(call: ToolCall, content: string): ChatMessage {
+  return { role: 'tool', tool_call_id: call.id, name: call.function.name, content };
+}

@@ -1,0 +1,34 @@
+// The message contract of `agentRun` in one place: signal, update and query
+// definitions and their payloads, shared by the workflow, the CLI and the
+// tests. The names are part of CONTRACT.md: do not rename them.
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { ChatMessage, RunStatusView } from './types';
+
+export interface ApproveInput {
+  callId: string;
+  by?: string;
+}
+
+export interface RejectInput {
+  callId: string;
+  reason?: string;
+  by?: string;
+}
+
+export interface CancelInput {
+  reason?: string;
+}
+
+export interface DecideInput {
+  callId: string;
+  decision: 'approve' | 'reject';
+  reason?: string;
+  by?: string;
+}
+
+export const approveSignal = defineSignal<[ApproveInput]>('approve');
+export const rejectSignal = defineSignal<[RejectInput]>('reject');
+export const cancelSignal = defineSignal<[CancelInput]>('cancel');
+export const decideUpdate = defineUpdate<RunStatusView, [DecideInput]>('decide');
+export const statusQuery = defineQuery<RunStatusView>('status');
+export const transcriptQuery = defineQuery<ChatMessage[]>('transcript');

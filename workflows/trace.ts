@@ -1,0 +1,29 @@
+// The workflow's side of the trace. Workflow code cannot do I/O, so events go
+// out through a sink, which the worker skips during replay. A workflow task
+// that is retried after a crash runs its sink calls again, so every event
+// carries the per-run `seq` kept in workflow state; the writer drops a `seq`
+// it already has.
+import { proxySinks, type Sinks } from '@temporalio/workflow';
+
+export type TraceEventType =
+  | 'run_started'
+  | 'turn'
+  | 'tool_start'
+  | 'tool_progress'
+  | 'tool_result'
+  | 'approval_required'
+  | 'approval_decided'
+  | 'signal_ignored'
+  | 'run_stopped';
+
+export interface TraceEvent {
+  seq: number;
+  type: TraceEventType;
+  [field: string]: unknown;
+}
+
+export interface TraceSinks extends Sinks {
+  trace: { event(event: TraceEvent): void };
+}
+
+export const traceSinks = proxySinks<TraceSinks>();

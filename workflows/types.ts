@@ -1,0 +1,123 @@
+// The data that crosses every boundary: workflow input and result, the
+// transcript, the five exits. Plain JSON only (no Map, no Date, no class) so it
+// survives history, queries and continue-as-new unchanged.
+
+/** One tool call as the OpenAI chat-completions wire format carries it. */
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string | null; tool_calls?: ToolCall[] }
+  | { role: 'tool'; tool_call_id: string; name: string; content: string };
+
+export type AssistantMessage = Extract<ChatMessage, { role: 'assistant' }>;
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+export type RunStatus =
+  | 'running'
+  | 'completed'
+  | 'failed'
+  | 'max_turns_exceeded'
+  | 'budget_exceeded'
+  | 'interrupted';
+
+/** A finished run never reports `running`. */
+export type ExitStatus = Exclude<RunStatus, 'running'>;
+
+export type Interruption =
+  | { type: 'approval'; callId: string; toolName: string; args: unknown }
+  | { type: 'max_turns' }
+  | { type: 'max_budget' }
+  | { type: 'cancelled'; reason: string };
+
+export type ToolErrorPolicy = 'describe' | 'generic' | 'fatal';
+export type DedupePolicy = 'readOnly' | 'off' | 'all';
+export type ToolName = 'list_files' | 'read_file' | 'delete_file' | 'scan_archive' | 'research';
+
+/** Prices in US dollars per million tokens. */
+export interface Pricing {
+  inputPerMTokUsd: number;
+  outputPerMTokUsd: number;
+}
+
+/** The workflow input exactly as `temporal workflow start --input` sends it. */
+export interface AgentInput {
+  task: string;
+  model?: string;
+  system?: string;
+  /** `null` lifts a cap; at least one of the two must stay set. */
+  limits?: { maxTurns?: number | null; maxBudgetUsd?: number | null };
+  toolErrors?: ToolErrorPolicy;
+  dedupe?: DedupePolicy;
+  tools?: ToolName[];
+  /** Sub-folder of the worker's AGENT_WORKSPACE the tools are confined to. */
+  workspace?: string;
+  pricing?: Partial<Pricing>;
+  /** How long an approval may wait, in ms; absent or null waits forever. */
+  approvalTimeoutMs?: number | null;
+  /** Per-attempt timeouts of the model call and of one tool call, in ms. */
+  modelTimeoutMs?: number;
+  toolTimeoutMs?: number;
+}
+
+/** The input after validation, every default filled in. */
+export interface RunConfig {
+  task: string;
+  model: string;
+  system: string | null;
+  maxTurns: number | null;
+  maxBudgetUsd: number | null;
+  toolErrors: ToolErrorPolicy;
+  dedupe: DedupePolicy;
+  tools: ToolName[];
+  workspace: string;
+  pricing: Pricing;
+  approvalTimeoutMs: number | null;
+  modelTimeoutMs: number;
+  toolTimeoutMs: number;
+}
+
+export interface RunResult {
+  runId: string;
+  status: ExitStatus;
+  interruption: Interruption | null;
+  output: string | null;
+  error: string | null;
+  turns: number;
+  toolRuns: number;
+  costUsd: number;
+  usage: Usage;
+  promptTokensPerTurn: number[];
+}
+
+/** What the `status` query answers while the run is live, and after. */
+export interface RunStatusView {
+  runId: string;
+  status: RunStatus;
+  interruption: Interruption | null;
+  turns: number;
+  costUsd: number;
+  toolRuns: number;
+  usage: Usage;
+}
+
+/** What the tool activity reports. Tool failures are observations, not throws. */
+export type ToolOutcome =
+  | { ok: true; content: string }
+  | { ok: false; error: string; permanent: boolean };
+
+/** What the model activity returns for one turn. */
+export interface ModelReply {
+  message: AssistantMessage;
+  usage: Usage;
+  finishReason: string;
+}
