@@ -20,6 +20,8 @@ export interface ProviderOptions {
 
 export interface LoggedRequest extends RequestFacts {
   status: number;
+  /** When the request arrived (ms since the epoch). */
+  at: number;
 }
 
 export interface RunningProvider {
@@ -76,8 +78,9 @@ export async function startProvider(opts: ProviderOptions = {}): Promise<Running
       turn: messages.filter((m) => m.role === 'assistant').length,
       task: messages.find((m) => m.role === 'user')?.content ?? '',
     };
+    const at = Date.now();
     const reply = (status: number, payload: unknown, headers: Record<string, string> = {}): void => {
-      log.push({ ...facts, status });
+      log.push({ ...facts, status, at });
       if (log.length > LOG_LIMIT) log.shift();
       sendJson(res, status, payload, headers);
     };

@@ -1,0 +1,189 @@
+// The harness's command line: run (start and follow), approve, reject,
+// cancel, status, transcript, result, trace, list. Exit codes tell the five
+// exits apart (client/exit-codes.ts).
+import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { readTrace } from '../activities/trace-file';
+import { loadConfig } from '../worker/config';
+import { cancelSignal, decideUpdate, statusQuery, transcriptQuery } from '../workflows/messages';
+import type { AgentInput, RunResult } from '../workflows/types';
+import { connectClient } from './connect';
+import { EXIT_CODES, USAGE_ERROR } from './exit-codes';
+import { follow, runAndFollow } from './follow';
+
+const USAGE = `usage: agent-harness <command> [options]
+  run [--task T] [--model M] [--max-turns N|none] [--budget USD|none] [--tool-errors describe|generic|fatal]
+      [--dedupe readOnly|off|all] [--tools a,b] [--workspace NAME] [--approval-timeout-ms MS] [--id RUN_ID]
+      [--input JSON] [--detach]
+  approve <runId> <callId> [--by NAME]
+  reject <runId> <callId> [--reason TEXT] [--by NAME]
+  cancel <runId> [--reason TEXT]
+  status <runId>          query the live status
+  transcript <runId>      query the messages
+  result <runId>          wait for the result (exit code = its status)
+  trace <runId> [--follow] print the run's JSONL trace
+  list                    recent runs with their AgentStatus
+exit codes: completed 0, failed 1, usage/connection error 2, max_turns_exceeded 3, budget_exceeded 4, interrupted 5`;
+
+export const DEFAULT_TASK = 'Which file in the workspace mentions a timeout, and what does it say?';
+
+class UsageError extends Error {}
+
+export async function main(argv: string[], client?: Client): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === 'help' || command === '--help') {
+    console.log(USAGE);
+    return command ? 0 : USAGE_ERROR;
+  }
+  const cfg = loadConfig();
+  try {
+    const c = client ?? (await connectClient(cfg));
+    switch (command) {
+      case 'run':
+        return await run(c, rest);
+      case 'approve':
+      case 'reject':
+        return await decide(c, command, rest);
+      case 'cancel': {
+        const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { reason: { type: 'string' } } });
+        const runId = need(positionals[0], 'runId');
+        await c.workflow.getHandle(runId).signal(cancelSignal, { reason: values.reason ?? 'cancelled from the CLI' });
+        console.log(`cancel sent to ${runId}`);
+        return 0;
+      }
+      case 'status':
+        console.log(JSON.stringify(await c.workflow.getHandle(need(rest[0], 'runId')).query(statusQuery), null, 2));
+        return 0;
+      case 'transcript':
+        console.log(JSON.stringify(await c.workflow.getHandle(need(rest[0], 'runId')).query(transcriptQuery), null, 2));
+        return 0;
+      case 'result': {
+        const r = (await c.workflow.getHandle(need(rest[0], 'runId')).result()) as RunResult;
+        console.log(JSON.stringify(r, null, 2));
+        return EXIT_CODES[r.status];
+      }
+      case 'trace': {
+        const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { follow: { type: 'boolean' } } });
+        const runId = need(positionals[0], 'runId');
+        if (values.follow) {
+          const r = await follow(runId, () => c.workflow.getHandle(runId).result() as Promise<RunResult>, { traceDir: cfg.traceDir });
+          return EXIT_CODES[r.status];
+        }
+        const lines = readTrace(cfg.traceDir, runId);
+        if (lines.length === 0) console.error(`no trace for ${runId} under ${cfg.traceDir} (TRACE_DIR)`);
+        for (const l of lines) console.log(JSON.stringify(l));
+        return lines.length ? 0 : 1;
+      }
+      case 'list': {
+        for await (const w of c.workflow.list({ query: `WorkflowType = 'agentRun'` })) {
+          const agent = w.searchAttributes?.AgentStatus?.[0] ?? '';
+          console.log(`${w.workflowId}\t${w.status.name}\t${String(agent)}\t${w.startTime.toISOString()}`);
+        }
+        return 0;
+      }
+      default:
+        throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError || (err instanceof TypeError && 'code' in err)) {
+      console.error(`${err.message}\n\n${USAGE}`);
+      return USAGE_ERROR;
+    }
+    if (err instanceof WorkflowUpdateFailedError) {
+      console.error(`refused: ${err.cause?.message ?? err.message}`);
+      return 1;
+    }
+    console.error(err instanceof Error ? err.message : String(err));
+    return USAGE_ERROR;
+  }
+}
+
+function need(v: string | undefined, name: string): string {
+  if (!v) throw new UsageError(`missing <${name}>`);
+  return v;
+}
+
+function limit(v: string | undefined): number | null | undefined {
+  if (v === undefined) return undefined;
+  return v === 'none' ? null : Number(v);
+}
+
+export function inputFromFlags(rest: string[]): { input: AgentInput; id: string | undefined; detach: boolean } {
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      task: { type: 'string' },
+      model: { type: 'string' },
+      'max-turns': { type: 'string' },
+      budget: { type: 'string' },
+      'tool-errors': { type: 'string' },
+      dedupe: { type: 'string' },
+      tools: { type: 'string' },
+      workspace: { type: 'string' },
+      'approval-timeout-ms': { type: 'string' },
+      input: { type: 'string' },
+      id: { type: 'string' },
+      detach: { type: 'boolean' },
+    },
+  });
+  const base = values.input ? (JSON.parse(values.input) as AgentInput) : { task: DEFAULT_TASK };
+  const limits = { ...base.limits };
+  const maxTurns = limit(values['max-turns']);
+  const budget = limit(values.budget);
+  if (maxTurns !== undefined) limits.maxTurns = maxTurns;
+  if (budget !== undefined) limits.maxBudgetUsd = budget;
+  // Values go through unchecked: the workflow validates its input and names the bad field.
+  const input = {
+    ...base,
+    ...(values.task ? { task: values.task } : {}),
+    ...(values.model ? { model: values.model } : {}),
+    ...(Object.keys(limits).length ? { limits } : {}),
+    ...(values['tool-errors'] ? { toolErrors: values['tool-errors'] } : {}),
+    ...(values.dedupe ? { dedupe: values.dedupe } : {}),
+    ...(values.tools ? { tools: values.tools.split(',') } : {}),
+    ...(values.workspace ? { workspace: values.workspace } : {}),
+    ...(values['approval-timeout-ms'] ? { approvalTimeoutMs: Number(values['approval-timeout-ms']) } : {}),
+  } as AgentInput;
+  return { input, id: values.id, detach: values.detach ?? false };
+}
+
+async function run(c: Client, rest: string[]): Promise<number> {
+  const cfg = loadConfig();
+  const { input, id, detach } = inputFromFlags(rest);
+  const workflowId = id ?? `run-${input.model ?? 'plan'}-${randomUUID().slice(0, 8)}`;
+  if (detach) {
+    await c.workflow.start('agentRun', { taskQueue: cfg.taskQueue, workflowId, args: [input] });
+    console.log(workflowId);
+    return 0;
+  }
+  try {
+    const r = await runAndFollow(c, input, {
+      taskQueue: cfg.taskQueue,
+      traceDir: cfg.traceDir,
+      workflowId,
+      live: process.stdout.isTTY,
+    });
+    return EXIT_CODES[r.status];
+  } catch (err) {
+    // A run that fails outright (bad input) is a workflow failure, not a result.
+    const cause = (err as { cause?: { message?: string } }).cause?.message;
+    console.error(`run ${workflowId} failed: ${cause ?? (err instanceof Error ? err.message : String(err))}`);
+    return EXIT_CODES.failed;
+  }
+}
+
+async function decide(c: Client, decision: 'approve' | 'reject', rest: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: { reason: { type: 'string' }, by: { type: 'string' } },
+  });
+  const runId = need(positionals[0], 'runId');
+  const callId = need(positionals[1], 'callId');
+  const view = await c.workflow.getHandle(runId).executeUpdate(decideUpdate, {
+    args: [{ callId, decision, reason: values.reason, by: values.by ?? process.env.USER ?? 'cli' }],
+  });
+  console.log(`${decision}d ${callId} on ${runId}; run is now ${view.status} (turns=${view.turns} cost=$${view.costUsd.toFixed(6)})`);
+  return 0;
+}

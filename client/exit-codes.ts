@@ -1,0 +1,13 @@
+// The CLI's exit code tells the five exits apart, so scripts can branch on them.
+import type { ExitStatus } from '../workflows/types';
+
+export const EXIT_CODES: Record<ExitStatus, number> = {
+  completed: 0,
+  failed: 1,
+  max_turns_exceeded: 3,
+  budget_exceeded: 4,
+  interrupted: 5,
+};
+
+/** Bad command line or unreachable server. */
+export const USAGE_ERROR = 2;

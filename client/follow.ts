@@ -1,0 +1,71 @@
+// Starts a run and follows it: tails the run's trace file while waiting for
+// the result. The trace is written by the worker under TRACE_DIR; a CLI on
+// another machine still gets the result and the summary line.
+import type { Client } from '@temporalio/client';
+import { existsSync, readFileSync } from 'node:fs';
+import { traceFile, type TraceLine } from '../activities/trace-file';
+import type { AgentInput, RunResult } from '../workflows/types';
+import { renderEvent, summaryLine } from './render';
+
+export interface FollowOptions {
+  taskQueue: string;
+  traceDir: string;
+  workflowId: string;
+  out?: (line: string) => void;
+  /** Rewrite tool progress in place (a terminal) rather than one line each. */
+  live?: boolean;
+}
+
+export async function runAndFollow(client: Client, input: AgentInput, opts: FollowOptions): Promise<RunResult> {
+  const started = Date.now();
+  const handle = await client.workflow.start('agentRun', {
+    taskQueue: opts.taskQueue,
+    workflowId: opts.workflowId,
+    args: [input],
+  });
+  const result = await follow(handle.workflowId, () => handle.result() as Promise<RunResult>, opts);
+  const out = opts.out ?? console.log;
+  if (result.output) out(`answer: ${result.output}`);
+  if (result.error) out(`error: ${result.error}`);
+  out(summaryLine(result, Date.now() - started));
+  return result;
+}
+
+/** Prints the run's trace lines as they appear until `wait` resolves. */
+export async function follow<T>(runId: string, wait: () => Promise<T>, opts: Omit<FollowOptions, 'workflowId' | 'taskQueue'>): Promise<T> {
+  const out = opts.out ?? console.log;
+  const file = traceFile(opts.traceDir, runId);
+  let offset = 0;
+  let progressShown = false;
+  const drain = () => {
+    if (!existsSync(file)) return;
+    const text = readFileSync(file, 'utf8');
+    const complete = text.lastIndexOf('\n') + 1;
+    for (const raw of text.slice(offset, complete).split('\n')) {
+      if (!raw.trim()) continue;
+      const line = JSON.parse(raw) as TraceLine;
+      const rendered = renderEvent(line, runId);
+      if (rendered === null) continue;
+      if (opts.live && line.type === 'tool_progress') {
+        process.stdout.write(`\r\x1b[2K${rendered}`);
+        progressShown = true;
+        continue;
+      }
+      if (progressShown) process.stdout.write('\n');
+      progressShown = false;
+      out(rendered);
+    }
+    offset = complete;
+  };
+  const timer = setInterval(drain, 100);
+  try {
+    const result = await wait();
+    // The last lines may land just after the result: give the writer a moment.
+    await new Promise((r) => setTimeout(r, 150));
+    drain();
+    return result;
+  } finally {
+    clearInterval(timer);
+    if (progressShown) process.stdout.write('\n');
+  }
+}

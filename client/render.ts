@@ -1,0 +1,41 @@
+// How the CLI prints a run: one line per step, a live line for tool progress,
+// and the chapter's summary line at the end.
+import type { TraceLine } from '../activities/trace-file';
+import type { RunResult } from '../workflows/types';
+
+const usd = (n: unknown) => `$${Number(n).toFixed(6)}`;
+
+export function renderEvent(l: TraceLine, runId: string): string | null {
+  switch (l.type) {
+    case 'run_started':
+      return `run ${runId} started: model=${String(l.model)} maxTurns=${String(l.maxTurns)} maxBudgetUsd=${String(l.maxBudgetUsd)}`;
+    case 'turn':
+      return `turn ${String(l.turn)}: in=${String(l.prompt_tokens)} out=${String(l.completion_tokens)} cost=${usd(l.costUsd)} finish=${String(l.finish)}`;
+    case 'tool_start':
+      return `  → ${String(l.toolName)} ${JSON.stringify(l.args)} (call ${String(l.callId)})`;
+    case 'tool_progress':
+      return `    … ${String(l.label)}`;
+    case 'tool_result':
+      return `  ← ${String(l.toolName)} ${l.ok ? 'ok' : l.declined ? 'declined' : 'error'}${l.cached ? ' (cached, not run)' : ''} ${String(l.ms)} ms`;
+    case 'approval_required':
+      return [
+        `  ⏸ approval required: ${String(l.toolName)} ${JSON.stringify(l.args)} (call ${String(l.callId)})`,
+        `    approve: npx agent-harness approve ${runId} ${String(l.callId)}`,
+        `    reject:  npx agent-harness reject ${runId} ${String(l.callId)} --reason "…"`,
+        `    or:      temporal workflow signal -w ${runId} --name approve --input '${JSON.stringify({ callId: l.callId, by: 'you' })}'`,
+      ].join('\n');
+    case 'approval_decided':
+      return `  ✔ ${String(l.decision)}d by ${String(l.by ?? 'someone')}${l.reason ? `: ${String(l.reason)}` : ''}`;
+    case 'signal_ignored':
+      return `  (ignored ${String(l.signal)} signal: ${String(l.reason)})`;
+    case 'run_stopped':
+      return `stopped: ${String(l.status)} (${String(l.reason)})`;
+    default:
+      return null;
+  }
+}
+
+/** The chapter's one-line summary. */
+export function summaryLine(r: RunResult, ms: number): string {
+  return `turns=${r.turns} tools=${r.toolRuns} in=${r.usage.promptTokens} out=${r.usage.completionTokens} cost=${usd(r.costUsd)} ms=${ms} status=${r.status}`;
+}

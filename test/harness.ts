@@ -1,0 +1,120 @@
+// What a test file needs to drive real runs: its own worker (own task queue,
+// temp workspace root and trace folder) on the shared dev server, a client,
+// and helpers to start runs, wait for states, read traces and inject
+// provider faults.
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, inject } from 'vitest';
+import { readTrace, type TraceLine } from '../activities/trace-file';
+import type { FaultRule } from '../provider/faults';
+import type { LoggedRequest } from '../provider/server';
+import { createAgentWorker } from '../worker/create-worker';
+import { statusQuery } from '../workflows/messages';
+import type { AgentInput, RunResult, RunStatusView } from '../workflows/types';
+
+export interface Harness {
+  client: Client;
+  taskQueue: string;
+  workspaceRoot: string;
+  traceDir: string;
+  address: string;
+  providerUrl: string;
+  start(input: AgentInput, id?: string): Promise<WorkflowHandle>;
+  run(input: AgentInput): Promise<RunResult>;
+  trace(runId: string): TraceLine[];
+}
+
+let runtimeInstalled = false;
+
+/** Registers beforeAll/afterAll that bring a worker up and down around the file's tests. */
+export function useHarness(): Harness {
+  const address = inject('temporalAddress');
+  const providerUrl = inject('providerUrl');
+  const h = {
+    address,
+    providerUrl,
+    taskQueue: `test-${randomUUID().slice(0, 8)}`,
+    workspaceRoot: mkdtempSync(join(tmpdir(), 'agent-ws-')),
+    traceDir: mkdtempSync(join(tmpdir(), 'agent-trace-')),
+  } as Harness;
+  let worker: Worker;
+  let workerDone: Promise<void>;
+  let nativeConnection: NativeConnection;
+
+  beforeAll(async () => {
+    if (!runtimeInstalled) {
+      Runtime.install({ logger: new DefaultLogger('WARN') });
+      runtimeInstalled = true;
+    }
+    nativeConnection = await NativeConnection.connect({ address });
+    worker = await createAgentWorker({
+      connection: nativeConnection,
+      taskQueue: h.taskQueue,
+      llmBaseUrl: providerUrl,
+      workspaceRoot: h.workspaceRoot,
+      traceDir: h.traceDir,
+      workflowBundle: { codePath: inject('workflowBundlePath') },
+    });
+    workerDone = worker.run();
+    h.client = new Client({ connection: await Connection.connect({ address }) });
+  });
+
+  afterAll(async () => {
+    worker?.shutdown();
+    await workerDone;
+    await h.client?.connection.close();
+    await nativeConnection?.close();
+  });
+
+  h.start = (input, id) =>
+    h.client.workflow.start('agentRun', {
+      taskQueue: h.taskQueue,
+      workflowId: id ?? `${input.model ?? 'plan'}-${randomUUID().slice(0, 8)}`,
+      args: [input],
+    });
+  h.run = async (input) => (await h.start(input)).result() as Promise<RunResult>;
+  h.trace = (runId) => readTrace(h.traceDir, runId);
+  return h;
+}
+
+/** A unique workspace folder name, so runs that delete files do not share one. */
+export const freshWorkspace = () => `ws-${randomUUID().slice(0, 8)}`;
+
+/** A unique marker to put in a task, so provider faults and logs match one run only. */
+export const marker = () => `[m-${randomUUID().slice(0, 8)}]`;
+
+export async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined> | T | null | undefined, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== null && v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Waits until the run is parked on an approval for `callId`, and returns its status. */
+export function waitForApproval(handle: WorkflowHandle, callId: string): Promise<RunStatusView> {
+  return waitFor(`approval of ${callId}`, async () => {
+    const s = await handle.query(statusQuery);
+    return s.interruption?.type === 'approval' && s.interruption.callId === callId ? s : null;
+  });
+}
+
+export async function addFault(providerUrl: string, rule: FaultRule): Promise<void> {
+  const res = await fetch(providerUrl.replace(/\/v1$/, '/_control/faults'), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(rule),
+  });
+  if (!res.ok) throw new Error(`fault not accepted: ${await res.text()}`);
+}
+
+export async function providerRequests(providerUrl: string, taskIncludes: string): Promise<LoggedRequest[]> {
+  const res = await fetch(providerUrl.replace(/\/v1$/, `/_control/requests?taskIncludes=${encodeURIComponent(taskIncludes)}`));
+  return (await res.json()) as LoggedRequest[];
+}

@@ -1,0 +1,15 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // One real Temporal dev server and one scripted provider for the whole
+    // run; each test file brings its own worker on its own task queue.
+    globalSetup: ['test/global-setup.ts'],
+    // Temporal's native runtime is one per process: keep files in forks.
+    pool: 'forks',
+    maxWorkers: 2,
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+  },
+});
