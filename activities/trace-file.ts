@@ -3,7 +3,7 @@
 // a restarted worker) append to the same file; each line's key (seq, plus the
 // step of a progress line) is written at most once, so a replayed or retried
 // workflow task never duplicates a line.
-import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface TraceLine {
@@ -46,32 +46,50 @@ export function readTrace(dir: string, runId: string): TraceLine[] {
 }
 
 export class TraceWriter {
-  /** runId -> keys already in the file, and the file size they were read at. */
-  private readonly known = new Map<string, { keys: Set<string>; size: number }>();
+  /** runId -> each key in the file with its content (sans ts), and the file size they were read at. */
+  private readonly known = new Map<string, { lines: Map<string, string>; size: number }>();
 
   constructor(readonly dir: string) {
     mkdirSync(dir, { recursive: true });
   }
 
-  write(runId: string, event: TraceEntry): boolean {
+  /**
+   * Appends the line unless its key is there already. A retried workflow task
+   * re-emits its events: the same content is dropped. A retried task can also
+   * differ from the failed attempt (a signal arrived in between, so the server
+   * refused the first completion): then the attempt that counts is the later
+   * one, and its line replaces the earlier one in place.
+   */
+  write(runId: string, event: TraceEntry): 'appended' | 'duplicate' | 'replaced' {
     const file = traceFile(this.dir, runId);
-    const keys = this.keysFor(runId, file);
+    const lines = this.linesFor(runId, file);
     const key = lineKey(event);
-    if (keys.has(key)) return false;
-    const line = JSON.stringify({ ts: new Date().toISOString(), runId, ...event }) + '\n';
-    appendFileSync(file, line);
-    keys.add(key);
-    this.known.set(runId, { keys, size: statSync(file).size });
-    return true;
+    const content = JSON.stringify({ runId, ...event });
+    const full = JSON.stringify({ ts: new Date().toISOString(), runId, ...event });
+    const prior = lines.get(key);
+    if (prior === content) return 'duplicate';
+    if (prior !== undefined) {
+      const rewritten = readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => (lineKey(JSON.parse(l) as TraceLine) === key ? full : l));
+      writeFileSync(file + '.tmp', rewritten.join('\n') + '\n');
+      renameSync(file + '.tmp', file);
+    } else {
+      appendFileSync(file, full + '\n');
+    }
+    lines.set(key, content);
+    this.known.set(runId, { lines, size: statSync(file).size });
+    return prior === undefined ? 'appended' : 'replaced';
   }
 
-  private keysFor(runId: string, file: string): Set<string> {
+  private linesFor(runId: string, file: string): Map<string, string> {
     const size = existsSync(file) ? statSync(file).size : 0;
     const cached = this.known.get(runId);
-    // Another process may have appended since: re-read when the size moved.
-    if (cached && cached.size === size) return cached.keys;
-    const keys = new Set(readTrace(this.dir, runId).map(lineKey));
-    this.known.set(runId, { keys, size });
-    return keys;
+    // Another process may have written since: re-read when the size moved.
+    if (cached && cached.size === size) return cached.lines;
+    const lines = new Map(readTrace(this.dir, runId).map(({ ts: _ts, ...rest }) => [lineKey(rest as TraceLine), JSON.stringify(rest)] as const));
+    this.known.set(runId, { lines, size });
+    return lines;
   }
 }

@@ -1,0 +1,66 @@
+// Cancellation reaches into the running tool: a Stop ends the run as
+// interrupted/cancelled with its reason, and the slow scan reports nothing after it.
+import { describe, expect, it } from 'vitest';
+import { cancelSignal, statusQuery } from '../workflows/messages';
+import type { RunResult } from '../workflows/types';
+import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
+
+const h = useHarness();
+const task = 'Scan the archive.';
+
+describe('slow scenario', () => {
+  it('completes with progress lines when left alone', async () => {
+    const handle = await h.start({ task, model: 'slow' });
+    const r = (await handle.result()) as RunResult;
+    expect(r).toMatchObject({ status: 'completed', turns: 2, toolRuns: 1 });
+    expect(r.output).toContain('scanned 1200 files');
+    const progress = h.trace(handle.workflowId).filter((l) => l.type === 'tool_progress');
+    expect(progress.map((l) => l.label)).toEqual([200, 400, 600, 800, 1000, 1200].map((n) => `scanned ${n} of 1200 files`));
+  });
+
+  it('the cancel signal mid-scan stops the tool at once: interrupted/cancelled, no progress after the Stop', async () => {
+    const handle = await h.start({ task, model: 'slow' });
+    await waitFor('the first progress line', () => h.trace(handle.workflowId).some((l) => l.type === 'tool_progress'));
+    const stopAt = Date.now();
+    await handle.signal(cancelSignal, { reason: 'user pressed Stop' });
+    const r = (await handle.result()) as RunResult;
+    const endedAt = Date.now();
+    expect(r).toMatchObject({ status: 'interrupted', interruption: { type: 'cancelled', reason: 'user pressed Stop' }, turns: 1 });
+    expect(endedAt - stopAt).toBeLessThan(2500);
+    // Let any straggler write, then check: nothing was reported after the Stop landed.
+    await new Promise((res) => setTimeout(res, 700));
+    const trace = h.trace(handle.workflowId);
+    const progress = trace.filter((l) => l.type === 'tool_progress');
+    expect(progress.length).toBeLessThan(6);
+    const last = Date.parse(progress.at(-1)!.ts);
+    expect(last).toBeLessThan(Date.parse(trace.find((l) => l.type === 'run_stopped')!.ts));
+    expect(trace.at(-1)).toMatchObject({ type: 'run_stopped', status: 'interrupted', reason: 'user pressed Stop' });
+  });
+
+  it('native workflow cancellation ends the run the same way', async () => {
+    const handle = await h.start({ task, model: 'slow' });
+    await waitFor('the first progress line', () => h.trace(handle.workflowId).some((l) => l.type === 'tool_progress'));
+    await handle.cancel();
+    const r = (await handle.result()) as RunResult;
+    expect(r.status).toBe('interrupted');
+    expect(r.interruption).toMatchObject({ type: 'cancelled' });
+  });
+
+  it('a cancel while parked on an approval ends the wait; a second cancel is ignored and traced', async () => {
+    const ws = freshWorkspace();
+    const handle = await h.start({ task, model: 'destructive', workspace: ws });
+    await waitForApproval(handle, 'c2');
+    await handle.signal(cancelSignal, { reason: 'changed my mind' });
+    await handle.signal(cancelSignal, { reason: 'again' });
+    const r = (await handle.result()) as RunResult;
+    expect(r).toMatchObject({ status: 'interrupted', interruption: { type: 'cancelled', reason: 'changed my mind' } });
+    expect(await handle.query(statusQuery)).toMatchObject({ status: 'interrupted' });
+    // Both cancels can land while the first one's workflow task is in flight, so the
+    // server makes the worker redo that task with both: the trace keeps the redo only.
+    await new Promise((res) => setTimeout(res, 200));
+    const trace = h.trace(handle.workflowId);
+    expect(trace.some((l) => l.type === 'signal_ignored' && l.signal === 'cancel')).toBe(true);
+    expect(trace.filter((l) => l.type === 'run_stopped')).toHaveLength(1);
+    expect(trace.map((l) => l.seq)).toEqual(trace.map((_, i) => i + 1));
+  });
+});
