@@ -87,7 +87,11 @@ export async function startProvider(opts: ProviderOptions = {}): Promise<Running
 
     const fault = faults.take(facts);
     if (latencyMs > 0) await delay(latencyMs);
-    if (fault && (await applyFault(fault, res, reply))) return;
+    if (fault && (await applyFault(fault, res, reply))) {
+      // Faults that answer at the socket level are logged too: status 0 for a reset.
+      if (fault.type === 'reset' || fault.type === 'malformed') log.push({ ...facts, status: fault.type === 'reset' ? 0 : 200, at });
+      return;
+    }
 
     const script = SCENARIOS[model];
     if (!script) return reply(404, apiError(`The model \`${model}\` does not exist.`, 'model_not_found'));

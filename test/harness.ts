@@ -47,7 +47,7 @@ export function useHarness(): Harness {
 
   beforeAll(async () => {
     if (!runtimeInstalled) {
-      Runtime.install({ logger: new DefaultLogger('WARN') });
+      Runtime.install({ logger: new DefaultLogger('ERROR') });
       runtimeInstalled = true;
     }
     nativeConnection = await NativeConnection.connect({ address });

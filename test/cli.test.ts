@@ -1,0 +1,109 @@
+// The contract as ops tooling uses it: the real `temporal` CLI starts, queries,
+// signals and awaits a run; our own CLI runs one and exits with its status.
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { findTemporalCli } from '../client/temporal-cli';
+import { EXIT_CODES } from '../client/exit-codes';
+import type { RunResult, RunStatusView } from '../workflows/types';
+import { freshWorkspace, useHarness } from './harness';
+
+const h = useHarness();
+const exec = promisify(execFile);
+
+async function temporal(...args: string[]): Promise<string> {
+  const { stdout } = await exec(findTemporalCli(), [...args, '--address', h.address, '--output', 'json'], { timeout: 30_000 });
+  return stdout;
+}
+
+describe('driven by the real temporal CLI', () => {
+  it('workflow start, query status, signal approve, result', async () => {
+    const ws = freshWorkspace();
+    const id = `cli-${ws}`;
+    const input = { task: 'Which file mentions a timeout?', model: 'destructive', workspace: ws, limits: { maxTurns: 20, maxBudgetUsd: 0.05 } };
+    await temporal('workflow', 'start', '--type', 'agentRun', '--task-queue', h.taskQueue, '--workflow-id', id, '--input', JSON.stringify(input));
+
+    let status: RunStatusView | null = null;
+    for (let i = 0; i < 100 && status?.interruption?.type !== 'approval'; i++) {
+      status = JSON.parse(await temporal('workflow', 'query', '--workflow-id', id, '--name', 'status')).queryResult[0] as RunStatusView;
+      if (status.interruption?.type !== 'approval') await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(status).toMatchObject({ runId: id, status: 'interrupted', interruption: { type: 'approval', callId: 'c2', toolName: 'delete_file', args: { path: 'access.log' } } });
+
+    await temporal('workflow', 'signal', '--workflow-id', id, '--name', 'approve', '--input', JSON.stringify({ callId: 'c2', by: 'alice' }));
+    const out = JSON.parse(await temporal('workflow', 'result', '--workflow-id', id));
+    const result = out.result as RunResult;
+    expect(result).toMatchObject({ runId: id, status: 'completed', turns: 3, toolRuns: 2, output: 'Deleted access.log to free space.' });
+    expect(existsSync(join(h.workspaceRoot, ws, 'access.log'))).toBe(false);
+  });
+
+  it('workflow update execute decide rejects; the transcript query shows the reason', async () => {
+    const ws = freshWorkspace();
+    const id = `cli-${ws}`;
+    await temporal('workflow', 'start', '--type', 'agentRun', '--task-queue', h.taskQueue, '--workflow-id', id,
+      '--input', JSON.stringify({ task: 'Tidy up.', model: 'destructive', workspace: ws }));
+    for (let i = 0; i < 100; i++) {
+      const s = JSON.parse(await temporal('workflow', 'query', '--workflow-id', id, '--name', 'status')).queryResult[0] as RunStatusView;
+      if (s.interruption?.type === 'approval') break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await temporal('workflow', 'update', 'execute', '--workflow-id', id, '--name', 'decide',
+      '--input', JSON.stringify({ callId: 'c2', decision: 'reject', reason: 'keep the logs', by: 'ops' }));
+    const result = JSON.parse(await temporal('workflow', 'result', '--workflow-id', id)).result as RunResult;
+    expect(result.output).toBe('I did not delete anything: you declined the deletion.');
+    const transcript = JSON.parse(await temporal('workflow', 'query', '--workflow-id', id, '--name', 'transcript')).queryResult[0] as { content: string }[];
+    expect(transcript.some((m) => m.content?.includes('keep the logs'))).toBe(true);
+    expect(existsSync(join(h.workspaceRoot, ws, 'access.log'))).toBe(true);
+  });
+});
+
+describe('the agent-harness CLI', () => {
+  const env = () => ({ ...process.env, TEMPORAL_ADDRESS: h.address, AGENT_TASK_QUEUE: h.taskQueue, TRACE_DIR: h.traceDir });
+  const bin = join(import.meta.dirname, '..', 'bin', 'agent-harness.mjs');
+
+  it('run follows the steps, prints the summary line, and exits with the code of the exit', async () => {
+    const res = await exec(bin, ['run', '--model', 'runaway', '--max-turns', '3', '--id', `cli-runaway-${freshWorkspace()}`], { env: env(), timeout: 60_000 }).then(
+      (r) => ({ code: 0, ...r }),
+      (e: { code: number; stdout: string; stderr: string }) => e,
+    );
+    expect(res.code).toBe(EXIT_CODES.max_turns_exceeded);
+    expect(res.stdout).toMatch(/turn 1: in=\d+ out=\d+ cost=\$0\.\d{6} finish=tool_calls/);
+    expect(res.stdout).toMatch(/→ list_files \{\}/);
+    expect(res.stdout).toMatch(/^turns=3 tools=1 in=\d+ out=\d+ cost=\$0\.\d{6} ms=\d+ status=max_turns_exceeded$/m);
+  });
+
+  it('run exits 0 on completion and 1 on bad input naming the field', async () => {
+    const ok = await exec(bin, ['run', '--model', 'plan'], { env: env(), timeout: 60_000 });
+    expect(ok.stdout).toContain('answer: errors.log mentions a timeout');
+    expect(ok.stdout).toMatch(/status=completed$/m);
+    const bad = await exec(bin, ['run', '--max-turns=-3'], { env: env(), timeout: 60_000 }).then(
+      () => null,
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(bad?.code).toBe(EXIT_CODES.failed);
+    expect(bad?.stderr).toContain('limits.maxTurns');
+  });
+
+  it('approve through the CLI with a wrong call id is refused; the trace command prints the run', async () => {
+    const ws = freshWorkspace();
+    const id = `cli-approve-${ws}`;
+    await exec(bin, ['run', '--model', 'destructive', '--workspace', ws, '--id', id, '--detach'], { env: env() });
+    for (let i = 0; i < 100; i++) {
+      const s = JSON.parse((await exec(bin, ['status', id], { env: env() })).stdout) as RunStatusView;
+      if (s.interruption?.type === 'approval') break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const wrong = await exec(bin, ['approve', id, 'c9'], { env: env() }).then(() => null, (e: { code: number; stderr: string }) => e);
+    expect(wrong?.code).toBe(1);
+    expect(wrong?.stderr).toContain('refused');
+    const right = await exec(bin, ['approve', id, 'c2', '--by', 'alice'], { env: env() });
+    expect(right.stdout).toContain('approved c2');
+    const result = await exec(bin, ['result', id], { env: env() });
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: 'completed' });
+    const trace = (await exec(bin, ['trace', id], { env: env() })).stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; runId: string });
+    expect(trace.every((l) => l.runId === id)).toBe(true);
+    expect(trace.map((l) => l.type)).toContain('approval_decided');
+  });
+});

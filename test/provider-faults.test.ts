@@ -1,0 +1,57 @@
+// Provider faults the harness cannot see coming: the scripted provider injects
+// them per request; the model activity retries what can be retried and fails
+// fast, with the provider's message, on what cannot.
+import { describe, expect, it } from 'vitest';
+import type { RunResult } from '../workflows/types';
+import { addFault, marker, providerRequests, useHarness } from './harness';
+
+const h = useHarness();
+
+describe('provider faults', () => {
+  it('429 with Retry-After: waits as told, retries, and pays once', async () => {
+    const m = marker();
+    await addFault(h.providerUrl, { match: { taskIncludes: m, turn: 0 }, fault: { type: 'status', status: 429, retryAfterSec: 1 }, times: 1 });
+    const clean = await h.run({ task: `Which file mentions a timeout? ${m.replace('m-', 'c-')}`, model: 'plan' });
+    const r = await h.run({ task: `Which file mentions a timeout? ${m}`, model: 'plan' });
+    expect(r).toMatchObject({ status: 'completed', turns: 3 });
+    const log = await providerRequests(h.providerUrl, m);
+    expect(log.map((l) => [l.turn, l.status])).toEqual([[0, 429], [0, 200], [1, 200], [2, 200]]);
+    expect(log[1].at - log[0].at).toBeGreaterThanOrEqual(950);
+    // The refused attempt costs nothing: same money as a run without the fault.
+    expect(r.costUsd).toBeCloseTo(clean.costUsd, 12);
+  });
+
+  it.each([
+    ['500', { type: 'status', status: 500 } as const],
+    ['a connection reset', { type: 'reset' } as const],
+    ['a malformed JSON body', { type: 'malformed' } as const],
+  ])('%s once: retried, and the run completes', async (_name, fault) => {
+    const m = marker();
+    await addFault(h.providerUrl, { match: { taskIncludes: m, turn: 1 }, fault, times: 1 });
+    const r = await h.run({ task: `Which file mentions a timeout? ${m}`, model: 'plan' });
+    expect(r).toMatchObject({ status: 'completed', turns: 3, toolRuns: 2 });
+    expect((await providerRequests(h.providerUrl, m)).filter((l) => l.turn === 1)).toHaveLength(2);
+  });
+
+  it('401: not retried; the run ends failed with the provider message, fast', async () => {
+    const m = marker();
+    await addFault(h.providerUrl, {
+      match: { taskIncludes: m },
+      fault: { type: 'status', status: 401, message: 'Incorrect API key provided.' },
+      times: 5,
+    });
+    const started = Date.now();
+    const r = (await h.run({ task: `Which file mentions a timeout? ${m}`, model: 'plan' })) as RunResult;
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(r).toMatchObject({ status: 'failed', turns: 0, costUsd: 0 });
+    expect(r.error).toBe('the model provider answered 401: Incorrect API key provided.');
+    expect(await providerRequests(h.providerUrl, m)).toHaveLength(1);
+  });
+
+  it('an unknown model name is a 404: failed, not retried', async () => {
+    const r = await h.run({ task: 'Hello?', model: 'no-such-model' });
+    expect(r.status).toBe('failed');
+    expect(r.error).toContain('404');
+    expect(r.error).toContain('no-such-model');
+  });
+});
