@@ -1,0 +1,70 @@
+// The tools on real files: the idempotency ledger keeps a retried delete from
+// acting twice, and large files are cut with a note the model can read.
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { ToolContext } from '../activities/tools/context';
+import { deleteFile } from '../activities/tools/delete-file';
+import { Ledger } from '../activities/tools/ledger';
+import { listFiles } from '../activities/tools/list-files';
+import { READ_LIMIT_BYTES, readFile } from '../activities/tools/read-file';
+import { ensureWorkspace } from '../activities/tools/workspace';
+
+function context(key = 'run-1/m3/c2') {
+  const base = mkdtempSync(join(tmpdir(), 'tools-unit-'));
+  const ctx: ToolContext = {
+    root: ensureWorkspace(base, 'w'),
+    idempotencyKey: key,
+    ledger: new Ledger(join(base, '.ledger')),
+    signal: new AbortController().signal,
+    progress: () => {},
+    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+  };
+  return ctx;
+}
+
+describe('delete_file idempotency', () => {
+  it('a retry of the same call reports the same success and deletes nothing more', async () => {
+    const ctx = context();
+    expect(await deleteFile(ctx, { path: 'access.log' })).toBe('deleted access.log');
+    // Someone recreates the file; the retried activity must not delete it again.
+    writeFileSync(join(ctx.root, 'access.log'), 'new content');
+    expect(await deleteFile(ctx, { path: 'access.log' })).toBe('deleted access.log');
+    expect(existsSync(join(ctx.root, 'access.log'))).toBe(true);
+  });
+
+  it('a crash between the unlink and the final record is completed by the retry, not failed', async () => {
+    const ctx = context();
+    ctx.ledger.put(ctx.idempotencyKey, { state: 'started', at: new Date().toISOString() });
+    await deleteFile({ ...ctx, idempotencyKey: 'someone-else' }, { path: 'access.log' });
+    expect(await deleteFile(ctx, { path: 'access.log' })).toBe('deleted access.log');
+    expect(ctx.ledger.get(ctx.idempotencyKey)).toMatchObject({ state: 'done' });
+  });
+
+  it('another call (another key) on a missing file gets an error the model can act on', async () => {
+    const ctx = context();
+    await deleteFile(ctx, { path: 'access.log' });
+    await expect(deleteFile({ ...ctx, idempotencyKey: 'run-1/m5/c3' }, { path: 'access.log' })).rejects.toThrow(
+      'no such file: access.log. Call list_files to see what exists.',
+    );
+  });
+});
+
+describe('read_file and list_files', () => {
+  it('lists the seeded files with sizes and hides dotfiles', async () => {
+    const ctx = context();
+    writeFileSync(join(ctx.root, '.env'), 'KEY=1');
+    const listing = await listFiles(ctx, {});
+    expect(listing.split('\n').map((l) => l.split(' ')[0])).toEqual(['access.log', 'errors.log', 'notes.txt']);
+    expect(listing).toMatch(/errors\.log \(\d+ bytes\)/);
+  });
+
+  it('cuts a large file with a note', async () => {
+    const ctx = context();
+    writeFileSync(join(ctx.root, 'big.log'), 'x'.repeat(READ_LIMIT_BYTES + 10));
+    const text = await readFile(ctx, { path: 'big.log' });
+    expect(text).toContain(`[truncated: big.log is ${READ_LIMIT_BYTES + 10} bytes; only the first ${READ_LIMIT_BYTES} are shown]`);
+    expect(await readFile(ctx, { path: 'notes.txt' })).toBe('Remember to rotate your logs.\n');
+  });
+});

@@ -1,0 +1,34 @@
+// The trace writer keeps one line per key: replays and redone tasks never duplicate.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readTrace, TraceWriter } from '../activities/trace-file';
+
+describe('TraceWriter', () => {
+  it('drops a line it already has, replaces one a redone task changed, and survives a new process', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'trace-unit-'));
+    const w = new TraceWriter(dir);
+    expect(w.write('r/1', { seq: 1, type: 'run_started' })).toBe('appended');
+    expect(w.write('r/1', { seq: 2, type: 'run_stopped', status: 'interrupted' })).toBe('appended');
+    expect(w.write('r/1', { seq: 1, type: 'run_started' })).toBe('duplicate');
+    expect(w.write('r/1', { seq: 2, type: 'signal_ignored', signal: 'cancel' })).toBe('replaced');
+    // A second writer (another worker process) sees what the first wrote.
+    const w2 = new TraceWriter(dir);
+    expect(w2.write('r/1', { seq: 2, type: 'signal_ignored', signal: 'cancel' })).toBe('duplicate');
+    expect(w2.write('r/1', { seq: 3, type: 'run_stopped', status: 'interrupted' })).toBe('appended');
+    expect(w.write('r/1', { seq: 3, type: 'run_stopped', status: 'interrupted' })).toBe('duplicate');
+    // Progress lines hang under their tool_start's seq, keyed by attempt and step.
+    expect(w.write('r/1', { seq: 2, step: 1, attempt: 1, type: 'tool_progress', label: 'a' })).toBe('appended');
+    expect(w.write('r/1', { seq: 2, step: 1, attempt: 2, type: 'tool_progress', label: 'a' })).toBe('appended');
+    const lines = readTrace(dir, 'r/1');
+    expect(lines.map((l) => [l.seq, l.type])).toEqual([
+      [1, 'run_started'],
+      [2, 'signal_ignored'],
+      [3, 'run_stopped'],
+      [2, 'tool_progress'],
+      [2, 'tool_progress'],
+    ]);
+    expect(lines.every((l) => l.runId === 'r/1' && typeof l.ts === 'string')).toBe(true);
+  });
+});
