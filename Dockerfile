@@ -1,0 +1,16 @@
+# One image for the scripted provider and the worker (docker-compose.yml picks
+# the command). No Temporal CLI inside: the compose file provides the server.
+FROM node:20-bookworm-slim
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY scripts ./scripts
+RUN SKIP_TEMPORAL_CLI_INSTALL=1 npm ci --omit=dev
+COPY workflows ./workflows
+COPY activities ./activities
+COPY worker ./worker
+COPY client ./client
+COPY provider ./provider
+COPY bin ./bin
+COPY tsconfig.json ./
+ENV NODE_ENV=production
+CMD ["npm", "run", "worker"]

@@ -1,0 +1,92 @@
+// `npm run bench`: the figures the closing notes report, measured on a real
+// dev server, worker and scripted provider (never inside timed tests).
+//   plan ×10           wall time per run (median, p90) and the run's figures
+//   runaway cap 20     turns, tokens, cost, wall time
+//   slow + Stop @1.2s  time from the cancel signal to the result and to the last progress line
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readTrace } from '../activities/trace-file';
+import { startDevServer } from '../client/dev-server';
+import { summaryLine } from '../client/render';
+import { startProvider } from '../provider/server';
+import { createAgentWorker } from '../worker/create-worker';
+import { cancelSignal } from '../workflows/messages';
+import type { AgentInput, RunResult } from '../workflows/types';
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+
+Runtime.install({ logger: new DefaultLogger('ERROR') });
+const dir = mkdtempSync(join(tmpdir(), 'agent-bench-'));
+const server = await startDevServer({ port: await freePort(), uiPort: null, dbFile: null, logFile: join(dir, 'server.log') });
+const provider = await startProvider();
+const traceDir = join(dir, 'traces');
+const nc = await NativeConnection.connect({ address: server.address });
+const worker = await createAgentWorker({
+  connection: nc,
+  taskQueue: 'bench',
+  llmBaseUrl: provider.url,
+  workspaceRoot: join(dir, 'ws'),
+  traceDir,
+});
+const client = new Client({ connection: await Connection.connect({ address: server.address }) });
+let n = 0;
+
+async function timed(input: AgentInput): Promise<{ r: RunResult; ms: number; id: string }> {
+  const id = `bench-${input.model}-${++n}`;
+  const t0 = performance.now();
+  const r = (await client.workflow.execute('agentRun', { taskQueue: 'bench', workflowId: id, args: [input] })) as RunResult;
+  return { r, ms: Math.round(performance.now() - t0), id };
+}
+
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
+
+await worker.runUntil(async () => {
+  await timed({ task: 'warm-up', model: 'plan' });
+  const plans: number[] = [];
+  let last: RunResult | null = null;
+  for (let i = 0; i < 10; i++) {
+    const { r, ms } = await timed({ task: 'Which file mentions a timeout?', model: 'plan', limits: { maxTurns: 20 } });
+    plans.push(ms);
+    last = r;
+  }
+  console.log(`plan, cap 20     ${summaryLine(last!, pct(plans, 0.5))}  (median of 10; p90 ${pct(plans, 0.9)} ms)`);
+  console.log(`                 per-turn prompt tokens: ${last!.promptTokensPerTurn.join(', ')}`);
+
+  for (const dedupe of ['readOnly', 'off'] as const) {
+    const { r, ms } = await timed({ task: 'Keep listing files.', model: 'runaway', dedupe, limits: { maxTurns: 20, maxBudgetUsd: null } });
+    console.log(`runaway cap 20 (dedupe=${dedupe})  ${summaryLine(r, ms)}`);
+  }
+
+  const id = `bench-slow-${++n}`;
+  const handle = await client.workflow.start('agentRun', { taskQueue: 'bench', workflowId: id, args: [{ task: 'Scan.', model: 'slow' }] });
+  const started = Date.now();
+  await new Promise((r) => setTimeout(r, 1200));
+  const stopAt = Date.now();
+  await handle.signal(cancelSignal, { reason: 'user pressed Stop' });
+  const r = (await handle.result()) as RunResult;
+  const endedAt = Date.now();
+  await new Promise((res) => setTimeout(res, 1000));
+  const progress = readTrace(traceDir, id).filter((l) => l.type === 'tool_progress');
+  const lastProgress = Date.parse(progress.at(-1)?.ts ?? new Date(started).toISOString());
+  console.log(
+    `slow, Stop at 1.2 s  status=${r.status} reason="${r.interruption?.type === 'cancelled' ? r.interruption.reason : ''}" ` +
+      `stop→result=${endedAt - stopAt} ms  run wall=${endedAt - started} ms  progress lines=${progress.length}  ` +
+      `last progress ${lastProgress - stopAt} ms after the Stop`,
+  );
+  const full = await timed({ task: 'Scan.', model: 'slow' });
+  console.log(`slow, no cancel  ${summaryLine(full.r, full.ms)}`);
+});
+await client.connection.close();
+await nc.close();
+await provider.close();
+await server.stop();

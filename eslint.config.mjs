@@ -1,0 +1,35 @@
+// Lint rules that guard the sandbox and the async code. Workflow code must be
+// deterministic: no Node built-ins, no activity implementations (types only).
+import tseslint from 'typescript-eslint';
+import { builtinModules } from 'node:module';
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', '.temporal/**', '.data/**', 'eslint.config.mjs', 'bin/**', 'scripts/**'] },
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['workflows/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [...builtinModules, ...builtinModules.map((m) => `node:${m}`)].map((name) => ({
+            name,
+            message: 'Workflow code runs in a deterministic sandbox: do I/O in an activity.',
+          })),
+          patterns: [
+            { group: ['../activities', '../activities/*', '../activities/**'], allowTypeImports: true, message: 'Import activities as types only: proxyActivities<typeof ...>.' },
+            { group: ['../worker/**', '../client/**', '../provider/**'], message: 'Workflow code must not reach worker, client or provider code.' },
+          ],
+        },
+      ],
+    },
+  },
+);
