@@ -20,9 +20,9 @@ export function renderEvent(l: TraceLine, runId: string): string | null {
     case 'approval_required':
       return [
         `  ⏸ approval required: ${String(l.toolName)} ${JSON.stringify(l.args)} (call ${String(l.callId)})`,
-        `    approve: npx agent-harness approve ${runId} ${String(l.callId)}`,
-        `    reject:  npx agent-harness reject ${runId} ${String(l.callId)} --reason "…"`,
-        `    or:      temporal workflow signal -w ${runId} --name approve --input '${JSON.stringify({ callId: l.callId, by: 'you' })}'`,
+        `    approve: bin/agent-harness.mjs approve ${runId} ${String(l.callId)}`,
+        `    reject:  bin/agent-harness.mjs reject ${runId} ${String(l.callId)} --reason "…"`,
+        `    or:      .temporal/bin/temporal workflow signal -w ${runId} --name approve --input '${JSON.stringify({ callId: l.callId, by: 'you' })}'`,
       ].join('\n');
     case 'approval_decided':
       return `  ✔ ${String(l.decision)}d by ${String(l.by ?? 'someone')}${l.reason ? `: ${String(l.reason)}` : ''}`;
