@@ -6,15 +6,20 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { OpenAiToolDefinition } from '../workflows/tool-catalogue';
+import type { TraceWriter } from './trace-file';
 import type { AssistantMessage, ChatMessage, ModelReply, ToolCall } from '../workflows/types';
 
 export interface ModelDeps {
   baseUrl: string;
   apiKey?: string;
   heartbeatEveryMs?: number;
+  trace: TraceWriter;
 }
 
 export interface CallModelInput {
+  runId: string;
+  /** seq of the last trace event before this call; attempt lines hang under it. */
+  traceSeq: number;
   model: string;
   messages: ChatMessage[];
   tools: OpenAiToolDefinition[];
@@ -40,6 +45,33 @@ export function createCallModel(deps: ModelDeps) {
 
   return async function callModel(input: CallModelInput): Promise<ModelReply> {
     const activity = Context.current();
+    const attempt = activity.info.attempt;
+    // Every attempt is visible in the trace: a retry says so when it starts
+    // (its predecessor may have died without a word: a timeout, a crash), and
+    // a failure says why before Temporal decides whether to retry it.
+    if (attempt > 1) {
+      deps.trace.write(input.runId, { seq: input.traceSeq, type: 'model_retry', attempt, step: 0, model: input.model });
+    }
+    try {
+      return await callOnce(input, activity);
+    } catch (err) {
+      if (!activity.cancellationSignal.aborted) {
+        const failure = err instanceof ApplicationFailure ? err : null;
+        deps.trace.write(input.runId, {
+          seq: input.traceSeq,
+          type: 'model_error',
+          attempt,
+          step: 1,
+          errorType: failure?.type ?? (err instanceof Error ? err.name : 'Error'),
+          message: err instanceof Error ? err.message : String(err),
+          retryable: !(failure?.nonRetryable ?? false),
+        });
+      }
+      throw err;
+    }
+  };
+
+  async function callOnce(input: CallModelInput, activity: Context): Promise<ModelReply> {
     const ticker = setInterval(() => activity.heartbeat(), every);
     try {
       activity.heartbeat();
@@ -80,7 +112,7 @@ export function createCallModel(deps: ModelDeps) {
     } finally {
       clearInterval(ticker);
     }
-  };
+  }
 }
 
 function httpFailure(res: Response, text: string): ApplicationFailure {

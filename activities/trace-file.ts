@@ -11,9 +11,9 @@ export interface TraceLine {
   runId: string;
   seq: number;
   type: string;
-  /** Only on tool_progress lines: the step within the tool call they belong to. */
+  /** Only on lines written by activities: the step within the call they belong to. */
   step?: number;
-  /** Only on tool_progress lines: the activity attempt that reported it. */
+  /** Only on lines written by activities: the activity attempt that wrote it. */
   attempt?: number;
   [field: string]: unknown;
 }
@@ -32,8 +32,11 @@ export function traceFile(dir: string, runId: string): string {
   return join(dir, `${encodeURIComponent(runId)}.jsonl`);
 }
 
-function lineKey(l: { seq: number; step?: number; attempt?: number }): string {
-  return l.step === undefined ? String(l.seq) : `${l.seq}.${l.attempt ?? 1}.${l.step}`;
+// Workflow events are keyed by seq alone. Lines written by activities (tool
+// progress, model attempts) hang under the seq of the last workflow event and
+// add their type, attempt and step.
+function lineKey(l: { seq: number; type: string; step?: number; attempt?: number }): string {
+  return l.step === undefined ? String(l.seq) : `${l.seq}.${l.type}.${l.attempt ?? 1}.${l.step}`;
 }
 
 export function readTrace(dir: string, runId: string): TraceLine[] {

@@ -7,6 +7,8 @@ export interface ScriptInput {
   turn: number;
   toolText: string;
   toolNames: string[];
+  /** The first user message. */
+  task: string;
 }
 
 export interface ScriptedCall {
@@ -15,13 +17,20 @@ export interface ScriptedCall {
   args: Record<string, unknown>;
 }
 
-export type ScriptedReply = { type: 'answer'; content: string } | { type: 'calls'; calls: ScriptedCall[] };
+export type ScriptedReply =
+  | { type: 'answer'; content: string }
+  | { type: 'calls'; calls: ScriptedCall[] }
+  /** Arguments sent verbatim, for replies whose JSON is broken on purpose. */
+  | { type: 'raw_calls'; calls: { id: string; name: string; arguments: string }[] };
 
 const call = (id: string, name: string, args: Record<string, unknown> = {}): ScriptedReply => ({
   type: 'calls',
   calls: [{ id, name, args }],
 });
 const answer = (content: string): ScriptedReply => ({ type: 'answer', content });
+/** After one bad turn, say what the tool answered, so tests can read what the model was told. */
+const thenReport = (first: ScriptedReply) => ({ turn, toolText }: ScriptInput): ScriptedReply =>
+  turn === 0 ? first : answer(`The tool said: ${toolText}`);
 
 const plan = ({ turn }: ScriptInput): ScriptedReply =>
   turn === 0
@@ -87,6 +96,32 @@ export const SCENARIOS: Record<string, (input: ScriptInput) => ScriptedReply> = 
     if (input.turn === 0) return call('r1', 'research', { question: 'Which file mentions a timeout, and what does it say?' });
     return answer(`From research: ${input.toolText.split('\n').pop() ?? ''}`);
   },
+
+  // Reads the path given in the task as `path=<...>`, then reports what came back.
+  read: ({ turn, toolText, task }) =>
+    turn === 0
+      ? call('c1', 'read_file', { path: /path=(\S+)/u.exec(task)?.[1] ?? 'errors.log' })
+      : answer(`The tool said: ${toolText}`),
+
+  // Bad model output, one kind per scenario: the harness must answer each
+  // with a tool result the model can act on, never a crash or a hang.
+  bad_json_args: thenReport({ type: 'raw_calls', calls: [{ id: 'c1', name: 'read_file', arguments: '{"path": "errors.log"' }] }),
+  unknown_tool: thenReport(call('c1', 'rm_rf', { path: '/' })),
+  bad_schema: thenReport(call('c1', 'read_file', { path: 42, mode: 'fast' })),
+  // Slash-separated, so the byte-pair encoder stays linear on it (one 200 kB word would not).
+  huge_args: thenReport(call('c1', 'read_file', { path: 'very/long/path/'.repeat(14_000) })),
+  three_calls: ({ turn, toolText }) =>
+    turn === 0
+      ? {
+          type: 'calls',
+          calls: [
+            { id: 'c1', name: 'list_files', args: {} },
+            { id: 'c2', name: 'read_file', args: { path: 'errors.log' } },
+            { id: 'c3', name: 'read_file', args: { path: 'notes.txt' } },
+          ],
+        }
+      : answer(`Read three results: ${toolText.split('\n').length} lines.`),
+  empty_reply: () => answer(''),
 
   // The two protocol breaks of the loop chapter, as replies the harness must
   // refuse to record: a call no result can be linked to (empty id), and two

@@ -103,7 +103,7 @@ export async function startProvider(opts: ProviderOptions = {}): Promise<Running
       .map((m) => m.content ?? '')
       .join('\n');
     const toolNames = (tools ?? []).map((t) => (t as { function?: { name?: string } }).function?.name ?? '');
-    reply(200, completion(model, script({ turn: facts.turn, toolText, toolNames }), messages, tools));
+    reply(200, completion(model, script({ turn: facts.turn, toolText, toolNames, task: facts.task }), messages, tools));
   }
 
   function control(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> | void {
@@ -169,12 +169,10 @@ async function applyFault(
 function completion(model: string, script: ScriptedReply, messages: WireMessage[], tools: unknown[] | undefined) {
   const toolCalls =
     script.type === 'calls'
-      ? script.calls.map((c) => ({
-          id: c.id,
-          type: 'function',
-          function: { name: c.name, arguments: JSON.stringify(c.args) },
-        }))
-      : undefined;
+      ? script.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.args) } }))
+      : script.type === 'raw_calls'
+        ? script.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }))
+        : undefined;
   const content = script.type === 'answer' ? script.content : null;
   const prompt = countPromptTokens(messages, tools);
   const out = countCompletionTokens(content, toolCalls);

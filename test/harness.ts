@@ -30,8 +30,13 @@ export interface Harness {
 
 let runtimeInstalled = false;
 
+export interface HarnessOptions {
+  /** Another model endpoint than the shared scripted provider, made in beforeAll. */
+  llm?: () => Promise<{ url: string; apiKey?: string }>;
+}
+
 /** Registers beforeAll/afterAll that bring a worker up and down around the file's tests. */
-export function useHarness(): Harness {
+export function useHarness(opts: HarnessOptions = {}): Harness {
   const address = inject('temporalAddress');
   const providerUrl = inject('providerUrl');
   const h = {
@@ -51,10 +56,12 @@ export function useHarness(): Harness {
       runtimeInstalled = true;
     }
     nativeConnection = await NativeConnection.connect({ address });
+    const llm = opts.llm ? await opts.llm() : { url: providerUrl, apiKey: undefined };
     worker = await createAgentWorker({
       connection: nativeConnection,
       taskQueue: h.taskQueue,
-      llmBaseUrl: providerUrl,
+      llmBaseUrl: llm.url,
+      llmApiKey: llm.apiKey,
       workspaceRoot: h.workspaceRoot,
       traceDir: h.traceDir,
       workflowBundle: { codePath: inject('workflowBundlePath') },

@@ -19,6 +19,9 @@ describe('provider faults', () => {
     expect(log[1].at - log[0].at).toBeGreaterThanOrEqual(950);
     // The refused attempt costs nothing: same money as a run without the fault.
     expect(r.costUsd).toBeCloseTo(clean.costUsd, 12);
+    const errors = h.trace(r.runId).filter((l) => l.type === 'model_error' || l.type === 'model_retry');
+    expect(errors.map((l) => [l.type, l.attempt])).toEqual([['model_error', 1], ['model_retry', 2]]);
+    expect(errors[0]).toMatchObject({ errorType: 'ProviderRateLimited', retryable: true });
   });
 
   it.each([
@@ -46,6 +49,32 @@ describe('provider faults', () => {
     expect(r).toMatchObject({ status: 'failed', turns: 0, costUsd: 0 });
     expect(r.error).toBe('the model provider answered 401: Incorrect API key provided.');
     expect(await providerRequests(h.providerUrl, m)).toHaveLength(1);
+  });
+
+  it('a reply slower than the model timeout: that attempt is abandoned, the retry answers, the trace shows both', async () => {
+    const m = marker();
+    await addFault(h.providerUrl, { match: { taskIncludes: m, turn: 0 }, fault: { type: 'delay', ms: 4000 }, times: 1 });
+    const handle = await h.start({ task: `Which file mentions a timeout? ${m}`, model: 'plan', modelTimeoutMs: 1000 });
+    const r = (await handle.result()) as RunResult;
+    expect(r).toMatchObject({ status: 'completed', turns: 3 });
+    const retries = h.trace(handle.workflowId).filter((l) => l.type === 'model_retry');
+    expect(retries.map((l) => l.attempt)).toEqual([2]);
+    // Paid once per reply used: exactly the three turns' price.
+    expect(r.costUsd).toBeCloseTo((r.usage.promptTokens * 2 + r.usage.completionTokens * 12) / 1e6, 12);
+    expect(r.promptTokensPerTurn).toHaveLength(3);
+  });
+
+  it.each([
+    [403, 'Project not allowed to use this model.'],
+    [400, 'Invalid value for messages.'],
+  ])('%i: not retried; failed with the provider message, and the trace says why', async (status, message) => {
+    const m = marker();
+    await addFault(h.providerUrl, { match: { taskIncludes: m }, fault: { type: 'status', status, message }, times: 3 });
+    const handle = await h.start({ task: `Which file mentions a timeout? ${m}`, model: 'plan' });
+    const r = (await handle.result()) as RunResult;
+    expect(r).toMatchObject({ status: 'failed', turns: 0, error: `the model provider answered ${status}: ${message}` });
+    expect(await providerRequests(h.providerUrl, m)).toHaveLength(1);
+    expect(h.trace(handle.workflowId).find((l) => l.type === 'model_error')).toMatchObject({ attempt: 1, retryable: false });
   });
 
   it('an unknown model name is a 404: failed, not retried', async () => {

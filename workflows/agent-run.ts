@@ -9,6 +9,7 @@ import { RESEARCH_LIMITS } from './defaults';
 import { InputError, parseInput } from './input';
 import {
   cacheKey,
+  capToolResult,
   declinedText,
   firstPendingCall,
   idempotencyKey,
@@ -119,6 +120,8 @@ class AgentRun {
       if (limit) return limit;
 
       const reply = await this.model.callModel({
+        runId: this.runId,
+        traceSeq: this.seq,
         model: this.cfg.model,
         messages: this.state.messages,
         tools: toolDefinitions(this.cfg.tools),
@@ -139,7 +142,9 @@ class AgentRun {
       if (problem) return { status: 'failed', interruption: null, reason: `protocol error: ${problem}`, error: `protocol error: ${problem}` };
       this.state.messages.push(reply.message);
       if (calls.length === 0) {
-        return { status: 'completed', interruption: null, reason: 'the model answered', output: reply.message.content ?? '' };
+        const output = reply.message.content ?? '';
+        const reason = output.trim() ? 'the model answered' : 'the model answered with an empty reply (no text, no tool calls)';
+        return { status: 'completed', interruption: null, reason, output };
       }
     }
   }
@@ -191,10 +196,12 @@ class AgentRun {
             args,
             workspace: this.cfg.workspace,
             traceSeq: this.seq,
+            maxResultChars: this.cfg.maxToolResultChars,
           });
     this.state.toolRuns += 1;
     this.emit('tool_result', { toolName, callId: call.id, ms: Date.now() - started, ok: outcome.ok });
     if (!outcome.ok) return this.toolFailed(pending, toolName, outcome.error, outcome.permanent);
+    // The tool activity already cut its result to maxToolResultChars.
     this.state.messages.push(toolResultMessage(call, outcome.content));
     if (cacheable) this.state.cache[ck] = outcome.content;
     return null;
@@ -204,7 +211,8 @@ class AgentRun {
   private toolFailed(pending: PendingCall, toolName: string, error: string, permanent: boolean): Exit | null {
     const policy = this.cfg.toolErrors;
     // The result is written even when the run stops, so the transcript stays valid and resumable.
-    this.state.messages.push(toolResultMessage(pending.call, toolErrorText(error, policy === 'generic' ? 'generic' : 'describe')));
+    const text = toolErrorText(capToolResult(error, this.cfg.maxToolResultChars), policy === 'generic' ? 'generic' : 'describe');
+    this.state.messages.push(toolResultMessage(pending.call, text));
     if (permanent) {
       const msg = `permanent tool error in ${toolName} (call ${pending.call.id}), retrying cannot help: ${error}`;
       return { status: 'failed', interruption: null, reason: msg, error: msg };
@@ -258,7 +266,7 @@ class AgentRun {
     this.state.costUsd += child.costUsd;
     this.state.usage.promptTokens += child.usage.promptTokens;
     this.state.usage.completionTokens += child.usage.completionTokens;
-    if (child.status === 'completed') return { ok: true, content: child.output ?? '' };
+    if (child.status === 'completed') return { ok: true, content: capToolResult(child.output ?? '', this.cfg.maxToolResultChars) };
     return { ok: false, error: `the research sub-agent stopped with ${child.status}: ${child.error ?? 'no answer'}`, permanent: false };
   }
 

@@ -14,6 +14,8 @@ export const DEFAULT_WORKSPACE = 'default';
 export const DEFAULT_PRICING: Pricing = { inputPerMTokUsd: 2.0, outputPerMTokUsd: 12.0 };
 export const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
 export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
+/** About 8k tokens: enough to read a log, far from Temporal's 2 MiB payload limit. */
+export const DEFAULT_MAX_TOOL_RESULT_CHARS = 32_000;
 /** Limits of the `research` sub-agent run. */
 export const RESEARCH_LIMITS = { maxTurns: 6, maxBudgetUsd: 0.05 };
 export const DEFAULT_TASK_QUEUE = 'agent-harness';

@@ -4,6 +4,7 @@
 import {
   DEFAULT_DEDUPE,
   DEFAULT_MAX_BUDGET_USD,
+  DEFAULT_MAX_TOOL_RESULT_CHARS,
   DEFAULT_MAX_TURNS,
   DEFAULT_MODEL,
   DEFAULT_MODEL_TIMEOUT_MS,
@@ -30,7 +31,7 @@ const TOOL_ERROR_POLICIES: readonly ToolErrorPolicy[] = ['describe', 'generic', 
 const DEDUPE_POLICIES: readonly DedupePolicy[] = ['readOnly', 'off', 'all'];
 const KNOWN_FIELDS = new Set([
   'task', 'model', 'system', 'limits', 'toolErrors', 'dedupe', 'tools', 'workspace', 'pricing',
-  'approvalTimeoutMs', 'modelTimeoutMs', 'toolTimeoutMs',
+  'approvalTimeoutMs', 'modelTimeoutMs', 'toolTimeoutMs', 'maxToolResultChars',
 ]);
 const MAX_TASK_CHARS = 100_000;
 
@@ -77,6 +78,7 @@ export function parseInput(raw: unknown): RunConfig {
         : positive(raw.approvalTimeoutMs, 'approvalTimeoutMs'),
     modelTimeoutMs: raw.modelTimeoutMs === undefined ? DEFAULT_MODEL_TIMEOUT_MS : positive(raw.modelTimeoutMs, 'modelTimeoutMs'),
     toolTimeoutMs: raw.toolTimeoutMs === undefined ? DEFAULT_TOOL_TIMEOUT_MS : positive(raw.toolTimeoutMs, 'toolTimeoutMs'),
+    maxToolResultChars: raw.maxToolResultChars === undefined ? DEFAULT_MAX_TOOL_RESULT_CHARS : positiveInt(raw.maxToolResultChars, 'maxToolResultChars', MAX_TOOL_RESULT_CHARS_LIMIT),
   };
 }
 
@@ -137,6 +139,16 @@ function workspaceName(v: unknown): string {
 function nonNegative(v: unknown, field: string, fallback: number): number {
   if (v === undefined) return fallback;
   if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new InputError(field, `must be a number >= 0, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+// A result this size is already a fifth of Temporal's 2 MiB payload limit.
+const MAX_TOOL_RESULT_CHARS_LIMIT = 400_000;
+
+function positiveInt(v: unknown, field: string, max: number): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0 || v > max) {
+    throw new InputError(field, `must be an integer between 1 and ${max}, got ${JSON.stringify(v)}`);
+  }
   return v;
 }
 

@@ -131,6 +131,18 @@ export function replyProtocolProblem(messages: readonly ChatMessage[], reply: Mo
 
 // --- tool calls
 
+export const MAX_ARGUMENT_CHARS = 16_384;
+
+/**
+ * Cuts a tool result to `max` characters with a note the model can read. Every
+ * result lands in history (and in every later model call's input), and one
+ * payload over 2 MiB would leave the workflow task failing forever.
+ */
+export function capToolResult(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return `${text.slice(0, max)}\n[truncated by the harness: the result was ${text.length} characters; only the first ${max} are shown]`;
+}
+
 export type ParsedCall =
   | { ok: true; toolName: ToolName; args: Record<string, unknown> }
   | { ok: false; toolName: string; error: string };
@@ -139,7 +151,15 @@ export type ParsedCall =
 export function parseCall(call: ToolCall, enabled: readonly ToolName[]): ParsedCall {
   const name = call.function.name;
   if (!isToolName(name) || !enabled.includes(name)) {
-    return { ok: false, toolName: name, error: `unknown tool ${JSON.stringify(name)}. Available tools: ${enabled.join(', ')}.` };
+    return { ok: false, toolName: name, error: `unknown tool ${JSON.stringify(name.slice(0, 100))}. Available tools: ${enabled.join(', ')}.` };
+  }
+  // Huge arguments are refused before they are parsed, traced or sent to an activity.
+  if (call.function.arguments.length > MAX_ARGUMENT_CHARS) {
+    return {
+      ok: false,
+      toolName: name,
+      error: `the arguments of ${name} are ${call.function.arguments.length} characters long; the limit is ${MAX_ARGUMENT_CHARS}.`,
+    };
   }
   let args: unknown;
   try {

@@ -67,6 +67,8 @@ export interface AgentInput {
   /** Per-attempt timeouts of the model call and of one tool call, in ms. */
   modelTimeoutMs?: number;
   toolTimeoutMs?: number;
+  /** Longer tool results are cut with a note the model can read. */
+  maxToolResultChars?: number;
 }
 
 /** The input after validation, every default filled in. */
@@ -84,6 +86,7 @@ export interface RunConfig {
   approvalTimeoutMs: number | null;
   modelTimeoutMs: number;
   toolTimeoutMs: number;
+  maxToolResultChars: number;
 }
 
 export interface RunResult {

@@ -6,6 +6,7 @@
 import { Context } from '@temporalio/activity';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { join } from 'node:path';
+import { capToolResult } from '../../workflows/loop';
 import { TOOL_SPECS } from '../../workflows/tool-catalogue';
 import type { ToolName, ToolOutcome } from '../../workflows/types';
 import type { TraceWriter } from '../trace-file';
@@ -27,6 +28,8 @@ export interface RunToolInput {
   workspace: string;
   /** seq of the tool_start trace line; progress lines hang under it. */
   traceSeq: number;
+  /** The result is cut here, so the activity's result payload stays small too. */
+  maxResultChars: number;
 }
 
 export interface ToolDeps {
@@ -98,7 +101,7 @@ export function createRunTool(deps: ToolDeps) {
     };
     try {
       activity.heartbeat({ step: 0, label: null });
-      return { ok: true, content: await impl(ctx, input.args) };
+      return { ok: true, content: capToolResult(await impl(ctx, input.args), input.maxResultChars) };
     } catch (err) {
       if (err instanceof ToolError) return { ok: false, error: err.message, permanent: err.permanent };
       throw err;
