@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readTrace } from '../activities/trace-file';
 import { startDevServer } from '../client/dev-server';
+import { dataConverter } from '../client/payload-codec';
 import { summaryLine } from '../client/render';
 import { startProvider } from '../provider/server';
 import { createAgentWorker } from '../worker/create-worker';
@@ -38,7 +39,7 @@ const worker = await createAgentWorker({
   workspaceRoot: join(dir, 'ws'),
   traceDir,
 });
-const client = new Client({ connection: await Connection.connect({ address: server.address }) });
+const client = new Client({ connection: await Connection.connect({ address: server.address }), dataConverter: dataConverter() });
 let n = 0;
 
 async function timed(input: AgentInput): Promise<{ r: RunResult; ms: number; id: string }> {

@@ -1,6 +1,7 @@
 // A client for the CLI: TEMPORAL_ADDRESS, or the embedded dev server's port.
 import { Client, Connection } from '@temporalio/client';
 import { loadConfig, type HarnessConfig } from '../worker/config';
+import { dataConverter } from './payload-codec';
 
 export async function connectClient(cfg: HarnessConfig = loadConfig()): Promise<Client> {
   const address = cfg.temporalAddress ?? `127.0.0.1:${cfg.devServer.port}`;
@@ -13,5 +14,5 @@ export async function connectClient(cfg: HarnessConfig = loadConfig()): Promise<
         'or point TEMPORAL_ADDRESS at a running server.',
     );
   }
-  return new Client({ connection, namespace: cfg.namespace });
+  return new Client({ connection, namespace: cfg.namespace, dataConverter: dataConverter() });
 }

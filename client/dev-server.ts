@@ -18,6 +18,8 @@ export interface DevServerOptions {
   dbFile: string | null;
   /** Extra `--dynamic-config-value KEY=JSON` settings. */
   dynamicConfig?: Record<string, unknown>;
+  /** Remote codec endpoint the Web UI calls to show compressed payloads. */
+  uiCodecEndpoint?: string;
   /** Where the server's own output goes (default: discarded). */
   logFile?: string;
   binary?: string;
@@ -53,6 +55,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--log-level', 'warn'];
   if (opts.uiPort === null) args.push('--headless');
   else args.push('--ui-port', String(opts.uiPort), '--ui-disable-news-fetch');
+  if (opts.uiPort !== null && opts.uiCodecEndpoint) args.push('--ui-codec-endpoint', opts.uiCodecEndpoint);
   if (opts.dbFile) {
     mkdirSync(dirname(opts.dbFile), { recursive: true });
     args.push('--db-filename', opts.dbFile);

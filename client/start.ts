@@ -14,11 +14,18 @@ import { startProvider, type RunningProvider } from '../provider/server';
 import { loadConfig, PROJECT_ROOT } from '../worker/config';
 import { createAgentWorker } from '../worker/create-worker';
 import { main } from './cli';
+import { startCodecServer } from './codec-server';
 import { startDevServer, type DevServer } from './dev-server';
+import { dataConverter } from './payload-codec';
 
 const args = process.argv.slice(2);
 const serve = args.includes('--serve');
 const cfg = loadConfig();
+
+// The codec server lets the Web UI show the compressed payloads as JSON.
+const codecPort = Number(process.env.CODEC_PORT ?? 8888);
+const codec = await startCodecServer(codecPort).catch(() => null);
+const codecUrl = codec?.url ?? `http://127.0.0.1:${codecPort}`;
 
 let server: DevServer | null = null;
 if (!cfg.temporalAddress) {
@@ -28,6 +35,7 @@ if (!cfg.temporalAddress) {
     uiPort: cfg.devServer.uiPort,
     dbFile: cfg.devServer.dbFile,
     logFile: resolve(PROJECT_ROOT, '.data/temporal-server.log'),
+    uiCodecEndpoint: codecUrl,
   });
   console.log(
     server.child
@@ -65,7 +73,7 @@ if (serve) {
   console.log('serving; Ctrl-C to stop');
   await workerDone;
 } else {
-  const client = new Client({ connection: await Connection.connect({ address }), namespace: cfg.namespace });
+  const client = new Client({ connection: await Connection.connect({ address }), namespace: cfg.namespace, dataConverter: dataConverter() });
   code = await main(['run', ...args], client);
   worker.shutdown();
   await workerDone;
@@ -73,5 +81,6 @@ if (serve) {
 }
 await nativeConnection.close();
 await provider?.close();
+codec?.server.close();
 await server?.stop();
 process.exit(code);

@@ -20,6 +20,8 @@ declare module 'vitest' {
   }
 }
 
+export const SUGGEST_CONTINUE_AS_NEW_AT_EVENTS = 150;
+
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
@@ -39,6 +41,9 @@ export default async function setup(project: TestProject) {
     dbFile: null,
     logFile: join(dir, 'temporal-server.log'),
     startTimeoutMs: 90_000,
+    // Temporal suggests continue-as-new at 4,096 events by default; at 150 a
+    // long test run (about 25 turns) crosses it, short scenarios never do.
+    dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': SUGGEST_CONTINUE_AS_NEW_AT_EVENTS },
   });
   const provider = await startProvider();
   const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger });

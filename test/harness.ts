@@ -12,6 +12,7 @@ import { afterAll, beforeAll, inject } from 'vitest';
 import { readTrace, type TraceLine } from '../activities/trace-file';
 import type { FaultRule } from '../provider/faults';
 import type { LoggedRequest } from '../provider/server';
+import { dataConverter } from '../client/payload-codec';
 import { createAgentWorker } from '../worker/create-worker';
 import { statusQuery } from '../workflows/messages';
 import type { AgentInput, RunResult, RunStatusView } from '../workflows/types';
@@ -67,7 +68,7 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
       workflowBundle: { codePath: inject('workflowBundlePath') },
     });
     workerDone = worker.run();
-    h.client = new Client({ connection: await Connection.connect({ address }) });
+    h.client = new Client({ connection: await Connection.connect({ address }), dataConverter: dataConverter() });
   });
 
   afterAll(async () => {

@@ -6,6 +6,7 @@ import { DEFAULT_PRICING } from '../workflows/defaults';
 import { statusQuery, transcriptQuery } from '../workflows/messages';
 import type { RunResult } from '../workflows/types';
 import { useHarness } from './harness';
+import { dataConverter } from '../client/payload-codec';
 
 const h = useHarness();
 
@@ -61,7 +62,7 @@ describe('plan scenario', () => {
 
     // Its history replays on the current code without a determinism error.
     await Worker.runReplayHistory(
-      { workflowBundle: { codePath: inject('workflowBundlePath') }, sinks: { trace: { event: { fn: () => {} } } } },
+      { workflowBundle: { codePath: inject('workflowBundlePath') }, sinks: { trace: { event: { fn: () => {} } } }, dataConverter: dataConverter() },
       await handle.fetchHistory(),
       handle.workflowId,
     );

@@ -6,6 +6,7 @@ import { Worker } from '@temporalio/worker';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
+import { dataConverter } from '../client/payload-codec';
 
 const DIR = join(import.meta.dirname, 'fixtures', 'histories');
 const files = readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
@@ -18,7 +19,7 @@ describe('replay of saved histories', () => {
   it.each(files)('%s replays without a determinism error', async (file) => {
     const history = historyFromJSON(JSON.parse(readFileSync(join(DIR, file), 'utf8')));
     await Worker.runReplayHistory(
-      { workflowBundle: { codePath: inject('workflowBundlePath') }, sinks: { trace: { event: { fn: () => {} } } } },
+      { workflowBundle: { codePath: inject('workflowBundlePath') }, sinks: { trace: { event: { fn: () => {} } } }, dataConverter: dataConverter() },
       history,
       `fixture-${file.replace(/\.json$/, '')}`,
     );

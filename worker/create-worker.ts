@@ -4,6 +4,7 @@
 import { NativeConnection, Worker, type InjectedSinks, type WorkerOptions } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
 import { createActivities } from '../activities';
+import { dataConverter } from '../client/payload-codec';
 import { TraceWriter } from '../activities/trace-file';
 import type { TraceSinks } from '../workflows/trace';
 
@@ -44,6 +45,8 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
       trace,
     }),
     sinks,
+    // Compresses the large, transcript-carrying payloads; small ones stay plain JSON.
+    dataConverter: dataConverter(),
     // Cancellation reaches an activity only through a heartbeat's answer:
     // send them often.
     defaultHeartbeatThrottleInterval: '100ms',

@@ -5,7 +5,7 @@
 import * as wf from '@temporalio/workflow';
 import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { RESEARCH_LIMITS } from './defaults';
+import { MAX_TRANSCRIPT_CHARS, RESEARCH_LIMITS } from './defaults';
 import { InputError, parseInput } from './input';
 import {
   cacheKey,
@@ -41,7 +41,27 @@ import { TOOL_SPECS, toolDefinitions } from './tool-catalogue';
 import { traceSinks, type TraceEventType } from './trace';
 import type { AgentInput, Interruption, RunConfig, RunResult, RunStatus, RunStatusView, ToolName, ToolOutcome } from './types';
 
-export async function agentRun(input: AgentInput): Promise<RunResult> {
+/**
+ * What one execution hands the next when the run continues as new: all the
+ * loop knows, as plain JSON. The run id (workflow id), the trace's seq, the
+ * cost and the cache carry on; nothing is pending at that point.
+ */
+export interface CarriedState {
+  version: 1;
+  state: LoopState;
+  decisions: Record<string, Decision>;
+  seq: number;
+  /** Executions before this one. */
+  executions: number;
+}
+
+/**
+ * Guards the continue-as-new decision: runs whose history was recorded before
+ * it existed replay without it (see "Changing the loop safely" in the README).
+ */
+export const CONTINUE_AS_NEW_PATCH = 'continue-as-new-v1';
+
+export async function agentRun(input: AgentInput, carried?: CarriedState): Promise<RunResult> {
   let cfg: RunConfig;
   try {
     cfg = parseInput(input);
@@ -52,7 +72,7 @@ export async function agentRun(input: AgentInput): Promise<RunResult> {
     }
     throw err;
   }
-  return new AgentRun(wf.workflowInfo().workflowId, cfg).run();
+  return new AgentRun(wf.workflowInfo().workflowId, input, cfg, carried).run();
 }
 
 interface AwaitingApproval {
@@ -64,11 +84,14 @@ interface AwaitingApproval {
 
 class AgentRun {
   private readonly state: LoopState;
+  private readonly executions: number;
+  /** Turns already taken when this execution started. */
+  private readonly turnsAtStart: number;
   private status: RunStatus = 'running';
   private interruption: Interruption | null = null;
   private awaiting: AwaitingApproval | null = null;
   /** Decisions by idempotency key: a decision belongs to one call of one turn. */
-  private readonly decisions: Record<string, Decision> = {};
+  private readonly decisions: Record<string, Decision>;
   private cancelReason: string | null = null;
   private seq = 0;
   private readonly scope = new wf.CancellationScope();
@@ -77,9 +100,15 @@ class AgentRun {
 
   constructor(
     private readonly runId: string,
+    private readonly input: AgentInput,
     private readonly cfg: RunConfig,
+    carried: CarriedState | undefined,
   ) {
-    this.state = initialState(cfg);
+    this.state = carried?.state ?? initialState(cfg);
+    this.decisions = carried?.decisions ?? {};
+    this.seq = carried?.seq ?? 0;
+    this.executions = (carried?.executions ?? 0) + 1;
+    this.turnsAtStart = this.state.turns;
     this.model = wf.proxyActivities<Activities>({
       startToCloseTimeout: cfg.modelTimeoutMs,
       heartbeatTimeout: '10s',
@@ -97,11 +126,14 @@ class AgentRun {
   async run(): Promise<RunResult> {
     this.registerHandlers();
     this.upsertStatus();
-    this.emit('run_started', { model: this.cfg.model, maxTurns: this.cfg.maxTurns, maxBudgetUsd: this.cfg.maxBudgetUsd });
+    if (this.executions === 1) {
+      this.emit('run_started', { model: this.cfg.model, maxTurns: this.cfg.maxTurns, maxBudgetUsd: this.cfg.maxBudgetUsd });
+    }
     let exit: Exit;
     try {
       exit = await this.scope.run(() => this.loop());
     } catch (err) {
+      if (err instanceof wf.ContinueAsNew) throw err;
       exit = this.exitForError(err);
     }
     return this.finish(exit);
@@ -118,6 +150,9 @@ class AgentRun {
       }
       const limit = limitExit(this.state, this.cfg);
       if (limit) return limit;
+      const tooBig = this.transcriptTooBig();
+      if (tooBig) return tooBig;
+      if (this.shouldContinueAsNew()) await this.continueAsNew();
 
       const reply = await this.model.callModel({
         runId: this.runId,
@@ -147,6 +182,35 @@ class AgentRun {
         return { status: 'completed', interruption: null, reason, output };
       }
     }
+  }
+
+  /** A transcript this large could not travel in one payload: stop with the reason rather than get stuck. */
+  private transcriptTooBig(): Exit | null {
+    const chars = JSON.stringify(this.state.messages).length;
+    if (chars <= MAX_TRANSCRIPT_CHARS) return null;
+    const msg =
+      `the transcript is ${chars} characters, over the ${MAX_TRANSCRIPT_CHARS} the harness allows: the next model call's ` +
+      'input would approach Temporal\'s 2 MiB payload limit. Start a new run with a summary of this one.';
+    return { status: 'failed', interruption: null, reason: msg, error: msg };
+  }
+
+  /** Temporal suggests it (4 MiB or 4,096 events by default), or history passed our own threshold. */
+  private shouldContinueAsNew(): boolean {
+    // At least one turn per execution: a carried state larger than the
+    // threshold must not make every new execution continue at once, forever.
+    if (this.state.turns === this.turnsAtStart) return false;
+    const info = wf.workflowInfo();
+    if (!info.continueAsNewSuggested && info.historySize < this.cfg.continueAsNewAtHistoryBytes) return false;
+    return wf.patched(CONTINUE_AS_NEW_PATCH);
+  }
+
+  private async continueAsNew(): Promise<never> {
+    // Signals and updates in flight finish here, not in limbo between executions.
+    await wf.condition(wf.allHandlersFinished);
+    const info = wf.workflowInfo();
+    this.emit('continued_as_new', { execution: this.executions + 1, historyLength: info.historyLength, historySize: info.historySize, turns: this.state.turns });
+    const carried: CarriedState = { version: 1, state: this.state, decisions: this.decisions, seq: this.seq, executions: this.executions };
+    return wf.continueAsNew<typeof agentRun>(this.input, carried);
   }
 
   /** Runs, declines, or serves from cache one pending call. Returns an exit when the run must stop. */

@@ -16,6 +16,14 @@ export const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
 export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 /** About 8k tokens: enough to read a log, far from Temporal's 2 MiB payload limit. */
 export const DEFAULT_MAX_TOOL_RESULT_CHARS = 32_000;
+/** Where Temporal itself suggests continue-as-new; its warning level is 10 MiB, its limit 50 MiB. */
+export const DEFAULT_CONTINUE_AS_NEW_AT_HISTORY_BYTES = 4 * 1024 * 1024;
+/**
+ * The transcript travels whole in each model call's input and in the
+ * continue-as-new input: one payload each, and Temporal refuses payloads over
+ * 2 MiB (the workflow task would fail forever). Counted before compression.
+ */
+export const MAX_TRANSCRIPT_CHARS = 1.5 * 1024 * 1024;
 /** Limits of the `research` sub-agent run. */
 export const RESEARCH_LIMITS = { maxTurns: 6, maxBudgetUsd: 0.05 };
 export const DEFAULT_TASK_QUEUE = 'agent-harness';

@@ -4,6 +4,7 @@
 import {
   DEFAULT_DEDUPE,
   DEFAULT_MAX_BUDGET_USD,
+  DEFAULT_CONTINUE_AS_NEW_AT_HISTORY_BYTES,
   DEFAULT_MAX_TOOL_RESULT_CHARS,
   DEFAULT_MAX_TURNS,
   DEFAULT_MODEL,
@@ -32,6 +33,7 @@ const DEDUPE_POLICIES: readonly DedupePolicy[] = ['readOnly', 'off', 'all'];
 const KNOWN_FIELDS = new Set([
   'task', 'model', 'system', 'limits', 'toolErrors', 'dedupe', 'tools', 'workspace', 'pricing',
   'approvalTimeoutMs', 'modelTimeoutMs', 'toolTimeoutMs', 'maxToolResultChars',
+  'continueAsNewAtHistoryBytes',
 ]);
 const MAX_TASK_CHARS = 100_000;
 
@@ -79,6 +81,10 @@ export function parseInput(raw: unknown): RunConfig {
     modelTimeoutMs: raw.modelTimeoutMs === undefined ? DEFAULT_MODEL_TIMEOUT_MS : positive(raw.modelTimeoutMs, 'modelTimeoutMs'),
     toolTimeoutMs: raw.toolTimeoutMs === undefined ? DEFAULT_TOOL_TIMEOUT_MS : positive(raw.toolTimeoutMs, 'toolTimeoutMs'),
     maxToolResultChars: raw.maxToolResultChars === undefined ? DEFAULT_MAX_TOOL_RESULT_CHARS : positiveInt(raw.maxToolResultChars, 'maxToolResultChars', MAX_TOOL_RESULT_CHARS_LIMIT),
+    continueAsNewAtHistoryBytes:
+      raw.continueAsNewAtHistoryBytes === undefined
+        ? DEFAULT_CONTINUE_AS_NEW_AT_HISTORY_BYTES
+        : positiveInt(raw.continueAsNewAtHistoryBytes, 'continueAsNewAtHistoryBytes', 40 * 1024 * 1024),
   };
 }
 

@@ -7,6 +7,7 @@ import { proxySinks, type Sinks } from '@temporalio/workflow';
 
 export type TraceEventType =
   | 'run_started'
+  | 'continued_as_new'
   | 'turn'
   | 'tool_start'
   | 'tool_progress'

@@ -69,6 +69,8 @@ export interface AgentInput {
   toolTimeoutMs?: number;
   /** Longer tool results are cut with a note the model can read. */
   maxToolResultChars?: number;
+  /** Continue as new once history passes this many bytes (Temporal may suggest it earlier). */
+  continueAsNewAtHistoryBytes?: number;
 }
 
 /** The input after validation, every default filled in. */
@@ -87,6 +89,7 @@ export interface RunConfig {
   modelTimeoutMs: number;
   toolTimeoutMs: number;
   maxToolResultChars: number;
+  continueAsNewAtHistoryBytes: number;
 }
 
 export interface RunResult {

@@ -1,0 +1,59 @@
+// `npm run codec-server`: the remote codec endpoint the Temporal Web UI
+// (`--ui-codec-endpoint`, or its settings) and the `temporal` CLI
+// (`--codec-endpoint`) call to show compressed payloads as plain JSON.
+// Protocol: POST /decode or /encode with {"payloads":[{"metadata":{k:b64},"data":b64}]}.
+import type { Payload } from '@temporalio/common';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { GzipPayloadCodec } from './payload-codec';
+
+interface JsonPayload {
+  metadata?: Record<string, string>;
+  data?: string;
+}
+
+const fromJson = (p: JsonPayload): Payload => ({
+  metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64')])),
+  data: p.data === undefined ? undefined : Buffer.from(p.data, 'base64'),
+});
+const toJson = (p: Payload): JsonPayload => ({
+  metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v ?? new Uint8Array()).toString('base64')])),
+  data: p.data ? Buffer.from(p.data).toString('base64') : undefined,
+});
+
+export async function startCodecServer(port: number, host = '127.0.0.1', allowOrigin = '*'): Promise<{ url: string; server: Server }> {
+  const codec = new GzipPayloadCodec();
+  const server = createServer((req, res) => {
+    const cors = {
+      'access-control-allow-origin': allowOrigin,
+      'access-control-allow-methods': 'POST, OPTIONS',
+      'access-control-allow-headers': 'content-type, x-namespace, authorization',
+      'access-control-allow-credentials': 'true',
+    };
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, cors).end();
+      return;
+    }
+    const route = req.url?.split('?')[0];
+    if (req.method !== 'POST' || (route !== '/decode' && route !== '/encode')) {
+      res.writeHead(404, cors).end();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      void (async () => {
+        try {
+          const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { payloads?: JsonPayload[] };
+          const payloads = (body.payloads ?? []).map(fromJson);
+          const out = route === '/decode' ? await codec.decode(payloads) : await codec.encode(payloads);
+          res.writeHead(200, { ...cors, 'content-type': 'application/json' }).end(JSON.stringify({ payloads: out.map(toJson) }));
+        } catch (err) {
+          res.writeHead(400, { ...cors, 'content-type': 'application/json' }).end(JSON.stringify({ error: String(err) }));
+        }
+      })();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  return { url: `http://${host}:${(server.address() as AddressInfo).port}`, server };
+}
