@@ -3,43 +3,13 @@
 //   plan ×10           wall time per run (median, p90) and the run's figures
 //   runaway cap 20     turns, tokens, cost, wall time
 //   slow + Stop @1.2s  time from the cancel signal to the result and to the last progress line
-import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { readTrace } from '../activities/trace-file';
-import { startDevServer } from '../client/dev-server';
-import { dataConverter } from '../client/payload-codec';
 import { summaryLine } from '../client/render';
-import { startProvider } from '../provider/server';
-import { createAgentWorker } from '../worker/create-worker';
 import { cancelSignal } from '../workflows/messages';
 import type { AgentInput, RunResult } from '../workflows/types';
+import { startBenchStack } from './stack';
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-
-Runtime.install({ logger: new DefaultLogger('ERROR') });
-const dir = mkdtempSync(join(tmpdir(), 'agent-bench-'));
-const server = await startDevServer({ port: await freePort(), uiPort: null, dbFile: null, logFile: join(dir, 'server.log') });
-const provider = await startProvider();
-const traceDir = join(dir, 'traces');
-const nc = await NativeConnection.connect({ address: server.address });
-const worker = await createAgentWorker({
-  connection: nc,
-  taskQueue: 'bench',
-  llmBaseUrl: provider.url,
-  workspaceRoot: join(dir, 'ws'),
-  traceDir,
-});
-const client = new Client({ connection: await Connection.connect({ address: server.address }), dataConverter: dataConverter() });
+const { client, worker, traceDir, close } = await startBenchStack();
 let n = 0;
 
 async function timed(input: AgentInput): Promise<{ r: RunResult; ms: number; id: string }> {
@@ -87,7 +57,4 @@ await worker.runUntil(async () => {
   const full = await timed({ task: 'Scan.', model: 'slow' });
   console.log(`slow, no cancel  ${summaryLine(full.r, full.ms)}`);
 });
-await client.connection.close();
-await nc.close();
-await provider.close();
-await server.stop();
+await close();

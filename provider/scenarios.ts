@@ -45,6 +45,10 @@ export const SCENARIOS: Record<string, (input: ScriptInput) => ScriptedReply> = 
   // Never declares itself done.
   runaway: ({ turn }) => call(`c${turn}`, 'list_files'),
 
+  // Like runaway, but each turn reads one of 20 pages (page0.txt … page19.txt),
+  // so the transcript grows by a whole page per turn: the long-run benchmark.
+  bulky: ({ turn }) => call(`c${turn}`, 'read_file', { path: `page${turn % 20}.txt` }),
+
   // Guesses a file name, then corrects itself only if told what went wrong.
   recover: ({ turn, toolText }) => {
     if (turn === 0) return call('c1', 'read_file', { path: 'timeout.log' });

@@ -34,6 +34,8 @@ let runtimeInstalled = false;
 export interface HarnessOptions {
   /** Another model endpoint than the shared scripted provider, made in beforeAll. */
   llm?: () => Promise<{ url: string; apiKey?: string }>;
+  /** false: no in-process worker (the file runs worker processes of its own). */
+  worker?: boolean;
 }
 
 /** Registers beforeAll/afterAll that bring a worker up and down around the file's tests. */
@@ -56,6 +58,8 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
       Runtime.install({ logger: new DefaultLogger('ERROR') });
       runtimeInstalled = true;
     }
+    h.client = new Client({ connection: await Connection.connect({ address }), dataConverter: dataConverter() });
+    if (opts.worker === false) return;
     nativeConnection = await NativeConnection.connect({ address });
     const llm = opts.llm ? await opts.llm() : { url: providerUrl, apiKey: undefined };
     worker = await createAgentWorker({
@@ -68,7 +72,6 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
       workflowBundle: { codePath: inject('workflowBundlePath') },
     });
     workerDone = worker.run();
-    h.client = new Client({ connection: await Connection.connect({ address }), dataConverter: dataConverter() });
   });
 
   afterAll(async () => {

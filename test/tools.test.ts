@@ -20,6 +20,7 @@ function context(key = 'run-1/m3/c2') {
     signal: new AbortController().signal,
     progress: () => {},
     sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+    resumeFromStep: 0,
   };
   return ctx;
 }

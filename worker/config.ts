@@ -18,6 +18,9 @@ export interface HarnessConfig {
   traceDir: string;
   devServer: { port: number; uiPort: number; dbFile: string };
   providerPort: number;
+  /** A workflow bundle built ahead of time (skips bundling at start). */
+  workflowBundlePath: string | undefined;
+  maxCachedWorkflows: number | undefined;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig {
@@ -37,7 +40,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig 
       dbFile: resolve(env.TEMPORAL_DB_FILE || resolve(DATA, 'temporal.db')),
     },
     providerPort,
+    workflowBundlePath: env.WORKFLOW_BUNDLE_PATH || undefined,
+    maxCachedWorkflows: env.WORKER_MAX_CACHED_WORKFLOWS === undefined ? undefined : nonNegativeInt(env, 'WORKER_MAX_CACHED_WORKFLOWS'),
   };
+}
+
+function nonNegativeInt(env: NodeJS.ProcessEnv, name: string): number {
+  const n = Number(env[name]);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be an integer >= 0, got ${JSON.stringify(env[name])}`);
+  return n;
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {

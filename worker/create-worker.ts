@@ -20,6 +20,8 @@ export interface AgentWorkerOptions {
   traceDir: string;
   /** A pre-built bundle (tests build it once); otherwise workflows/ is bundled now. */
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /** 0 turns off the workflow cache (and sticky queues): every task replays from history. */
+  maxCachedWorkflows?: number;
 }
 
 export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worker> {
@@ -45,6 +47,7 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
       trace,
     }),
     sinks,
+    ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),
     // Compresses the large, transcript-carrying payloads; small ones stay plain JSON.
     dataConverter: dataConverter(),
     // Cancellation reaches an activity only through a heartbeat's answer:

@@ -28,6 +28,8 @@ const worker = await createAgentWorker({
   llmApiKey: cfg.llmApiKey,
   workspaceRoot: cfg.workspaceRoot,
   traceDir: cfg.traceDir,
+  workflowBundle: cfg.workflowBundlePath ? { codePath: cfg.workflowBundlePath } : undefined,
+  maxCachedWorkflows: cfg.maxCachedWorkflows,
 });
 console.log(`worker on ${address} namespace=${cfg.namespace} taskQueue=${cfg.taskQueue} model endpoint=${cfg.llmBaseUrl}`);
 // worker.run() resolves after SIGINT/SIGTERM (the SDK installs those handlers).

@@ -13,6 +13,8 @@ export interface ToolContext {
   progress(label: string): void;
   /** A sleep that throws at once when the run is cancelled. */
   sleep(ms: number): Promise<void>;
+  /** The last step an earlier attempt of this call reported (0 on the first attempt). */
+  resumeFromStep: number;
 }
 
 export type ToolImpl = (ctx: ToolContext, args: Record<string, unknown>) => Promise<string>;

@@ -1,5 +1,6 @@
 import { existsSync, statSync, unlinkSync } from 'node:fs';
 import type { ToolImpl } from './context';
+import { crashPoint } from './crash-point';
 import { ToolError } from './tool-error';
 import { assertReadable, resolveInside } from './workspace';
 
@@ -25,6 +26,7 @@ export const deleteFile: ToolImpl = async (ctx, args) => {
   if (!statSync(full).isFile()) throw new ToolError(`${rel} is not a regular file; only files can be deleted.`);
   ctx.ledger.put(ctx.idempotencyKey, { state: 'started', at: new Date().toISOString() });
   unlinkSync(full);
+  crashPoint('delete_file:after_unlink');
   ctx.ledger.put(ctx.idempotencyKey, { state: 'done', at: new Date().toISOString(), result });
   return result;
 };

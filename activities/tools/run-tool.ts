@@ -72,7 +72,20 @@ export function createRunTool(deps: ToolDeps) {
 
     const activity = Context.current();
     const attempt = activity.info.attempt;
-    let step = 0;
+    // Progress heartbeated by an earlier attempt (a worker that died mid-tool).
+    const prior = activity.info.heartbeatDetails as { step?: unknown } | undefined;
+    const resumeFromStep = typeof prior?.step === 'number' ? prior.step : 0;
+    let step = resumeFromStep;
+    // Every execution of a tool is on record, retries included.
+    deps.trace.write(input.runId, {
+      seq: input.traceSeq,
+      type: 'tool_exec',
+      attempt,
+      step: 0,
+      toolName: input.toolName,
+      callId: input.callId,
+      ...(resumeFromStep ? { resumeFromStep } : {}),
+    });
     let lastLabel: string | null = null;
     // Heartbeat on a timer, not only on progress: the heartbeat's answer is how
     // the cancellation of the run reaches this process.
@@ -83,6 +96,7 @@ export function createRunTool(deps: ToolDeps) {
       ledger,
       signal: activity.cancellationSignal,
       sleep: (ms) => activity.sleep(ms),
+      resumeFromStep,
       progress: (label) => {
         if (activity.cancellationSignal.aborted) return;
         step += 1;
@@ -100,7 +114,7 @@ export function createRunTool(deps: ToolDeps) {
       },
     };
     try {
-      activity.heartbeat({ step: 0, label: null });
+      activity.heartbeat({ step, label: null });
       return { ok: true, content: capToolResult(await impl(ctx, input.args), input.maxResultChars) };
     } catch (err) {
       if (err instanceof ToolError) return { ok: false, error: err.message, permanent: err.permanent };

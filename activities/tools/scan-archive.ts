@@ -4,9 +4,13 @@ export const SCAN_TOTAL_FILES = 1200;
 export const SCAN_STEP_FILES = 200;
 export const SCAN_STEP_MS = 500;
 
-/** Deliberately slow (≈3 s): progress every 500 ms, stops at once when the run is cancelled. */
+/**
+ * Deliberately slow (≈3 s): progress every 500 ms, stops at once when the run
+ * is cancelled, and a retry after a crash resumes after the last step it
+ * reported instead of scanning again from the start.
+ */
 export const scanArchive: ToolImpl = async (ctx) => {
-  for (let done = SCAN_STEP_FILES; done <= SCAN_TOTAL_FILES; done += SCAN_STEP_FILES) {
+  for (let done = SCAN_STEP_FILES * (ctx.resumeFromStep + 1); done <= SCAN_TOTAL_FILES; done += SCAN_STEP_FILES) {
     await ctx.sleep(SCAN_STEP_MS);
     ctx.progress(`scanned ${done} of ${SCAN_TOTAL_FILES} files`);
   }

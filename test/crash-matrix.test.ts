@@ -1,0 +1,157 @@
+// The crash matrix: a worker process killed with SIGKILL after each trace
+// event and in the middle of a running activity, for `plan`, `destructive`
+// (approved) and `slow`; a new worker process takes over. Every run must end
+// exactly like the uncrashed one: same result, turns and cost; no recorded tool
+// run again; the interrupted delete lands once; a gapless, duplicate-free trace.
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { TraceLine } from '../activities/trace-file';
+import { approveSignal, statusQuery } from '../workflows/messages';
+import type { AgentInput, RunResult } from '../workflows/types';
+import { addFault, freshWorkspace, providerRequests, useHarness, waitFor } from './harness';
+import { startWorkerProcess } from './worker-process';
+
+const h = useHarness({ worker: false });
+type Scenario = 'plan' | 'destructive' | 'slow';
+type Kill = { afterSeq: number } | { mid: 'model' | 'delete' | 'scan' } | null;
+
+const TASK = 'Which file mentions a timeout?';
+const EVENTS: Record<Scenario, number> = { plan: 9, destructive: 11, slow: 6 };
+const MID: Record<Scenario, 'model' | 'delete' | 'scan'> = { plan: 'model', destructive: 'delete', slow: 'scan' };
+
+interface Outcome {
+  result: RunResult;
+  trace: TraceLine[];
+  modelRequestsPerTurn: number[];
+  deletedFile: boolean;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Approves c2 once the run is parked on it, as committed history says (no cache, so queries replay history). */
+async function approveWhenParked(handle: Awaited<ReturnType<typeof h.client.workflow.start>>, done: () => boolean) {
+  while (!done()) {
+    const s = await Promise.race([handle.query(statusQuery).catch(() => null), sleep(3000).then(() => null)]);
+    if (s?.interruption?.type === 'approval' && s.interruption.callId === 'c2') {
+      await handle.signal(approveSignal, { callId: 'c2', by: 'crash-test' });
+      return;
+    }
+    await sleep(200);
+  }
+}
+
+async function runCase(scenario: Scenario, kill: Kill): Promise<Outcome> {
+  const id = randomUUID().slice(0, 8);
+  const taskQueue = `crash-${id}`;
+  const workspace = freshWorkspace();
+  // Digits only: every marker costs the same tokens, so costs compare exactly.
+  const m = `[run-${String(Math.floor(1e7 + Math.random() * 9e7))}]`;
+  const input: AgentInput = { task: `${TASK} ${m}`, model: scenario, workspace };
+  if (kill && 'mid' in kill && kill.mid === 'model') {
+    await addFault(h.providerUrl, { match: { taskIncludes: m, turn: 1 }, fault: { type: 'delay', ms: 3000 }, times: 1 });
+  }
+  const common = { taskQueue, traceDir: h.traceDir, workspaceRoot: h.workspaceRoot };
+  const first = await startWorkerProcess({
+    ...common,
+    env: kill && 'mid' in kill && kill.mid === 'delete' ? { AGENT_CRASH_AT: 'delete_file:after_unlink' } : {},
+  });
+  const handle = await h.client.workflow.start('agentRun', {
+    taskQueue,
+    workflowId: `crash-${scenario}-${id}`,
+    args: [input],
+    // A task lost with its worker is handed out again after 2 s.
+    workflowTaskTimeout: '2s',
+  });
+  let finished = false;
+  const approver = scenario === 'destructive' ? approveWhenParked(handle, () => finished) : Promise.resolve();
+  const trace = () => h.trace(handle.workflowId);
+  let second = null;
+  try {
+    if (kill) {
+      if ('afterSeq' in kill) {
+        await waitFor(`seq ${kill.afterSeq}`, () => trace().some((l) => l.seq === kill.afterSeq && l.step === undefined), 40_000);
+      } else if (kill.mid === 'model') {
+        await waitFor('the turn-2 model request', async () => (await providerRequests(h.providerUrl, m)).length >= 1 && trace().some((l) => l.type === 'tool_result'), 40_000);
+        await sleep(300); // the request is now held by the provider's 3 s delay
+      } else if (kill.mid === 'scan') {
+        await waitFor('two progress lines', () => trace().filter((l) => l.type === 'tool_progress').length >= 2, 40_000);
+      }
+      if ('mid' in kill && kill.mid === 'delete') await first.exited; // it kills itself mid-delete
+      else await first.kill();
+      second = await startWorkerProcess(common);
+    }
+    const result = (await handle.result()) as RunResult;
+    finished = true;
+    await approver;
+    await sleep(200);
+    const requests = await providerRequests(h.providerUrl, m);
+    const perTurn = Array.from({ length: result.turns }, (_, t) => requests.filter((r) => r.turn === t).length);
+    return { result, trace: trace(), modelRequestsPerTurn: perTurn, deletedFile: !existsSync(join(h.workspaceRoot, workspace, 'access.log')) };
+  } finally {
+    finished = true;
+    await first.kill();
+    await second?.kill();
+  }
+}
+
+const workflowLines = (t: TraceLine[]) => t.filter((l) => l.step === undefined);
+const execs = (t: TraceLine[]) => t.filter((l) => l.type === 'tool_exec');
+const matrix: string[] = [];
+afterAll(() => console.log(`crash matrix (kill point x scenario -> outcome):\n${matrix.join('\n')}`));
+
+/** Runs `fn` over `items`, `width` at a time. */
+async function inBatches<T, R>(items: T[], width: number, fn: (x: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < items.length; i += width) out.push(...(await Promise.all(items.slice(i, i + width).map(fn))));
+  return out;
+}
+
+describe.each(['plan', 'destructive', 'slow'] as const)('crash matrix: %s', (scenario) => {
+  it('every kill point ends like the uncrashed run', { timeout: 600_000 }, async () => {
+    const baseline = await runCase(scenario, null);
+    const kills: Kill[] = [
+      ...Array.from({ length: EVENTS[scenario] }, (_, i) => ({ afterSeq: i + 1 })),
+      { mid: MID[scenario] },
+    ];
+    expect(workflowLines(baseline.trace)).toHaveLength(EVENTS[scenario]);
+    const outcomes = await inBatches(kills, 3, (k) => runCase(scenario, k).then((o) => ({ k, o })));
+    for (const { k, o } of outcomes) {
+      const label = k && 'afterSeq' in k ? `after seq ${k.afterSeq} (${baseline.trace.find((l) => l.seq === k.afterSeq && l.step === undefined)?.type})` : `mid-${k && 'mid' in k ? k.mid : ''}`;
+      const { result: r } = o;
+      // Same exit, same figures, same money.
+      expect({ label, status: r.status, output: r.output, turns: r.turns, toolRuns: r.toolRuns }).toEqual({
+        label,
+        status: baseline.result.status,
+        output: baseline.result.output,
+        turns: baseline.result.turns,
+        toolRuns: baseline.result.toolRuns,
+      });
+      expect(r.costUsd).toBeCloseTo(baseline.result.costUsd, 12);
+      // The trace: the same events, each once, seq without gaps.
+      const lines = workflowLines(o.trace);
+      expect(lines.map((l) => l.seq)).toEqual(lines.map((_, i) => i + 1));
+      expect(lines.map((l) => l.type)).toEqual(workflowLines(baseline.trace).map((l) => l.type));
+      // A tool whose completion was recorded never runs again; only the one killed mid-run is retried.
+      const perCall = new Map<string, number>();
+      for (const e of execs(o.trace)) perCall.set(String(e.callId), (perCall.get(String(e.callId)) ?? 0) + 1);
+      const midTool = k && 'mid' in k && k.mid !== 'model';
+      const retried = [...perCall.values()].filter((n) => n > 1).length;
+      expect(retried).toBe(midTool ? 1 : 0);
+      expect(Math.max(...perCall.values())).toBeLessThanOrEqual(2);
+      // No paid turn bought twice, except the model call that the kill interrupted.
+      const expectedRequests = baseline.modelRequestsPerTurn.map((n, t) => (k && 'mid' in k && k.mid === 'model' && t === 1 ? n + 1 : n));
+      expect(o.modelRequestsPerTurn).toEqual(expectedRequests);
+      if (scenario === 'destructive') expect(o.deletedFile).toBe(true);
+      if (scenario === 'slow' && midTool) {
+        // The retry resumed after the last step it heartbeated: no file scanned twice.
+        const labels = o.trace.filter((l) => l.type === 'tool_progress').map((l) => String(l.label));
+        expect(new Set(labels).size).toBe(labels.length);
+        expect(labels.at(-1)).toBe('scanned 1200 of 1200 files');
+      }
+      const extra = midTool ? `, ${[...perCall.entries()].find(([, n]) => n > 1)?.[0]} ran twice (retry)` : '';
+      matrix.push(`${scenario} | ${label} | ${r.status}, turns=${r.turns}, tools=${r.toolRuns}, cost=$${r.costUsd.toFixed(6)} = uncrashed${extra}`);
+    }
+  });
+});
