@@ -17,6 +17,8 @@ export interface WorkerProcessOptions {
   traceDir: string;
   workspaceRoot: string;
   llmBaseUrl?: string;
+  /** Another Temporal server than the suite's. */
+  address?: string;
   /** Extra environment, such as AGENT_CRASH_AT. */
   env?: Record<string, string>;
 }
@@ -26,7 +28,7 @@ export async function startWorkerProcess(opts: WorkerProcessOptions): Promise<Wo
     cwd: ROOT,
     env: {
       ...process.env,
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_ADDRESS: opts.address ?? inject('temporalAddress'),
       AGENT_TASK_QUEUE: opts.taskQueue,
       TRACE_DIR: opts.traceDir,
       AGENT_WORKSPACE: opts.workspaceRoot,
