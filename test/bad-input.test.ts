@@ -43,7 +43,7 @@ describe('model output', () => {
     const handle = await h.start({ task: 'Say nothing.', model: 'empty_reply' });
     const r = (await handle.result()) as RunResult;
     expect(r).toMatchObject({ status: 'completed', output: '', turns: 1 });
-    expect(h.trace(handle.workflowId).at(-1)).toMatchObject({ type: 'run_stopped', reason: expect.stringContaining('empty reply') });
+    expect(h.events(handle.workflowId).at(-1)).toMatchObject({ type: 'run_stopped', reason: expect.stringContaining('empty reply') });
     matrix.push('model output | empty reply | completed, output "", run_stopped reason names the empty reply');
   });
 });

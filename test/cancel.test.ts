@@ -34,7 +34,7 @@ describe('slow scenario', () => {
     expect(progress.length).toBeLessThan(6);
     const last = Date.parse(progress.at(-1)!.ts);
     expect(last).toBeLessThan(Date.parse(trace.find((l) => l.type === 'run_stopped')!.ts));
-    expect(trace.at(-1)).toMatchObject({ type: 'run_stopped', status: 'interrupted', reason: 'user pressed Stop' });
+    expect(h.events(handle.workflowId).at(-1)).toMatchObject({ type: 'run_stopped', status: 'interrupted', reason: 'user pressed Stop' });
   });
 
   it('native workflow cancellation ends the run the same way', async () => {
@@ -58,7 +58,7 @@ describe('slow scenario', () => {
     // Both cancels can land while the first one's workflow task is in flight, so the
     // server makes the worker redo that task with both: the trace keeps the redo only.
     await new Promise((res) => setTimeout(res, 200));
-    const trace = h.trace(handle.workflowId);
+    const trace = h.events(handle.workflowId);
     expect(trace.some((l) => l.type === 'signal_ignored' && l.signal === 'cancel')).toBe(true);
     expect(trace.filter((l) => l.type === 'run_stopped')).toHaveLength(1);
     expect(trace.map((l) => l.seq)).toEqual(trace.map((_, i) => i + 1));

@@ -27,7 +27,7 @@ describe('continue-as-new', () => {
     expect(runs.filter((w) => w.status.name === 'CONTINUED_AS_NEW')).toHaveLength(runs.length - 1);
     for (const w of runs) expect(w.historyLength).toBeLessThan(250);
 
-    const trace = h.trace(handle.workflowId);
+    const trace = h.events(handle.workflowId);
     expect(trace.map((l) => l.seq)).toEqual(trace.map((_, i) => i + 1));
     expect(trace.filter((l) => l.type === 'run_started')).toHaveLength(1);
     expect(trace.filter((l) => l.type === 'run_stopped')).toHaveLength(1);

@@ -27,6 +27,8 @@ export interface Harness {
   start(input: AgentInput, id?: string): Promise<WorkflowHandle>;
   run(input: AgentInput): Promise<RunResult>;
   trace(runId: string): TraceLine[];
+  /** The workflow's own events (no lines written by activities): seq 1..n. */
+  events(runId: string): TraceLine[];
 }
 
 let runtimeInstalled = false;
@@ -89,6 +91,7 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
     });
   h.run = async (input) => (await h.start(input)).result() as Promise<RunResult>;
   h.trace = (runId) => readTrace(h.traceDir, runId);
+  h.events = (runId) => h.trace(runId).filter((l) => l.step === undefined);
   return h;
 }
 

@@ -17,7 +17,7 @@ describe('runaway scenario', () => {
     const results = h.trace(handle.workflowId).filter((l) => l.type === 'tool_result');
     expect(results).toHaveLength(cap);
     expect(results.filter((l) => l.cached)).toHaveLength(cap - 1);
-    expect(h.trace(handle.workflowId).at(-1)).toMatchObject({ type: 'run_stopped', status: 'max_turns_exceeded', turns: cap });
+    expect(h.events(handle.workflowId).at(-1)).toMatchObject({ type: 'run_stopped', status: 'max_turns_exceeded', turns: cap });
   });
 
   it('runs every tool call when dedupe is off, and tokens grow faster than turns', async () => {

@@ -34,8 +34,13 @@ describe('plan scenario', () => {
     expect(r.costUsd).toBeCloseTo(expected, 12);
 
     // The trace: one line per event, each with the run id and a gapless seq.
-    const trace = h.trace(handle.workflowId);
-    expect(trace.every((l) => l.runId === handle.workflowId)).toBe(true);
+    expect(h.trace(handle.workflowId).every((l) => l.runId === handle.workflowId)).toBe(true);
+    // Each tool ran once, on its first attempt.
+    expect(h.trace(handle.workflowId).filter((l) => l.type === 'tool_exec').map((l) => [l.toolName, l.attempt])).toEqual([
+      ['list_files', 1],
+      ['read_file', 1],
+    ]);
+    const trace = h.events(handle.workflowId);
     expect(trace.map((l) => l.seq)).toEqual(trace.map((_, i) => i + 1));
     expect(trace.map((l) => l.type)).toEqual([
       'run_started',

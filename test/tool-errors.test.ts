@@ -45,7 +45,7 @@ describe('forbidden scenario', () => {
     expect(r.turns).toBe(1);
     expect(r.toolRuns).toBe(1);
     expect(r.error).toMatch(/permanent tool error in read_file.*access denied.*\.env/);
-    expect(h.trace(handle.workflowId).at(-1)).toMatchObject({ type: 'run_stopped', status: 'failed' });
+    expect(h.events(handle.workflowId).at(-1)).toMatchObject({ type: 'run_stopped', status: 'failed' });
     // The transcript stays valid: the refused call got its result.
     const transcript = await handle.query(transcriptQuery);
     expect(transcript.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'c1' });
