@@ -3,10 +3,9 @@
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDevServer, type DevServer } from '../client/dev-server';
+import { findFreePort, startDevServer, type DevServer } from '../client/dev-server';
 import { dataConverter } from '../client/payload-codec';
 import { startProvider, type RunningProvider } from '../provider/server';
 import { createAgentWorker } from '../worker/create-worker';
@@ -20,18 +19,10 @@ export interface BenchStack {
   close(): Promise<void>;
 }
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-
 export async function startBenchStack(dynamicConfig: Record<string, unknown> = {}): Promise<BenchStack> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const dir = mkdtempSync(join(tmpdir(), 'agent-bench-'));
-  const server: DevServer = await startDevServer({ port: await freePort(), uiPort: null, dbFile: null, logFile: join(dir, 'server.log'), dynamicConfig });
+  const server: DevServer = await startDevServer({ port: await findFreePort(), uiPort: null, dbFile: null, logFile: join(dir, 'server.log'), dynamicConfig });
   const provider: RunningProvider = await startProvider();
   const traceDir = join(dir, 'traces');
   const workspaceRoot = join(dir, 'ws');

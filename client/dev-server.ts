@@ -6,6 +6,7 @@ import { Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
 import { findTemporalCli } from './temporal-cli';
@@ -31,6 +32,18 @@ export interface DevServer {
   /** The process we started, or null when a running server was reused. */
   child: ChildProcess | null;
   stop(): Promise<void>;
+}
+
+/** A TCP port nobody listens on right now. */
+export function findFreePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
 }
 
 /** Connects to a server at `address` if one answers within `timeoutMs`. */

@@ -12,7 +12,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { startProvider, type RunningProvider } from '../provider/server';
 import { loadConfig, PROJECT_ROOT } from '../worker/config';
-import { createAgentWorker } from '../worker/create-worker';
+import { createWorkerFromConfig } from '../worker/create-worker';
 import { main } from './cli';
 import { startCodecServer } from './codec-server';
 import { startDevServer, type DevServer } from './dev-server';
@@ -56,15 +56,7 @@ if (!process.env.LLM_BASE_URL) {
 }
 
 const nativeConnection = await NativeConnection.connect({ address });
-const worker = await createAgentWorker({
-  connection: nativeConnection,
-  namespace: cfg.namespace,
-  taskQueue: cfg.taskQueue,
-  llmBaseUrl: cfg.llmBaseUrl,
-  llmApiKey: cfg.llmApiKey,
-  workspaceRoot: cfg.workspaceRoot,
-  traceDir: cfg.traceDir,
-});
+const worker = await createWorkerFromConfig(nativeConnection, cfg);
 const workerDone = worker.run();
 console.log(`worker on task queue ${cfg.taskQueue}; traces in ${cfg.traceDir}`);
 

@@ -3,12 +3,11 @@
 // scripted provider over HTTP, and one workflow bundle.
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
-import { startDevServer } from '../client/dev-server';
+import { findFreePort, startDevServer } from '../client/dev-server';
 import { startProvider } from '../provider/server';
 import { WORKFLOWS_PATH } from '../worker/create-worker';
 
@@ -22,21 +21,10 @@ declare module 'vitest' {
 
 export const SUGGEST_CONTINUE_AS_NEW_AT_EVENTS = 150;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 export default async function setup(project: TestProject) {
   const dir = mkdtempSync(join(tmpdir(), 'agent-harness-test-'));
   const server = await startDevServer({
-    port: await freePort(),
+    port: await findFreePort(),
     uiPort: null,
     dbFile: null,
     logFile: join(dir, 'temporal-server.log'),

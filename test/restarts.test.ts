@@ -3,11 +3,10 @@
 import { Client, Connection } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startDevServer } from '../client/dev-server';
+import { findFreePort, startDevServer } from '../client/dev-server';
 import { dataConverter } from '../client/payload-codec';
 import { approveSignal, statusQuery } from '../workflows/messages';
 import type { RunResult } from '../workflows/types';
@@ -16,18 +15,10 @@ import { startWorkerProcess } from './worker-process';
 
 const h = useHarness({ worker: false });
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-
 describe('server restart', () => {
   it('the dev server killed mid-run and restarted on the same SQLite file: every run finishes', { timeout: 180_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'restart-'));
-    const port = await freePort();
+    const port = await findFreePort();
     const serverOpts = { port, uiPort: null, dbFile: join(dir, 'temporal.db'), logFile: join(dir, 'server.log'), startTimeoutMs: 60_000 };
     let server = await startDevServer(serverOpts);
     const taskQueue = `restart-${randomUUID().slice(0, 8)}`;

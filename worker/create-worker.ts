@@ -7,6 +7,7 @@ import { createActivities } from '../activities';
 import { dataConverter } from '../client/payload-codec';
 import { TraceWriter } from '../activities/trace-file';
 import type { TraceSinks } from '../workflows/trace';
+import type { HarnessConfig } from './config';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -22,6 +23,21 @@ export interface AgentWorkerOptions {
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** 0 turns off the workflow cache (and sticky queues): every task replays from history. */
   maxCachedWorkflows?: number;
+}
+
+/** A worker configured from the environment (worker/config.ts), as `npm run worker` and `npm start` run it. */
+export function createWorkerFromConfig(connection: NativeConnection, cfg: HarnessConfig): Promise<Worker> {
+  return createAgentWorker({
+    connection,
+    namespace: cfg.namespace,
+    taskQueue: cfg.taskQueue,
+    llmBaseUrl: cfg.llmBaseUrl,
+    llmApiKey: cfg.llmApiKey,
+    workspaceRoot: cfg.workspaceRoot,
+    traceDir: cfg.traceDir,
+    workflowBundle: cfg.workflowBundlePath ? { codePath: cfg.workflowBundlePath } : undefined,
+    maxCachedWorkflows: cfg.maxCachedWorkflows,
+  });
 }
 
 export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worker> {

@@ -4,7 +4,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { Connection } from '@temporalio/client';
 import { ensureSearchAttributes, startDevServer } from '../client/dev-server';
 import { loadConfig } from './config';
-import { createAgentWorker } from './create-worker';
+import { createWorkerFromConfig } from './create-worker';
 
 const cfg = loadConfig();
 const server = cfg.temporalAddress
@@ -20,17 +20,7 @@ await ensureSearchAttributes(admin, cfg.namespace).catch((err: unknown) =>
 await admin.close();
 
 const connection = await NativeConnection.connect({ address });
-const worker = await createAgentWorker({
-  connection,
-  namespace: cfg.namespace,
-  taskQueue: cfg.taskQueue,
-  llmBaseUrl: cfg.llmBaseUrl,
-  llmApiKey: cfg.llmApiKey,
-  workspaceRoot: cfg.workspaceRoot,
-  traceDir: cfg.traceDir,
-  workflowBundle: cfg.workflowBundlePath ? { codePath: cfg.workflowBundlePath } : undefined,
-  maxCachedWorkflows: cfg.maxCachedWorkflows,
-});
+const worker = await createWorkerFromConfig(connection, cfg);
 console.log(`worker on ${address} namespace=${cfg.namespace} taskQueue=${cfg.taskQueue} model endpoint=${cfg.llmBaseUrl}`);
 // worker.run() resolves after SIGINT/SIGTERM (the SDK installs those handlers).
 await worker.run();
