@@ -5,7 +5,8 @@
 import * as wf from '@temporalio/workflow';
 import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { MAX_TRANSCRIPT_CHARS, RESEARCH_LIMITS } from './defaults';
+import { ApprovalDesk, type AwaitingApproval } from './approvals';
+import { isContinueAsNewDue, type CarriedState } from './continue-as-new';
 import { InputError, parseInput } from './input';
 import {
   cacheKey,
@@ -21,45 +22,21 @@ import {
   replyProtocolProblem,
   toolErrorText,
   toolResultMessage,
+  transcriptTooBig,
   turnCostUsd,
   type Decision,
   type Exit,
   type LoopState,
   type PendingCall,
 } from './loop';
-import {
-  approveSignal,
-  cancelSignal,
-  decideUpdate,
-  rejectSignal,
-  statusQuery,
-  transcriptQuery,
-  type DecideInput,
-} from './messages';
+import { approveSignal, cancelSignal, decideUpdate, rejectSignal, statusQuery, transcriptQuery } from './messages';
+import { runResearch } from './research';
 import { AGENT_MODEL, AGENT_STATUS } from './search-attributes';
 import { TOOL_SPECS, toolDefinitions } from './tool-catalogue';
 import { traceSinks, type TraceEventType } from './trace';
-import type { AgentInput, Interruption, RunConfig, RunResult, RunStatus, RunStatusView, ToolName, ToolOutcome } from './types';
+import type { AgentInput, Interruption, RunConfig, RunResult, RunStatus, RunStatusView, ToolOutcome } from './types';
 
-/**
- * What one execution hands the next when the run continues as new: all the
- * loop knows, as plain JSON. The run id (workflow id), the trace's seq, the
- * cost and the cache carry on; nothing is pending at that point.
- */
-export interface CarriedState {
-  version: 1;
-  state: LoopState;
-  decisions: Record<string, Decision>;
-  seq: number;
-  /** Executions before this one. */
-  executions: number;
-}
-
-/**
- * Guards the continue-as-new decision: runs whose history was recorded before
- * it existed replay without it (see "Changing the loop safely" in the README).
- */
-export const CONTINUE_AS_NEW_PATCH = 'continue-as-new-v1';
+export type { CarriedState } from './continue-as-new';
 
 export async function agentRun(input: AgentInput, carried?: CarriedState): Promise<RunResult> {
   let cfg: RunConfig;
@@ -75,13 +52,6 @@ export async function agentRun(input: AgentInput, carried?: CarriedState): Promi
   return new AgentRun(wf.workflowInfo().workflowId, input, cfg, carried).run();
 }
 
-interface AwaitingApproval {
-  key: string;
-  callId: string;
-  toolName: ToolName;
-  args: Record<string, unknown>;
-}
-
 class AgentRun {
   private readonly state: LoopState;
   private readonly executions: number;
@@ -89,9 +59,7 @@ class AgentRun {
   private readonly turnsAtStart: number;
   private status: RunStatus = 'running';
   private interruption: Interruption | null = null;
-  private awaiting: AwaitingApproval | null = null;
-  /** Decisions by idempotency key: a decision belongs to one call of one turn. */
-  private readonly decisions: Record<string, Decision>;
+  private readonly approvals: ApprovalDesk;
   private cancelReason: string | null = null;
   private seq = 0;
   private readonly scope = new wf.CancellationScope();
@@ -105,7 +73,7 @@ class AgentRun {
     carried: CarriedState | undefined,
   ) {
     this.state = carried?.state ?? initialState(cfg);
-    this.decisions = carried?.decisions ?? {};
+    this.approvals = new ApprovalDesk(carried?.decisions ?? {});
     this.seq = carried?.seq ?? 0;
     this.executions = (carried?.executions ?? 0) + 1;
     this.turnsAtStart = this.state.turns;
@@ -150,9 +118,9 @@ class AgentRun {
       }
       const limit = limitExit(this.state, this.cfg);
       if (limit) return limit;
-      const tooBig = this.transcriptTooBig();
+      const tooBig = transcriptTooBig(this.state);
       if (tooBig) return tooBig;
-      if (this.shouldContinueAsNew()) await this.continueAsNew();
+      if (isContinueAsNewDue(this.state.turns - this.turnsAtStart, this.cfg.continueAsNewAtHistoryBytes)) await this.continueAsNew();
 
       const reply = await this.model.callModel({
         runId: this.runId,
@@ -184,32 +152,12 @@ class AgentRun {
     }
   }
 
-  /** A transcript this large could not travel in one payload: stop with the reason rather than get stuck. */
-  private transcriptTooBig(): Exit | null {
-    const chars = JSON.stringify(this.state.messages).length;
-    if (chars <= MAX_TRANSCRIPT_CHARS) return null;
-    const msg =
-      `the transcript is ${chars} characters, over the ${MAX_TRANSCRIPT_CHARS} the harness allows: the next model call's ` +
-      'input would approach Temporal\'s 2 MiB payload limit. Start a new run with a summary of this one.';
-    return { status: 'failed', interruption: null, reason: msg, error: msg };
-  }
-
-  /** Temporal suggests it (4 MiB or 4,096 events by default), or history passed our own threshold. */
-  private shouldContinueAsNew(): boolean {
-    // At least one turn per execution: a carried state larger than the
-    // threshold must not make every new execution continue at once, forever.
-    if (this.state.turns === this.turnsAtStart) return false;
-    const info = wf.workflowInfo();
-    if (!info.continueAsNewSuggested && info.historySize < this.cfg.continueAsNewAtHistoryBytes) return false;
-    return wf.patched(CONTINUE_AS_NEW_PATCH);
-  }
-
   private async continueAsNew(): Promise<never> {
     // Signals and updates in flight finish here, not in limbo between executions.
     await wf.condition(wf.allHandlersFinished);
     const info = wf.workflowInfo();
     this.emit('continued_as_new', { execution: this.executions + 1, historyLength: info.historyLength, historySize: info.historySize, turns: this.state.turns });
-    const carried: CarriedState = { version: 1, state: this.state, decisions: this.decisions, seq: this.seq, executions: this.executions };
+    const carried: CarriedState = { version: 1, state: this.state, decisions: this.approvals.decisions, seq: this.seq, executions: this.executions };
     return wf.continueAsNew<typeof agentRun>(this.input, carried);
   }
 
@@ -251,7 +199,7 @@ class AgentRun {
     const started = Date.now();
     const outcome =
       toolName === 'research'
-        ? await this.runResearch(pending, args)
+        ? await this.research(pending, String(args.question))
         : await this.tools.runTool({
             runId: this.runId,
             callId: call.id,
@@ -290,18 +238,19 @@ class AgentRun {
 
   /** Parks the run until a person decides; null when the approval timeout passed first. */
   private async awaitDecision(req: AwaitingApproval): Promise<Decision | null> {
-    const known = this.decisions[req.key];
+    const { decisions } = this.approvals;
+    const known = decisions[req.key];
     if (known) return known;
-    this.awaiting = req;
+    this.approvals.awaiting = req;
     this.status = 'interrupted';
     this.interruption = { type: 'approval', callId: req.callId, toolName: req.toolName, args: req.args };
     this.upsertStatus();
     this.emit('approval_required', { toolName: req.toolName, args: req.args, callId: req.callId });
-    const decided = () => this.decisions[req.key] !== undefined;
+    const decided = () => decisions[req.key] !== undefined;
     if (this.cfg.approvalTimeoutMs === null) await wf.condition(decided);
     else await wf.condition(decided, this.cfg.approvalTimeoutMs);
-    this.awaiting = null;
-    const decision = this.decisions[req.key] ?? null;
+    this.approvals.awaiting = null;
+    const decision = decisions[req.key] ?? null;
     if (decision) {
       this.status = 'running';
       this.interruption = null;
@@ -310,28 +259,13 @@ class AgentRun {
     return decision;
   }
 
-  private async runResearch(pending: PendingCall, args: Record<string, unknown>): Promise<ToolOutcome> {
-    const child = await wf.executeChild(agentRun, {
-      workflowId: `${idempotencyKey(this.runId, pending)}/research`,
-      args: [
-        {
-          task: String(args.question),
-          model: this.cfg.model,
-          tools: ['list_files', 'read_file'],
-          limits: RESEARCH_LIMITS,
-          toolErrors: this.cfg.toolErrors,
-          workspace: this.cfg.workspace,
-          pricing: this.cfg.pricing,
-        },
-      ],
-      parentClosePolicy: 'REQUEST_CANCEL',
-    });
+  private async research(pending: PendingCall, question: string): Promise<ToolOutcome> {
+    const child = await runResearch(this.cfg, `${idempotencyKey(this.runId, pending)}/research`, question);
     // The parent pays for its children: their spend counts against its budget.
     this.state.costUsd += child.costUsd;
     this.state.usage.promptTokens += child.usage.promptTokens;
     this.state.usage.completionTokens += child.usage.completionTokens;
-    if (child.status === 'completed') return { ok: true, content: capToolResult(child.output ?? '', this.cfg.maxToolResultChars) };
-    return { ok: false, error: `the research sub-agent stopped with ${child.status}: ${child.error ?? 'no answer'}`, permanent: false };
+    return child.outcome;
   }
 
   private exitForError(err: unknown): Exit {
@@ -354,7 +288,7 @@ class AgentRun {
   private async finish(exit: Exit): Promise<RunResult> {
     this.status = exit.status;
     this.interruption = exit.interruption;
-    this.awaiting = null;
+    this.approvals.awaiting = null;
     this.upsertStatus();
     this.emit('run_stopped', { status: exit.status, reason: exit.reason, turns: this.state.turns, costUsd: this.state.costUsd });
     // Let an in-flight `decide` update answer before the run closes.
@@ -378,61 +312,44 @@ class AgentRun {
   private registerHandlers(): void {
     wf.setHandler(statusQuery, () => this.view());
     wf.setHandler(transcriptQuery, () => this.state.messages);
-    wf.setHandler(approveSignal, (input) => this.decide('approve', { ...input, decision: 'approve' }));
-    wf.setHandler(rejectSignal, (input) => this.decide('reject', { ...input, decision: 'reject' }));
+    wf.setHandler(approveSignal, (input) => this.decide('approve', input, 'approve'));
+    wf.setHandler(rejectSignal, (input) => this.decide('reject', input, 'reject'));
     wf.setHandler(cancelSignal, (input) => {
-      if (this.cancelReason !== null || this.status !== 'running' && this.status !== 'interrupted') {
+      if (this.cancelReason !== null || (this.status !== 'running' && this.status !== 'interrupted')) {
         this.emit('signal_ignored', { signal: 'cancel', reason: 'the run is already stopping' });
         return;
       }
-      const reason = typeof input?.reason === 'string' && input.reason.trim() ? input.reason : 'cancelled';
-      this.cancelReason = reason;
+      const reason = (input as { reason?: unknown } | null)?.reason;
+      this.cancelReason = typeof reason === 'string' && reason.trim() ? reason : 'cancelled';
       this.scope.cancel();
     });
     wf.setHandler(
       decideUpdate,
       async (input) => {
-        const key = this.awaiting?.key;
-        this.decide('decide', input);
+        const key = this.approvals.awaiting?.key;
+        this.decide('decide', input, input.decision);
         // Answer once the loop has taken the decision, so the caller sees its effect.
-        await wf.condition(() => this.awaiting?.key !== key);
+        await wf.condition(() => this.approvals.awaiting?.key !== key);
         return this.view();
       },
       {
+        // Refused updates leave no trace in history: the caller learns at once.
         validator: (input) => {
-          const problem = this.decisionProblem(input);
+          const problem = this.approvals.problem(input, input?.decision);
           if (problem) throw new Error(problem);
-          if (input.decision !== 'approve' && input.decision !== 'reject') {
-            throw new Error(`decision must be "approve" or "reject", got ${JSON.stringify(input.decision)}`);
-          }
         },
       },
     );
   }
 
-  /** Why a decision for this call id cannot be taken now, or null. */
-  private decisionProblem(input: { callId?: unknown } | undefined): string | null {
-    if (typeof input?.callId !== 'string') return 'callId must be a string';
-    if (!this.awaiting) return `no call is awaiting a decision (got callId ${JSON.stringify(input.callId)})`;
-    if (this.awaiting.callId !== input.callId) {
-      return `call ${JSON.stringify(input.callId)} is not awaiting a decision; ${JSON.stringify(this.awaiting.callId)} is`;
-    }
-    return null;
-  }
-
-  private decide(signal: 'approve' | 'reject' | 'decide', input: DecideInput): void {
-    const problem = this.decisionProblem(input);
-    if (problem || !this.awaiting) {
-      this.emit('signal_ignored', { signal, callId: input?.callId ?? null, reason: problem });
+  private decide(signal: 'approve' | 'reject' | 'decide', input: unknown, verdict: unknown): void {
+    const taken = this.approvals.take(input, verdict);
+    if (!taken.ok) {
+      const callId = (input as { callId?: unknown } | null)?.callId ?? null;
+      this.emit('signal_ignored', { signal, callId, reason: taken.problem });
       return;
     }
-    const decision: Decision = {
-      decision: input.decision,
-      reason: typeof input.reason === 'string' && input.reason.trim() ? input.reason : null,
-      by: typeof input.by === 'string' && input.by.trim() ? input.by : null,
-    };
-    this.decisions[this.awaiting.key] = decision;
-    this.emit('approval_decided', { callId: this.awaiting.callId, toolName: this.awaiting.toolName, ...decision });
+    this.emit('approval_decided', { callId: taken.call.callId, toolName: taken.call.toolName, ...taken.decision });
   }
 
   private view(): RunStatusView {

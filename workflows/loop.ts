@@ -2,6 +2,7 @@
 // which exit applies, what a reply costs, what the cache holds, what the
 // transcript says about a failed or declined call. workflows/agent-run.ts wires
 // these to activities and signals; test/loop.test.ts checks them in microseconds.
+import { MAX_TRANSCRIPT_CHARS } from './defaults';
 import { TOOL_SPECS, isToolName } from './tool-catalogue';
 import type {
   ChatMessage,
@@ -92,6 +93,16 @@ export function limitExit(s: LoopState, cfg: RunConfig): Exit | null {
     };
   }
   return null;
+}
+
+/** A transcript this large could not travel in one payload: stop with the reason rather than get stuck. */
+export function transcriptTooBig(s: LoopState): Exit | null {
+  const chars = JSON.stringify(s.messages).length;
+  if (chars <= MAX_TRANSCRIPT_CHARS) return null;
+  const msg =
+    `the transcript is ${chars} characters, over the ${MAX_TRANSCRIPT_CHARS} the harness allows: the next model call's ` +
+    "input would approach Temporal's 2 MiB payload limit. Start a new run with a summary of this one.";
+  return { status: 'failed', interruption: null, reason: msg, error: msg };
 }
 
 // --- money

@@ -1,0 +1,48 @@
+// Who may decide what, and when: the one call the run is parked on takes a
+// decision; anything else (an unknown, decided or future call id, a malformed
+// payload) is refused with a reason the trace records. Pure: no Temporal import.
+import type { Decision } from './loop';
+import type { ToolName } from './types';
+
+export interface AwaitingApproval {
+  /** The call's idempotency key: a decision belongs to one call of one turn. */
+  key: string;
+  callId: string;
+  toolName: ToolName;
+  args: Record<string, unknown>;
+}
+
+export type Verdict = 'approve' | 'reject';
+
+export class ApprovalDesk {
+  awaiting: AwaitingApproval | null = null;
+
+  /** Decisions by idempotency key; carried across continue-as-new. */
+  constructor(readonly decisions: Record<string, Decision> = {}) {}
+
+  /** Why a decision carried by this payload cannot be taken now, or null. */
+  problem(input: unknown, verdict: unknown): string | null {
+    const callId = typeof input === 'object' && input !== null ? (input as { callId?: unknown }).callId : undefined;
+    if (typeof callId !== 'string') return 'callId must be a string';
+    if (verdict !== 'approve' && verdict !== 'reject') return `decision must be "approve" or "reject", got ${JSON.stringify(verdict)}`;
+    if (!this.awaiting) return `no call is awaiting a decision (got callId ${JSON.stringify(callId)})`;
+    if (this.awaiting.callId !== callId) {
+      return `call ${JSON.stringify(callId)} is not awaiting a decision; ${JSON.stringify(this.awaiting.callId)} is`;
+    }
+    return null;
+  }
+
+  /** Records the decision for the awaited call; returns it, or the problem that kept it out. */
+  take(input: unknown, verdict: unknown): { ok: true; call: AwaitingApproval; decision: Decision } | { ok: false; problem: string } {
+    const problem = this.problem(input, verdict);
+    if (problem || !this.awaiting) return { ok: false, problem: problem ?? 'no call is awaiting a decision' };
+    const { reason, by } = input as { reason?: unknown; by?: unknown };
+    const decision: Decision = {
+      decision: verdict as Verdict,
+      reason: typeof reason === 'string' && reason.trim() ? reason : null,
+      by: typeof by === 'string' && by.trim() ? by : null,
+    };
+    this.decisions[this.awaiting.key] = decision;
+    return { ok: true, call: this.awaiting, decision };
+  }
+}
