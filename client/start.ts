@@ -7,7 +7,7 @@
 //   npm start -- --model destructive  a run that waits for your approval
 //   npm start -- --serve              keep server, provider and worker up
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { startProvider, type RunningProvider } from '../provider/server';
@@ -17,6 +17,9 @@ import { main } from './cli';
 import { startCodecServer } from './codec-server';
 import { startDevServer, type DevServer } from './dev-server';
 import { dataConverter } from './payload-codec';
+
+// The run's own lines are the output here; keep the SDK to warnings.
+Runtime.install({ logger: new DefaultLogger('WARN') });
 
 const args = process.argv.slice(2);
 const serve = args.includes('--serve');
