@@ -12,6 +12,8 @@ import type { AssistantMessage, ChatMessage, ModelReply, ToolCall } from '../wor
 export interface ModelDeps {
   baseUrl: string;
   apiKey?: string;
+  /** When set, sent as `model` instead of the run's (LLM_MODEL): one setting points every run at a real server. */
+  model?: string;
   heartbeatEveryMs?: number;
   trace: TraceWriter;
 }
@@ -84,7 +86,7 @@ export function createCallModel(deps: ModelDeps) {
             ...(deps.apiKey ? { authorization: `Bearer ${deps.apiKey}` } : {}),
           },
           body: JSON.stringify({
-            model: input.model,
+            model: deps.model ?? input.model,
             messages: input.messages,
             ...(input.tools.length ? { tools: input.tools } : {}),
           }),

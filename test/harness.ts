@@ -35,7 +35,7 @@ let runtimeInstalled = false;
 
 export interface HarnessOptions {
   /** Another model endpoint than the shared scripted provider, made in beforeAll. */
-  llm?: () => Promise<{ url: string; apiKey?: string }>;
+  llm?: () => Promise<{ url: string; apiKey?: string; model?: string }>;
   /** false: no in-process worker (the file runs worker processes of its own). */
   worker?: boolean;
 }
@@ -63,12 +63,13 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
     h.client = new Client({ connection: await Connection.connect({ address }), dataConverter: dataConverter() });
     if (opts.worker === false) return;
     nativeConnection = await NativeConnection.connect({ address });
-    const llm = opts.llm ? await opts.llm() : { url: providerUrl, apiKey: undefined };
+    const llm = opts.llm ? await opts.llm() : { url: providerUrl, apiKey: undefined, model: undefined };
     worker = await createAgentWorker({
       connection: nativeConnection,
       taskQueue: h.taskQueue,
       llmBaseUrl: llm.url,
       llmApiKey: llm.apiKey,
+      llmModel: llm.model,
       workspaceRoot: h.workspaceRoot,
       traceDir: h.traceDir,
       workflowBundle: { codePath: inject('workflowBundlePath') },

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../workflows/types';
 import { addFault, marker, useHarness, waitFor } from './harness';
-import { cancelSignal } from '../workflows/messages';
+import { cancelSignal, statusQuery } from '../workflows/messages';
 
 const h = useHarness();
 
@@ -18,6 +18,10 @@ describe('research scenario', () => {
     expect(child).toMatchObject({ status: 'completed', turns: 3, toolRuns: 2 });
     const ownCost = h.trace(handle.workflowId).filter((l) => l.type === 'turn').reduce((a, l) => a + Number(l.turnCostUsd), 0);
     expect(r.costUsd).toBeCloseTo(ownCost + child.costUsd, 12);
+    // The children's spend, separately; the totals include it.
+    expect(r.children).toEqual({ runs: 1, costUsd: child.costUsd, usage: child.usage });
+    expect(r.usage.promptTokens).toBe(r.promptTokensPerTurn.reduce((x, y) => x + y, 0) + child.usage.promptTokens);
+    expect((await handle.query(statusQuery)).children.runs).toBe(1);
     expect(h.trace(childId).at(-1)).toMatchObject({ type: 'run_stopped', status: 'completed' });
   });
 

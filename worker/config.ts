@@ -14,6 +14,8 @@ export interface HarnessConfig {
   taskQueue: string;
   llmBaseUrl: string;
   llmApiKey: string | undefined;
+  /** Sent as every request's `model` instead of the run's: the seam to a real server. */
+  llmModel: string | undefined;
   workspaceRoot: string;
   traceDir: string;
   devServer: { port: number; uiPort: number; dbFile: string };
@@ -32,6 +34,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig 
     taskQueue: env.AGENT_TASK_QUEUE || DEFAULT_TASK_QUEUE,
     llmBaseUrl: env.LLM_BASE_URL || `http://127.0.0.1:${providerPort}/v1`,
     llmApiKey: env.LLM_API_KEY || undefined,
+    llmModel: env.LLM_MODEL || undefined,
     workspaceRoot: resolve(env.AGENT_WORKSPACE || resolve(DATA, 'workspace')),
     traceDir: resolve(env.TRACE_DIR || resolve(DATA, 'traces')),
     devServer: {

@@ -17,6 +17,8 @@ export interface AgentWorkerOptions {
   taskQueue: string;
   llmBaseUrl: string;
   llmApiKey?: string;
+  /** Overrides the model name of every run (LLM_MODEL). */
+  llmModel?: string;
   workspaceRoot: string;
   traceDir: string;
   /** A pre-built bundle (tests build it once); otherwise workflows/ is bundled now. */
@@ -33,6 +35,7 @@ export function createWorkerFromConfig(connection: NativeConnection, cfg: Harnes
     taskQueue: cfg.taskQueue,
     llmBaseUrl: cfg.llmBaseUrl,
     llmApiKey: cfg.llmApiKey,
+    llmModel: cfg.llmModel,
     workspaceRoot: cfg.workspaceRoot,
     traceDir: cfg.traceDir,
     workflowBundle: cfg.workflowBundlePath ? { codePath: cfg.workflowBundlePath } : undefined,
@@ -59,6 +62,7 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
     activities: createActivities({
       baseUrl: opts.llmBaseUrl,
       apiKey: opts.llmApiKey,
+      model: opts.llmModel,
       workspaceRoot: opts.workspaceRoot,
       trace,
     }),

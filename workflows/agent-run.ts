@@ -17,7 +17,9 @@ import {
   initialState,
   isCacheable,
   limitExit,
+  noChildren,
   parseCall,
+  recordChildSpend,
   recordSpend,
   replyProtocolProblem,
   toolErrorText,
@@ -262,9 +264,7 @@ class AgentRun {
   private async research(pending: PendingCall, question: string): Promise<ToolOutcome> {
     const child = await runResearch(this.cfg, `${idempotencyKey(this.runId, pending)}/research`, question);
     // The parent pays for its children: their spend counts against its budget.
-    this.state.costUsd += child.costUsd;
-    this.state.usage.promptTokens += child.usage.promptTokens;
-    this.state.usage.completionTokens += child.usage.completionTokens;
+    recordChildSpend(this.state, child.costUsd, child.usage);
     return child.outcome;
   }
 
@@ -304,6 +304,7 @@ class AgentRun {
       costUsd: this.state.costUsd,
       usage: { ...this.state.usage },
       promptTokensPerTurn: [...this.state.promptTokensPerTurn],
+      children: this.state.children ?? noChildren(),
     };
   }
 
@@ -361,6 +362,7 @@ class AgentRun {
       costUsd: this.state.costUsd,
       toolRuns: this.state.toolRuns,
       usage: { ...this.state.usage },
+      children: this.state.children ?? noChildren(),
     };
   }
 

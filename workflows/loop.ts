@@ -5,6 +5,7 @@
 import { MAX_TRANSCRIPT_CHARS } from './defaults';
 import { TOOL_SPECS, isToolName } from './tool-catalogue';
 import type {
+  ChildSpend,
   ChatMessage,
   DedupePolicy,
   ExitStatus,
@@ -28,6 +29,23 @@ export interface LoopState {
   promptTokensPerTurn: number[];
   /** Dedupe cache: cacheKey(tool, args) -> the tool result text. */
   cache: Record<string, string>;
+  /** Sub-agent spend, also counted in costUsd and usage. Optional: states carried before it existed lack it. */
+  children?: ChildSpend;
+}
+
+export const noChildren = (): ChildSpend => ({ runs: 0, costUsd: 0, usage: { promptTokens: 0, completionTokens: 0 } });
+
+/** Adds a finished child run's spend to the parent: its budget pays for its children. */
+export function recordChildSpend(s: LoopState, costUsd: number, usage: Usage): void {
+  const c = s.children ?? noChildren();
+  s.children = {
+    runs: c.runs + 1,
+    costUsd: c.costUsd + costUsd,
+    usage: { promptTokens: c.usage.promptTokens + usage.promptTokens, completionTokens: c.usage.completionTokens + usage.completionTokens },
+  };
+  s.costUsd += costUsd;
+  s.usage.promptTokens += usage.promptTokens;
+  s.usage.completionTokens += usage.completionTokens;
 }
 
 export function initialState(cfg: RunConfig): LoopState {
@@ -42,6 +60,7 @@ export function initialState(cfg: RunConfig): LoopState {
     usage: { promptTokens: 0, completionTokens: 0 },
     promptTokensPerTurn: [],
     cache: {},
+    children: noChildren(),
   };
 }
 

@@ -22,6 +22,13 @@ export interface Usage {
   completionTokens: number;
 }
 
+/** What a run's sub-agents (`research`) spent; already included in its own totals. */
+export interface ChildSpend {
+  runs: number;
+  costUsd: number;
+  usage: Usage;
+}
+
 export type RunStatus =
   | 'running'
   | 'completed'
@@ -103,6 +110,7 @@ export interface RunResult {
   costUsd: number;
   usage: Usage;
   promptTokensPerTurn: number[];
+  children: ChildSpend;
 }
 
 /** What the `status` query answers while the run is live, and after. */
@@ -114,6 +122,7 @@ export interface RunStatusView {
   costUsd: number;
   toolRuns: number;
   usage: Usage;
+  children: ChildSpend;
 }
 
 /** What the tool activity reports. Tool failures are observations, not throws. */
