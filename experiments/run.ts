@@ -1,0 +1,260 @@
+// `npm run experiments`: the chapter's measurements from real durable runs,
+// ours beside the chapter's, each with the qualitative result it must show.
+// Prints the tables and writes reports/experiments.md. Exits non-zero when a
+// check fails. `--fast` runs the quick subset.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { WorkflowHandle } from '@temporalio/client';
+import { readTrace } from '../activities/trace-file';
+import { approveSignal, cancelSignal, rejectSignal, statusQuery } from '../workflows/messages';
+import type { AgentInput, RunResult } from '../workflows/types';
+import { startBenchStack } from '../bench/stack';
+import { CHAPTER } from './chapter';
+
+interface Table {
+  title: string;
+  header: string[];
+  rows: (string | number)[][];
+  checks: { what: string; ok: boolean }[];
+}
+
+const fast = process.argv.includes('--fast');
+const stack = await startBenchStack();
+const usd = (n: number) => `$${n.toFixed(6)}`;
+const ratio = (ours: number, theirs: number) => (theirs ? `${(ours / theirs).toFixed(2)}×` : '—');
+let n = 0;
+
+async function run(input: AgentInput, drive?: (h: WorkflowHandle) => Promise<void>): Promise<{ r: RunResult; ms: number; id: string }> {
+  const id = `exp-${input.model}-${++n}`;
+  const t0 = performance.now();
+  const h = await stack.client.workflow.start('agentRun', { taskQueue: stack.taskQueue, workflowId: id, args: [input] });
+  await drive?.(h);
+  const r = (await h.result()) as RunResult;
+  return { r, ms: Math.round(performance.now() - t0), id };
+}
+
+async function parkedOn(h: WorkflowHandle, callId: string): Promise<void> {
+  for (;;) {
+    const s = await h.query(statusQuery);
+    if (s.interruption?.type === 'approval' && s.interruption.callId === callId) return;
+    await new Promise((res) => setTimeout(res, 50));
+  }
+}
+
+const task = 'Which file mentions a timeout?';
+const tables: Table[] = [];
+
+async function plan(): Promise<Table> {
+  await run({ task, model: 'plan' }); // warm-up
+  const { r, ms } = await run({ task, model: 'plan', limits: { maxTurns: 20 } });
+  const c = CHAPTER.plan;
+  return {
+    title: 'plan, cap 20',
+    header: ['figure', 'chapter', 'ours', 'ratio'],
+    rows: [
+      ['turns', c.turns, r.turns, ratio(r.turns, c.turns)],
+      ['tool runs', c.tools, r.toolRuns, ratio(r.toolRuns, c.tools)],
+      ['tokens in', c.in, r.usage.promptTokens, ratio(r.usage.promptTokens, c.in)],
+      ['tokens out', c.out, r.usage.completionTokens, ratio(r.usage.completionTokens, c.out)],
+      ['cost', usd(c.costUsd), usd(r.costUsd), ratio(r.costUsd, c.costUsd)],
+      ['wall ms', c.ms, ms, ratio(ms, c.ms)],
+      ['per-turn prompt tokens', c.perTurn.join(', '), r.promptTokensPerTurn.join(', '), ''],
+    ],
+    checks: [
+      { what: 'completed in 3 turns with 2 tool runs', ok: r.status === 'completed' && r.turns === 3 && r.toolRuns === 2 },
+      { what: 'prompt tokens rise every turn', ok: r.promptTokensPerTurn.every((t, i, a) => i === 0 || t > a[i - 1]) },
+    ],
+  };
+}
+
+async function runawayCaps(): Promise<Table> {
+  const caps = fast ? [8, 20] : [8, 20, 50, 100];
+  const results = new Map<number, RunResult>();
+  for (const cap of caps) results.set(cap, (await run({ task: 'Keep listing files.', model: 'runaway', dedupe: 'off', limits: { maxTurns: cap, maxBudgetUsd: null } })).r);
+  const rows: (string | number)[][] = caps.map((cap) => {
+    const r = results.get(cap)!;
+    const theirs = CHAPTER.runawayInputTokens[cap];
+    return [cap, theirs ?? '—', r.usage.promptTokens, theirs ? ratio(r.usage.promptTokens, theirs) : '—', cap === 20 ? usd(CHAPTER.runaway20CostUsd) : '—', usd(r.costUsd), r.status];
+  });
+  const checks = caps.map((cap) => ({ what: `cap ${cap}: max_turns_exceeded after exactly ${cap} turns`, ok: results.get(cap)!.status === 'max_turns_exceeded' && results.get(cap)!.turns === cap }));
+  if (results.has(50) && results.has(100)) {
+    const t = results.get(100)!.usage.promptTokens / results.get(50)!.usage.promptTokens;
+    const c = results.get(100)!.costUsd / results.get(50)!.costUsd;
+    rows.push(['50→100', `×${CHAPTER.runaway50to100.tokens} tokens, ×${CHAPTER.runaway50to100.cost} cost`, `×${t.toFixed(2)} tokens, ×${c.toFixed(2)} cost`, '', '', '', '']);
+    checks.push({ what: 'doubling the cap more than triples the tokens (Θ(n²))', ok: t > 3 && c > 3 });
+    writeChart(caps.map((cap) => [cap, results.get(cap)!.usage.promptTokens]));
+  }
+  return { title: 'runaway by turn cap (dedupe off)', header: ['cap', 'chapter in', 'ours in', 'ratio', 'chapter cost', 'ours cost', 'exit'], rows, checks };
+}
+
+async function runawayBudgets(): Promise<Table> {
+  const rows: (string | number)[][] = [];
+  const checks: Table['checks'] = [];
+  for (const budget of fast ? [0.01] : [0.005, 0.01, 0.05]) {
+    const { r, id } = await run({ task: 'Keep listing files.', model: 'runaway', limits: { maxTurns: null, maxBudgetUsd: budget } });
+    const last = readTrace(stack.traceDir, id).filter((l) => l.type === 'turn').at(-1)!;
+    const lastTurn = Number(last.turnCostUsd);
+    rows.push([usd(budget), budget === CHAPTER.budget.budgetUsd ? usd(CHAPTER.budget.spentUsd) : '—', usd(r.costUsd), r.turns, usd(r.costUsd - budget), usd(lastTurn)]);
+    checks.push({ what: `budget ${usd(budget)}: budget_exceeded, overshoot under one turn`, ok: r.status === 'budget_exceeded' && r.costUsd >= budget && r.costUsd - budget < lastTurn });
+  }
+  return { title: 'runaway by budget, no turn cap', header: ['budget', 'chapter spent', 'ours spent', 'turns bought', 'overshoot', 'last turn cost'], rows, checks };
+}
+
+async function recover(): Promise<Table> {
+  const out = new Map<string, RunResult>();
+  for (const p of ['fatal', 'generic', 'describe'] as const) out.set(p, (await run({ task, model: 'recover', toolErrors: p })).r);
+  const f = out.get('fatal')!;
+  const d = out.get('describe')!;
+  return {
+    title: 'recover under three tool-error policies',
+    header: ['policy', 'status', 'answer', 'cost', 'vs fatal (chapter: describe 4.7×)'],
+    rows: [...out].map(([p, r]) => [p, r.status, r.output ?? r.error ?? '', usd(r.costUsd), ratio(r.costUsd, f.costUsd)]),
+    checks: [
+      { what: 'fatal fails', ok: f.status === 'failed' },
+      { what: 'generic gives up politely', ok: out.get('generic')!.output === 'I could not read the file, so I do not know.' },
+      { what: 'only describe answers, at several times the cost of fatal', ok: d.output === 'errors.log mentions a timeout.' && d.costUsd / f.costUsd > 3 },
+    ],
+  };
+}
+
+async function forbidden(): Promise<Table> {
+  const { r } = await run({ task, model: 'forbidden', limits: { maxTurns: 12 } });
+  const c = CHAPTER.forbidden;
+  return {
+    title: 'forbidden read (chapter: no permanent-error stop; ours: stop on the first refusal)',
+    header: ['', 'turns', 'tool runs', 'tokens in', 'cost', 'exit'],
+    rows: [
+      ['chapter', c.turns, c.toolRuns, c.in, usd(c.costUsd), 'max_turns_exceeded'],
+      ['ours', r.turns, r.toolRuns, r.usage.promptTokens, usd(r.costUsd), `${r.status}: ${(r.error ?? '').slice(0, 60)}…`],
+    ],
+    checks: [{ what: 'stopped with a reason at turn 1, long before the cap', ok: r.status === 'failed' && r.turns === 1 }],
+  };
+}
+
+async function duplicate(): Promise<Table> {
+  const base = (await run({ task, model: 'plan' })).r;
+  const off = (await run({ task, model: 'duplicate', dedupe: 'off' })).r;
+  const cached = (await run({ task, model: 'duplicate', dedupe: 'readOnly' })).r;
+  const extra = off.costUsd - base.costUsd;
+  return {
+    title: 'a repeated call (duplicate vs plan)',
+    header: ['', 'chapter', 'ours'],
+    rows: [
+      ['extra cost', usd(CHAPTER.duplicate.extraUsd), usd(extra)],
+      ['extra %', `+${CHAPTER.duplicate.extraPct} %`, `+${((extra / base.costUsd) * 100).toFixed(0)} %`],
+      ['tool runs, dedupe off / read-only cache', '3 / 2', `${off.toolRuns} / ${cached.toolRuns}`],
+      ['cost, dedupe off / read-only cache', 'equal', `${usd(off.costUsd)} / ${usd(cached.costUsd)}`],
+    ],
+    checks: [{ what: 'the cache saves the tool run, not the turn', ok: cached.toolRuns === off.toolRuns - 1 && Math.abs(cached.costUsd - off.costUsd) < 1e-12 }],
+  };
+}
+
+async function cacheOnWrites(): Promise<Table> {
+  const approveBoth = async (h: WorkflowHandle) => {
+    for (const c of ['c1', 'c2']) {
+      await parkedOn(h, c);
+      await h.signal(approveSignal, { callId: c, by: 'experiments' });
+    }
+  };
+  const naive = (await run({ task: 'Free space.', model: 'destructive_twice', dedupe: 'all', workspace: `w${++n}` }, approveBoth)).r;
+  const gate = (await run({ task: 'Free space.', model: 'destructive_twice', dedupe: 'readOnly', workspace: `w${++n}` }, approveBoth)).r;
+  return {
+    title: 'cache on writes (destructive_twice)',
+    header: ['cache', 'chapter turns / tool runs', 'ours turns / tool runs'],
+    rows: [
+      ['naive (all)', `${CHAPTER.cacheOnWrites.naive.turns} / ${CHAPTER.cacheOnWrites.naive.toolRuns}`, `${naive.turns} / ${naive.toolRuns}`],
+      ['read-only gate', `${CHAPTER.cacheOnWrites.gate.turns} / ${CHAPTER.cacheOnWrites.gate.toolRuns}`, `${gate.turns} / ${gate.toolRuns}`],
+    ],
+    checks: [{ what: 'the naive cache swallows the second write; the gate runs both', ok: naive.toolRuns === 1 && gate.toolRuns === 2 }],
+  };
+}
+
+async function approval(): Promise<Table> {
+  const rows: (string | number)[][] = [];
+  const approved = await run({ task, model: 'destructive', workspace: `w${++n}` }, async (h) => {
+    const s = await (parkedOn(h, 'c2').then(() => h.query(statusQuery)));
+    rows.push(['parked', 'stops at turn 2, nothing deleted', `turn ${s.turns}, ${s.status}/${s.interruption?.type}`]);
+    await h.signal(approveSignal, { callId: 'c2', by: 'experiments' });
+  });
+  const rejected = await run({ task, model: 'destructive', workspace: `w${++n}` }, async (h) => {
+    await parkedOn(h, 'c2');
+    await h.signal(rejectSignal, { callId: 'c2', reason: 'access.log is needed', by: 'experiments' });
+  });
+  rows.push(['approved', '3 turns, deleted', `${approved.r.turns} turns: "${approved.r.output}"`]);
+  rows.push(['rejected with a reason', '3 turns, nothing deleted', `${rejected.r.turns} turns: "${rejected.r.output}"`]);
+  return {
+    title: 'approval (destructive)',
+    header: ['case', 'chapter', 'ours'],
+    rows,
+    checks: [
+      { what: 'approve deletes', ok: approved.r.output === 'Deleted access.log to free space.' },
+      { what: 'a rejection with its reason is told, not hidden', ok: rejected.r.output === 'I did not delete anything: you declined the deletion.' },
+    ],
+  };
+}
+
+async function cancel(): Promise<Table> {
+  const plain = await run({ task: 'Scan.', model: 'slow' });
+  let stopAt = 0;
+  const stopped = await run({ task: 'Scan.', model: 'slow' }, async (h) => {
+    await new Promise((res) => setTimeout(res, 1200));
+    stopAt = Date.now();
+    await h.signal(cancelSignal, { reason: 'user pressed Stop' });
+  });
+  const endedMs = Date.now() - stopAt;
+  const progress = readTrace(stack.traceDir, stopped.id).filter((l) => l.type === 'tool_progress');
+  const lastProgress = Date.parse(progress.at(-1)?.ts ?? new Date(0).toISOString()) - stopAt;
+  return {
+    title: 'cancel (slow)',
+    header: ['case', 'chapter', 'ours'],
+    rows: [
+      ['no cancel', `${CHAPTER.cancel.noCancelMs} ms, completed`, `${plain.ms} ms, ${plain.r.status}`],
+      ['Stop at 1.2 s', `${CHAPTER.cancel.stoppedAtMs} ms, interrupted`, `${stopped.ms} ms, ${stopped.r.status}`],
+      ['reason', 'user pressed Stop', stopped.r.interruption?.type === 'cancelled' ? stopped.r.interruption.reason : ''],
+      ['cancel → result (ms, measured by the client)', '2', `≤ ${endedMs}`],
+      ['progress lines / last one vs the Stop', '—', `${progress.length} / ${lastProgress} ms`],
+    ],
+    checks: [
+      { what: 'interrupted/cancelled with the reason', ok: stopped.r.status === 'interrupted' && stopped.r.interruption?.type === 'cancelled' },
+      { what: 'no progress after the Stop', ok: lastProgress < 100 },
+    ],
+  };
+}
+
+function writeChart(points: [number, number][]): void {
+  const w = 480, hgt = 240, pad = 40;
+  const maxX = Math.max(...points.map(([x]) => x)), maxY = Math.max(...points.map(([, y]) => y));
+  const px = (x: number) => pad + (x / maxX) * (w - 2 * pad);
+  const py = (y: number) => hgt - pad - (y / maxY) * (hgt - 2 * pad);
+  const line = points.map(([x, y]) => `${px(x).toFixed(1)},${py(y).toFixed(1)}`).join(' ');
+  const dots = points.map(([x, y]) => `<circle cx="${px(x).toFixed(1)}" cy="${py(y).toFixed(1)}" r="3"/><text x="${px(x).toFixed(1)}" y="${(py(y) - 8).toFixed(1)}" font-size="10" text-anchor="middle">${y}</text>`).join('');
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${hgt}" font-family="sans-serif"><text x="${w / 2}" y="16" text-anchor="middle" font-size="12">runaway: input tokens against the turn cap</text><line x1="${pad}" y1="${hgt - pad}" x2="${w - pad}" y2="${hgt - pad}" stroke="#888"/><line x1="${pad}" y1="${pad}" x2="${pad}" y2="${hgt - pad}" stroke="#888"/>${points.map(([x]) => `<text x="${px(x).toFixed(1)}" y="${hgt - pad + 14}" font-size="10" text-anchor="middle">${x}</text>`).join('')}<polyline fill="none" stroke="#2563eb" stroke-width="2" points="${line}"/>${dots}</svg>`;
+  mkdirSync(join(import.meta.dirname, '..', 'reports'), { recursive: true });
+  writeFileSync(join(import.meta.dirname, '..', 'reports', 'runaway-tokens.svg'), svg);
+}
+
+const experiments = fast ? [plan, runawayCaps, runawayBudgets, recover, duplicate, cacheOnWrites] : [plan, runawayCaps, runawayBudgets, recover, forbidden, duplicate, cacheOnWrites, approval, cancel];
+const t0 = performance.now();
+await stack.worker.runUntil(async () => {
+  for (const e of experiments) tables.push(await e());
+});
+await stack.close();
+
+const md: string[] = [`# Experiments (${fast ? 'fast subset' : 'full'}), ${new Date().toISOString()}`, ''];
+let failed = 0;
+for (const t of tables) {
+  md.push(`## ${t.title}`, '', `| ${t.header.join(' | ')} |`, `|${t.header.map(() => '---').join('|')}|`, ...t.rows.map((r) => `| ${r.join(' | ')} |`), '');
+  for (const c of t.checks) {
+    md.push(`- ${c.ok ? '✔' : '✘'} ${c.what}`);
+    if (!c.ok) failed += 1;
+  }
+  md.push('');
+  console.log(`\n${t.title}`);
+  console.table(t.rows.map((r) => Object.fromEntries(t.header.map((h, i) => [h, r[i]]))));
+  for (const c of t.checks) console.log(`${c.ok ? '✔' : '✘'} ${c.what}`);
+}
+if (!fast) md.push('![runaway input tokens](runaway-tokens.svg)', '');
+mkdirSync(join(import.meta.dirname, '..', 'reports'), { recursive: true });
+writeFileSync(join(import.meta.dirname, '..', 'reports', fast ? 'experiments-fast.md' : 'experiments.md'), md.join('\n'));
+console.log(`\n${tables.length} experiments, ${failed} failed checks, ${Math.round(performance.now() - t0)} ms`);
+process.exit(failed ? 1 : 0);
