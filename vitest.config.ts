@@ -10,6 +10,9 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 60_000,
+    // The JSON file lets .ci/run print a plain "N passed, N failed" line.
+    reporters: ['default', 'json'],
+    outputFile: { json: '.data/test-results.json' },
     hookTimeout: 120_000,
   },
 });
