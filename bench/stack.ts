@@ -16,6 +16,8 @@ export interface BenchStack {
   taskQueue: string;
   traceDir: string;
   workspaceRoot: string;
+  /** The scripted provider's base URL (its /_control routes sit beside it). */
+  providerUrl: string;
   close(): Promise<void>;
 }
 
@@ -35,6 +37,7 @@ export async function startBenchStack(dynamicConfig: Record<string, unknown> = {
     taskQueue: 'bench',
     traceDir,
     workspaceRoot,
+    providerUrl: provider.url,
     close: async () => {
       await client.connection.close();
       await nc.close();

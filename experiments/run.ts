@@ -119,15 +119,21 @@ async function recover(): Promise<Table> {
 
 async function forbidden(): Promise<Table> {
   const { r } = await run({ task, model: 'forbidden', limits: { maxTurns: 12 } });
+  const poisoned = (await run({ task, model: 'forbidden', limits: { maxTurns: 12 }, permanentToolErrors: 'retry' })).r;
   const c = CHAPTER.forbidden;
   return {
     title: 'forbidden read (chapter: no permanent-error stop; ours: stop on the first refusal)',
     header: ['', 'turns', 'tool runs', 'tokens in', 'cost', 'exit'],
     rows: [
       ['chapter', c.turns, c.toolRuns, c.in, usd(c.costUsd), 'max_turns_exceeded'],
-      ['ours', r.turns, r.toolRuns, r.usage.promptTokens, usd(r.costUsd), `${r.status}: ${(r.error ?? '').slice(0, 60)}…`],
+      ['ours, permanentToolErrors: retry (the chapter\'s loop)', poisoned.turns, poisoned.toolRuns, poisoned.usage.promptTokens, usd(poisoned.costUsd), poisoned.status],
+      ['ours, default (stop)', r.turns, r.toolRuns, r.usage.promptTokens, usd(r.costUsd), `${r.status}: ${(r.error ?? '').slice(0, 60)}…`],
     ],
-    checks: [{ what: 'stopped with a reason at turn 1, long before the cap', ok: r.status === 'failed' && r.turns === 1 }],
+    checks: [
+      // Ours runs the 12th reply's call before stopping (pending calls drain first, so the transcript stays valid): 12 runs, not 11.
+      { what: 'the chapter\'s loop burns the cap: 12 turns, a dozen identical tool runs, no answer', ok: poisoned.status === 'max_turns_exceeded' && poisoned.turns === 12 && poisoned.toolRuns >= 11 && !poisoned.output },
+      { what: 'ours stops with a reason at turn 1, long before the cap', ok: r.status === 'failed' && r.turns === 1 },
+    ],
   };
 }
 
@@ -180,8 +186,13 @@ async function approval(): Promise<Table> {
     await parkedOn(h, 'c2');
     await h.signal(rejectSignal, { callId: 'c2', reason: 'access.log is needed', by: 'experiments' });
   });
+  const empty = await run({ task, model: 'destructive', workspace: `w${++n}`, experimentalEmptyRejection: true }, async (h) => {
+    await parkedOn(h, 'c2');
+    await h.signal(rejectSignal, { callId: 'c2', by: 'experiments' });
+  });
   rows.push(['approved', '3 turns, deleted', `${approved.r.turns} turns: "${approved.r.output}"`]);
   rows.push(['rejected with a reason', '3 turns, nothing deleted', `${rejected.r.turns} turns: "${rejected.r.output}"`]);
+  rows.push(['rejected, empty decision (experimental)', 'the agent claims it deleted', `${empty.r.turns} turns: "${empty.r.output}"`]);
   return {
     title: 'approval (destructive)',
     header: ['case', 'chapter', 'ours'],
@@ -189,6 +200,7 @@ async function approval(): Promise<Table> {
     checks: [
       { what: 'approve deletes', ok: approved.r.output === 'Deleted access.log to free space.' },
       { what: 'a rejection with its reason is told, not hidden', ok: rejected.r.output === 'I did not delete anything: you declined the deletion.' },
+      { what: 'an empty decision reproduces the lie', ok: empty.r.output === 'Deleted access.log to free space.' },
     ],
   };
 }
@@ -221,6 +233,54 @@ async function cancel(): Promise<Table> {
   };
 }
 
+async function latency(): Promise<Table> {
+  const rows: (string | number)[][] = [];
+  const checks: Table['checks'] = [];
+  for (const ms of [0, 50, 200, 1000]) {
+    const m = `[lat-${ms}-${++n}]`;
+    if (ms) {
+      await fetch(stack.providerUrl.replace(/\/v1$/, '/_control/faults'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ match: { taskIncludes: m }, fault: { type: 'delay', ms }, times: 3 }),
+      });
+    }
+    const { r, ms: wall } = await run({ task: `${task} ${m}`, model: 'plan' });
+    const overhead = (wall - r.turns * ms) / r.turns;
+    rows.push([ms, r.turns, wall, r.turns * ms, overhead.toFixed(0)]);
+    checks.push({ what: `latency ${ms} ms: wall time is at least turns × latency`, ok: wall >= r.turns * ms });
+  }
+  return { title: 'latency: the same 3-turn task at four provider latencies', header: ['latency ms', 'turns', 'wall ms', 'turns × latency', 'harness ms per turn'], rows, checks };
+}
+
+async function subAgent(): Promise<Table> {
+  const answered = await run({ task, model: 'research', tools: ['research'] });
+  const runaway = await run({ task, model: 'research_runaway', tools: ['research'] });
+  const stop = await run({ task: `${task} [stop-tree]`, model: 'research', tools: ['research'] }, async (h) => {
+    await fetch(stack.providerUrl.replace(/\/v1$/, '/_control/faults'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ match: { model: 'research', turn: 1, taskIncludes: 'what does it say?' }, fault: { type: 'delay', ms: 3000 }, times: 1 }),
+    });
+    await new Promise((res) => setTimeout(res, 500));
+    await h.signal(cancelSignal, { reason: 'user pressed Stop' });
+  });
+  const child = async (id: string) => (await stack.client.workflow.getHandle(`${id}/m1/r1/research`).result()) as RunResult;
+  const [c1, c2, c3] = await Promise.all([child(answered.id), child(runaway.id), child(stop.id)]);
+  const row = (name: string, p: RunResult, c: RunResult) => [name, `${p.status}, ${p.turns} turns`, `${c.status}, ${c.turns} turns`, usd(p.children.costUsd), usd(p.costUsd)];
+  return {
+    title: 'sub-agent (research)',
+    header: ['case', 'parent', 'child', 'children spend', 'parent total'],
+    rows: [row('answers', answered.r, c1), row('child runs away', runaway.r, c2), row('one Stop', stop.r, c3)],
+    checks: [
+      { what: 'the child answers and the parent gets the summary', ok: answered.r.status === 'completed' && (answered.r.output ?? '').includes('worker 7') },
+      { what: 'a runaway child stops at its own cap (6) and the parent carries on', ok: c2.status === 'max_turns_exceeded' && c2.turns === 6 && runaway.r.status === 'completed' },
+      { what: 'one Stop ends parent and child', ok: stop.r.status === 'interrupted' && c3.status === 'interrupted' },
+      { what: "the parent's total includes its children's spend", ok: Math.abs(runaway.r.children.costUsd - c2.costUsd) < 1e-12 && runaway.r.costUsd > c2.costUsd },
+    ],
+  };
+}
+
 function writeChart(points: [number, number][]): void {
   const w = 480, hgt = 240, pad = 40;
   const maxX = Math.max(...points.map(([x]) => x)), maxY = Math.max(...points.map(([, y]) => y));
@@ -233,7 +293,9 @@ function writeChart(points: [number, number][]): void {
   writeFileSync(join(import.meta.dirname, '..', 'reports', 'runaway-tokens.svg'), svg);
 }
 
-const experiments = fast ? [plan, runawayCaps, runawayBudgets, recover, duplicate, cacheOnWrites] : [plan, runawayCaps, runawayBudgets, recover, forbidden, duplicate, cacheOnWrites, approval, cancel];
+const experiments = fast
+  ? [plan, runawayCaps, runawayBudgets, recover, duplicate, cacheOnWrites]
+  : [plan, runawayCaps, runawayBudgets, recover, forbidden, duplicate, cacheOnWrites, approval, cancel, latency, subAgent];
 const t0 = performance.now();
 await stack.worker.runUntil(async () => {
   for (const e of experiments) tables.push(await e());

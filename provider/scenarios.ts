@@ -127,6 +127,14 @@ export const SCENARIOS: Record<string, (input: ScriptInput) => ScriptedReply> = 
       : answer(`Read three results: ${toolText.split('\n').length} lines.`),
   empty_reply: () => answer(''),
 
+  // The parent delegates; the child (no `research` tool) runs away until its
+  // own turn cap stops it, and the parent carries on with what it got.
+  research_runaway: (input) => {
+    if (!input.toolNames.includes('research')) return call(`c${input.turn}`, 'list_files');
+    if (input.turn === 0) return call('r1', 'research', { question: 'List the files until you are sure.' });
+    return answer(`Research did not finish: ${input.toolText.split('\n').pop() ?? ''}`);
+  },
+
   // The two protocol breaks of the loop chapter, as replies the harness must
   // refuse to record: a call no result can be linked to (empty id), and two
   // calls sharing one id (one of them would be left without a result).

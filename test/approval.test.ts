@@ -51,6 +51,16 @@ describe('destructive scenario', () => {
     expect(declined?.content).toContain('bob');
   });
 
+  it('experimentalEmptyRejection reproduces the lie: nothing deleted, yet the agent says it deleted', async () => {
+    const ws = freshWorkspace();
+    const handle = await h.start({ task, model: 'destructive', workspace: ws, experimentalEmptyRejection: true });
+    await waitForApproval(handle, 'c2');
+    await handle.signal(rejectSignal, { callId: 'c2' });
+    const r = (await handle.result()) as RunResult;
+    expect(r.output).toBe('Deleted access.log to free space.');
+    expect(existsSync(join(h.workspaceRoot, ws, 'access.log'))).toBe(true);
+  });
+
   it('a decision for another call id changes nothing and is traced', async () => {
     const ws = freshWorkspace();
     const handle = await h.start({ task, model: 'destructive', workspace: ws });

@@ -52,6 +52,13 @@ describe('forbidden scenario', () => {
   });
 });
 
+describe('forbidden with permanentToolErrors: retry (the chapter\'s loop, kept to reproduce it)', () => {
+  it('the model retries the refused read until the turn cap, with nothing to show', async () => {
+    const r = await h.run({ task, model: 'forbidden', limits: { maxTurns: 12 }, permanentToolErrors: 'retry' });
+    expect(r).toMatchObject({ status: 'max_turns_exceeded', turns: 12, toolRuns: 12, output: null });
+  });
+});
+
 describe('protocol breaks in a reply', () => {
   it.each([
     ['missing_call', /without an id/],

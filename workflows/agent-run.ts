@@ -182,7 +182,8 @@ class AgentRun {
         };
       }
       if (decision.decision === 'reject') {
-        this.state.messages.push(toolResultMessage(call, declinedText(toolName, decision)));
+        const text = this.cfg.experimentalEmptyRejection ? '' : declinedText(toolName, decision);
+        this.state.messages.push(toolResultMessage(call, text));
         this.emit('tool_result', { toolName, callId: call.id, ms: 0, ok: false, declined: true });
         return null;
       }
@@ -227,7 +228,7 @@ class AgentRun {
     // The result is written even when the run stops, so the transcript stays valid and resumable.
     const text = toolErrorText(capToolResult(error, this.cfg.maxToolResultChars), policy === 'generic' ? 'generic' : 'describe');
     this.state.messages.push(toolResultMessage(pending.call, text));
-    if (permanent) {
+    if (permanent && this.cfg.permanentToolErrors === 'stop') {
       const msg = `permanent tool error in ${toolName} (call ${pending.call.id}), retrying cannot help: ${error}`;
       return { status: 'failed', interruption: null, reason: msg, error: msg };
     }

@@ -33,7 +33,7 @@ const DEDUPE_POLICIES: readonly DedupePolicy[] = ['readOnly', 'off', 'all'];
 const KNOWN_FIELDS = new Set([
   'task', 'model', 'system', 'limits', 'toolErrors', 'dedupe', 'tools', 'workspace', 'pricing',
   'approvalTimeoutMs', 'modelTimeoutMs', 'toolTimeoutMs', 'maxToolResultChars',
-  'continueAsNewAtHistoryBytes',
+  'continueAsNewAtHistoryBytes', 'permanentToolErrors', 'experimentalEmptyRejection',
 ]);
 const MAX_TASK_CHARS = 100_000;
 
@@ -85,6 +85,8 @@ export function parseInput(raw: unknown): RunConfig {
       raw.continueAsNewAtHistoryBytes === undefined
         ? DEFAULT_CONTINUE_AS_NEW_AT_HISTORY_BYTES
         : positiveInt(raw.continueAsNewAtHistoryBytes, 'continueAsNewAtHistoryBytes', 40 * 1024 * 1024),
+    permanentToolErrors: oneOf(raw.permanentToolErrors, 'permanentToolErrors', ['stop', 'retry'] as const, 'stop'),
+    experimentalEmptyRejection: optionalBoolean(raw.experimentalEmptyRejection, 'experimentalEmptyRejection'),
   };
 }
 
@@ -139,6 +141,12 @@ function workspaceName(v: unknown): string {
   if (typeof v !== 'string' || !WORKSPACE_NAME.test(v)) {
     throw new InputError('workspace', `must be one folder name of letters, digits, ".", "_" or "-" (not starting with "."), got ${JSON.stringify(v)}`);
   }
+  return v;
+}
+
+function optionalBoolean(v: unknown, field: string): boolean {
+  if (v === undefined) return false;
+  if (typeof v !== 'boolean') throw new InputError(field, `must be true or false, got ${JSON.stringify(v)}`);
   return v;
 }
 

@@ -78,6 +78,17 @@ export interface AgentInput {
   maxToolResultChars?: number;
   /** Continue as new once history passes this many bytes (Temporal may suggest it earlier). */
   continueAsNewAtHistoryBytes?: number;
+  /**
+   * `stop` (default): an error the model cannot act on ends the run. `retry`
+   * hands it to the model like any other: the chapter's poisoned run, kept to
+   * reproduce it.
+   */
+  permanentToolErrors?: 'stop' | 'retry';
+  /**
+   * Experimental, never a default: a rejected call's result is empty instead of
+   * the decision in words — the chapter's measurement of the lie that follows.
+   */
+  experimentalEmptyRejection?: boolean;
 }
 
 /** The input after validation, every default filled in. */
@@ -97,6 +108,8 @@ export interface RunConfig {
   toolTimeoutMs: number;
   maxToolResultChars: number;
   continueAsNewAtHistoryBytes: number;
+  permanentToolErrors: 'stop' | 'retry';
+  experimentalEmptyRejection: boolean;
 }
 
 export interface RunResult {
