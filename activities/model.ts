@@ -25,6 +25,8 @@ export interface CallModelInput {
   model: string;
   messages: ChatMessage[];
   tools: OpenAiToolDefinition[];
+  /** Write the request to the trace before sending it. */
+  debug?: boolean;
 }
 
 const NON_RETRYABLE: Record<number, string> = {
@@ -53,6 +55,17 @@ export function createCallModel(deps: ModelDeps) {
     // a failure says why before Temporal decides whether to retry it.
     if (attempt > 1) {
       deps.trace.write(input.runId, { seq: input.traceSeq, type: 'model_retry', attempt, step: 0, model: input.model });
+    }
+    if (input.debug) {
+      deps.trace.write(input.runId, {
+        seq: input.traceSeq,
+        type: 'model_request',
+        attempt,
+        step: 2,
+        model: deps.model ?? input.model,
+        tools: input.tools.map((t) => t.function.name),
+        messages: input.messages.map((m, i) => ({ n: i + 1, ...m })),
+      });
     }
     try {
       return await callOnce(input, activity);

@@ -15,7 +15,7 @@ import { follow, runAndFollow } from './follow';
 const USAGE = `usage: agent-harness <command> [options]
   run [--task T] [--model M] [--max-turns N|none] [--budget USD|none] [--tool-errors describe|generic|fatal]
       [--dedupe readOnly|off|all] [--tools a,b] [--workspace NAME] [--approval-timeout-ms MS] [--id RUN_ID]
-      [--input JSON] [--detach]
+      [--input JSON] [--detach] [--debug: print each model request, messages numbered]
   approve <runId> <callId> [--by NAME]
   reject <runId> <callId> [--reason TEXT] [--by NAME]
   cancel <runId> [--reason TEXT]
@@ -125,6 +125,7 @@ export function inputFromFlags(rest: string[]): { input: AgentInput; id: string 
       input: { type: 'string' },
       id: { type: 'string' },
       detach: { type: 'boolean' },
+      debug: { type: 'boolean' },
     },
   });
   const base = values.input ? (JSON.parse(values.input) as AgentInput) : { task: DEFAULT_TASK };
@@ -144,6 +145,7 @@ export function inputFromFlags(rest: string[]): { input: AgentInput; id: string 
     ...(values.tools ? { tools: values.tools.split(',') } : {}),
     ...(values.workspace ? { workspace: values.workspace } : {}),
     ...(values['approval-timeout-ms'] ? { approvalTimeoutMs: Number(values['approval-timeout-ms']) } : {}),
+    ...(values.debug ? { debug: true } : {}),
   } as AgentInput;
   return { input, id: values.id, detach: values.detach ?? false };
 }

@@ -28,11 +28,27 @@ export function renderEvent(l: TraceLine, runId: string): string | null {
       return `  ✔ ${String(l.decision)}d by ${String(l.by ?? 'someone')}${l.reason ? `: ${String(l.reason)}` : ''}`;
     case 'signal_ignored':
       return `  (ignored ${String(l.signal)} signal: ${String(l.reason)})`;
+    case 'model_request':
+      return renderRequest(l);
     case 'run_stopped':
       return `stopped: ${String(l.status)} (${String(l.reason)})`;
     default:
       return null;
   }
+}
+
+const clip = (s: string, n = 100) => (s.length > n ? `${s.slice(0, n)}…` : s);
+
+/** `run --debug`: the request about to be sent, messages numbered. */
+function renderRequest(l: TraceLine): string {
+  const messages = (l.messages ?? []) as { n: number; role: string; content?: string | null; tool_call_id?: string; tool_calls?: { id: string; function: { name: string; arguments: string } }[] }[];
+  const lines = [`  ┌ request ${String(l.model)}: tools=${((l.tools ?? []) as string[]).join(',')}, ${messages.length} messages`];
+  for (const m of messages) {
+    const calls = (m.tool_calls ?? []).map((c) => `→ ${c.function.name} ${c.function.arguments} [${c.id}]`).join('; ');
+    const who = m.role === 'tool' ? `tool[${m.tool_call_id}]` : m.role;
+    lines.push(`  │ ${m.n} ${who}: ${clip([m.content ?? '', calls].filter(Boolean).join(' ').replace(/\n/g, ' '))}`);
+  }
+  return lines.join('\n');
 }
 
 /** The chapter's one-line summary. */

@@ -75,8 +75,11 @@ describe('the agent-harness CLI', () => {
   });
 
   it('run exits 0 on completion and 1 on bad input naming the field', async () => {
-    const ok = await exec(bin, ['run', '--model', 'plan'], { env: env(), timeout: 60_000 });
+    const ok = await exec(bin, ['run', '--model', 'plan', '--debug'], { env: env(), timeout: 60_000 });
     expect(ok.stdout).toContain('answer: errors.log mentions a timeout');
+    // --debug prints each request before it is sent, messages numbered.
+    expect(ok.stdout).toMatch(/┌ request plan: tools=list_files,read_file,delete_file,scan_archive, 1 messages\n {2}│ 1 user: /);
+    expect(ok.stdout).toMatch(/│ 3 tool\[c1\]: access\.log \(\d+ bytes\)/);
     expect(ok.stdout).toMatch(/status=completed$/m);
     const bad = await exec(bin, ['run', '--max-turns=-3'], { env: env(), timeout: 60_000 }).then(
       () => null,

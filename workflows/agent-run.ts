@@ -130,6 +130,7 @@ class AgentRun {
         model: this.cfg.model,
         messages: this.state.messages,
         tools: toolDefinitions(this.cfg.tools),
+        ...(this.cfg.debug ? { debug: true } : {}),
       });
       // The reply is paid for whatever it says: count it before anything else.
       recordSpend(this.state, reply, this.cfg.pricing);

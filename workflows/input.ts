@@ -33,7 +33,7 @@ const DEDUPE_POLICIES: readonly DedupePolicy[] = ['readOnly', 'off', 'all'];
 const KNOWN_FIELDS = new Set([
   'task', 'model', 'system', 'limits', 'toolErrors', 'dedupe', 'tools', 'workspace', 'pricing',
   'approvalTimeoutMs', 'modelTimeoutMs', 'toolTimeoutMs', 'maxToolResultChars',
-  'continueAsNewAtHistoryBytes', 'permanentToolErrors', 'experimentalEmptyRejection',
+  'continueAsNewAtHistoryBytes', 'permanentToolErrors', 'experimentalEmptyRejection', 'debug',
 ]);
 const MAX_TASK_CHARS = 100_000;
 
@@ -87,6 +87,7 @@ export function parseInput(raw: unknown): RunConfig {
         : positiveInt(raw.continueAsNewAtHistoryBytes, 'continueAsNewAtHistoryBytes', 40 * 1024 * 1024),
     permanentToolErrors: oneOf(raw.permanentToolErrors, 'permanentToolErrors', ['stop', 'retry'] as const, 'stop'),
     experimentalEmptyRejection: optionalBoolean(raw.experimentalEmptyRejection, 'experimentalEmptyRejection'),
+    debug: optionalBoolean(raw.debug, 'debug'),
   };
 }
 

@@ -89,6 +89,8 @@ export interface AgentInput {
    * the decision in words — the chapter's measurement of the lie that follows.
    */
   experimentalEmptyRejection?: boolean;
+  /** Writes each model request (numbered messages, tools) to the trace: `run --debug`. */
+  debug?: boolean;
 }
 
 /** The input after validation, every default filled in. */
@@ -110,6 +112,7 @@ export interface RunConfig {
   continueAsNewAtHistoryBytes: number;
   permanentToolErrors: 'stop' | 'retry';
   experimentalEmptyRejection: boolean;
+  debug: boolean;
 }
 
 export interface RunResult {
