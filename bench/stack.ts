@@ -16,6 +16,8 @@ export interface BenchStack {
   taskQueue: string;
   traceDir: string;
   workspaceRoot: string;
+  /** The dev server's address. */
+  address: string;
   /** The scripted provider's base URL (its /_control routes sit beside it). */
   providerUrl: string;
   close(): Promise<void>;
@@ -38,6 +40,7 @@ export async function startBenchStack(dynamicConfig: Record<string, unknown> = {
     traceDir,
     workspaceRoot,
     providerUrl: provider.url,
+    address: server.address,
     close: async () => {
       await client.connection.close();
       await nc.close();

@@ -9,6 +9,7 @@ import { readTrace } from '../activities/trace-file';
 import { approveSignal, cancelSignal, rejectSignal, statusQuery } from '../workflows/messages';
 import type { AgentInput, RunResult } from '../workflows/types';
 import { startBenchStack } from '../bench/stack';
+import { startWorkerProcess } from '../client/worker-process';
 import { CHAPTER } from './chapter';
 
 interface Table {
@@ -281,6 +282,43 @@ async function subAgent(): Promise<Table> {
   };
 }
 
+async function resume(): Promise<Table> {
+  const taskQueue = 'exp-resume';
+  const opts = { address: stack.address, taskQueue, traceDir: stack.traceDir, workspaceRoot: stack.workspaceRoot, llmBaseUrl: stack.providerUrl };
+  const first = await startWorkerProcess(opts);
+  const id = `exp-resume-${++n}`;
+  const t0 = performance.now();
+  const h = await stack.client.workflow.start('agentRun', { taskQueue, workflowId: id, args: [{ task, model: 'plan' }], workflowTaskTimeout: '2s' });
+  const trace = () => readTrace(stack.traceDir, id);
+  // Die right after turn 2's tool ran, as the chapter's process did.
+  for (;;) {
+    if (trace().filter((l) => l.type === 'tool_result').length >= 2) break;
+    await new Promise((res) => setTimeout(res, 20));
+  }
+  await first.kill();
+  const before = trace().filter((l) => l.type === 'turn').at(-1)!;
+  const second = await startWorkerProcess(opts);
+  const r = (await h.result()) as RunResult;
+  const ms = Math.round(performance.now() - t0);
+  await second.kill();
+  const uncrashed = (await run({ task, model: 'plan' })).r;
+  const runs = trace().filter((l) => l.type === 'tool_exec').map((l) => `${String(l.toolName)}@${String(l.pid) === String(first.child.pid) ? 'first' : 'second'}`);
+  return {
+    title: 'resume: a worker process killed with SIGKILL after turn 2, a new one started',
+    header: ['', 'chapter', 'ours'],
+    rows: [
+      ['died after turn 2', 'turns=2 cost=$0.001570', `turns=${String(before.turn)} cost=${usd(Number(before.costUsd))}`],
+      ['resumed and finished', 'turns=3 cost=$0.002470 completed', `turns=${r.turns} cost=${usd(r.costUsd)} ${r.status} (${ms} ms)`],
+      ['tool runs across both processes', 'list_files, read_file:errors.log', runs.join(', ')],
+      ['the uncrashed run', '—', `turns=${uncrashed.turns} cost=${usd(uncrashed.costUsd)}`],
+    ],
+    checks: [
+      { what: 'finished with the uncrashed result and cost', ok: r.status === 'completed' && r.turns === uncrashed.turns && Math.abs(r.costUsd - uncrashed.costUsd) < 1e-12 },
+      { what: 'each tool ran once, across both processes', ok: runs.length === 2 },
+    ],
+  };
+}
+
 function writeChart(points: [number, number][]): void {
   const w = 480, hgt = 240, pad = 40;
   const maxX = Math.max(...points.map(([x]) => x)), maxY = Math.max(...points.map(([, y]) => y));
@@ -295,7 +333,7 @@ function writeChart(points: [number, number][]): void {
 
 const experiments = fast
   ? [plan, runawayCaps, runawayBudgets, recover, duplicate, cacheOnWrites]
-  : [plan, runawayCaps, runawayBudgets, recover, forbidden, duplicate, cacheOnWrites, approval, cancel, latency, subAgent];
+  : [plan, runawayCaps, runawayBudgets, recover, forbidden, duplicate, cacheOnWrites, approval, resume, cancel, latency, subAgent];
 const t0 = performance.now();
 await stack.worker.runUntil(async () => {
   for (const e of experiments) tables.push(await e());

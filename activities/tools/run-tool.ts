@@ -84,6 +84,8 @@ export function createRunTool(deps: ToolDeps) {
       step: 0,
       toolName: input.toolName,
       callId: input.callId,
+      // Which worker process ran it: a run can span several.
+      pid: process.pid,
       ...(resumeFromStep ? { resumeFromStep } : {}),
     });
     let lastLabel: string | null = null;

@@ -1,0 +1,61 @@
+// A worker in its own process (`npm run worker`'s entry point), for whatever
+// must kill one with SIGKILL as a crash would: the crash tests, the resume
+// experiment.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { PROJECT_ROOT } from '../worker/config';
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  kill(): Promise<void>;
+  exited: Promise<void>;
+}
+
+export interface WorkerProcessOptions {
+  address: string;
+  taskQueue: string;
+  traceDir: string;
+  workspaceRoot: string;
+  llmBaseUrl: string;
+  /** A prebuilt workflow bundle: the worker starts faster. */
+  workflowBundlePath?: string;
+  /** Extra environment, such as AGENT_CRASH_AT. */
+  env?: Record<string, string>;
+}
+
+export async function startWorkerProcess(opts: WorkerProcessOptions): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
+    cwd: PROJECT_ROOT,
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: opts.address,
+      AGENT_TASK_QUEUE: opts.taskQueue,
+      TRACE_DIR: opts.traceDir,
+      AGENT_WORKSPACE: opts.workspaceRoot,
+      LLM_BASE_URL: opts.llmBaseUrl,
+      ...(opts.workflowBundlePath ? { WORKFLOW_BUNDLE_PATH: opts.workflowBundlePath } : {}),
+      // No workflow cache, so no sticky queue: a survivor takes over at once.
+      WORKER_MAX_CACHED_WORKFLOWS: '0',
+      ...opts.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout?.on('data', (b: Buffer) => {
+      output += b.toString();
+      if (output.includes('worker on ')) resolve();
+    });
+    child.stderr?.on('data', (b: Buffer) => (output += b.toString()));
+    child.once('exit', (code, sig) => reject(new Error(`worker exited (${code ?? sig}) before it was ready:\n${output}`)));
+    setTimeout(() => reject(new Error(`worker not ready after 60 s:\n${output}`)), 60_000).unref();
+  });
+  return {
+    child,
+    exited,
+    kill: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
