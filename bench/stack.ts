@@ -23,7 +23,14 @@ export interface BenchStack {
   close(): Promise<void>;
 }
 
-export async function startBenchStack(dynamicConfig: Record<string, unknown> = {}): Promise<BenchStack> {
+export interface BenchStackOptions {
+  dynamicConfig?: Record<string, unknown>;
+  /** Another model endpoint than the scripted provider (the real-model seam). */
+  llm?: { baseUrl: string; apiKey?: string; model?: string };
+}
+
+export async function startBenchStack(opts: BenchStackOptions = {}): Promise<BenchStack> {
+  const dynamicConfig = opts.dynamicConfig ?? {};
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const dir = mkdtempSync(join(tmpdir(), 'agent-bench-'));
   const server: DevServer = await startDevServer({ port: await findFreePort(), uiPort: null, dbFile: null, logFile: join(dir, 'server.log'), dynamicConfig });
@@ -31,7 +38,15 @@ export async function startBenchStack(dynamicConfig: Record<string, unknown> = {
   const traceDir = join(dir, 'traces');
   const workspaceRoot = join(dir, 'ws');
   const nc = await NativeConnection.connect({ address: server.address });
-  const worker = await createAgentWorker({ connection: nc, taskQueue: 'bench', llmBaseUrl: provider.url, workspaceRoot, traceDir });
+  const worker = await createAgentWorker({
+    connection: nc,
+    taskQueue: 'bench',
+    llmBaseUrl: opts.llm?.baseUrl ?? provider.url,
+    llmApiKey: opts.llm?.apiKey,
+    llmModel: opts.llm?.model,
+    workspaceRoot,
+    traceDir,
+  });
   const client = new Client({ connection: await Connection.connect({ address: server.address }), dataConverter: dataConverter() });
   return {
     client,

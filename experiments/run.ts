@@ -1,7 +1,8 @@
 // `npm run experiments`: the chapter's measurements from real durable runs,
 // ours beside the chapter's, each with the qualitative result it must show.
 // Prints the tables and writes reports/experiments.md. Exits non-zero when a
-// check fails. `--fast` runs the quick subset.
+// check fails. `--fast` runs the quick subset. `--real` runs the six tasks
+// against the model at LLM_BASE_URL (with LLM_MODEL, LLM_API_KEY) instead.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
@@ -20,7 +21,14 @@ interface Table {
 }
 
 const fast = process.argv.includes('--fast');
-const stack = await startBenchStack();
+const real = process.argv.includes('--real');
+if (real && !process.env.LLM_BASE_URL) {
+  console.error('--real needs LLM_BASE_URL (and usually LLM_MODEL, LLM_API_KEY): an OpenAI-compatible server');
+  process.exit(2);
+}
+const stack = await startBenchStack(
+  real ? { llm: { baseUrl: process.env.LLM_BASE_URL!, apiKey: process.env.LLM_API_KEY || undefined, model: process.env.LLM_MODEL || undefined } } : {},
+);
 const usd = (n: number) => `$${n.toFixed(6)}`;
 const ratio = (ours: number, theirs: number) => (theirs ? `${(ours / theirs).toFixed(2)}×` : '—');
 let n = 0;
@@ -319,6 +327,37 @@ async function resume(): Promise<Table> {
   };
 }
 
+/**
+ * The chapter's real-model run: six small tasks over the seeded workspace. (Its
+ * exact task texts are not in our sources; these ask the same kind of thing.)
+ */
+const REAL_TASKS = [
+  'Which file in the workspace is the largest?',
+  'Which file mentions a timeout, and which worker timed out?',
+  'What does notes.txt ask me to do?',
+  'How many files are in the workspace?',
+  'Does access.log contain any POST request?',
+  'After how many milliseconds did the worker time out?',
+];
+
+async function realModel(): Promise<Table> {
+  const rows: (string | number)[][] = [];
+  const results: RunResult[] = [];
+  for (const [i, t] of REAL_TASKS.entries()) {
+    const { r, ms } = await run({ task: t, model: process.env.LLM_MODEL || 'plan', workspace: `real${i}`, limits: { maxTurns: 8, maxBudgetUsd: 0.05 } });
+    results.push(r);
+    rows.push([i + 1, t, r.turns, r.toolRuns, ms, r.status, (r.output ?? r.error ?? '').replace(/\s+/g, ' ').slice(0, 80)]);
+  }
+  return {
+    title: `real model at ${process.env.LLM_BASE_URL} (${process.env.LLM_MODEL ?? 'model from input'}); turns per task ${results.map((r) => r.turns).join(', ')}`,
+    header: ['#', 'task', 'turns', 'tools', 'wall ms', 'exit', 'answer'],
+    rows: [...rows, ['', 'chapter (Qwen2.5-0.5B-Instruct)', 'every task 2', '', 'mean turn 6,908', 'completed', 'wrong answers']],
+    checks: [
+      { what: 'every run ended in one of the five exits, within its limits', ok: results.every((r) => r.status !== ('running' as string) && r.turns <= 8) },
+    ],
+  };
+}
+
 function writeChart(points: [number, number][]): void {
   const w = 480, hgt = 240, pad = 40;
   const maxX = Math.max(...points.map(([x]) => x)), maxY = Math.max(...points.map(([, y]) => y));
@@ -331,7 +370,9 @@ function writeChart(points: [number, number][]): void {
   writeFileSync(join(import.meta.dirname, '..', 'reports', 'runaway-tokens.svg'), svg);
 }
 
-const experiments = fast
+const experiments = real
+  ? [realModel]
+  : fast
   ? [plan, runawayCaps, runawayBudgets, recover, duplicate, cacheOnWrites]
   : [plan, runawayCaps, runawayBudgets, recover, forbidden, duplicate, cacheOnWrites, approval, resume, cancel, latency, subAgent];
 const t0 = performance.now();
@@ -340,7 +381,7 @@ await stack.worker.runUntil(async () => {
 });
 await stack.close();
 
-const md: string[] = [`# Experiments (${fast ? 'fast subset' : 'full'}), ${new Date().toISOString()}`, ''];
+const md: string[] = [`# Experiments (${real ? 'real model' : fast ? 'fast subset' : 'full'}), ${new Date().toISOString()}`, ''];
 let failed = 0;
 for (const t of tables) {
   md.push(`## ${t.title}`, '', `| ${t.header.join(' | ')} |`, `|${t.header.map(() => '---').join('|')}|`, ...t.rows.map((r) => `| ${r.join(' | ')} |`), '');
@@ -353,8 +394,8 @@ for (const t of tables) {
   console.table(t.rows.map((r) => Object.fromEntries(t.header.map((h, i) => [h, r[i]]))));
   for (const c of t.checks) console.log(`${c.ok ? '✔' : '✘'} ${c.what}`);
 }
-if (!fast) md.push('![runaway input tokens](runaway-tokens.svg)', '');
+if (!fast && !real) md.push('![runaway input tokens](runaway-tokens.svg)', '');
 mkdirSync(join(import.meta.dirname, '..', 'reports'), { recursive: true });
-writeFileSync(join(import.meta.dirname, '..', 'reports', fast ? 'experiments-fast.md' : 'experiments.md'), md.join('\n'));
+writeFileSync(join(import.meta.dirname, '..', 'reports', real ? 'experiments-real.md' : fast ? 'experiments-fast.md' : 'experiments.md'), md.join('\n'));
 console.log(`\n${tables.length} experiments, ${failed} failed checks, ${Math.round(performance.now() - t0)} ms`);
 process.exit(failed ? 1 : 0);
