@@ -7,10 +7,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { readTrace } from '../activities/trace-file';
-import { approveSignal, cancelSignal, rejectSignal, statusQuery } from '../workflows/messages';
+import { approveSignal, cancelSignal, rejectSignal } from '../workflows/messages';
 import type { AgentInput, RunResult } from '../workflows/types';
 import { startBenchStack } from '../bench/stack';
+import { waitForApproval } from '../client/wait-for-approval';
 import { startWorkerProcess } from '../client/worker-process';
+import { addFault } from '../provider/control';
 import { CHAPTER } from './chapter';
 
 interface Table {
@@ -40,14 +42,6 @@ async function run(input: AgentInput, drive?: (h: WorkflowHandle) => Promise<voi
   await drive?.(h);
   const r = (await h.result()) as RunResult;
   return { r, ms: Math.round(performance.now() - t0), id };
-}
-
-async function parkedOn(h: WorkflowHandle, callId: string): Promise<void> {
-  for (;;) {
-    const s = await h.query(statusQuery);
-    if (s.interruption?.type === 'approval' && s.interruption.callId === callId) return;
-    await new Promise((res) => setTimeout(res, 50));
-  }
 }
 
 const task = 'Which file mentions a timeout?';
@@ -167,7 +161,7 @@ async function duplicate(): Promise<Table> {
 async function cacheOnWrites(): Promise<Table> {
   const approveBoth = async (h: WorkflowHandle) => {
     for (const c of ['c1', 'c2']) {
-      await parkedOn(h, c);
+      await waitForApproval(h, c);
       await h.signal(approveSignal, { callId: c, by: 'experiments' });
     }
   };
@@ -187,16 +181,16 @@ async function cacheOnWrites(): Promise<Table> {
 async function approval(): Promise<Table> {
   const rows: (string | number)[][] = [];
   const approved = await run({ task, model: 'destructive', workspace: `w${++n}` }, async (h) => {
-    const s = await (parkedOn(h, 'c2').then(() => h.query(statusQuery)));
+    const s = await waitForApproval(h, 'c2');
     rows.push(['parked', 'stops at turn 2, nothing deleted', `turn ${s.turns}, ${s.status}/${s.interruption?.type}`]);
     await h.signal(approveSignal, { callId: 'c2', by: 'experiments' });
   });
   const rejected = await run({ task, model: 'destructive', workspace: `w${++n}` }, async (h) => {
-    await parkedOn(h, 'c2');
+    await waitForApproval(h, 'c2');
     await h.signal(rejectSignal, { callId: 'c2', reason: 'access.log is needed', by: 'experiments' });
   });
   const empty = await run({ task, model: 'destructive', workspace: `w${++n}`, experimentalEmptyRejection: true }, async (h) => {
-    await parkedOn(h, 'c2');
+    await waitForApproval(h, 'c2');
     await h.signal(rejectSignal, { callId: 'c2', by: 'experiments' });
   });
   rows.push(['approved', '3 turns, deleted', `${approved.r.turns} turns: "${approved.r.output}"`]);
@@ -248,11 +242,7 @@ async function latency(): Promise<Table> {
   for (const ms of [0, 50, 200, 1000]) {
     const m = `[lat-${ms}-${++n}]`;
     if (ms) {
-      await fetch(stack.providerUrl.replace(/\/v1$/, '/_control/faults'), {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ match: { taskIncludes: m }, fault: { type: 'delay', ms }, times: 3 }),
-      });
+      await addFault(stack.providerUrl, { match: { taskIncludes: m }, fault: { type: 'delay', ms }, times: 3 });
     }
     const { r, ms: wall } = await run({ task: `${task} ${m}`, model: 'plan' });
     const overhead = (wall - r.turns * ms) / r.turns;
@@ -266,11 +256,7 @@ async function subAgent(): Promise<Table> {
   const answered = await run({ task, model: 'research', tools: ['research'] });
   const runaway = await run({ task, model: 'research_runaway', tools: ['research'] });
   const stop = await run({ task: `${task} [stop-tree]`, model: 'research', tools: ['research'] }, async (h) => {
-    await fetch(stack.providerUrl.replace(/\/v1$/, '/_control/faults'), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ match: { model: 'research', turn: 1, taskIncludes: 'what does it say?' }, fault: { type: 'delay', ms: 3000 }, times: 1 }),
-    });
+    await addFault(stack.providerUrl, { match: { model: 'research', turn: 1, taskIncludes: 'what does it say?' }, fault: { type: 'delay', ms: 3000 }, times: 1 });
     await new Promise((res) => setTimeout(res, 500));
     await h.signal(cancelSignal, { reason: 'user pressed Stop' });
   });

@@ -10,12 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { readTrace, type TraceLine } from '../activities/trace-file';
-import type { FaultRule } from '../provider/faults';
-import type { LoggedRequest } from '../provider/server';
 import { dataConverter } from '../client/payload-codec';
 import { createAgentWorker } from '../worker/create-worker';
-import { statusQuery } from '../workflows/messages';
-import type { AgentInput, RunResult, RunStatusView } from '../workflows/types';
+import type { AgentInput, RunResult } from '../workflows/types';
+
+export { addFault, providerRequests } from '../provider/control';
+export { waitForApproval } from '../client/wait-for-approval';
 
 export interface Harness {
   client: Client;
@@ -110,26 +110,4 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | null | u
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
-}
-
-/** Waits until the run is parked on an approval for `callId`, and returns its status. */
-export function waitForApproval(handle: WorkflowHandle, callId: string): Promise<RunStatusView> {
-  return waitFor(`approval of ${callId}`, async () => {
-    const s = await handle.query(statusQuery);
-    return s.interruption?.type === 'approval' && s.interruption.callId === callId ? s : null;
-  });
-}
-
-export async function addFault(providerUrl: string, rule: FaultRule): Promise<void> {
-  const res = await fetch(providerUrl.replace(/\/v1$/, '/_control/faults'), {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(rule),
-  });
-  if (!res.ok) throw new Error(`fault not accepted: ${await res.text()}`);
-}
-
-export async function providerRequests(providerUrl: string, taskIncludes: string): Promise<LoggedRequest[]> {
-  const res = await fetch(providerUrl.replace(/\/v1$/, `/_control/requests?taskIncludes=${encodeURIComponent(taskIncludes)}`));
-  return (await res.json()) as LoggedRequest[];
 }

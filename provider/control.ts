@@ -1,0 +1,20 @@
+// A client for the scripted provider's test-only control routes, used by the
+// tests and the experiments: queue a fault, read the request log.
+import type { FaultRule } from './faults';
+import type { LoggedRequest } from './server';
+
+const controlUrl = (providerUrl: string, route: string) => providerUrl.replace(/\/v1$/, `/_control/${route}`);
+
+export async function addFault(providerUrl: string, rule: FaultRule): Promise<void> {
+  const res = await fetch(controlUrl(providerUrl, 'faults'), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(rule),
+  });
+  if (!res.ok) throw new Error(`fault not accepted: ${await res.text()}`);
+}
+
+export async function providerRequests(providerUrl: string, taskIncludes: string): Promise<LoggedRequest[]> {
+  const res = await fetch(controlUrl(providerUrl, `requests?taskIncludes=${encodeURIComponent(taskIncludes)}`));
+  return (await res.json()) as LoggedRequest[];
+}
