@@ -1,12 +1,16 @@
 // The activities of one worker, built from its configuration. Workflows import
 // only the *type* of this object (see workflows/agent-run.ts).
+import { BUILT_IN_DEFAULTS } from '../workflows/defaults';
+import type { RunDefaults } from '../workflows/types';
 import { createCallModel, type ModelDeps } from './model';
+import { createResolveConfig } from './resolve-config';
 import { createRunTool, type ToolDeps } from './tools/run-tool';
 
-export type ActivityDeps = ModelDeps & ToolDeps;
+export type ActivityDeps = ModelDeps & ToolDeps & { defaults?: Partial<RunDefaults> };
 
 export function createActivities(deps: ActivityDeps) {
   return {
+    resolveConfig: createResolveConfig({ ...BUILT_IN_DEFAULTS, ...deps.defaults }),
     callModel: createCallModel(deps),
     runTool: createRunTool(deps),
   };

@@ -20,6 +20,8 @@ export interface ModelDeps {
 
 export interface CallModelInput {
   runId: string;
+  /** The run chain's first execution run id: names the trace file. Absent in inputs scheduled before chains. */
+  chainId?: string;
   /** seq of the last trace event before this call; attempt lines hang under it. */
   traceSeq: number;
   model: string;
@@ -54,10 +56,10 @@ export function createCallModel(deps: ModelDeps) {
     // (its predecessor may have died without a word: a timeout, a crash), and
     // a failure says why before Temporal decides whether to retry it.
     if (attempt > 1) {
-      deps.trace.write(input.runId, { seq: input.traceSeq, type: 'model_retry', attempt, step: 0, model: input.model });
+      deps.trace.write(input.runId, input.chainId, { seq: input.traceSeq, type: 'model_retry', attempt, step: 0, model: input.model });
     }
     if (input.debug) {
-      deps.trace.write(input.runId, {
+      deps.trace.write(input.runId, input.chainId, {
         seq: input.traceSeq,
         type: 'model_request',
         attempt,
@@ -72,7 +74,7 @@ export function createCallModel(deps: ModelDeps) {
     } catch (err) {
       if (!activity.cancellationSignal.aborted) {
         const failure = err instanceof ApplicationFailure ? err : null;
-        deps.trace.write(input.runId, {
+        deps.trace.write(input.runId, input.chainId, {
           seq: input.traceSeq,
           type: 'model_error',
           attempt,

@@ -1,9 +1,12 @@
-// The JSONL trace on disk: one file per run under TRACE_DIR, one object per
-// line, each with runId, seq and type. Writers of several processes (workers,
+// The JSONL trace on disk: one file per run chain under TRACE_DIR, one object
+// per line, each with runId, seq and type. A workflow id can be used again once
+// its run closed, so the file is named by the workflow id *and* the chain's
+// first execution run id (which survives continue-as-new): a reused id starts
+// a new file and never overwrites the old run's lines. Writers of several processes (workers,
 // a restarted worker) append to the same file; each line's key (seq, plus the
 // step of a progress line) is written at most once, so a replayed or retried
 // workflow task never duplicates a line.
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, openSync, readSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface TraceLine {
@@ -27,9 +30,53 @@ export interface TraceEntry {
   [field: string]: unknown;
 }
 
-export function traceFile(dir: string, runId: string): string {
+const CHAIN_ID = /^[0-9A-Za-z-]{1,64}$/;
+
+/**
+ * The file of one run chain. Without a chain id: the name traces had before
+ * chains (still read, so old runs stay readable).
+ */
+export function traceFile(dir: string, runId: string, chainId?: string): string {
   // Child run ids contain "/": keep one flat folder of files.
-  return join(dir, `${encodeURIComponent(runId)}.jsonl`);
+  if (chainId === undefined) return join(dir, `${encodeURIComponent(runId)}.jsonl`);
+  if (!CHAIN_ID.test(chainId)) throw new Error(`not a run id: ${JSON.stringify(chainId)}`);
+  return join(dir, `${encodeURIComponent(runId)}.${chainId}.jsonl`);
+}
+
+/** The chain ids that have a trace for this workflow id, oldest first (by their first line). */
+export function traceChains(dir: string, runId: string): string[] {
+  if (!existsSync(dir)) return [];
+  const prefix = `${encodeURIComponent(runId)}.`;
+  const chains: { chain: string; first: string }[] = [];
+  for (const name of readdirSync(dir)) {
+    if (!name.startsWith(prefix) || !name.endsWith('.jsonl')) continue;
+    const chain = name.slice(prefix.length, -'.jsonl'.length);
+    if (!CHAIN_ID.test(chain)) continue;
+    chains.push({ chain, first: firstTs(join(dir, name)) });
+  }
+  return chains.sort((a, b) => (a.first < b.first ? -1 : a.first > b.first ? 1 : 0)).map((c) => c.chain);
+}
+
+function firstTs(file: string): string {
+  // The first line only: a long run's trace can be large.
+  const fd = openSync(file, 'r');
+  const buf = Buffer.alloc(4096);
+  const n = readSync(fd, buf, 0, buf.length, 0);
+  closeSync(fd);
+  const text = buf.subarray(0, n).toString('utf8');
+  const nl = text.indexOf('\n');
+  try {
+    return String((JSON.parse(nl < 0 ? text : text.slice(0, nl)) as { ts?: unknown }).ts ?? '');
+  } catch {
+    return '';
+  }
+}
+
+/** The file to read for a workflow id: the given chain's, else the latest chain's, else the pre-chain file. */
+export function resolveTraceFile(dir: string, runId: string, chainId?: string): string {
+  if (chainId !== undefined) return traceFile(dir, runId, chainId);
+  const latest = traceChains(dir, runId).at(-1);
+  return traceFile(dir, runId, latest);
 }
 
 // Workflow events are keyed by seq alone. Lines written by activities (tool
@@ -39,8 +86,12 @@ function lineKey(l: { seq: number; type: string; step?: number; attempt?: number
   return l.step === undefined ? String(l.seq) : `${l.seq}.${l.type}.${l.attempt ?? 1}.${l.step}`;
 }
 
-export function readTrace(dir: string, runId: string): TraceLine[] {
-  const f = traceFile(dir, runId);
+/** A run's trace: the given chain, or the latest run of that workflow id. */
+export function readTrace(dir: string, runId: string, chainId?: string): TraceLine[] {
+  return readTraceFile(resolveTraceFile(dir, runId, chainId));
+}
+
+export function readTraceFile(f: string): TraceLine[] {
   if (!existsSync(f)) return [];
   return readFileSync(f, 'utf8')
     .split('\n')
@@ -49,7 +100,7 @@ export function readTrace(dir: string, runId: string): TraceLine[] {
 }
 
 export class TraceWriter {
-  /** runId -> each key in the file with its content (sans ts), and the file size they were read at. */
+  /** file -> each key in the file with its content (sans ts), and the file size they were read at. */
   private readonly known = new Map<string, { lines: Map<string, string>; size: number }>();
 
   constructor(readonly dir: string) {
@@ -63,9 +114,9 @@ export class TraceWriter {
    * refused the first completion): then the attempt that counts is the later
    * one, and its line replaces the earlier one in place.
    */
-  write(runId: string, event: TraceEntry): 'appended' | 'duplicate' | 'replaced' {
-    const file = traceFile(this.dir, runId);
-    const lines = this.linesFor(runId, file);
+  write(runId: string, chainId: string | undefined, event: TraceEntry): 'appended' | 'duplicate' | 'replaced' {
+    const file = traceFile(this.dir, runId, chainId);
+    const lines = this.linesFor(file);
     const key = lineKey(event);
     const content = JSON.stringify({ runId, ...event });
     const full = JSON.stringify({ ts: new Date().toISOString(), runId, ...event });
@@ -82,17 +133,17 @@ export class TraceWriter {
       appendFileSync(file, full + '\n');
     }
     lines.set(key, content);
-    this.known.set(runId, { lines, size: statSync(file).size });
+    this.known.set(file, { lines, size: statSync(file).size });
     return prior === undefined ? 'appended' : 'replaced';
   }
 
-  private linesFor(runId: string, file: string): Map<string, string> {
+  private linesFor(file: string): Map<string, string> {
     const size = existsSync(file) ? statSync(file).size : 0;
-    const cached = this.known.get(runId);
+    const cached = this.known.get(file);
     // Another process may have written since: re-read when the size moved.
     if (cached && cached.size === size) return cached.lines;
-    const lines = new Map(readTrace(this.dir, runId).map(({ ts: _ts, ...rest }) => [lineKey(rest as TraceLine), JSON.stringify(rest)] as const));
-    this.known.set(runId, { lines, size });
+    const lines = new Map(readTraceFile(file).map(({ ts: _ts, ...rest }) => [lineKey(rest as TraceLine), JSON.stringify(rest)] as const));
+    this.known.set(file, { lines, size });
     return lines;
   }
 }

@@ -4,7 +4,7 @@
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { readTrace } from '../activities/trace-file';
+import { readTrace, traceChains } from '../activities/trace-file';
 import { loadConfig } from '../worker/config';
 import { cancelSignal, decideUpdate, statusQuery, transcriptQuery } from '../workflows/messages';
 import type { AgentInput, RunResult } from '../workflows/types';
@@ -22,7 +22,9 @@ const USAGE = `usage: agent-harness <command> [options]
   status <runId>          query the live status
   transcript <runId>      query the messages
   result <runId>          wait for the result (exit code = its status)
-  trace <runId> [--follow] print the run's JSONL trace
+  trace <runId> [--run-id R] [--follow]
+                          print the JSONL trace of the latest run of that id, or of run R
+                          (any execution's run id; a workflow id can be used again)
   list                    recent runs with their AgentStatus
 exit codes: completed 0, failed 1, usage/connection error 2, max_turns_exceeded 3, budget_exceeded 4, interrupted 5`;
 
@@ -38,10 +40,12 @@ export async function main(argv: string[], client?: Client): Promise<number> {
   }
   const cfg = loadConfig();
   try {
+    // Flags are checked before connecting: a mistyped limit is refused at once.
+    const runFlags = command === 'run' ? inputFromFlags(rest) : null;
     const c = client ?? (await connectClient(cfg));
     switch (command) {
       case 'run':
-        return await run(c, rest);
+        return await run(c, runFlags ?? inputFromFlags(rest));
       case 'approve':
       case 'reject':
         return await decide(c, command, rest);
@@ -64,14 +68,20 @@ export async function main(argv: string[], client?: Client): Promise<number> {
         return EXIT_CODES[r.status];
       }
       case 'trace': {
-        const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { follow: { type: 'boolean' } } });
+        const { values, positionals } = parseArgs({
+          args: rest,
+          allowPositionals: true,
+          options: { follow: { type: 'boolean' }, 'run-id': { type: 'string' } },
+        });
         const runId = need(positionals[0], 'runId');
+        const chainId = values['run-id'] === undefined ? undefined : await chainOf(c, cfg.traceDir, runId, values['run-id']);
         if (values.follow) {
-          const r = await follow(runId, () => c.workflow.getHandle(runId).result() as Promise<RunResult>, { traceDir: cfg.traceDir });
+          const wait = () => c.workflow.getHandle(runId, values['run-id']).result() as Promise<RunResult>;
+          const r = await follow(runId, wait, { traceDir: cfg.traceDir, chainId });
           return EXIT_CODES[r.status];
         }
-        const lines = readTrace(cfg.traceDir, runId);
-        if (lines.length === 0) console.error(`no trace for ${runId} under ${cfg.traceDir} (TRACE_DIR)`);
+        const lines = readTrace(cfg.traceDir, runId, chainId);
+        if (lines.length === 0) console.error(`no trace for ${runId}${chainId ? ` run ${chainId}` : ''} under ${cfg.traceDir} (TRACE_DIR)`);
         for (const l of lines) console.log(JSON.stringify(l));
         return lines.length ? 0 : 1;
       }
@@ -104,9 +114,27 @@ function need(v: string | undefined, name: string): string {
   return v;
 }
 
-function limit(v: string | undefined): number | null | undefined {
+/**
+ * The chain (first execution's run id) a run id belongs to: its own trace
+ * file, or the server's word for a later execution of the chain.
+ */
+async function chainOf(c: Client, traceDir: string, workflowId: string, runId: string): Promise<string> {
+  if (traceChains(traceDir, workflowId).includes(runId)) return runId;
+  const d = await c.workflow.getHandle(workflowId, runId).describe();
+  return d.raw.workflowExecutionInfo?.firstRunId || runId;
+}
+
+/** A numeric flag: a number, or (for limits) `none`; anything else is a usage error naming the flag. */
+function numberFlag(flag: string, v: string | undefined, opts: { none?: boolean; integer?: boolean } = {}): number | null | undefined {
   if (v === undefined) return undefined;
-  return v === 'none' ? null : Number(v);
+  if (opts.none && v === 'none') return null;
+  // Number('') is 0 and Number('1e3') is 1000: only plain decimals pass.
+  const n = /^\d+(\.\d+)?$/.test(v.trim()) ? Number(v) : NaN;
+  if (!Number.isFinite(n) || n <= 0 || (opts.integer && !Number.isInteger(n))) {
+    const want = opts.integer ? 'a positive whole number' : 'a positive number';
+    throw new UsageError(`--${flag} must be ${want}${opts.none ? ' or "none"' : ''}, got ${JSON.stringify(v)}`);
+  }
+  return n;
 }
 
 export function inputFromFlags(rest: string[]): { input: AgentInput; id: string | undefined; detach: boolean } {
@@ -128,10 +156,11 @@ export function inputFromFlags(rest: string[]): { input: AgentInput; id: string 
       debug: { type: 'boolean' },
     },
   });
-  const base = values.input ? (JSON.parse(values.input) as AgentInput) : { task: DEFAULT_TASK };
+  const base = values.input ? parseInputFlag(values.input) : { task: DEFAULT_TASK };
   const limits = { ...base.limits };
-  const maxTurns = limit(values['max-turns']);
-  const budget = limit(values.budget);
+  const maxTurns = numberFlag('max-turns', values['max-turns'], { none: true, integer: true });
+  const budget = numberFlag('budget', values.budget, { none: true });
+  const approvalTimeoutMs = numberFlag('approval-timeout-ms', values['approval-timeout-ms'], { none: true, integer: true });
   if (maxTurns !== undefined) limits.maxTurns = maxTurns;
   if (budget !== undefined) limits.maxBudgetUsd = budget;
   // Values go through unchecked: the workflow validates its input and names the bad field.
@@ -144,15 +173,23 @@ export function inputFromFlags(rest: string[]): { input: AgentInput; id: string 
     ...(values.dedupe ? { dedupe: values.dedupe } : {}),
     ...(values.tools ? { tools: values.tools.split(',') } : {}),
     ...(values.workspace ? { workspace: values.workspace } : {}),
-    ...(values['approval-timeout-ms'] ? { approvalTimeoutMs: Number(values['approval-timeout-ms']) } : {}),
+    ...(approvalTimeoutMs !== undefined ? { approvalTimeoutMs } : {}),
     ...(values.debug ? { debug: true } : {}),
   } as AgentInput;
   return { input, id: values.id, detach: values.detach ?? false };
 }
 
-async function run(c: Client, rest: string[]): Promise<number> {
+function parseInputFlag(text: string): AgentInput {
+  try {
+    return JSON.parse(text) as AgentInput;
+  } catch (err) {
+    throw new UsageError(`--input is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+async function run(c: Client, flags: ReturnType<typeof inputFromFlags>): Promise<number> {
   const cfg = loadConfig();
-  const { input, id, detach } = inputFromFlags(rest);
+  const { input, id, detach } = flags;
   const workflowId = id ?? `run-${input.model ?? 'plan'}-${randomUUID().slice(0, 8)}`;
   if (detach) {
     await c.workflow.start('agentRun', { taskQueue: cfg.taskQueue, workflowId, args: [input] });

@@ -3,7 +3,7 @@
 // another machine still gets the result and the summary line.
 import type { Client } from '@temporalio/client';
 import { existsSync, readFileSync } from 'node:fs';
-import { traceFile, type TraceLine } from '../activities/trace-file';
+import { resolveTraceFile, type TraceLine } from '../activities/trace-file';
 import type { AgentInput, RunResult } from '../workflows/types';
 import { renderEvent, summaryLine } from './render';
 
@@ -23,7 +23,7 @@ export async function runAndFollow(client: Client, input: AgentInput, opts: Foll
     workflowId: opts.workflowId,
     args: [input],
   });
-  const result = await follow(handle.workflowId, () => handle.result() as Promise<RunResult>, opts);
+  const result = await follow(handle.workflowId, () => handle.result() as Promise<RunResult>, { ...opts, chainId: handle.firstExecutionRunId });
   const out = opts.out ?? console.log;
   if (result.output) out(`answer: ${result.output}`);
   if (result.error) out(`error: ${result.error}`);
@@ -32,13 +32,21 @@ export async function runAndFollow(client: Client, input: AgentInput, opts: Foll
 }
 
 /** Prints the run's trace lines as they appear until `wait` resolves. */
-export async function follow<T>(runId: string, wait: () => Promise<T>, opts: Omit<FollowOptions, 'workflowId' | 'taskQueue'>): Promise<T> {
+export async function follow<T>(
+  runId: string,
+  wait: () => Promise<T>,
+  opts: Omit<FollowOptions, 'workflowId' | 'taskQueue'> & { chainId?: string },
+): Promise<T> {
   const out = opts.out ?? console.log;
-  const file = traceFile(opts.traceDir, runId);
+  // A known chain (the run this process started) or the latest run of the id.
+  let file = resolveTraceFile(opts.traceDir, runId, opts.chainId);
   let offset = 0;
   let progressShown = false;
   const drain = () => {
-    if (!existsSync(file)) return;
+    if (!existsSync(file)) {
+      if (opts.chainId === undefined) file = resolveTraceFile(opts.traceDir, runId);
+      return;
+    }
     const text = readFileSync(file, 'utf8');
     const complete = text.lastIndexOf('\n') + 1;
     for (const raw of text.slice(offset, complete).split('\n')) {

@@ -126,6 +126,10 @@ export const SCENARIOS: Record<string, (input: ScriptInput) => ScriptedReply> = 
         }
       : answer(`Read three results: ${toolText.split('\n').length} lines.`),
   empty_reply: () => answer(''),
+  // Arguments that fail the schema of a tool that needs approval, and of the
+  // sub-agent tool: refused before anyone is asked, before any child starts.
+  delete_bad_args: thenReport(call('c1', 'delete_file', { path: 42 })),
+  research_bad_args: thenReport(call('r1', 'research', {})),
 
   // The parent delegates; the child (no `research` tool) runs away until its
   // own turn cap stops it, and the parent carries on with what it got.

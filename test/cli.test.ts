@@ -81,12 +81,26 @@ describe('the agent-harness CLI', () => {
     expect(ok.stdout).toMatch(/┌ request plan: tools=list_files,read_file,delete_file,scan_archive, 1 messages\n {2}│ 1 user: /);
     expect(ok.stdout).toMatch(/│ 3 tool\[c1\]: access\.log \(\d+ bytes\)/);
     expect(ok.stdout).toMatch(/status=completed$/m);
-    const bad = await exec(bin, ['run', '--max-turns=-3'], { env: env(), timeout: 60_000 }).then(
+    const bad = await exec(bin, ['run', '--input', '{"task":"t","limits":{"maxTurns":-3}}'], { env: env(), timeout: 60_000 }).then(
       () => null,
       (e: { code: number; stderr: string }) => e,
     );
     expect(bad?.code).toBe(EXIT_CODES.failed);
     expect(bad?.stderr).toContain('limits.maxTurns');
+  });
+
+  it.each([
+    ['--max-turns', '10x'],
+    ['--max-turns', '-3'],
+    ['--budget', 'abc'],
+    ['--approval-timeout-ms', 'soon'],
+  ])('run %s %s is a usage error naming the flag (exit 2): a mistyped limit never removes the limit', async (flag, value) => {
+    const bad = await exec(bin, ['run', flag, value], { env: env(), timeout: 60_000 }).then(
+      () => null,
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(bad?.code).toBe(2);
+    expect(bad?.stderr).toContain(`${flag} must be a positive`);
   });
 
   it('approve through the CLI with a wrong call id is refused; the trace command prints the run', async () => {

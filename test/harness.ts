@@ -2,7 +2,7 @@
 // temp workspace root and trace folder) on the shared dev server, a client,
 // and helpers to start runs, wait for states, read traces and inject
 // provider faults.
-import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { Client, Connection, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -12,7 +12,8 @@ import { afterAll, beforeAll, inject } from 'vitest';
 import { readTrace, type TraceLine } from '../activities/trace-file';
 import { dataConverter } from '../client/payload-codec';
 import { createAgentWorker } from '../worker/create-worker';
-import type { AgentInput, RunResult } from '../workflows/types';
+import type { WriteHooks } from '../activities/tools/context';
+import type { AgentInput, RunDefaults, RunResult } from '../workflows/types';
 
 export { addFault, providerRequests } from '../provider/control';
 export { waitForApproval } from '../client/wait-for-approval';
@@ -24,11 +25,21 @@ export interface Harness {
   traceDir: string;
   address: string;
   providerUrl: string;
-  start(input: AgentInput, id?: string): Promise<WorkflowHandle>;
+  start(input: AgentInput, id?: string): Promise<WorkflowHandleWithFirstExecutionRunId>;
   run(input: AgentInput): Promise<RunResult>;
-  trace(runId: string): TraceLine[];
+  trace(runId: string, chainId?: string): TraceLine[];
   /** The workflow's own events (no lines written by activities): seq 1..n. */
   events(runId: string): TraceLine[];
+  /** Another in-process worker on the shared server: its own options, the file's folders, this or another queue. */
+  startWorker(opts?: ExtraWorkerOptions): Promise<{ taskQueue: string; shutdown(): Promise<void> }>;
+}
+
+export interface ExtraWorkerOptions {
+  taskQueue?: string;
+  runDefaults?: Partial<RunDefaults>;
+  writeHooks?: WriteHooks;
+  /** Default 0: no cache and no sticky queue, so another worker takes over at once. */
+  maxCachedWorkflows?: number;
 }
 
 let runtimeInstalled = false;
@@ -90,8 +101,32 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
       workflowId: id ?? `${input.model ?? 'plan'}-${randomUUID().slice(0, 8)}`,
       args: [input],
     });
+  h.startWorker = async (extra = {}) => {
+    const connection = await NativeConnection.connect({ address });
+    const taskQueue = extra.taskQueue ?? h.taskQueue;
+    const w = await createAgentWorker({
+      connection,
+      taskQueue,
+      llmBaseUrl: providerUrl,
+      workspaceRoot: h.workspaceRoot,
+      traceDir: h.traceDir,
+      workflowBundle: { codePath: inject('workflowBundlePath') },
+      maxCachedWorkflows: extra.maxCachedWorkflows ?? 0,
+      runDefaults: extra.runDefaults,
+      writeHooks: extra.writeHooks,
+    });
+    const running = w.run();
+    return {
+      taskQueue,
+      shutdown: async () => {
+        w.shutdown();
+        await running;
+        await connection.close();
+      },
+    };
+  };
   h.run = async (input) => (await h.start(input)).result() as Promise<RunResult>;
-  h.trace = (runId) => readTrace(h.traceDir, runId);
+  h.trace = (runId, chainId) => readTrace(h.traceDir, runId, chainId);
   h.events = (runId) => h.trace(runId).filter((l) => l.step === undefined);
   return h;
 }

@@ -21,6 +21,7 @@ function context(key = 'run-1/m3/c2') {
     progress: () => {},
     sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
     resumeFromStep: 0,
+    hooks: {},
   };
   return ctx;
 }

@@ -3,25 +3,25 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readTrace, TraceWriter } from '../activities/trace-file';
+import { readTrace, traceChains, TraceWriter } from '../activities/trace-file';
 
 describe('TraceWriter', () => {
   it('drops a line it already has, replaces one a redone task changed, and survives a new process', () => {
     const dir = mkdtempSync(join(tmpdir(), 'trace-unit-'));
     const w = new TraceWriter(dir);
-    expect(w.write('r/1', { seq: 1, type: 'run_started' })).toBe('appended');
-    expect(w.write('r/1', { seq: 2, type: 'run_stopped', status: 'interrupted' })).toBe('appended');
-    expect(w.write('r/1', { seq: 1, type: 'run_started' })).toBe('duplicate');
-    expect(w.write('r/1', { seq: 2, type: 'signal_ignored', signal: 'cancel' })).toBe('replaced');
+    expect(w.write('r/1', 'chain-a', { seq: 1, type: 'run_started' })).toBe('appended');
+    expect(w.write('r/1', 'chain-a', { seq: 2, type: 'run_stopped', status: 'interrupted' })).toBe('appended');
+    expect(w.write('r/1', 'chain-a', { seq: 1, type: 'run_started' })).toBe('duplicate');
+    expect(w.write('r/1', 'chain-a', { seq: 2, type: 'signal_ignored', signal: 'cancel' })).toBe('replaced');
     // A second writer (another worker process) sees what the first wrote.
     const w2 = new TraceWriter(dir);
-    expect(w2.write('r/1', { seq: 2, type: 'signal_ignored', signal: 'cancel' })).toBe('duplicate');
-    expect(w2.write('r/1', { seq: 3, type: 'run_stopped', status: 'interrupted' })).toBe('appended');
-    expect(w.write('r/1', { seq: 3, type: 'run_stopped', status: 'interrupted' })).toBe('duplicate');
+    expect(w2.write('r/1', 'chain-a', { seq: 2, type: 'signal_ignored', signal: 'cancel' })).toBe('duplicate');
+    expect(w2.write('r/1', 'chain-a', { seq: 3, type: 'run_stopped', status: 'interrupted' })).toBe('appended');
+    expect(w.write('r/1', 'chain-a', { seq: 3, type: 'run_stopped', status: 'interrupted' })).toBe('duplicate');
     // Progress lines hang under their tool_start's seq, keyed by attempt and step.
-    expect(w.write('r/1', { seq: 2, step: 1, attempt: 1, type: 'tool_progress', label: 'a' })).toBe('appended');
-    expect(w.write('r/1', { seq: 2, step: 1, attempt: 2, type: 'tool_progress', label: 'a' })).toBe('appended');
-    const lines = readTrace(dir, 'r/1');
+    expect(w.write('r/1', 'chain-a', { seq: 2, step: 1, attempt: 1, type: 'tool_progress', label: 'a' })).toBe('appended');
+    expect(w.write('r/1', 'chain-a', { seq: 2, step: 1, attempt: 2, type: 'tool_progress', label: 'a' })).toBe('appended');
+    const lines = readTrace(dir, 'r/1', 'chain-a');
     expect(lines.map((l) => [l.seq, l.type])).toEqual([
       [1, 'run_started'],
       [2, 'signal_ignored'],
@@ -30,5 +30,21 @@ describe('TraceWriter', () => {
       [2, 'tool_progress'],
     ]);
     expect(lines.every((l) => l.runId === 'r/1' && typeof l.ts === 'string')).toBe(true);
+  });
+
+  it('a workflow id used again gets a file of its own; the latest run is read by default', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'trace-chains-'));
+    const w = new TraceWriter(dir);
+    w.write('order-7', 'first-run', { seq: 1, type: 'run_started' });
+    w.write('order-7', 'first-run', { seq: 2, type: 'run_stopped', status: 'completed' });
+    // Timestamps order the chains: make sure the second one starts later.
+    await new Promise((r) => setTimeout(r, 5));
+    w.write('order-7', 'second-run', { seq: 1, type: 'run_started' });
+    expect(traceChains(dir, 'order-7')).toEqual(['first-run', 'second-run']);
+    expect(readTrace(dir, 'order-7').map((l) => l.type)).toEqual(['run_started']);
+    expect(readTrace(dir, 'order-7', 'first-run').map((l) => l.type)).toEqual(['run_started', 'run_stopped']);
+    // Another id that merely starts with the same characters is not mixed in.
+    w.write('order-7.x', 'third', { seq: 1, type: 'run_started' });
+    expect(traceChains(dir, 'order-7')).toEqual(['first-run', 'second-run']);
   });
 });

@@ -3,6 +3,7 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_TASK_QUEUE } from '../workflows/defaults';
+import type { RunDefaults } from '../workflows/types';
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DATA = resolve(PROJECT_ROOT, '.data');
@@ -23,6 +24,11 @@ export interface HarnessConfig {
   /** A workflow bundle built ahead of time (skips bundling at start). */
   workflowBundlePath: string | undefined;
   maxCachedWorkflows: number | undefined;
+  /**
+   * This worker's defaults for what a run's input leaves out. A run resolves
+   * them once, at its start: changing them affects new runs only.
+   */
+  runDefaults: Partial<RunDefaults>;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig {
@@ -45,7 +51,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig 
     providerPort,
     workflowBundlePath: env.WORKFLOW_BUNDLE_PATH || undefined,
     maxCachedWorkflows: env.WORKER_MAX_CACHED_WORKFLOWS === undefined ? undefined : nonNegativeInt(env, 'WORKER_MAX_CACHED_WORKFLOWS'),
+    runDefaults: {
+      ...(env.AGENT_DEFAULT_MAX_TURNS ? { maxTurns: int(env, 'AGENT_DEFAULT_MAX_TURNS', 0) } : {}),
+      ...(env.AGENT_DEFAULT_BUDGET_USD ? { maxBudgetUsd: positiveNumber(env, 'AGENT_DEFAULT_BUDGET_USD') } : {}),
+      ...(env.AGENT_DEFAULT_APPROVAL_TIMEOUT_MS ? { approvalTimeoutMs: int(env, 'AGENT_DEFAULT_APPROVAL_TIMEOUT_MS', 0) } : {}),
+    },
   };
+}
+
+function positiveNumber(env: NodeJS.ProcessEnv, name: string): number {
+  const n = Number(env[name]);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a number > 0, got ${JSON.stringify(env[name])}`);
+  return n;
 }
 
 function nonNegativeInt(env: NodeJS.ProcessEnv, name: string): number {

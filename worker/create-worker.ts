@@ -7,6 +7,8 @@ import { createActivities } from '../activities';
 import { dataConverter } from '../client/payload-codec';
 import { TraceWriter } from '../activities/trace-file';
 import type { TraceSinks } from '../workflows/trace';
+import type { RunDefaults } from '../workflows/types';
+import type { WriteHooks } from '../activities/tools/context';
 import type { HarnessConfig } from './config';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -25,6 +27,10 @@ export interface AgentWorkerOptions {
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** 0 turns off the workflow cache (and sticky queues): every task replays from history. */
   maxCachedWorkflows?: number;
+  /** Test seams inside write tools (see activities/tools/context.ts). */
+  writeHooks?: WriteHooks;
+  /** Defaults for what a run's input leaves out (resolved once per run). */
+  runDefaults?: Partial<RunDefaults>;
 }
 
 /** A worker configured from the environment (worker/config.ts), as `npm run worker` and `npm start` run it. */
@@ -40,6 +46,7 @@ export function createWorkerFromConfig(connection: NativeConnection, cfg: Harnes
     traceDir: cfg.traceDir,
     workflowBundle: cfg.workflowBundlePath ? { codePath: cfg.workflowBundlePath } : undefined,
     maxCachedWorkflows: cfg.maxCachedWorkflows,
+    runDefaults: cfg.runDefaults,
   });
 }
 
@@ -48,7 +55,7 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
   const sinks: InjectedSinks<TraceSinks> = {
     trace: {
       event: {
-        fn: (info, event) => void trace.write(info.workflowId, event),
+        fn: (info, event) => void trace.write(info.workflowId, info.firstExecutionRunId, event),
         // Replays re-run workflow code; the lines were written the first time.
         callDuringReplay: false,
       },
@@ -65,6 +72,8 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
       model: opts.llmModel,
       workspaceRoot: opts.workspaceRoot,
       trace,
+      defaults: opts.runDefaults,
+      writeHooks: opts.writeHooks,
     }),
     sinks,
     ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),

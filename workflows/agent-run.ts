@@ -5,26 +5,32 @@
 import * as wf from '@temporalio/workflow';
 import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import type { ResolvedConfig } from '../activities/resolve-config';
 import { ApprovalDesk, type AwaitingApproval } from './approvals';
 import { isContinueAsNewDue, type CarriedState } from './continue-as-new';
 import { InputError, parseInput } from './input';
 import {
+  budgetLeft,
   cacheKey,
+  childBudget,
   capToolResult,
   declinedText,
   firstPendingCall,
   idempotencyKey,
   initialState,
+  isBudgetSpent,
   isCacheable,
   limitExit,
+  nextStep,
   noChildren,
+  notRunText,
   parseCall,
   recordChildSpend,
-  recordSpend,
-  replyProtocolProblem,
+  researchChildId,
+  stoppedText,
+  takeReply,
   toolErrorText,
   toolResultMessage,
-  transcriptTooBig,
   turnCostUsd,
   type Decision,
   type Exit,
@@ -41,18 +47,59 @@ import type { AgentInput, Interruption, RunConfig, RunResult, RunStatus, RunStat
 export type { CarriedState } from './continue-as-new';
 
 export async function agentRun(input: AgentInput, carried?: CarriedState): Promise<RunResult> {
-  let cfg: RunConfig;
-  try {
-    cfg = parseInput(input);
-  } catch (err) {
-    if (err instanceof InputError) {
-      // Non-retryable: bad input fails the run at once, naming the field.
-      throw ApplicationFailure.create({ type: 'InvalidInput', message: err.message, nonRetryable: true, details: [{ field: err.field }] });
-    }
-    throw err;
-  }
-  return new AgentRun(wf.workflowInfo().workflowId, input, cfg, carried).run();
+  const info = wf.workflowInfo();
+  // Queries are not buffered like signals: answer them while the
+  // configuration is being resolved, before the run replaces these handlers.
+  const starting = startingView(info.workflowId, carried);
+  wf.setHandler(statusQuery, () => starting);
+  wf.setHandler(transcriptQuery, () => carried?.state.messages ?? []);
+  // Resolved once per run and carried from execution to execution: a new
+  // default on a new worker never changes a run already under way.
+  const cfg = carried?.cfg ?? (await resolveConfig(input));
+  return new AgentRun(info.workflowId, info.firstExecutionRunId, input, cfg, carried).run();
 }
+
+/**
+ * Fills the input's gaps with the worker's defaults in a local activity, so the
+ * answer is recorded in history. Histories recorded before this existed
+ * resolved the input in workflow code: they replay that way.
+ */
+async function resolveConfig(input: AgentInput): Promise<RunConfig> {
+  let resolved: ResolvedConfig;
+  if (wf.patched(RESOLVED_CONFIG_PATCH)) {
+    resolved = await configActivity.resolveConfig(input);
+  } else {
+    try {
+      resolved = { ok: true, cfg: parseInput(input) };
+    } catch (err) {
+      if (!(err instanceof InputError)) throw err;
+      resolved = { ok: false, field: err.field, message: err.message };
+    }
+  }
+  if (resolved.ok) return resolved.cfg;
+  // Non-retryable: bad input fails the run at once, naming the field.
+  throw ApplicationFailure.create({ type: 'InvalidInput', message: resolved.message, nonRetryable: true, details: [{ field: resolved.field }] });
+}
+
+const RESOLVED_CONFIG_PATCH = 'resolved-config-v1';
+
+function startingView(runId: string, carried: CarriedState | undefined): RunStatusView {
+  const s = carried?.state;
+  return {
+    runId,
+    status: 'running',
+    interruption: null,
+    turns: s?.turns ?? 0,
+    costUsd: s?.costUsd ?? 0,
+    toolRuns: s?.toolRuns ?? 0,
+    usage: { ...(s?.usage ?? { promptTokens: 0, completionTokens: 0 }) },
+    children: s?.children ?? noChildren(),
+  };
+}
+const configActivity = wf.proxyLocalActivities<Activities>({
+  startToCloseTimeout: '10s',
+  retry: { maximumAttempts: 5 },
+});
 
 class AgentRun {
   private readonly state: LoopState;
@@ -67,9 +114,13 @@ class AgentRun {
   private readonly scope = new wf.CancellationScope();
   private readonly model: Activities;
   private readonly tools: Activities;
+  /** Write tools: a Stop waits for the write to finish or refuse, so its outcome is known. */
+  private readonly writeTools: Activities;
 
   constructor(
     private readonly runId: string,
+    /** The first execution's run id: with runId, names this run chain's effects and trace. */
+    private readonly chainId: string,
     private readonly input: AgentInput,
     private readonly cfg: RunConfig,
     carried: CarriedState | undefined,
@@ -84,20 +135,24 @@ class AgentRun {
       heartbeatTimeout: '10s',
       retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 6 },
     });
-    this.tools = wf.proxyActivities<Activities>({
+    const toolOptions: wf.ActivityOptions = {
       startToCloseTimeout: cfg.toolTimeoutMs,
       // Short, so a tool on a dead worker is retried quickly; the tool
       // heartbeats far more often than this.
       heartbeatTimeout: '5s',
       retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 5 },
-    });
+    };
+    this.tools = wf.proxyActivities<Activities>(toolOptions);
+    // Said explicitly, whatever the SDK's default becomes: a run never closes
+    // while a write it started may still land unreported.
+    this.writeTools = wf.proxyActivities<Activities>({ ...toolOptions, cancellationType: wf.ActivityCancellationType.WAIT_CANCELLATION_COMPLETED });
   }
 
   async run(): Promise<RunResult> {
     this.registerHandlers();
     this.upsertStatus();
     if (this.executions === 1) {
-      this.emit('run_started', { model: this.cfg.model, maxTurns: this.cfg.maxTurns, maxBudgetUsd: this.cfg.maxBudgetUsd });
+      this.emit('run_started', { model: this.cfg.model, maxTurns: this.cfg.maxTurns, maxBudgetUsd: this.cfg.maxBudgetUsd, chainId: this.chainId });
     }
     let exit: Exit;
     try {
@@ -111,30 +166,25 @@ class AgentRun {
 
   private async loop(): Promise<Exit> {
     for (;;) {
-      // Resume and approval share this path: drain what the last reply asked for first.
-      const pending = firstPendingCall(this.state.messages);
-      if (pending) {
-        const stop = await this.handleCall(pending);
+      const step = nextStep(this.state, this.cfg);
+      if (step.kind === 'drain') {
+        const stop = await this.handleCall(step.pending);
         if (stop) return stop;
         continue;
       }
-      const limit = limitExit(this.state, this.cfg);
-      if (limit) return limit;
-      const tooBig = transcriptTooBig(this.state);
-      if (tooBig) return tooBig;
+      if (step.kind === 'stop') return step.exit;
       if (isContinueAsNewDue(this.state.turns - this.turnsAtStart, this.cfg.continueAsNewAtHistoryBytes)) await this.continueAsNew();
 
       const reply = await this.model.callModel({
         runId: this.runId,
+        chainId: this.chainId,
         traceSeq: this.seq,
         model: this.cfg.model,
         messages: this.state.messages,
         tools: toolDefinitions(this.cfg.tools),
         ...(this.cfg.debug ? { debug: true } : {}),
       });
-      // The reply is paid for whatever it says: count it before anything else.
-      recordSpend(this.state, reply, this.cfg.pricing);
-      const calls = reply.message.tool_calls ?? [];
+      const exit = takeReply(this.state, reply, this.cfg.pricing);
       this.emit('turn', {
         turn: this.state.turns,
         prompt_tokens: reply.usage.promptTokens,
@@ -144,14 +194,7 @@ class AgentRun {
         costUsd: this.state.costUsd,
         finish: reply.finishReason,
       });
-      const problem = replyProtocolProblem(this.state.messages, reply);
-      if (problem) return { status: 'failed', interruption: null, reason: `protocol error: ${problem}`, error: `protocol error: ${problem}` };
-      this.state.messages.push(reply.message);
-      if (calls.length === 0) {
-        const output = reply.message.content ?? '';
-        const reason = output.trim() ? 'the model answered' : 'the model answered with an empty reply (no text, no tool calls)';
-        return { status: 'completed', interruption: null, reason, output };
-      }
+      if (exit) return exit;
     }
   }
 
@@ -160,7 +203,14 @@ class AgentRun {
     await wf.condition(wf.allHandlersFinished);
     const info = wf.workflowInfo();
     this.emit('continued_as_new', { execution: this.executions + 1, historyLength: info.historyLength, historySize: info.historySize, turns: this.state.turns });
-    const carried: CarriedState = { version: 1, state: this.state, decisions: this.approvals.decisions, seq: this.seq, executions: this.executions };
+    const carried: CarriedState = {
+      version: 2,
+      cfg: this.cfg,
+      state: this.state,
+      decisions: this.approvals.decisions,
+      seq: this.seq,
+      executions: this.executions,
+    };
     return wf.continueAsNew<typeof agentRun>(this.input, carried);
   }
 
@@ -170,7 +220,7 @@ class AgentRun {
     const parsed = parseCall(call, this.cfg.tools);
     if (!parsed.ok) return this.toolFailed(pending, parsed.toolName, parsed.error, false);
     const { toolName, args } = parsed;
-    const key = idempotencyKey(this.runId, pending);
+    const key = idempotencyKey(this.runId, this.chainId, pending);
 
     // Approval comes before the cache: a cached result never stands in for a decision.
     if (TOOL_SPECS[toolName].needsApproval) {
@@ -199,21 +249,28 @@ class AgentRun {
       return null;
     }
 
+    if (toolName === 'research') return this.research(pending, String(args.question), cacheable ? ck : null);
+
     this.emit('tool_start', { toolName, args, callId: call.id });
     const started = Date.now();
-    const outcome =
-      toolName === 'research'
-        ? await this.research(pending, String(args.question))
-        : await this.tools.runTool({
-            runId: this.runId,
-            callId: call.id,
-            idempotencyKey: key,
-            toolName,
-            args,
-            workspace: this.cfg.workspace,
-            traceSeq: this.seq,
-            maxResultChars: this.cfg.maxToolResultChars,
-          });
+    const activities = TOOL_SPECS[toolName].readOnly ? this.tools : this.writeTools;
+    let outcome: ToolOutcome;
+    try {
+      outcome = await activities.runTool({
+        runId: this.runId,
+        chainId: this.chainId,
+        callId: call.id,
+        idempotencyKey: key,
+        toolName,
+        args,
+        workspace: this.cfg.workspace,
+        traceSeq: this.seq,
+        maxResultChars: this.cfg.maxToolResultChars,
+      });
+    } catch (err) {
+      if (wf.isCancellation(err)) this.recordStopped(pending, toolName, started);
+      throw err;
+    }
     this.state.toolRuns += 1;
     this.emit('tool_result', { toolName, callId: call.id, ms: Date.now() - started, ok: outcome.ok });
     if (!outcome.ok) return this.toolFailed(pending, toolName, outcome.error, outcome.permanent);
@@ -221,6 +278,19 @@ class AgentRun {
     this.state.messages.push(toolResultMessage(call, outcome.content));
     if (cacheable) this.state.cache[ck] = outcome.content;
     return null;
+  }
+
+  /**
+   * The run was stopped while this call ran, and the tool reported that it
+   * stopped without finishing (a write that had already acted reports its
+   * result instead: the workflow waits for it). The transcript says so, so it
+   * stays valid and tells the truth.
+   */
+  private recordStopped(pending: PendingCall, toolName: string, started: number): void {
+    const reason = this.cancelReason ?? 'the workflow was cancelled';
+    this.state.toolRuns += 1;
+    this.state.messages.push(toolResultMessage(pending.call, stoppedText(toolName, reason)));
+    this.emit('tool_result', { toolName, callId: pending.call.id, ms: Date.now() - started, ok: false, stopped: true });
   }
 
   /** A tool error becomes transcript text per policy; a permanent one or the `fatal` policy stops the run. */
@@ -263,11 +333,48 @@ class AgentRun {
     return decision;
   }
 
-  private async research(pending: PendingCall, question: string): Promise<ToolOutcome> {
-    const child = await runResearch(this.cfg, `${idempotencyKey(this.runId, pending)}/research`, question);
+  /**
+   * A sub-agent run, paid from this run's budget: the child may spend at most
+   * what is left, and the budget is checked again the moment it returns, so
+   * the whole tree overshoots by at most one turn.
+   */
+  private async research(pending: PendingCall, question: string, ck: string | null): Promise<Exit | null> {
+    const { call } = pending;
+    const left = budgetLeft(this.state, this.cfg);
+    if (left !== null && left <= 0) {
+      this.state.messages.push(toolResultMessage(call, notRunText('research', 'the run\'s budget is spent')));
+      this.emit('tool_result', { toolName: 'research', callId: call.id, ms: 0, ok: false, notRun: 'budget spent' });
+      return this.budgetStop();
+    }
+    this.emit('tool_start', { toolName: 'research', args: { question }, callId: call.id, budgetUsd: childBudget(left) });
+    const started = Date.now();
+    const child = await runResearch(this.cfg, researchChildId(this.runId, pending), question, childBudget(left));
     // The parent pays for its children: their spend counts against its budget.
     recordChildSpend(this.state, child.costUsd, child.usage);
-    return child.outcome;
+    this.state.toolRuns += 1;
+    this.emit('tool_result', { toolName: 'research', callId: call.id, ms: Date.now() - started, ok: child.outcome.ok, childCostUsd: child.costUsd });
+    const failed = child.outcome.ok ? null : this.toolFailed(pending, 'research', child.outcome.error, child.outcome.permanent);
+    if (child.outcome.ok) {
+      this.state.messages.push(toolResultMessage(call, child.outcome.content));
+      if (ck !== null) this.state.cache[ck] = child.outcome.content;
+    }
+    if (failed) return failed;
+    return isBudgetSpent(this.state, this.cfg) ? this.budgetStop() : null;
+  }
+
+  /**
+   * Stops for the budget while calls of the last reply may still be pending:
+   * each gets a result saying it was not run, so the transcript keeps the
+   * protocol's two rules.
+   */
+  private budgetStop(): Exit {
+    for (let p = firstPendingCall(this.state.messages); p; p = firstPendingCall(this.state.messages)) {
+      this.state.messages.push(toolResultMessage(p.call, notRunText(p.call.function.name, 'the run\'s budget is spent')));
+      this.emit('tool_result', { toolName: p.call.function.name, callId: p.call.id, ms: 0, ok: false, notRun: 'budget spent' });
+    }
+    const exit = limitExit(this.state, this.cfg);
+    if (exit) return exit;
+    return { status: 'budget_exceeded', interruption: { type: 'max_budget' }, reason: 'budget spent' };
   }
 
   private exitForError(err: unknown): Exit {

@@ -25,9 +25,26 @@ export class ApprovalDesk {
     const callId = typeof input === 'object' && input !== null ? (input as { callId?: unknown }).callId : undefined;
     if (typeof callId !== 'string') return 'callId must be a string';
     if (verdict !== 'approve' && verdict !== 'reject') return `decision must be "approve" or "reject", got ${JSON.stringify(verdict)}`;
+    // Two decisions can reach one activation (sent while the worker was down,
+    // or in one batch): the loop has not resumed yet, so the call still looks
+    // awaited. The first decision is final; a later one never replaces it.
+    const taken = this.decisionFor(callId);
+    if (taken) {
+      const verb = taken.decision === 'approve' ? 'approved' : 'rejected';
+      return `already decided: call ${JSON.stringify(callId)} was ${verb}${taken.by ? ` by ${taken.by}` : ''}; the first decision is final`;
+    }
     if (!this.awaiting) return `no call is awaiting a decision (got callId ${JSON.stringify(callId)})`;
     if (this.awaiting.callId !== callId) {
       return `call ${JSON.stringify(callId)} is not awaiting a decision; ${JSON.stringify(this.awaiting.callId)} is`;
+    }
+    return null;
+  }
+
+  /** The decision already taken for a call id (ids are unique within a run's transcript). */
+  decisionFor(callId: string): Decision | null {
+    for (const [key, d] of Object.entries(this.decisions)) {
+      // Decisions carried from before callId was stored name the call only in their key.
+      if (d.callId === callId || (d.callId === undefined && key.endsWith(`/${callId}`))) return d;
     }
     return null;
   }
@@ -38,6 +55,7 @@ export class ApprovalDesk {
     if (problem || !this.awaiting) return { ok: false, problem: problem ?? 'no call is awaiting a decision' };
     const { reason, by } = input as { reason?: unknown; by?: unknown };
     const decision: Decision = {
+      callId: this.awaiting.callId,
       decision: verdict as Verdict,
       reason: typeof reason === 'string' && reason.trim() ? reason : null,
       by: typeof by === 'string' && by.trim() ? by : null,

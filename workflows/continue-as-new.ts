@@ -3,6 +3,7 @@
 // whole transcript again) until Temporal's limits stop them.
 import * as wf from '@temporalio/workflow';
 import type { Decision, LoopState } from './loop';
+import type { RunConfig } from './types';
 
 /**
  * What one execution hands the next: all the loop knows, as plain JSON. The
@@ -10,7 +11,9 @@ import type { Decision, LoopState } from './loop';
  * nothing is pending at that point.
  */
 export interface CarriedState {
-  version: 1;
+  version: 1 | 2;
+  /** The configuration resolved when the run started (version 2 on). */
+  cfg?: RunConfig;
   state: LoopState;
   decisions: Record<string, Decision>;
   seq: number;

@@ -1,6 +1,6 @@
 // Every default of the harness in one place, so the README's table can be
 // checked against a single file.
-import type { DedupePolicy, Pricing, ToolErrorPolicy, ToolName } from './types';
+import type { DedupePolicy, Pricing, RunDefaults, ToolErrorPolicy, ToolName } from './types';
 
 /** The mini-harness default turn cap of the chapter. */
 export const DEFAULT_MAX_TURNS = 15;
@@ -27,3 +27,25 @@ export const MAX_TRANSCRIPT_CHARS = 1.5 * 1024 * 1024;
 /** Limits of the `research` sub-agent run. */
 export const RESEARCH_LIMITS = { maxTurns: 6, maxBudgetUsd: 0.05 };
 export const DEFAULT_TASK_QUEUE = 'agent-harness';
+
+/**
+ * The defaults a run's input falls back on. A worker may override some
+ * (worker/config.ts); whatever a run resolved at its start is kept in its
+ * history and carried through continue-as-new, so changing a default never
+ * changes a run already under way.
+ */
+export const BUILT_IN_DEFAULTS: RunDefaults = {
+  model: DEFAULT_MODEL,
+  maxTurns: DEFAULT_MAX_TURNS,
+  maxBudgetUsd: DEFAULT_MAX_BUDGET_USD,
+  toolErrors: DEFAULT_TOOL_ERRORS,
+  dedupe: DEFAULT_DEDUPE,
+  tools: DEFAULT_TOOLS,
+  workspace: DEFAULT_WORKSPACE,
+  pricing: DEFAULT_PRICING,
+  approvalTimeoutMs: null,
+  modelTimeoutMs: DEFAULT_MODEL_TIMEOUT_MS,
+  toolTimeoutMs: DEFAULT_TOOL_TIMEOUT_MS,
+  maxToolResultChars: DEFAULT_MAX_TOOL_RESULT_CHARS,
+  continueAsNewAtHistoryBytes: DEFAULT_CONTINUE_AS_NEW_AT_HISTORY_BYTES,
+};

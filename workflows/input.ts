@@ -1,22 +1,9 @@
 // Validates the workflow input and fills in defaults. Pure: no Temporal
 // import, so the workflow wraps the thrown InputError in a non-retryable
 // ApplicationFailure and the tests can call it directly.
-import {
-  DEFAULT_DEDUPE,
-  DEFAULT_MAX_BUDGET_USD,
-  DEFAULT_CONTINUE_AS_NEW_AT_HISTORY_BYTES,
-  DEFAULT_MAX_TOOL_RESULT_CHARS,
-  DEFAULT_MAX_TURNS,
-  DEFAULT_MODEL,
-  DEFAULT_MODEL_TIMEOUT_MS,
-  DEFAULT_PRICING,
-  DEFAULT_TOOL_ERRORS,
-  DEFAULT_TOOL_TIMEOUT_MS,
-  DEFAULT_TOOLS,
-  DEFAULT_WORKSPACE,
-} from './defaults';
+import { BUILT_IN_DEFAULTS } from './defaults';
 import { isToolName } from './tool-catalogue';
-import type { DedupePolicy, RunConfig, ToolErrorPolicy, ToolName } from './types';
+import type { DedupePolicy, RunConfig, RunDefaults, ToolErrorPolicy, ToolName } from './types';
 
 export class InputError extends Error {
   constructor(
@@ -40,7 +27,7 @@ const MAX_TASK_CHARS = 100_000;
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export function parseInput(raw: unknown): RunConfig {
+export function parseInput(raw: unknown, d: RunDefaults = BUILT_IN_DEFAULTS): RunConfig {
   if (!isObj(raw)) throw new InputError('input', 'must be a JSON object like {"task": "..."}');
   for (const key of Object.keys(raw)) {
     if (!KNOWN_FIELDS.has(key)) throw new InputError(key, `is not a known field (known: ${[...KNOWN_FIELDS].join(', ')})`);
@@ -51,8 +38,8 @@ export function parseInput(raw: unknown): RunConfig {
 
   const limits = raw.limits === undefined ? {} : raw.limits;
   if (!isObj(limits)) throw new InputError('limits', 'must be an object like {"maxTurns": 20, "maxBudgetUsd": 0.05}');
-  const maxTurns = optionalLimit(limits, 'maxTurns', DEFAULT_MAX_TURNS, true);
-  const maxBudgetUsd = optionalLimit(limits, 'maxBudgetUsd', DEFAULT_MAX_BUDGET_USD, false);
+  const maxTurns = optionalLimit(limits, 'maxTurns', d.maxTurns, true);
+  const maxBudgetUsd = optionalLimit(limits, 'maxBudgetUsd', d.maxBudgetUsd, false);
   if (maxTurns === null && maxBudgetUsd === null) {
     throw new InputError('limits', 'must keep at least one of maxTurns and maxBudgetUsd: a run with neither has no exit but the model');
   }
@@ -62,28 +49,30 @@ export function parseInput(raw: unknown): RunConfig {
 
   return {
     task,
-    model: optionalString(raw, 'model', DEFAULT_MODEL),
+    model: optionalString(raw, 'model', d.model),
     system: raw.system === undefined || raw.system === null ? null : requireString(raw.system, 'system'),
     maxTurns,
     maxBudgetUsd,
-    toolErrors: oneOf(raw.toolErrors, 'toolErrors', TOOL_ERROR_POLICIES, DEFAULT_TOOL_ERRORS),
-    dedupe: oneOf(raw.dedupe, 'dedupe', DEDUPE_POLICIES, DEFAULT_DEDUPE),
-    tools: toolList(raw.tools),
-    workspace: workspaceName(raw.workspace),
+    toolErrors: oneOf(raw.toolErrors, 'toolErrors', TOOL_ERROR_POLICIES, d.toolErrors),
+    dedupe: oneOf(raw.dedupe, 'dedupe', DEDUPE_POLICIES, d.dedupe),
+    tools: toolList(raw.tools, d.tools),
+    workspace: workspaceName(raw.workspace, d.workspace),
     pricing: {
-      inputPerMTokUsd: nonNegative(pricing.inputPerMTokUsd, 'pricing.inputPerMTokUsd', DEFAULT_PRICING.inputPerMTokUsd),
-      outputPerMTokUsd: nonNegative(pricing.outputPerMTokUsd, 'pricing.outputPerMTokUsd', DEFAULT_PRICING.outputPerMTokUsd),
+      inputPerMTokUsd: nonNegative(pricing.inputPerMTokUsd, 'pricing.inputPerMTokUsd', d.pricing.inputPerMTokUsd),
+      outputPerMTokUsd: nonNegative(pricing.outputPerMTokUsd, 'pricing.outputPerMTokUsd', d.pricing.outputPerMTokUsd),
     },
     approvalTimeoutMs:
-      raw.approvalTimeoutMs === undefined || raw.approvalTimeoutMs === null
-        ? null
-        : positive(raw.approvalTimeoutMs, 'approvalTimeoutMs'),
-    modelTimeoutMs: raw.modelTimeoutMs === undefined ? DEFAULT_MODEL_TIMEOUT_MS : positive(raw.modelTimeoutMs, 'modelTimeoutMs'),
-    toolTimeoutMs: raw.toolTimeoutMs === undefined ? DEFAULT_TOOL_TIMEOUT_MS : positive(raw.toolTimeoutMs, 'toolTimeoutMs'),
-    maxToolResultChars: raw.maxToolResultChars === undefined ? DEFAULT_MAX_TOOL_RESULT_CHARS : positiveInt(raw.maxToolResultChars, 'maxToolResultChars', MAX_TOOL_RESULT_CHARS_LIMIT),
+      raw.approvalTimeoutMs === undefined
+        ? d.approvalTimeoutMs
+        : raw.approvalTimeoutMs === null
+          ? null
+          : positive(raw.approvalTimeoutMs, 'approvalTimeoutMs'),
+    modelTimeoutMs: raw.modelTimeoutMs === undefined ? d.modelTimeoutMs : positive(raw.modelTimeoutMs, 'modelTimeoutMs'),
+    toolTimeoutMs: raw.toolTimeoutMs === undefined ? d.toolTimeoutMs : positive(raw.toolTimeoutMs, 'toolTimeoutMs'),
+    maxToolResultChars: raw.maxToolResultChars === undefined ? d.maxToolResultChars : positiveInt(raw.maxToolResultChars, 'maxToolResultChars', MAX_TOOL_RESULT_CHARS_LIMIT),
     continueAsNewAtHistoryBytes:
       raw.continueAsNewAtHistoryBytes === undefined
-        ? DEFAULT_CONTINUE_AS_NEW_AT_HISTORY_BYTES
+        ? d.continueAsNewAtHistoryBytes
         : positiveInt(raw.continueAsNewAtHistoryBytes, 'continueAsNewAtHistoryBytes', 40 * 1024 * 1024),
     permanentToolErrors: oneOf(raw.permanentToolErrors, 'permanentToolErrors', ['stop', 'retry'] as const, 'stop'),
     experimentalEmptyRejection: optionalBoolean(raw.experimentalEmptyRejection, 'experimentalEmptyRejection'),
@@ -91,7 +80,7 @@ export function parseInput(raw: unknown): RunConfig {
   };
 }
 
-function optionalLimit(limits: Obj, key: string, fallback: number, integer: boolean): number | null {
+function optionalLimit(limits: Obj, key: string, fallback: number | null, integer: boolean): number | null {
   const v = limits[key];
   if (v === undefined) return fallback;
   if (v === null) return null;
@@ -121,8 +110,8 @@ function oneOf<T extends string>(v: unknown, field: string, allowed: readonly T[
   return v as T;
 }
 
-function toolList(v: unknown): ToolName[] {
-  if (v === undefined) return [...DEFAULT_TOOLS];
+function toolList(v: unknown, fallback: readonly ToolName[]): ToolName[] {
+  if (v === undefined) return [...fallback];
   if (!Array.isArray(v)) throw new InputError('tools', 'must be an array of tool names');
   const out: ToolName[] = [];
   for (const name of v) {
@@ -137,8 +126,8 @@ function toolList(v: unknown): ToolName[] {
 // reach the harness's own bookkeeping beside it.
 const WORKSPACE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}$/;
 
-function workspaceName(v: unknown): string {
-  if (v === undefined) return DEFAULT_WORKSPACE;
+function workspaceName(v: unknown, fallback: string): string {
+  if (v === undefined) return fallback;
   if (typeof v !== 'string' || !WORKSPACE_NAME.test(v)) {
     throw new InputError('workspace', `must be one folder name of letters, digits, ".", "_" or "-" (not starting with "."), got ${JSON.stringify(v)}`);
   }

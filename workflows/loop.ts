@@ -2,7 +2,8 @@
 // which exit applies, what a reply costs, what the cache holds, what the
 // transcript says about a failed or declined call. workflows/agent-run.ts wires
 // these to activities and signals; test/loop.test.ts checks them in microseconds.
-import { MAX_TRANSCRIPT_CHARS } from './defaults';
+import { MAX_TRANSCRIPT_CHARS, RESEARCH_LIMITS } from './defaults';
+import { argumentProblem } from './tool-args';
 import { TOOL_SPECS, isToolName } from './tool-catalogue';
 import type {
   ChildSpend,
@@ -91,6 +92,21 @@ export const isTurnCapReached = (s: LoopState, cfg: RunConfig): boolean => cfg.m
 export const isBudgetSpent = (s: LoopState, cfg: RunConfig): boolean =>
   cfg.maxBudgetUsd !== null && s.costUsd >= cfg.maxBudgetUsd;
 
+/** What the budget still allows, in USD (may be negative after the last turn); null without a budget. */
+export function budgetLeft(s: LoopState, cfg: RunConfig): number | null {
+  return cfg.maxBudgetUsd === null ? null : cfg.maxBudgetUsd - s.costUsd;
+}
+
+/** A sub-agent's budget: its own cap, never more than its parent has left. */
+export function childBudget(left: number | null): number {
+  return left === null ? RESEARCH_LIMITS.maxBudgetUsd : Math.min(RESEARCH_LIMITS.maxBudgetUsd, left);
+}
+
+/** The research child's workflow id: readable, and stable across replays. */
+export function researchChildId(runId: string, pending: PendingCall): string {
+  return `${runId}/m${pending.messageIndex}/${pending.call.id}/research`;
+}
+
 export interface Exit {
   status: ExitStatus;
   interruption: Interruption | null;
@@ -112,6 +128,37 @@ export function limitExit(s: LoopState, cfg: RunConfig): Exit | null {
     };
   }
   return null;
+}
+
+/** What the loop does next, decided from its state alone. */
+export type Step = { kind: 'drain'; pending: PendingCall } | { kind: 'stop'; exit: Exit } | { kind: 'ask' };
+
+/**
+ * The top of every iteration: drain what the last reply asked for first
+ * (resume and approval share this path); only when nothing is pending, check
+ * the turn cap and the budget *before* asking the model again.
+ */
+export function nextStep(s: LoopState, cfg: RunConfig): Step {
+  const pending = firstPendingCall(s.messages);
+  if (pending) return { kind: 'drain', pending };
+  const exit = limitExit(s, cfg) ?? transcriptTooBig(s);
+  return exit ? { kind: 'stop', exit } : { kind: 'ask' };
+}
+
+/**
+ * Takes one model reply: it is paid for whatever it says, so it is counted
+ * first; then it joins the transcript unless it would break the protocol; a
+ * reply without tool calls ends the run.
+ */
+export function takeReply(s: LoopState, reply: ModelReply, pricing: Pricing): Exit | null {
+  recordSpend(s, reply, pricing);
+  const problem = replyProtocolProblem(s.messages, reply);
+  if (problem) return { status: 'failed', interruption: null, reason: `protocol error: ${problem}`, error: `protocol error: ${problem}` };
+  s.messages.push(reply.message);
+  if (reply.message.tool_calls?.length) return null;
+  const output = reply.message.content ?? '';
+  const reason = output.trim() ? 'the model answered' : 'the model answered with an empty reply (no text, no tool calls)';
+  return { status: 'completed', interruption: null, reason, output };
 }
 
 /** A transcript this large could not travel in one payload: stop with the reason rather than get stuck. */
@@ -177,7 +224,11 @@ export type ParsedCall =
   | { ok: true; toolName: ToolName; args: Record<string, unknown> }
   | { ok: false; toolName: string; error: string };
 
-/** Checks what the workflow can check without I/O: a known, enabled tool and JSON object arguments. */
+/**
+ * Checks what the workflow can check without I/O: a known, enabled tool and
+ * arguments that fit its schema. Runs before approval, cache or activity: a
+ * person is never asked about a call that could not run.
+ */
 export function parseCall(call: ToolCall, enabled: readonly ToolName[]): ParsedCall {
   const name = call.function.name;
   if (!isToolName(name) || !enabled.includes(name)) {
@@ -200,6 +251,8 @@ export function parseCall(call: ToolCall, enabled: readonly ToolName[]): ParsedC
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
     return { ok: false, toolName: name, error: `the arguments of ${name} must be a JSON object.` };
   }
+  const problem = argumentProblem(name, args as Record<string, unknown>);
+  if (problem) return { ok: false, toolName: name, error: problem };
   return { ok: true, toolName: name, args: args as Record<string, unknown> };
 }
 
@@ -228,9 +281,14 @@ function canonicalJson(v: unknown): string {
   return JSON.stringify(v) ?? 'null';
 }
 
-/** The idempotency key of one logical operation: this run's call, stable across retries and replays. */
-export function idempotencyKey(runId: string, pending: PendingCall): string {
-  return `${runId}/m${pending.messageIndex}/${pending.call.id}`;
+/**
+ * The idempotency key of one logical operation: this call of this run chain,
+ * stable across retries, replays and continue-as-new. The chain id (the first
+ * execution's run id) keeps a workflow id used again from finding the earlier
+ * run's effects.
+ */
+export function idempotencyKey(runId: string, chainId: string, pending: PendingCall): string {
+  return `${runId}@${chainId}/m${pending.messageIndex}/${pending.call.id}`;
 }
 
 /** What the model reads when a tool failed, per policy (`fatal` never reaches the transcript). */
@@ -239,6 +297,8 @@ export function toolErrorText(error: string, policy: Exclude<ToolErrorPolicy, 'f
 }
 
 export interface Decision {
+  /** The call decided on; absent in decisions carried from older executions. */
+  callId?: string;
   decision: 'approve' | 'reject';
   reason: string | null;
   by: string | null;
@@ -249,6 +309,16 @@ export function declinedText(toolName: string, d: Decision): string {
   const who = d.by ? ` by ${d.by}` : '';
   const why = d.reason ? ` Reason: ${d.reason}` : ' No reason was given.';
   return `The user declined this ${toolName} call${who}; it was not run and nothing changed.${why}`;
+}
+
+/** The result of a call the harness decided not to run: said in words, like a rejection. */
+export function notRunText(toolName: string, why: string): string {
+  return `The harness did not run this ${toolName} call because ${why}; nothing changed.`;
+}
+
+/** The result of a call stopped by a Stop before it finished (the tool reported it did not complete). */
+export function stoppedText(toolName: string, reason: string): string {
+  return `The run was stopped (${reason}) while this ${toolName} call was running; the tool stopped without finishing.`;
 }
 
 export function toolResultMessage(call: ToolCall, content: string): ChatMessage {

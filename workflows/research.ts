@@ -12,7 +12,7 @@ export interface ResearchOutcome {
   usage: Usage;
 }
 
-export async function runResearch(cfg: RunConfig, childId: string, question: string): Promise<ResearchOutcome> {
+export async function runResearch(cfg: RunConfig, childId: string, question: string, budgetUsd: number): Promise<ResearchOutcome> {
   // By type name: importing the workflow function here would make a module cycle.
   const child = await wf.executeChild<typeof agentRun>('agentRun', {
     workflowId: childId,
@@ -21,7 +21,8 @@ export async function runResearch(cfg: RunConfig, childId: string, question: str
         task: question,
         model: cfg.model,
         tools: ['list_files', 'read_file'],
-        limits: RESEARCH_LIMITS,
+        // Never more than the parent has left: the parent's budget pays for the whole tree.
+        limits: { maxTurns: RESEARCH_LIMITS.maxTurns, maxBudgetUsd: budgetUsd },
         toolErrors: cfg.toolErrors,
         workspace: cfg.workspace,
         pricing: cfg.pricing,

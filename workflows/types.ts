@@ -115,6 +115,24 @@ export interface RunConfig {
   debug: boolean;
 }
 
+/** What an input left out is filled from these. */
+export type RunDefaults = Pick<
+  RunConfig,
+  | 'model'
+  | 'maxTurns'
+  | 'maxBudgetUsd'
+  | 'toolErrors'
+  | 'dedupe'
+  | 'tools'
+  | 'workspace'
+  | 'pricing'
+  | 'approvalTimeoutMs'
+  | 'modelTimeoutMs'
+  | 'toolTimeoutMs'
+  | 'maxToolResultChars'
+  | 'continueAsNewAtHistoryBytes'
+>;
+
 export interface RunResult {
   runId: string;
   status: ExitStatus;

@@ -15,6 +15,19 @@ export interface ToolContext {
   sleep(ms: number): Promise<void>;
   /** The last step an earlier attempt of this call reported (0 on the first attempt). */
   resumeFromStep: number;
+  hooks: WriteHooks;
+}
+
+/**
+ * Seams inside a write, for tests that must hold a write at a chosen point
+ * (a Stop arriving mid-write). Empty in production. Each gets the call's
+ * cancellation signal.
+ */
+export interface WriteHooks {
+  /** Before the write commits to acting: a Stop seen after this still stops it. */
+  beforeAct?: (signal: AbortSignal) => Promise<void>;
+  /** After the intent is recorded, just before the irreversible step. */
+  beforeCommit?: (signal: AbortSignal) => Promise<void>;
 }
 
 export type ToolImpl = (ctx: ToolContext, args: Record<string, unknown>) => Promise<string>;

@@ -1,3 +1,4 @@
+import { CancelledFailure } from '@temporalio/common';
 import { existsSync, statSync, unlinkSync } from 'node:fs';
 import type { ToolImpl } from './context';
 import { crashPoint } from './crash-point';
@@ -24,7 +25,13 @@ export const deleteFile: ToolImpl = async (ctx, args) => {
     throw new ToolError(`no such file: ${rel}. Call list_files to see what exists.`);
   }
   if (!statSync(full).isFile()) throw new ToolError(`${rel} is not a regular file; only files can be deleted.`);
+  await ctx.hooks.beforeAct?.(ctx.signal);
+  // The last moment a Stop can prevent the write: past it, the write lands and
+  // its result is reported (the workflow waits for it), so the transcript
+  // says what really happened.
+  if (ctx.signal.aborted) throw new CancelledFailure(`delete_file stopped before deleting ${rel}: nothing changed`);
   ctx.ledger.put(ctx.idempotencyKey, { state: 'started', at: new Date().toISOString() });
+  await ctx.hooks.beforeCommit?.(ctx.signal);
   unlinkSync(full);
   crashPoint('delete_file:after_unlink');
   ctx.ledger.put(ctx.idempotencyKey, { state: 'done', at: new Date().toISOString(), result });

@@ -4,13 +4,12 @@
 // an outcome the loop writes into the transcript. Only infrastructure faults
 // throw (and are retried by Temporal).
 import { Context } from '@temporalio/activity';
-import { Ajv, type ValidateFunction } from 'ajv';
 import { join } from 'node:path';
 import { capToolResult } from '../../workflows/loop';
-import { TOOL_SPECS } from '../../workflows/tool-catalogue';
+import { argumentProblem } from '../../workflows/tool-args';
 import type { ToolName, ToolOutcome } from '../../workflows/types';
 import type { TraceWriter } from '../trace-file';
-import type { ToolContext, ToolImpl } from './context';
+import type { ToolContext, ToolImpl, WriteHooks } from './context';
 import { deleteFile } from './delete-file';
 import { Ledger } from './ledger';
 import { listFiles } from './list-files';
@@ -21,6 +20,8 @@ import { ensureWorkspace } from './workspace';
 
 export interface RunToolInput {
   runId: string;
+  /** The run chain's first execution run id: names the trace file. Absent in inputs scheduled before chains. */
+  chainId?: string;
   callId: string;
   idempotencyKey: string;
   toolName: ToolName;
@@ -37,6 +38,7 @@ export interface ToolDeps {
   trace: TraceWriter;
   /** How often the tool heartbeats while it runs, in ms. */
   heartbeatEveryMs?: number;
+  writeHooks?: WriteHooks;
 }
 
 const IMPLEMENTATIONS: Partial<Record<ToolName, ToolImpl>> = {
@@ -45,20 +47,6 @@ const IMPLEMENTATIONS: Partial<Record<ToolName, ToolImpl>> = {
   delete_file: deleteFile,
   scan_archive: scanArchive,
 };
-
-const ajv = new Ajv({ allErrors: true, strict: true });
-const validators = new Map<ToolName, ValidateFunction>();
-
-function argumentProblem(name: ToolName, args: Record<string, unknown>): string | null {
-  let validate = validators.get(name);
-  if (!validate) {
-    validate = ajv.compile(TOOL_SPECS[name].parameters);
-    validators.set(name, validate);
-  }
-  if (validate(args)) return null;
-  const why = (validate.errors ?? []).map((e) => `${e.instancePath || 'arguments'} ${e.message ?? 'invalid'}`).join('; ');
-  return `invalid arguments for ${name}: ${why}. Expected: ${JSON.stringify(TOOL_SPECS[name].parameters)}`;
-}
 
 export function createRunTool(deps: ToolDeps) {
   const ledger = new Ledger(join(deps.workspaceRoot, '.ledger'));
@@ -77,7 +65,7 @@ export function createRunTool(deps: ToolDeps) {
     const resumeFromStep = typeof prior?.step === 'number' ? prior.step : 0;
     let step = resumeFromStep;
     // Every execution of a tool is on record, retries included.
-    deps.trace.write(input.runId, {
+    deps.trace.write(input.runId, input.chainId, {
       seq: input.traceSeq,
       type: 'tool_exec',
       attempt,
@@ -99,12 +87,13 @@ export function createRunTool(deps: ToolDeps) {
       signal: activity.cancellationSignal,
       sleep: (ms) => activity.sleep(ms),
       resumeFromStep,
+      hooks: deps.writeHooks ?? {},
       progress: (label) => {
         if (activity.cancellationSignal.aborted) return;
         step += 1;
         lastLabel = label;
         activity.heartbeat({ step, label });
-        deps.trace.write(input.runId, {
+        deps.trace.write(input.runId, input.chainId, {
           seq: input.traceSeq,
           step,
           attempt,

@@ -1,0 +1,21 @@
+// Resolves a run's configuration once, when the run starts: the input with
+// this worker's defaults filled in. It runs as a local activity, so its answer
+// is recorded in history: a replay, a later worker with other defaults, or the
+// next execution after continue-as-new all see the configuration the run
+// started with, never a re-derived one.
+import { InputError, parseInput } from '../workflows/input';
+import type { RunConfig, RunDefaults } from '../workflows/types';
+
+export type ResolvedConfig = { ok: true; cfg: RunConfig } | { ok: false; field: string; message: string };
+
+export function createResolveConfig(defaults: RunDefaults) {
+  return async function resolveConfig(input: unknown): Promise<ResolvedConfig> {
+    try {
+      return { ok: true, cfg: parseInput(input, defaults) };
+    } catch (err) {
+      // Bad input is an answer, not an activity failure: the workflow fails the run with it at once.
+      if (err instanceof InputError) return { ok: false, field: err.field, message: err.message };
+      throw err;
+    }
+  };
+}

@@ -1,0 +1,278 @@
+// The promises that broke under adversarial interleavings (issue 7), each
+// pinned by the test that first showed it: a decision is final, a reused
+// workflow id never inherits another run's effects, the budget pays for the
+// whole tree, a run keeps the configuration it started with, a Stop during a
+// write is recorded truthfully, and arguments are checked before anyone is
+// asked.
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { traceChains } from '../activities/trace-file';
+import { approveSignal, cancelSignal, decideUpdate, rejectSignal, transcriptQuery } from '../workflows/messages';
+import type { ChatMessage, RunResult } from '../workflows/types';
+import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
+
+const h = useHarness({ worker: false });
+const task = 'Which file mentions a timeout?';
+const resultOf = (t: ChatMessage[], callId: string) => t.find((m) => m.role === 'tool' && m.tool_call_id === callId)?.content;
+const exists = (ws: string, file: string) => existsSync(join(h.workspaceRoot, ws, file));
+
+describe('a decision is final', () => {
+  it('reject then approve, sent while the worker is down, reach one activation: the reject holds', async () => {
+    const first = await h.startWorker();
+    const ws = freshWorkspace();
+    const handle = await h.start({ task, model: 'destructive', workspace: ws });
+    await waitForApproval(handle, 'c2');
+    await first.shutdown();
+    await handle.signal(rejectSignal, { callId: 'c2', reason: 'needed for the audit', by: 'bob' });
+    await handle.signal(approveSignal, { callId: 'c2', by: 'mallory' });
+    const second = await h.startWorker();
+    try {
+      const r = (await handle.result()) as RunResult;
+      expect(r.output).toBe('I did not delete anything: you declined the deletion.');
+      expect(exists(ws, 'access.log')).toBe(true);
+      const events = h.events(handle.workflowId);
+      expect(events.filter((l) => l.type === 'approval_decided')).toEqual([expect.objectContaining({ decision: 'reject', by: 'bob' })]);
+      expect(events.filter((l) => l.type === 'signal_ignored')).toEqual([
+        expect.objectContaining({ signal: 'approve', callId: 'c2', reason: expect.stringMatching(/^already decided/) }),
+      ]);
+    } finally {
+      await second.shutdown();
+    }
+  });
+
+  it('two decide updates in one activation: exactly one is applied, the other refused as already decided', async () => {
+    const first = await h.startWorker();
+    const ws = freshWorkspace();
+    const handle = await h.start({ task, model: 'destructive', workspace: ws });
+    await waitForApproval(handle, 'c2');
+    await first.shutdown();
+    // Both wait for a worker: they reach the run together when one comes back.
+    const approve = handle.executeUpdate(decideUpdate, { args: [{ callId: 'c2', decision: 'approve', by: 'alice' }] });
+    const reject = handle.executeUpdate(decideUpdate, { args: [{ callId: 'c2', decision: 'reject', by: 'bob' }] });
+    const settled = Promise.allSettled([approve, reject]);
+    const second = await h.startWorker();
+    try {
+      const [a, b] = await settled;
+      const applied = [a, b].filter((x) => x.status === 'fulfilled');
+      const refused = [a, b].filter((x): x is PromiseRejectedResult => x.status === 'rejected');
+      expect(applied).toHaveLength(1);
+      expect(refused).toHaveLength(1);
+      expect(refused[0].reason).toBeInstanceOf(WorkflowUpdateFailedError);
+      expect(String((refused[0].reason as WorkflowUpdateFailedError).cause?.message)).toMatch(/already decided/);
+      const r = (await handle.result()) as RunResult;
+      const decided = h.events(handle.workflowId).filter((l) => l.type === 'approval_decided');
+      expect(decided).toHaveLength(1);
+      // The file is gone exactly when the one applied decision was an approval.
+      expect(exists(ws, 'access.log')).toBe(decided[0].decision !== 'approve');
+      expect(r.status).toBe('completed');
+    } finally {
+      await second.shutdown();
+    }
+  });
+});
+
+describe('a workflow id used again', () => {
+  it('does not inherit the earlier run effects: the second approved delete really deletes, and both traces stay', async () => {
+    const worker = await h.startWorker();
+    try {
+      const id = `reused-${freshWorkspace()}`;
+      const wsA = freshWorkspace();
+      const wsB = freshWorkspace();
+      const runOnce = async (ws: string) => {
+        const handle = await h.start({ task, model: 'destructive', workspace: ws }, id);
+        await waitForApproval(handle, 'c2');
+        await handle.signal(approveSignal, { callId: 'c2', by: 'alice' });
+        return { handle, result: (await handle.result()) as RunResult };
+      };
+      const one = await runOnce(wsA);
+      expect(exists(wsA, 'access.log')).toBe(false);
+      const two = await runOnce(wsB);
+      expect(resultOf(await two.handle.query(transcriptQuery), 'c2')).toBe('deleted access.log');
+      // The tool said so, and it is true.
+      expect(exists(wsB, 'access.log')).toBe(false);
+      const chains = traceChains(h.traceDir, id);
+      expect(chains).toEqual([one.handle.firstExecutionRunId, two.handle.firstExecutionRunId]);
+      for (const chain of chains) {
+        const lines = h.trace(id, chain).filter((l) => l.step === undefined);
+        expect(lines.map((l) => l.seq)).toEqual(lines.map((_, i) => i + 1));
+        expect(lines.at(-1)).toMatchObject({ type: 'run_stopped', status: 'completed' });
+      }
+      // The latest run is what `trace <id>` shows.
+      expect(h.trace(id).find((l) => l.type === 'run_started')?.chainId).toBe(two.handle.firstExecutionRunId);
+    } finally {
+      await worker.shutdown();
+    }
+  });
+});
+
+describe('the budget pays for the whole tree', () => {
+  it('a research child gets at most what the parent has left, and the parent stops as soon as it returns', async () => {
+    const worker = await h.startWorker();
+    try {
+      const budget = 0.002;
+      const handle = await h.start({ task: 'Find out which file mentions a timeout.', model: 'research', tools: ['research'], limits: { maxBudgetUsd: budget } });
+      const r = (await handle.result()) as RunResult;
+      const childId = `${handle.workflowId}/m1/r1/research`;
+      const child = (await h.client.workflow.getHandle(childId).result()) as RunResult;
+      const parentTurns = h.events(handle.workflowId).filter((l) => l.type === 'turn');
+      const childTurns = h.events(childId).filter((l) => l.type === 'turn');
+      const childBudget = Number(h.events(childId).find((l) => l.type === 'run_started')?.maxBudgetUsd);
+      expect(childBudget).toBeCloseTo(budget - Number(parentTurns[0].turnCostUsd), 12);
+      expect(r.status).toBe('budget_exceeded');
+      // Stopped the moment the child returned: no second parent turn was bought.
+      expect(r.turns).toBe(1);
+      expect(r.costUsd).toBeCloseTo(Number(parentTurns[0].turnCostUsd) + child.costUsd, 12);
+      const biggestTurn = Math.max(...[...parentTurns, ...childTurns].map((l) => Number(l.turnCostUsd)));
+      expect(r.costUsd - budget).toBeLessThanOrEqual(biggestTurn);
+      // The transcript keeps the protocol: the research call has its one result.
+      expect(resultOf(await handle.query(transcriptQuery), 'r1')).toContain('errors.log');
+    } finally {
+      await worker.shutdown();
+    }
+  });
+
+  it('no child starts when the budget is already spent by the turn that asked for it', async () => {
+    const worker = await h.startWorker();
+    try {
+      const handle = await h.start({ task: 'Find out which file mentions a timeout.', model: 'research', tools: ['research'], limits: { maxBudgetUsd: 0.0001 } });
+      const r = (await handle.result()) as RunResult;
+      expect(r).toMatchObject({ status: 'budget_exceeded', turns: 1, children: { runs: 0 } });
+      expect(resultOf(await handle.query(transcriptQuery), 'r1')).toMatch(/did not run this research call because the run's budget is spent/);
+      expect(h.events(handle.workflowId).some((l) => l.type === 'tool_start')).toBe(false);
+    } finally {
+      await worker.shutdown();
+    }
+  });
+});
+
+describe('a run keeps the configuration it started with', () => {
+  it('a worker with other defaults takes over a parked run: the run keeps its own turn cap', async () => {
+    const first = await h.startWorker({ runDefaults: { maxTurns: 4 } });
+    const ws = freshWorkspace();
+    const handle = await h.start({ task, model: 'destructive', workspace: ws });
+    await waitForApproval(handle, 'c2');
+    await first.shutdown();
+    // A deploy that lowers the default cap below what this run needs.
+    const second = await h.startWorker({ runDefaults: { maxTurns: 2 } });
+    try {
+      await handle.signal(approveSignal, { callId: 'c2', by: 'alice' });
+      const r = (await handle.result()) as RunResult;
+      expect(r).toMatchObject({ status: 'completed', turns: 3 });
+      expect(h.events(handle.workflowId)[0]).toMatchObject({ type: 'run_started', maxTurns: 4 });
+      // A new run on the new worker gets the new default.
+      const fresh = await h.run({ task, model: 'runaway' });
+      expect(fresh).toMatchObject({ status: 'max_turns_exceeded', turns: 2 });
+    } finally {
+      await second.shutdown();
+    }
+  });
+
+  it('continue-as-new carries the resolved configuration; only the first execution resolves it', async () => {
+    const worker = await h.startWorker({ runDefaults: { maxTurns: 4 } });
+    try {
+      const handle = await h.start({ task, model: 'runaway', continueAsNewAtHistoryBytes: 1 });
+      const r = (await handle.result()) as RunResult;
+      expect(r).toMatchObject({ status: 'max_turns_exceeded', turns: 4 });
+      const latest = await handle.fetchHistory();
+      const started = latest.events?.[0]?.workflowExecutionStartedEventAttributes;
+      expect(started?.continuedExecutionRunId).toBeTruthy();
+      const carried = await h.client.options.loadedDataConverter.payloadConverter.fromPayload<{ cfg?: { maxTurns: number } }>(started!.input!.payloads![1]);
+      expect(carried.cfg?.maxTurns).toBe(4);
+      // No local activity marker in a continued execution: nothing is re-derived.
+      expect(latest.events?.some((e) => e.markerRecordedEventAttributes)).toBe(false);
+    } finally {
+      await worker.shutdown();
+    }
+  });
+});
+
+describe('a Stop during a write', () => {
+  const waitForAbort = (signal: AbortSignal) =>
+    new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+
+  it('before the write acts: nothing changes and the transcript says the call was stopped', async () => {
+    let reached!: () => void;
+    const atHook = new Promise<void>((r) => (reached = r));
+    const worker = await h.startWorker({
+      taskQueue: `${h.taskQueue}-act`,
+      writeHooks: { beforeAct: async (signal) => (reached(), await waitForAbort(signal)) },
+    });
+    try {
+      const ws = freshWorkspace();
+      const handle = await h.client.workflow.start('agentRun', { taskQueue: worker.taskQueue, workflowId: `stop-act-${ws}`, args: [{ task, model: 'destructive', workspace: ws }] });
+      await waitForApproval(handle, 'c2');
+      await handle.signal(approveSignal, { callId: 'c2', by: 'alice' });
+      await atHook;
+      await handle.signal(cancelSignal, { reason: 'user pressed Stop' });
+      const r = (await handle.result()) as RunResult;
+      expect(r).toMatchObject({ status: 'interrupted', interruption: { type: 'cancelled', reason: 'user pressed Stop' } });
+      expect(exists(ws, 'access.log')).toBe(true);
+      expect(resultOf(await handle.query(transcriptQuery), 'c2')).toMatch(/stopped \(user pressed Stop\) while this delete_file call was running/);
+      const events = h.events(handle.workflowId);
+      expect(events.find((l) => l.type === 'tool_result' && l.callId === 'c2')).toMatchObject({ ok: false, stopped: true });
+    } finally {
+      await worker.shutdown();
+    }
+  });
+
+  it('after the write committed: the run waits for it, and the transcript records that it happened', async () => {
+    let reached!: () => void;
+    const atHook = new Promise<void>((r) => (reached = r));
+    const worker = await h.startWorker({
+      taskQueue: `${h.taskQueue}-commit`,
+      writeHooks: { beforeCommit: async (signal) => (reached(), await waitForAbort(signal)) },
+    });
+    try {
+      const ws = freshWorkspace();
+      const handle = await h.client.workflow.start('agentRun', { taskQueue: worker.taskQueue, workflowId: `stop-commit-${ws}`, args: [{ task, model: 'destructive', workspace: ws }] });
+      await waitForApproval(handle, 'c2');
+      await handle.signal(approveSignal, { callId: 'c2', by: 'alice' });
+      await atHook;
+      await handle.signal(cancelSignal, { reason: 'user pressed Stop' });
+      const r = (await handle.result()) as RunResult;
+      expect(r).toMatchObject({ status: 'interrupted', interruption: { type: 'cancelled' }, toolRuns: 2 });
+      expect(exists(ws, 'access.log')).toBe(false);
+      expect(resultOf(await handle.query(transcriptQuery), 'c2')).toBe('deleted access.log');
+      const events = h.events(handle.workflowId);
+      const result = events.findIndex((l) => l.type === 'tool_result' && l.callId === 'c2');
+      expect(events[result]).toMatchObject({ ok: true });
+      expect(result).toBeLessThan(events.findIndex((l) => l.type === 'run_stopped'));
+    } finally {
+      await worker.shutdown();
+    }
+  });
+});
+
+describe('arguments are checked before anyone is asked', () => {
+  it('a delete whose arguments fail the schema is never put to a person', async () => {
+    const worker = await h.startWorker();
+    try {
+      const ws = freshWorkspace();
+      const handle = await h.start({ task: 'Delete something.', model: 'delete_bad_args', workspace: ws });
+      const r = (await handle.result()) as RunResult;
+      expect(r).toMatchObject({ status: 'completed', turns: 2, toolRuns: 0 });
+      expect(r.output).toMatch(/invalid arguments for delete_file: \/path must be string/);
+      // Nobody was asked and no tool ran (the workspace was never even opened).
+      expect(h.trace(handle.workflowId).map((l) => l.type)).not.toEqual(expect.arrayContaining(['approval_required']));
+      expect(h.trace(handle.workflowId).some((l) => l.type === 'tool_start' || l.type === 'tool_exec')).toBe(false);
+    } finally {
+      await worker.shutdown();
+    }
+  });
+
+  it('research with {} starts no child: the model reads the schema error', async () => {
+    const worker = await h.startWorker();
+    try {
+      const handle = await h.start({ task: 'Research.', model: 'research_bad_args', tools: ['research'] });
+      const r = (await handle.result()) as RunResult;
+      expect(r).toMatchObject({ status: 'completed', turns: 2, toolRuns: 0, children: { runs: 0 } });
+      expect(r.output).toMatch(/invalid arguments for research: arguments must have required property 'question'/);
+      await waitFor('the trace to close', () => h.events(handle.workflowId).some((l) => l.type === 'run_stopped'));
+      expect(h.events(handle.workflowId).some((l) => l.type === 'tool_start')).toBe(false);
+    } finally {
+      await worker.shutdown();
+    }
+  });
+});
