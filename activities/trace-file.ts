@@ -91,12 +91,19 @@ export function readTrace(dir: string, runId: string, chainId?: string): TraceLi
   return readTraceFile(resolveTraceFile(dir, runId, chainId));
 }
 
+/**
+ * A trace file's lines in seq order: a line filled in on replay lands at the
+ * end of the file. Lines written by activities follow the workflow line whose
+ * seq they carry, in the order they were written.
+ */
 export function readTraceFile(f: string): TraceLine[] {
   if (!existsSync(f)) return [];
-  return readFileSync(f, 'utf8')
+  const lines = readFileSync(f, 'utf8')
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as TraceLine);
+  const rank = (l: TraceLine) => l.seq * 2 + (l.step === undefined ? 0 : 1);
+  return lines.map((l, i) => ({ l, i })).sort((a, b) => rank(a.l) - rank(b.l) || a.i - b.i).map(({ l }) => l);
 }
 
 export class TraceWriter {
@@ -112,12 +119,16 @@ export class TraceWriter {
    * re-emits its events: the same content is dropped. A retried task can also
    * differ from the failed attempt (a signal arrived in between, so the server
    * refused the first completion): then the attempt that counts is the later
-   * one, and its line replaces the earlier one in place.
+   * one, and its line replaces the earlier one in place. With `onlyIfMissing`
+   * (a replayed event) the line is only ever added, never replaced.
    */
-  write(runId: string, chainId: string | undefined, event: TraceEntry): 'appended' | 'duplicate' | 'replaced' {
+  write(runId: string, chainId: string | undefined, event: TraceEntry, opts: { onlyIfMissing?: boolean } = {}): 'appended' | 'duplicate' | 'replaced' {
     const file = traceFile(this.dir, runId, chainId);
-    const lines = this.linesFor(file);
     const key = lineKey(event);
+    // A replayed event: its line is almost always known already; skip even the stat.
+    if (opts.onlyIfMissing && this.known.get(file)?.lines.has(key)) return 'duplicate';
+    const lines = this.linesFor(file);
+    if (opts.onlyIfMissing && lines.has(key)) return 'duplicate';
     const content = JSON.stringify({ runId, ...event });
     const full = JSON.stringify({ ts: new Date().toISOString(), runId, ...event });
     const prior = lines.get(key);

@@ -223,6 +223,6 @@ async function decide(c: Client, decision: 'approve' | 'reject', rest: string[])
   const view = await c.workflow.getHandle(runId).executeUpdate(decideUpdate, {
     args: [{ callId, decision, reason: values.reason, by: values.by ?? process.env.USER ?? 'cli' }],
   });
-  console.log(`${decision}d ${callId} on ${runId}; run is now ${view.status} (turns=${view.turns} cost=$${view.costUsd.toFixed(6)})`);
+  console.log(`${decision === 'approve' ? 'approved' : 'rejected'} ${callId} on ${runId}; run is now ${view.status} (turns=${view.turns} cost=$${view.costUsd.toFixed(6)})`);
   return 0;
 }

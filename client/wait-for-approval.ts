@@ -4,7 +4,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { statusQuery } from '../workflows/messages';
 import type { RunStatusView } from '../workflows/types';
 
-export async function waitForApproval(handle: WorkflowHandle, callId: string, timeoutMs = 20_000): Promise<RunStatusView> {
+export async function waitForApproval(handle: WorkflowHandle, callId: string, timeoutMs = 90_000): Promise<RunStatusView> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const s = await handle.query(statusQuery);

@@ -19,9 +19,12 @@ export interface ProviderOptions {
 }
 
 export interface LoggedRequest extends RequestFacts {
+  /** The answer's HTTP status; 0 for a reset connection or while pending. */
   status: number;
   /** When the request arrived (ms since the epoch). */
   at: number;
+  /** Still being answered (held by a delay): tests wait for this instead of for time. */
+  pending?: true;
 }
 
 export interface RunningProvider {
@@ -78,18 +81,24 @@ export async function startProvider(opts: ProviderOptions = {}): Promise<Running
       turn: messages.filter((m) => m.role === 'assistant').length,
       task: messages.find((m) => m.role === 'user')?.content ?? '',
     };
-    const at = Date.now();
+    // Logged on arrival, so a test can see a request that a delay is holding.
+    const entry: LoggedRequest = { ...facts, status: 0, at: Date.now(), pending: true };
+    log.push(entry);
+    if (log.length > LOG_LIMIT) log.shift();
+    const settle = (status: number) => {
+      entry.status = status;
+      delete entry.pending;
+    };
     const reply = (status: number, payload: unknown, headers: Record<string, string> = {}): void => {
-      log.push({ ...facts, status, at });
-      if (log.length > LOG_LIMIT) log.shift();
+      settle(status);
       sendJson(res, status, payload, headers);
     };
 
     const fault = faults.take(facts);
     if (latencyMs > 0) await delay(latencyMs);
     if (fault && (await applyFault(fault, res, reply))) {
-      // Faults that answer at the socket level are logged too: status 0 for a reset.
-      if (fault.type === 'reset' || fault.type === 'malformed') log.push({ ...facts, status: fault.type === 'reset' ? 0 : 200, at });
+      // Faults that answer at the socket level: status 0 for a reset.
+      if (fault.type === 'reset' || fault.type === 'malformed') settle(fault.type === 'reset' ? 0 : 200);
       return;
     }
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { findTemporalCli } from '../client/temporal-cli';
 import { EXIT_CODES } from '../client/exit-codes';
 import type { RunResult, RunStatusView } from '../workflows/types';
-import { freshWorkspace, useHarness } from './harness';
+import { freshWorkspace, useHarness, waitFor } from './harness';
 
 const h = useHarness();
 const exec = promisify(execFile);
@@ -25,11 +25,10 @@ describe('driven by the real temporal CLI', () => {
     const input = { task: 'Which file mentions a timeout?', model: 'destructive', workspace: ws, limits: { maxTurns: 20, maxBudgetUsd: 0.05 } };
     await temporal('workflow', 'start', '--type', 'agentRun', '--task-queue', h.taskQueue, '--workflow-id', id, '--input', JSON.stringify(input));
 
-    let status: RunStatusView | null = null;
-    for (let i = 0; i < 100 && status?.interruption?.type !== 'approval'; i++) {
-      status = JSON.parse(await temporal('workflow', 'query', '--workflow-id', id, '--name', 'status')).queryResult[0] as RunStatusView;
-      if (status.interruption?.type !== 'approval') await new Promise((r) => setTimeout(r, 100));
-    }
+    const status = await waitFor('the run to park on c2', async () => {
+      const s = JSON.parse(await temporal('workflow', 'query', '--workflow-id', id, '--name', 'status')).queryResult[0] as RunStatusView;
+      return s.interruption?.type === 'approval' ? s : null;
+    });
     expect(status).toMatchObject({ runId: id, status: 'interrupted', interruption: { type: 'approval', callId: 'c2', toolName: 'delete_file', args: { path: 'access.log' } } });
 
     await temporal('workflow', 'signal', '--workflow-id', id, '--name', 'approve', '--input', JSON.stringify({ callId: 'c2', by: 'alice' }));
@@ -44,11 +43,10 @@ describe('driven by the real temporal CLI', () => {
     const id = `cli-${ws}`;
     await temporal('workflow', 'start', '--type', 'agentRun', '--task-queue', h.taskQueue, '--workflow-id', id,
       '--input', JSON.stringify({ task: 'Tidy up.', model: 'destructive', workspace: ws }));
-    for (let i = 0; i < 100; i++) {
+    await waitFor('the run to park on c2', async () => {
       const s = JSON.parse(await temporal('workflow', 'query', '--workflow-id', id, '--name', 'status')).queryResult[0] as RunStatusView;
-      if (s.interruption?.type === 'approval') break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+      return s.interruption?.type === 'approval';
+    });
     await temporal('workflow', 'update', 'execute', '--workflow-id', id, '--name', 'decide',
       '--input', JSON.stringify({ callId: 'c2', decision: 'reject', reason: 'keep the logs', by: 'ops' }));
     const result = JSON.parse(await temporal('workflow', 'result', '--workflow-id', id)).result as RunResult;
@@ -107,11 +105,10 @@ describe('the agent-harness CLI', () => {
     const ws = freshWorkspace();
     const id = `cli-approve-${ws}`;
     await exec(bin, ['run', '--model', 'destructive', '--workspace', ws, '--id', id, '--detach'], { env: env() });
-    for (let i = 0; i < 100; i++) {
+    await waitFor('the run to park on c2', async () => {
       const s = JSON.parse((await exec(bin, ['status', id], { env: env() })).stdout) as RunStatusView;
-      if (s.interruption?.type === 'approval') break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+      return s.interruption?.type === 'approval';
+    });
     const wrong = await exec(bin, ['approve', id, 'c9'], { env: env() }).then(() => null, (e: { code: number; stderr: string }) => e);
     expect(wrong?.code).toBe(1);
     expect(wrong?.stderr).toContain('refused');
@@ -122,5 +119,16 @@ describe('the agent-harness CLI', () => {
     const trace = (await exec(bin, ['trace', id], { env: env() })).stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; runId: string });
     expect(trace.every((l) => l.runId === id)).toBe(true);
     expect(trace.map((l) => l.type)).toContain('approval_decided');
+
+    // The id used again: `trace` shows the new run, `--run-id` the earlier one.
+    const firstChain = (trace.find((l) => l.type === 'run_started') as { chainId?: string } | undefined)?.chainId;
+    expect(firstChain).toBeTruthy();
+    await exec(bin, ['run', '--model', 'plan', '--id', id], { env: env(), timeout: 60_000 });
+    const lines = async (...extra: string[]) =>
+      (await exec(bin, ['trace', id, ...extra], { env: env() })).stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; chainId?: string });
+    const latest = await lines();
+    expect(latest.find((l) => l.type === 'run_started')?.chainId).not.toBe(firstChain);
+    expect(latest.map((l) => l.type)).not.toContain('approval_decided');
+    expect((await lines('--run-id', firstChain!)).map((l) => l.type)).toContain('approval_decided');
   });
 });

@@ -3,6 +3,7 @@
 // (approved) and `slow`; a new worker process takes over. Every run must end
 // exactly like the uncrashed one: same result, turns and cost; no recorded tool
 // run again; the interrupted delete lands once; a gapless, duplicate-free trace.
+import type { WorkflowHandle } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,6 +34,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Approves c2 once the run is parked on it, as committed history says (no cache, so queries replay history). */
 async function approveWhenParked(handle: Awaited<ReturnType<typeof h.client.workflow.start>>, done: () => boolean) {
   while (!done()) {
+    // A query to a run whose worker just died can hang until a new worker answers: ask again.
     const s = await Promise.race([handle.query(statusQuery).catch(() => null), sleep(3000).then(() => null)]);
     if (s?.interruption?.type === 'approval' && s.interruption.callId === 'c2') {
       await handle.signal(approveSignal, { callId: 'c2', by: 'crash-test' });
@@ -40,6 +42,15 @@ async function approveWhenParked(handle: Awaited<ReturnType<typeof h.client.work
     }
     await sleep(200);
   }
+}
+
+/** The step the running activity last heartbeated, as the server holds it (0 when none). */
+async function heartbeatStep(handle: WorkflowHandle): Promise<number> {
+  const d = await handle.describe();
+  const payload = d.raw.pendingActivities?.[0]?.heartbeatDetails?.payloads?.[0];
+  if (!payload) return 0;
+  const details = h.client.options.loadedDataConverter.payloadConverter.fromPayload<{ step?: number }>(payload);
+  return details?.step ?? 0;
 }
 
 async function runCase(scenario: Scenario, kill: Kill): Promise<Outcome> {
@@ -71,13 +82,13 @@ async function runCase(scenario: Scenario, kill: Kill): Promise<Outcome> {
   try {
     if (kill) {
       if ('afterSeq' in kill) {
-        await waitFor(`seq ${kill.afterSeq}`, () => trace().some((l) => l.seq === kill.afterSeq && l.step === undefined), 40_000);
+        await waitFor(`seq ${kill.afterSeq}`, () => trace().some((l) => l.seq === kill.afterSeq && l.step === undefined));
       } else if (kill.mid === 'model') {
-        await waitFor('the turn-2 model request', async () => (await providerRequests(h.providerUrl, m)).length >= 1 && trace().some((l) => l.type === 'tool_result'), 40_000);
-        await sleep(300); // the request is now held by the provider's 3 s delay
+        // The provider logs a request on arrival: the turn-2 call is now held by its 3 s delay.
+        await waitFor('the turn-2 model request, held', async () => (await providerRequests(h.providerUrl, m)).some((r) => r.turn === 1 && r.pending));
       } else if (kill.mid === 'scan') {
-        await waitFor('two progress lines', () => trace().filter((l) => l.type === 'tool_progress').length >= 2, 40_000);
-        await sleep(250); // past the heartbeat throttle: the server has the step
+        // The server has the step (a heartbeat past the throttle), so a retry can resume after it.
+        await waitFor('a heartbeat at step 2 on the server', async () => (await heartbeatStep(handle)) >= 2);
       }
       if ('mid' in kill && kill.mid === 'delete') await first.exited; // it kills itself mid-delete
       else await first.kill();
@@ -86,7 +97,8 @@ async function runCase(scenario: Scenario, kill: Kill): Promise<Outcome> {
     const result = (await handle.result()) as RunResult;
     finished = true;
     await approver;
-    await sleep(200);
+    // The result can reach us before the worker's sink writes the last line.
+    await waitFor('run_stopped in the trace', () => trace().some((l) => l.type === 'run_stopped'));
     const requests = await providerRequests(h.providerUrl, m);
     const perTurn = Array.from({ length: result.turns }, (_, t) => requests.filter((r) => r.turn === t).length);
     return { result, trace: trace(), modelRequestsPerTurn: perTurn, deletedFile: !existsSync(join(h.workspaceRoot, workspace, 'access.log')) };

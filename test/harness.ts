@@ -137,7 +137,12 @@ export const freshWorkspace = () => `ws-${randomUUID().slice(0, 8)}`;
 /** A unique marker to put in a task, so provider faults and logs match one run only. */
 export const marker = () => `[m-${randomUUID().slice(0, 8)}]`;
 
-export async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined> | T | null | undefined, timeoutMs = 20_000): Promise<T> {
+/**
+ * Polls for an event (a trace line, a status, a file). The deadline is only a
+ * safety net against a hang, generous for a loaded 2-core machine: no test
+ * asserts how fast anything happens (that is the benchmark's job).
+ */
+export async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined> | T | null | undefined, timeoutMs = 90_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();

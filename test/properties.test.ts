@@ -30,7 +30,6 @@ import type { ChatMessage, ModelReply, RunConfig, ToolCall, ToolName } from '../
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
 const SEED = process.env.PROPERTY_SEED === undefined ? undefined : Number(process.env.PROPERTY_SEED);
 const params = { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }) };
-const PRICING = { inputPerMTokUsd: 2, outputPerMTokUsd: 12 };
 
 // --- approvals: any batch of decision messages, in any order, valid or not
 

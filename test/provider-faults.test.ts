@@ -43,9 +43,7 @@ describe('provider faults', () => {
       fault: { type: 'status', status: 401, message: 'Incorrect API key provided.' },
       times: 5,
     });
-    const started = Date.now();
     const r = (await h.run({ task: `Which file mentions a timeout? ${m}`, model: 'plan' })) as RunResult;
-    expect(Date.now() - started).toBeLessThan(5000);
     expect(r).toMatchObject({ status: 'failed', turns: 0, costUsd: 0 });
     expect(r.error).toBe('the model provider answered 401: Incorrect API key provided.');
     expect(await providerRequests(h.providerUrl, m)).toHaveLength(1);

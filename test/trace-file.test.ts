@@ -22,14 +22,30 @@ describe('TraceWriter', () => {
     expect(w.write('r/1', 'chain-a', { seq: 2, step: 1, attempt: 1, type: 'tool_progress', label: 'a' })).toBe('appended');
     expect(w.write('r/1', 'chain-a', { seq: 2, step: 1, attempt: 2, type: 'tool_progress', label: 'a' })).toBe('appended');
     const lines = readTrace(dir, 'r/1', 'chain-a');
+    // Read in seq order: activity lines follow the workflow line they hang under.
     expect(lines.map((l) => [l.seq, l.type])).toEqual([
       [1, 'run_started'],
       [2, 'signal_ignored'],
+      [2, 'tool_progress'],
+      [2, 'tool_progress'],
       [3, 'run_stopped'],
-      [2, 'tool_progress'],
-      [2, 'tool_progress'],
     ]);
     expect(lines.every((l) => l.runId === 'r/1' && typeof l.ts === 'string')).toBe(true);
+  });
+
+  it('a replayed event only fills a missing line, never replaces one, and is read in its place', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'trace-replay-'));
+    const w = new TraceWriter(dir);
+    w.write('r', 'c', { seq: 2, type: 'turn', turn: 1 });
+    w.write('r', 'c', { seq: 3, type: 'run_stopped' });
+    // A line the first attempt never wrote, seen again only as "replaying".
+    expect(w.write('r', 'c', { seq: 1, type: 'run_started' }, { onlyIfMissing: true })).toBe('appended');
+    expect(w.write('r', 'c', { seq: 2, type: 'turn', turn: 99 }, { onlyIfMissing: true })).toBe('duplicate');
+    expect(readTrace(dir, 'r', 'c').map((l) => [l.seq, l.type, l.turn])).toEqual([
+      [1, 'run_started', undefined],
+      [2, 'turn', 1],
+      [3, 'run_stopped', undefined],
+    ]);
   });
 
   it('a workflow id used again gets a file of its own; the latest run is read by default', async () => {

@@ -55,9 +55,13 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
   const sinks: InjectedSinks<TraceSinks> = {
     trace: {
       event: {
-        fn: (info, event) => void trace.write(info.workflowId, info.firstExecutionRunId, event),
-        // Replays re-run workflow code; the lines were written the first time.
-        callDuringReplay: false,
+        // Called during replay too, but then it only fills a line that is
+        // missing. Replayed events are normally on disk already; yet Temporal's
+        // core can flag as "replaying" an activation this worker never ran
+        // before (the local activity's result in a workflow task retried after
+        // a timeout), and that line would otherwise be lost for good.
+        fn: (info, event) => void trace.write(info.workflowId, info.firstExecutionRunId, event, { onlyIfMissing: info.unsafe.isReplayingHistoryEvents }),
+        callDuringReplay: true,
       },
     },
   };
