@@ -18,6 +18,8 @@ export interface HarnessConfig {
   /** Sent as every request's `model` instead of the run's: the seam to a real server. */
   llmModel: string | undefined;
   workspaceRoot: string;
+  /** Where write tools record what they did, per idempotency key. */
+  ledgerDir: string;
   traceDir: string;
   devServer: { port: number; uiPort: number; dbFile: string };
   providerPort: number;
@@ -42,6 +44,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig 
     llmApiKey: env.LLM_API_KEY || undefined,
     llmModel: env.LLM_MODEL || undefined,
     workspaceRoot: resolve(env.AGENT_WORKSPACE || resolve(DATA, 'workspace')),
+    ledgerDir: resolve(env.LEDGER_DIR || resolve(env.AGENT_WORKSPACE || resolve(DATA, 'workspace'), '.ledger')),
     traceDir: resolve(env.TRACE_DIR || resolve(DATA, 'traces')),
     devServer: {
       port: devPort,

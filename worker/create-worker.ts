@@ -22,6 +22,8 @@ export interface AgentWorkerOptions {
   /** Overrides the model name of every run (LLM_MODEL). */
   llmModel?: string;
   workspaceRoot: string;
+  /** Default: workspaceRoot/.ledger. */
+  ledgerDir?: string;
   traceDir: string;
   /** A pre-built bundle (tests build it once); otherwise workflows/ is bundled now. */
   workflowBundle?: WorkerOptions['workflowBundle'];
@@ -43,6 +45,7 @@ export function createWorkerFromConfig(connection: NativeConnection, cfg: Harnes
     llmApiKey: cfg.llmApiKey,
     llmModel: cfg.llmModel,
     workspaceRoot: cfg.workspaceRoot,
+    ledgerDir: cfg.ledgerDir,
     traceDir: cfg.traceDir,
     workflowBundle: cfg.workflowBundlePath ? { codePath: cfg.workflowBundlePath } : undefined,
     maxCachedWorkflows: cfg.maxCachedWorkflows,
@@ -75,6 +78,7 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
       apiKey: opts.llmApiKey,
       model: opts.llmModel,
       workspaceRoot: opts.workspaceRoot,
+      ledgerDir: opts.ledgerDir,
       trace,
       defaults: opts.runDefaults,
       writeHooks: opts.writeHooks,

@@ -39,6 +39,12 @@ export interface ToolDeps {
   /** How often the tool heartbeats while it runs, in ms. */
   heartbeatEveryMs?: number;
   writeHooks?: WriteHooks;
+  /**
+   * The idempotency ledger of write tools (default: AGENT_WORKSPACE/.ledger).
+   * Every worker that may retry a write must see the same ledger: with workers
+   * on several hosts, put it (and the workspaces) on shared storage.
+   */
+  ledgerDir?: string;
 }
 
 const IMPLEMENTATIONS: Partial<Record<ToolName, ToolImpl>> = {
@@ -49,7 +55,7 @@ const IMPLEMENTATIONS: Partial<Record<ToolName, ToolImpl>> = {
 };
 
 export function createRunTool(deps: ToolDeps) {
-  const ledger = new Ledger(join(deps.workspaceRoot, '.ledger'));
+  const ledger = new Ledger(deps.ledgerDir ?? join(deps.workspaceRoot, '.ledger'));
   const every = deps.heartbeatEveryMs ?? 100;
 
   return async function runTool(input: RunToolInput): Promise<ToolOutcome> {
