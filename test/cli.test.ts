@@ -93,7 +93,7 @@ describe('the agent-harness CLI', () => {
     ['--budget', 'abc'],
     ['--approval-timeout-ms', 'soon'],
   ])('run %s %s is a usage error naming the flag (exit 2): a mistyped limit never removes the limit', async (flag, value) => {
-    const bad = await exec(bin, ['run', flag, value], { env: env(), timeout: 60_000 }).then(
+    const bad = await exec(bin, ['run', `${flag}=${value}`], { env: env(), timeout: 60_000 }).then(
       () => null,
       (e: { code: number; stderr: string }) => e,
     );
