@@ -47,7 +47,8 @@ interface WireReply {
 
 export function createCallModel(deps: ModelDeps) {
   const url = `${deps.baseUrl.replace(/\/+$/, '')}/chat/completions`;
-  const every = deps.heartbeatEveryMs ?? 200;
+  // Often enough that a Stop reaches a waiting call within ~50 ms (the run waits for it).
+  const every = deps.heartbeatEveryMs ?? 50;
 
   return async function callModel(input: CallModelInput): Promise<ModelReply> {
     const activity = Context.current();

@@ -29,9 +29,12 @@ export interface BenchStackOptions {
   llm?: { baseUrl: string; apiKey?: string; model?: string };
 }
 
+let runtimeInstalled = false;
+
 export async function startBenchStack(opts: BenchStackOptions = {}): Promise<BenchStack> {
   const dynamicConfig = opts.dynamicConfig ?? {};
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  if (!runtimeInstalled) Runtime.install({ logger: new DefaultLogger('ERROR') });
+  runtimeInstalled = true;
   const dir = mkdtempSync(join(tmpdir(), 'agent-bench-'));
   const server: DevServer = await startDevServer({ port: await findFreePort(), uiPort: null, dbFile: null, logFile: join(dir, 'server.log'), dynamicConfig });
   const provider: RunningProvider = await startProvider();

@@ -11,6 +11,21 @@ import { dirname } from 'node:path';
 import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
 import { findTemporalCli } from './temporal-cli';
 
+/**
+ * Server settings for agent loops, on by default for every server this project
+ * starts (override a key through `dynamicConfig`). A loop steps one workflow
+ * task at a time, and after each activity the history service loads the next
+ * task through a token bucket of `history.transferProcessorMaxPollRPS` loads
+ * per second per shard — 20 by default, and the dev server has one shard — so
+ * past a burst of ~30 steps every step waited ~36 ms for its token (measured
+ * with the server's `task_latency_load`). At 1,000 the wait is ~2 ms. The cost:
+ * more transfer-queue reads per shard when it is busy; a production cluster
+ * has many shards (and Temporal Cloud does not expose the knob).
+ */
+export const AGENT_LOOP_DYNAMIC_CONFIG: Record<string, unknown> = {
+  'history.transferProcessorMaxPollRPS': 1000,
+};
+
 export interface DevServerOptions {
   port: number;
   /** null: no Web UI. */
@@ -74,7 +89,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     args.push('--db-filename', opts.dbFile);
   }
   for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
-  for (const [key, value] of Object.entries(opts.dynamicConfig ?? {})) {
+  for (const [key, value] of Object.entries({ ...AGENT_LOOP_DYNAMIC_CONFIG, ...opts.dynamicConfig })) {
     args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   }
   const out = opts.logFile ? openSync(opts.logFile, 'a') : 'ignore';

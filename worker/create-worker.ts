@@ -87,9 +87,11 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
     ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),
     // Compresses the large, transcript-carrying payloads; small ones stay plain JSON.
     dataConverter: dataConverter(),
-    // Cancellation reaches an activity only through a heartbeat's answer:
-    // send them often.
-    defaultHeartbeatThrottleInterval: '100ms',
-    maxHeartbeatThrottleInterval: '100ms',
+    // Cancellation reaches an activity only through a heartbeat's answer, so
+    // the interval bounds how long a Stop takes to reach a running tool. 25 ms
+    // costs up to 40 small requests a second per *running* slow tool (fast
+    // tools run as local activities and send none).
+    defaultHeartbeatThrottleInterval: '25ms',
+    maxHeartbeatThrottleInterval: '25ms',
   });
 }

@@ -5,6 +5,8 @@
 import * as wf from '@temporalio/workflow';
 import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import { elideForWindow } from './context-window';
+import { loopActivities, WAIT_CANCELLATION_PATCH, type LoopActivities } from './activity-options';
 import type { ResolvedConfig } from '../activities/resolve-config';
 import { ApprovalDesk, type AwaitingApproval } from './approvals';
 import { isContinueAsNewDue, type CarriedState } from './continue-as-new';
@@ -48,6 +50,9 @@ export type { CarriedState } from './continue-as-new';
 
 export async function agentRun(input: AgentInput, carried?: CarriedState): Promise<RunResult> {
   const info = wf.workflowInfo();
+  // Asked first, before anything awaits: where a patch is asked must not move
+  // between the original run and its replay.
+  const waitForCancellation = wf.patched(WAIT_CANCELLATION_PATCH);
   // Queries are not buffered like signals: answer them while the
   // configuration is being resolved, before the run replaces these handlers.
   const starting = startingView(info.workflowId, carried);
@@ -56,7 +61,7 @@ export async function agentRun(input: AgentInput, carried?: CarriedState): Promi
   // Resolved once per run and carried from execution to execution: a new
   // default on a new worker never changes a run already under way.
   const cfg = carried?.cfg ?? (await resolveConfig(input));
-  return new AgentRun(info.workflowId, info.firstExecutionRunId, input, cfg, carried).run();
+  return new AgentRun(info.workflowId, info.firstExecutionRunId, input, cfg, carried, waitForCancellation).run();
 }
 
 /**
@@ -82,6 +87,7 @@ async function resolveConfig(input: AgentInput): Promise<RunConfig> {
 }
 
 const RESOLVED_CONFIG_PATCH = 'resolved-config-v1';
+const LOCAL_TOOLS_PATCH = 'local-read-tools-v1';
 
 function startingView(runId: string, carried: CarriedState | undefined): RunStatusView {
   const s = carried?.state;
@@ -112,10 +118,7 @@ class AgentRun {
   private cancelReason: string | null = null;
   private seq = 0;
   private readonly scope = new wf.CancellationScope();
-  private readonly model: Activities;
-  private readonly tools: Activities;
-  /** Write tools: a Stop waits for the write to finish or refuse, so its outcome is known. */
-  private readonly writeTools: Activities;
+  private readonly activities: LoopActivities;
 
   constructor(
     private readonly runId: string,
@@ -124,28 +127,14 @@ class AgentRun {
     private readonly input: AgentInput,
     private readonly cfg: RunConfig,
     carried: CarriedState | undefined,
+    waitForCancellation: boolean,
   ) {
     this.state = carried?.state ?? initialState(cfg);
     this.approvals = new ApprovalDesk(carried?.decisions ?? {});
     this.seq = carried?.seq ?? 0;
     this.executions = (carried?.executions ?? 0) + 1;
     this.turnsAtStart = this.state.turns;
-    this.model = wf.proxyActivities<Activities>({
-      startToCloseTimeout: cfg.modelTimeoutMs,
-      heartbeatTimeout: '10s',
-      retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 6 },
-    });
-    const toolOptions: wf.ActivityOptions = {
-      startToCloseTimeout: cfg.toolTimeoutMs,
-      // Short, so a tool on a dead worker is retried quickly; the tool
-      // heartbeats far more often than this.
-      heartbeatTimeout: '5s',
-      retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 5 },
-    };
-    this.tools = wf.proxyActivities<Activities>(toolOptions);
-    // Said explicitly, whatever the SDK's default becomes: a run never closes
-    // while a write it started may still land unreported.
-    this.writeTools = wf.proxyActivities<Activities>({ ...toolOptions, cancellationType: wf.ActivityCancellationType.WAIT_CANCELLATION_COMPLETED });
+    this.activities = loopActivities(cfg, waitForCancellation);
   }
 
   async run(): Promise<RunResult> {
@@ -175,7 +164,8 @@ class AgentRun {
       if (step.kind === 'stop') return step.exit;
       if (isContinueAsNewDue(this.state.turns - this.turnsAtStart, this.cfg.continueAsNewAtHistoryBytes)) await this.continueAsNew();
 
-      const reply = await this.model.callModel({
+      this.fitContextWindow();
+      const reply = await this.activities.model.callModel({
         runId: this.runId,
         chainId: this.chainId,
         traceSeq: this.seq,
@@ -196,6 +186,19 @@ class AgentRun {
       });
       if (exit) return exit;
     }
+  }
+
+  /** With a context policy, elides old tool results before a prompt would outgrow the window. */
+  private fitContextWindow(): void {
+    const last = this.state.promptTokensPerTurn.at(-1);
+    const policy = this.cfg.context;
+    if (policy && last !== undefined) {
+      const cut = elideForWindow(this.state.messages, last, this.state.messagesAtLastCall ?? 0, policy);
+      if (cut) {
+        this.emit('context_elided', { messages: cut.elided.length, estimatedTokensBefore: cut.estimatedBefore, estimatedTokensAfter: cut.estimatedAfter, windowTokens: policy.windowTokens });
+      }
+    }
+    this.state.messagesAtLastCall = this.state.messages.length;
   }
 
   private async continueAsNew(): Promise<never> {
@@ -253,7 +256,9 @@ class AgentRun {
 
     this.emit('tool_start', { toolName, args, callId: call.id });
     const started = Date.now();
-    const activities = TOOL_SPECS[toolName].readOnly ? this.tools : this.writeTools;
+    const spec = TOOL_SPECS[toolName];
+    // Guarded: histories recorded before local tools scheduled these as activities.
+    const activities = spec.local && wf.patched(LOCAL_TOOLS_PATCH) ? this.activities.localTools : this.activities.tools;
     let outcome: ToolOutcome;
     try {
       outcome = await activities.runTool({

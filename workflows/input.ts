@@ -3,6 +3,7 @@
 // ApplicationFailure and the tests can call it directly.
 import { BUILT_IN_DEFAULTS } from './defaults';
 import { isToolName } from './tool-catalogue';
+import type { ContextPolicy } from './context-window';
 import type { DedupePolicy, RunConfig, RunDefaults, ToolErrorPolicy, ToolName } from './types';
 
 export class InputError extends Error {
@@ -20,7 +21,7 @@ const DEDUPE_POLICIES: readonly DedupePolicy[] = ['readOnly', 'off', 'all'];
 const KNOWN_FIELDS = new Set([
   'task', 'model', 'system', 'limits', 'toolErrors', 'dedupe', 'tools', 'workspace', 'pricing',
   'approvalTimeoutMs', 'modelTimeoutMs', 'toolTimeoutMs', 'maxToolResultChars',
-  'continueAsNewAtHistoryBytes', 'permanentToolErrors', 'experimentalEmptyRejection', 'debug',
+  'continueAsNewAtHistoryBytes', 'permanentToolErrors', 'experimentalEmptyRejection', 'debug', 'context',
 ]);
 const MAX_TASK_CHARS = 100_000;
 
@@ -77,7 +78,24 @@ export function parseInput(raw: unknown, d: RunDefaults = BUILT_IN_DEFAULTS): Ru
     permanentToolErrors: oneOf(raw.permanentToolErrors, 'permanentToolErrors', ['stop', 'retry'] as const, 'stop'),
     experimentalEmptyRejection: optionalBoolean(raw.experimentalEmptyRejection, 'experimentalEmptyRejection'),
     debug: optionalBoolean(raw.debug, 'debug'),
+    context: contextPolicy(raw.context),
   };
+}
+
+function contextPolicy(v: unknown): ContextPolicy | null {
+  if (v === undefined || v === null) return null;
+  if (!isObj(v)) throw new InputError('context', 'must be an object like {"windowTokens": 8000, "strategy": "elide"}');
+  for (const key of Object.keys(v)) {
+    if (!['windowTokens', 'strategy', 'keepRecentTurns'].includes(key)) throw new InputError(`context.${key}`, 'is not a known field (known: windowTokens, strategy, keepRecentTurns)');
+  }
+  const windowTokens = positiveInt(v.windowTokens, 'context.windowTokens', 10_000_000);
+  if (windowTokens < 1000) throw new InputError('context.windowTokens', `must be at least 1000, got ${windowTokens}`);
+  const strategy = oneOf(v.strategy, 'context.strategy', ['elide'] as const, 'elide');
+  const keep = v.keepRecentTurns === undefined ? 2 : v.keepRecentTurns;
+  if (typeof keep !== 'number' || !Number.isInteger(keep) || keep < 0 || keep > 1000) {
+    throw new InputError('context.keepRecentTurns', `must be an integer between 0 and 1000, got ${JSON.stringify(keep)}`);
+  }
+  return { windowTokens, strategy, keepRecentTurns: keep };
 }
 
 function optionalLimit(limits: Obj, key: string, fallback: number | null, integer: boolean): number | null {

@@ -32,6 +32,8 @@ export interface LoopState {
   cache: Record<string, string>;
   /** Sub-agent spend, also counted in costUsd and usage. Optional: states carried before it existed lack it. */
   children?: ChildSpend;
+  /** How many messages the last model request carried (its measured size is the last promptTokensPerTurn). */
+  messagesAtLastCall?: number;
 }
 
 export const noChildren = (): ChildSpend => ({ runs: 0, costUsd: 0, usage: { promptTokens: 0, completionTokens: 0 } });

@@ -19,6 +19,12 @@ export interface ToolSpec {
   readOnly: boolean;
   /** The run stops as interrupted/approval until a person decides. */
   needsApproval: boolean;
+  /**
+   * Fast and side-effect-free: runs as a local activity, in the worker that
+   * runs the loop, with no server round trip of its own (at-least-once, so
+   * never for writes; no heartbeats, so never for slow tools).
+   */
+  local: boolean;
 }
 
 const pathArg = { type: 'string', minLength: 1, maxLength: 512, description: 'A path relative to the workspace.' };
@@ -31,6 +37,7 @@ export const TOOL_SPECS: Record<ToolName, ToolSpec> = {
     parameters: noArgs,
     readOnly: true,
     needsApproval: false,
+    local: true,
   },
   read_file: {
     name: 'read_file',
@@ -38,6 +45,7 @@ export const TOOL_SPECS: Record<ToolName, ToolSpec> = {
     parameters: { type: 'object', properties: { path: pathArg }, required: ['path'], additionalProperties: false },
     readOnly: true,
     needsApproval: false,
+    local: true,
   },
   delete_file: {
     name: 'delete_file',
@@ -45,6 +53,7 @@ export const TOOL_SPECS: Record<ToolName, ToolSpec> = {
     parameters: { type: 'object', properties: { path: pathArg }, required: ['path'], additionalProperties: false },
     readOnly: false,
     needsApproval: true,
+    local: false,
   },
   scan_archive: {
     name: 'scan_archive',
@@ -52,6 +61,7 @@ export const TOOL_SPECS: Record<ToolName, ToolSpec> = {
     parameters: noArgs,
     readOnly: true,
     needsApproval: false,
+    local: false,
   },
   research: {
     name: 'research',
@@ -64,6 +74,7 @@ export const TOOL_SPECS: Record<ToolName, ToolSpec> = {
     },
     readOnly: true,
     needsApproval: false,
+    local: false,
   },
 };
 

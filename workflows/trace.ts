@@ -15,6 +15,7 @@ export type TraceEventType =
   | 'approval_required'
   | 'approval_decided'
   | 'signal_ignored'
+  | 'context_elided'
   | 'run_stopped';
 
 export interface TraceEvent {

@@ -1,6 +1,7 @@
 // The data that crosses every boundary: workflow input and result, the
 // transcript, the five exits. Plain JSON only (no Map, no Date, no class) so it
 // survives history, queries and continue-as-new unchanged.
+import type { ContextPolicy } from './context-window';
 
 /** One tool call as the OpenAI chat-completions wire format carries it. */
 export interface ToolCall {
@@ -91,6 +92,12 @@ export interface AgentInput {
   experimentalEmptyRejection?: boolean;
   /** Writes each model request (numbered messages, tools) to the trace: `run --debug`. */
   debug?: boolean;
+  /**
+   * Keeps a long run inside the model's window: `{ "windowTokens": 8000,
+   * "strategy": "elide", "keepRecentTurns": 2 }` replaces the oldest tool
+   * results with a stub once the next prompt would pass 80 % of the window.
+   */
+  context?: { windowTokens: number; strategy?: 'elide'; keepRecentTurns?: number } | null;
 }
 
 /** The input after validation, every default filled in. */
@@ -113,6 +120,8 @@ export interface RunConfig {
   permanentToolErrors: 'stop' | 'retry';
   experimentalEmptyRejection: boolean;
   debug: boolean;
+  /** null: the transcript is sent whole, however long. */
+  context: ContextPolicy | null;
 }
 
 /** What an input left out is filled from these. */

@@ -1,0 +1,43 @@
+// The floor of the comparison: the same agent as a plain in-process loop — the
+// same scripted provider over HTTP, the same tool implementation, no Temporal,
+// no durability. What our harness costs per turn is measured against this.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ToolContext } from '../activities/tools/context';
+import { Ledger } from '../activities/tools/ledger';
+import { listFiles } from '../activities/tools/list-files';
+import { ensureWorkspace } from '../activities/tools/workspace';
+import { toolDefinitions } from '../workflows/tool-catalogue';
+import type { ChatMessage, ToolCall } from '../workflows/types';
+
+export async function runFloor(providerUrl: string, model: string, maxTurns: number): Promise<{ turns: number }> {
+  const base = mkdtempSync(join(tmpdir(), 'floor-'));
+  const ctx: ToolContext = {
+    root: ensureWorkspace(base, 'w'),
+    idempotencyKey: 'floor',
+    ledger: new Ledger(join(base, '.ledger')),
+    signal: new AbortController().signal,
+    progress: () => {},
+    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+    resumeFromStep: 0,
+    hooks: {},
+  };
+  const messages: ChatMessage[] = [{ role: 'user', content: 'Keep listing files.' }];
+  const tools = toolDefinitions(['list_files', 'read_file', 'delete_file', 'scan_archive']);
+  let turns = 0;
+  while (turns < maxTurns) {
+    const res = await fetch(`${providerUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model, messages, tools }),
+    });
+    const body = (await res.json()) as { choices: { message: { content: string | null; tool_calls?: ToolCall[] } }[] };
+    turns += 1;
+    const msg = body.choices[0].message;
+    messages.push({ role: 'assistant', content: msg.content, tool_calls: msg.tool_calls });
+    if (!msg.tool_calls?.length) break;
+    for (const c of msg.tool_calls) messages.push({ role: 'tool', tool_call_id: c.id, name: c.function.name, content: await listFiles(ctx, {}) });
+  }
+  return { turns };
+}

@@ -1,0 +1,83 @@
+// Context management: a long run stays inside the model's window by eliding
+// old tool results, without breaking the protocol. Pure properties first, then
+// a real run on the dev server whose prompts stop growing once the window fills.
+import fc from 'fast-check';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { elideForWindow, isElided, LOW_WATERMARK, type ContextPolicy } from '../workflows/context-window';
+import { transcriptQuery } from '../workflows/messages';
+import type { ChatMessage, RunResult } from '../workflows/types';
+import { ensureWorkspace } from '../activities/tools/workspace';
+import { freshWorkspace, useHarness } from './harness';
+
+const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
+
+function transcript(turns: number[]): ChatMessage[] {
+  const m: ChatMessage[] = [{ role: 'user', content: 'read' }];
+  turns.forEach((size, t) => {
+    m.push({ role: 'assistant', content: null, tool_calls: [{ id: `c${t}`, type: 'function', function: { name: 'read_file', arguments: '{"path":"p"}' } }] });
+    m.push({ role: 'tool', tool_call_id: `c${t}`, name: 'read_file', content: 'x'.repeat(size) });
+  });
+  return m;
+}
+
+describe('elideForWindow', () => {
+  it('keeps every call with exactly one result, never touches the recent turns, and cuts to the low watermark when it can', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 20_000 }), { maxLength: 40 }), fc.integer({ min: 1000, max: 50_000 }), fc.integer({ min: 0, max: 5 }), (sizes, windowTokens, keepRecentTurns) => {
+        const messages = transcript(sizes);
+        const before = structuredClone(messages);
+        const policy: ContextPolicy = { windowTokens, strategy: 'elide', keepRecentTurns };
+        const lastPrompt = Math.ceil(JSON.stringify(messages).length / 3);
+        const cut = elideForWindow(messages, lastPrompt, messages.length, policy);
+        expect(messages.map((m) => (m.role === 'tool' ? m.tool_call_id : m.role))).toEqual(before.map((m) => (m.role === 'tool' ? m.tool_call_id : m.role)));
+        const recent = messages.length - 2 * Math.min(keepRecentTurns, sizes.length);
+        for (let i = 0; i < messages.length; i++) {
+          if (i >= recent || messages[i].role !== 'tool') expect(messages[i]).toEqual(before[i]);
+        }
+        if (cut) {
+          expect(cut.elided.every((i) => isElided(messages[i]))).toBe(true);
+          // Stopped as soon as the estimate was under the low watermark, or ran out of old results.
+          const eligibleLeft = messages.slice(0, recent).some((m, i) => m.role === 'tool' && !isElided(m) && m.content.length > 200 && i > cut.elided.at(-1)!);
+          if (eligibleLeft) expect(cut.estimatedAfter).toBeLessThanOrEqual(windowTokens * LOW_WATERMARK);
+        } else {
+          expect(messages).toEqual(before);
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
+const h = useHarness();
+
+describe('a long run with a context window', () => {
+  it('60 turns of ~4 KB pages: every prompt stays under the window, and they stop growing once it fills', async () => {
+    const ws = freshWorkspace();
+    const dir = ensureWorkspace(h.workspaceRoot, ws);
+    mkdirSync(dir, { recursive: true });
+    for (let i = 0; i < 20; i++) writeFileSync(join(dir, `page${i}.txt`), Array.from({ length: 600 }, (_, w) => `w${(w * 7 + i * 13) % 997}`).join(' '));
+    const windowTokens = 12_000;
+    const handle = await h.start({ task: 'Read every page.', model: 'bulky', workspace: ws, limits: { maxTurns: 60, maxBudgetUsd: null }, context: { windowTokens, strategy: 'elide' } });
+    const r = (await handle.result()) as RunResult;
+    expect(r).toMatchObject({ status: 'max_turns_exceeded', turns: 60 });
+    const prompts = r.promptTokensPerTurn;
+    expect(Math.max(...prompts)).toBeLessThan(windowTokens);
+    // Without elision turn 60 would carry ~60 pages (over 100k tokens).
+    const late = prompts.slice(40);
+    const middle = prompts.slice(20, 40);
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    expect(mean(late) / mean(middle)).toBeGreaterThan(0.75);
+    expect(mean(late) / mean(middle)).toBeLessThan(1.25);
+    console.log(`context window ${windowTokens}: prompt tokens per turn ${prompts.join(' ')}`);
+    const elisions = h.events(handle.workflowId).filter((l) => l.type === 'context_elided');
+    expect(elisions.length).toBeGreaterThan(1);
+    // The protocol holds in what the model was sent: every call has its one result.
+    const messages = await handle.query(transcriptQuery);
+    const calls = messages.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => c.id) : []));
+    const results = messages.flatMap((m) => (m.role === 'tool' ? [m.tool_call_id] : []));
+    expect(results).toEqual(calls);
+    expect(messages.filter(isElided).length).toBeGreaterThan(20);
+  });
+});
