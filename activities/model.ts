@@ -126,7 +126,7 @@ export function createCallModel(deps: ModelDeps) {
           message: `the model provider answered ${res.status} with a body that is not JSON: ${text.slice(0, 200)}`,
         });
       }
-      return toReply(body);
+      return { ...toReply(body), model: deps.model ?? input.model };
     } finally {
       clearInterval(ticker);
     }

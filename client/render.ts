@@ -10,7 +10,12 @@ export function renderEvent(l: TraceLine, runId: string): string | null {
     case 'run_started':
       return `run ${runId} started: model=${String(l.model)} maxTurns=${String(l.maxTurns)} maxBudgetUsd=${String(l.maxBudgetUsd)}`;
     case 'turn':
-      return `turn ${String(l.turn)}: in=${String(l.prompt_tokens)} out=${String(l.completion_tokens)} cost=${usd(l.costUsd)} finish=${String(l.finish)}`;
+      // The first turn names the model the worker really sent (LLM_MODEL overrides the run's).
+      return `turn ${String(l.turn)}: in=${String(l.prompt_tokens)} out=${String(l.completion_tokens)} cost=${usd(l.costUsd)} finish=${String(l.finish)}${l.turn === 1 && l.model ? ` model=${String(l.model)}` : ''}`;
+    case 'model_error':
+      return `  ! model call attempt ${String(l.attempt)} failed: ${String(l.errorType)}: ${String(l.message).slice(0, 200)}${l.retryable ? ' (Temporal retries it)' : ' (not retried)'}`;
+    case 'model_retry':
+      return `  ↻ model call attempt ${String(l.attempt)}`;
     case 'tool_start':
       return `  → ${String(l.toolName)} ${JSON.stringify(l.args)} (call ${String(l.callId)})`;
     case 'tool_progress':

@@ -6,10 +6,13 @@
 //   npm start                         one `plan` run
 //   npm start -- --model destructive  a run that waits for your approval
 //   npm start -- --serve              keep server, provider and worker up
+//   npm start -- --real               a real model on this machine (llama-server
+//                                     over SmolLM2-135M, provisioned on first use)
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { startLocalModel, type LocalModel } from '../model/local-model';
 import { startProvider, type RunningProvider } from '../provider/server';
 import { loadConfig, PROJECT_ROOT } from '../worker/config';
 import { createWorkerFromConfig } from '../worker/create-worker';
@@ -21,7 +24,8 @@ import { dataConverter } from './payload-codec';
 // The run's own lines are the output here; keep the SDK to warnings.
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
-const args = process.argv.slice(2);
+const real = process.argv.includes('--real');
+const args = process.argv.slice(2).filter((a) => a !== '--real');
 const serve = args.includes('--serve');
 const cfg = loadConfig();
 
@@ -49,7 +53,16 @@ if (!cfg.temporalAddress) {
 const address = cfg.temporalAddress ?? server?.address ?? '';
 
 let provider: RunningProvider | null = null;
-if (!process.env.LLM_BASE_URL) {
+let localModel: LocalModel | null = null;
+if (real) {
+  console.log('starting the local model (the first time: fetch the weights and build llama-server, ~7 minutes)');
+  localModel = await startLocalModel({ port: Number(process.env.MODEL_PORT ?? 8081), logFile: resolve(PROJECT_ROOT, '.data/llama-server.log') });
+  console.log(`local model ${localModel.model} on ${localModel.url} (loaded in ${localModel.loadSeconds.toFixed(1)} s)`);
+  cfg.llmBaseUrl = localModel.url;
+  cfg.llmModel = localModel.model;
+  // A real model may ask for a deletion nobody is there to approve: refuse it after a minute.
+  if (!args.some((a) => a.startsWith('--approval-timeout-ms'))) args.push('--approval-timeout-ms', '60000');
+} else if (!process.env.LLM_BASE_URL) {
   const healthy = await fetch(`http://127.0.0.1:${cfg.providerPort}/health`).then((r) => r.ok, () => false);
   if (healthy) console.log(`reusing the scripted provider on port ${cfg.providerPort}`);
   else {
@@ -76,6 +89,7 @@ if (serve) {
 }
 await nativeConnection.close();
 await provider?.close();
+await localModel?.stop();
 codec?.server.close();
 await server?.stop();
 process.exit(code);

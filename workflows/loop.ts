@@ -159,7 +159,8 @@ export function takeReply(s: LoopState, reply: ModelReply, pricing: Pricing): Ex
   s.messages.push(reply.message);
   if (reply.message.tool_calls?.length) return null;
   const output = reply.message.content ?? '';
-  const reason = output.trim() ? 'the model answered' : 'the model answered with an empty reply (no text, no tool calls)';
+  const cut = reply.finishReason === 'length' ? ' (cut at its reply length cap)' : '';
+  const reason = output.trim() ? `the model answered${cut}` : `the model answered with an empty reply (no text, no tool calls)${cut}`;
   return { status: 'completed', interruption: null, reason, output };
 }
 

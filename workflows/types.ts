@@ -178,4 +178,6 @@ export interface ModelReply {
   message: AssistantMessage;
   usage: Usage;
   finishReason: string;
+  /** The model name the worker really sent (LLM_MODEL overrides the run's); absent in replies recorded before. */
+  model?: string;
 }
