@@ -60,6 +60,8 @@ if (real) {
   console.log(`local model ${localModel.model} on ${localModel.url} (loaded in ${localModel.loadSeconds.toFixed(1)} s)`);
   cfg.llmBaseUrl = localModel.url;
   cfg.llmModel = localModel.model;
+  // Named in the run's input too, so its start line says what answers it.
+  if (!args.includes('--model')) args.push('--model', localModel.model);
   // A real model may ask for a deletion nobody is there to approve: refuse it after a minute.
   if (!args.some((a) => a.startsWith('--approval-timeout-ms'))) args.push('--approval-timeout-ms', '60000');
 } else if (!process.env.LLM_BASE_URL) {

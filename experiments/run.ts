@@ -22,6 +22,8 @@ interface Table {
   header: string[];
   rows: (string | number)[][];
   checks: { what: string; ok: boolean }[];
+  /** What the run shows, in words (the real model's mistakes). */
+  notes?: string[];
 }
 
 const fast = process.argv.includes('--fast');
@@ -331,23 +333,32 @@ const REAL_TASKS = [
 async function realModel(): Promise<Table> {
   const rows: (string | number)[][] = [];
   const results: RunResult[] = [];
+  const ids: string[] = [];
   let turnMs = 0;
   for (const [i, t] of REAL_TASKS.entries()) {
     // Unattended: a deletion the model asks for is refused by the clock after 5 s.
     const { r, ms, id } = await run({ task: t, model: realLlm.model ?? 'plan', workspace: `real${i}`, limits: { maxTurns: 8, maxBudgetUsd: 0.05 }, approvalTimeoutMs: 5000 });
     results.push(r);
+    ids.push(id);
     turnMs += ms;
     const calls = readTrace(stack.traceDir, id).filter((l) => l.type === 'tool_start').map((l) => `${String(l.toolName)}${l.args && Object.keys(l.args as object).length ? ` ${JSON.stringify(l.args)}` : ''}`);
     const exit = r.interruption?.type === 'approval' ? `interrupted: ${r.interruption.toolName} ${JSON.stringify(r.interruption.args)} refused after 5 s` : r.status;
     rows.push([i + 1, t, r.turns, calls.join('; ') || '—', r.turns ? Math.round(ms / r.turns) : '—', `${r.usage.promptTokens}/${r.usage.completionTokens}`, exit, (r.output ?? r.error ?? '').replace(/\s+/g, ' ').slice(0, 100)]);
   }
   const totalTurns = results.reduce((a, r) => a + r.turns, 0);
+  const cutAtCap = ids.filter((id) => readTrace(stack.traceDir, id).some((l) => l.type === 'turn' && l.finish === 'length')).length;
   return {
     title: `real model at ${realLlm.baseUrl} (${realLlm.model ?? 'model from input'}): mean turn ${totalTurns ? Math.round(turnMs / totalTurns) : 0} ms; turns per task ${results.map((r) => r.turns).join(', ')}`,
     header: ['#', 'task', 'turns', 'tool calls', 'ms/turn', 'tokens in/out', 'exit', 'answer'],
     rows: [...rows, ['', 'chapter: Qwen2.5-0.5B-Instruct, greedy, CPU', 'every task 2', '', 'mean 6,908', '', 'completed', 'wrong answers']],
     checks: [
       { what: 'every run ended in one of the five exits, within its limits', ok: results.every((r) => ['completed', 'failed', 'max_turns_exceeded', 'budget_exceeded', 'interrupted'].includes(r.status) && r.turns <= 8 && r.costUsd <= 0.05 + 0.01) },
+    ],
+    notes: [
+      `${results.filter((r) => r.toolRuns === 0).length} of ${results.length} tasks were answered without looking at a single file (the answers are invented).`,
+      `${cutAtCap} of ${results.length} runs ended on a reply cut at the 256-token cap (finish "length"): the model rambles.`,
+      ...results.flatMap((r, i) => (r.interruption?.type === 'approval' ? [`Task ${i + 1}: the model asked to delete ${JSON.stringify(r.interruption.args)} — nobody asked for that; the harness parked the call, no one approved, and it was refused.`] : [])),
+      'The harness did its part on every run: one of the five exits, the limits held, every call answered or refused in words. A harness makes an agent governable, not correct.',
     ],
   };
 }
@@ -384,10 +395,12 @@ for (const t of tables) {
     md.push(`- ${c.ok ? '✔' : '✘'} ${c.what}`);
     if (!c.ok) failed += 1;
   }
+  if (t.notes?.length) md.push('', ...t.notes.map((n) => `- ${n}`));
   md.push('');
   console.log(`\n${t.title}`);
   console.table(t.rows.map((r) => Object.fromEntries(t.header.map((h, i) => [h, r[i]]))));
   for (const c of t.checks) console.log(`${c.ok ? '✔' : '✘'} ${c.what}`);
+  for (const n of t.notes ?? []) console.log(`- ${n}`);
 }
 if (!fast && !real) md.push('![runaway input tokens](runaway-tokens.svg)', '');
 mkdirSync(join(import.meta.dirname, '..', 'reports'), { recursive: true });
