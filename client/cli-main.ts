@@ -1,6 +1,12 @@
 // Entry point of the `agent-harness` bin and of `npm run cli`.
 import { main } from './cli';
 
+// `agent-harness run | head`: a closed pipe ends the output, not with a stack trace.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
+
 process.exitCode = await main(process.argv.slice(2));
 // The Temporal connection keeps the event loop alive; the command is done.
 process.exit();

@@ -1,7 +1,7 @@
 // The harness's command line: run (start and follow), approve, reject,
 // cancel, status, transcript, result, trace, list. Exit codes tell the five
 // exits apart (client/exit-codes.ts).
-import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { readTrace, traceChains } from '../activities/trace-file';
@@ -9,7 +9,7 @@ import { loadConfig } from '../worker/config';
 import { cancelSignal, decideUpdate, statusQuery, transcriptQuery } from '../workflows/messages';
 import type { AgentInput, RunResult } from '../workflows/types';
 import { connectClient } from './connect';
-import { EXIT_CODES, USAGE_ERROR } from './exit-codes';
+import { ALREADY_FINISHED, EXIT_CODES, NOT_FOUND, USAGE_ERROR } from './exit-codes';
 import { follow, runAndFollow } from './follow';
 
 const USAGE = `usage: agent-harness <command> [options]
@@ -26,7 +26,23 @@ const USAGE = `usage: agent-harness <command> [options]
                           print the JSONL trace of the latest run of that id, or of run R
                           (any execution's run id; a workflow id can be used again)
   list                    recent runs with their AgentStatus
-exit codes: completed 0, failed 1, usage/connection error 2, max_turns_exceeded 3, budget_exceeded 4, interrupted 5`;
+  <command> --help         that command's usage (no server needed)
+exit codes: completed 0, failed 1, usage/connection error 2, max_turns_exceeded 3, budget_exceeded 4, interrupted 5,
+  no such run (or no trace for it) 6, run already finished 7`;
+
+/** One usage line per command, for `<command> --help`. */
+const COMMAND_USAGE: Record<string, string> = (() => {
+  const out: Record<string, string> = {};
+  let current: string | null = null;
+  for (const line of USAGE.split('\n').slice(1)) {
+    const name = /^ {2}([a-z]+)\b/.exec(line)?.[1];
+    if (name) out[(current = name)] = line.trim();
+    // A deeper-indented line continues the command above it.
+    else if (current && /^ {4,}/.test(line)) out[current] += `\n  ${line.trim()}`;
+    else current = null;
+  }
+  return out;
+})();
 
 export const DEFAULT_TASK = 'Which file in the workspace mentions a timeout, and what does it say?';
 
@@ -38,32 +54,39 @@ export async function main(argv: string[], client?: Client): Promise<number> {
     console.log(USAGE);
     return command ? 0 : USAGE_ERROR;
   }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    const usage = COMMAND_USAGE[command];
+    console.log(usage ? `usage: agent-harness ${usage}` : USAGE);
+    return usage ? 0 : USAGE_ERROR;
+  }
   const cfg = loadConfig();
   try {
     // Flags are checked before connecting: a mistyped limit is refused at once.
     const runFlags = command === 'run' ? inputFromFlags(rest) : null;
-    const c = client ?? (await connectClient(cfg));
+    // Connected only by the commands that need the server: reading a trace file does not.
+    let connected: Client | undefined = client;
+    const conn = async (): Promise<Client> => (connected ??= await connectClient(cfg));
     switch (command) {
       case 'run':
-        return await run(c, runFlags ?? inputFromFlags(rest));
+        return await run(await conn(), runFlags ?? inputFromFlags(rest));
       case 'approve':
       case 'reject':
-        return await decide(c, command, rest);
+        return await decide(await conn(), command, rest);
       case 'cancel': {
         const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { reason: { type: 'string' } } });
         const runId = need(positionals[0], 'runId');
-        await c.workflow.getHandle(runId).signal(cancelSignal, { reason: values.reason ?? 'cancelled from the CLI' });
+        await (await conn()).workflow.getHandle(runId).signal(cancelSignal, { reason: values.reason ?? 'cancelled from the CLI' });
         console.log(`cancel sent to ${runId}`);
         return 0;
       }
       case 'status':
-        console.log(JSON.stringify(await c.workflow.getHandle(need(rest[0], 'runId')).query(statusQuery), null, 2));
+        console.log(JSON.stringify(await (await conn()).workflow.getHandle(need(rest[0], 'runId')).query(statusQuery), null, 2));
         return 0;
       case 'transcript':
-        console.log(JSON.stringify(await c.workflow.getHandle(need(rest[0], 'runId')).query(transcriptQuery), null, 2));
+        console.log(JSON.stringify(await (await conn()).workflow.getHandle(need(rest[0], 'runId')).query(transcriptQuery), null, 2));
         return 0;
       case 'result': {
-        const r = (await c.workflow.getHandle(need(rest[0], 'runId')).result()) as RunResult;
+        const r = (await (await conn()).workflow.getHandle(need(rest[0], 'runId')).result()) as RunResult;
         console.log(JSON.stringify(r, null, 2));
         return EXIT_CODES[r.status];
       }
@@ -74,8 +97,9 @@ export async function main(argv: string[], client?: Client): Promise<number> {
           options: { follow: { type: 'boolean' }, 'run-id': { type: 'string' } },
         });
         const runId = need(positionals[0], 'runId');
-        const chainId = values['run-id'] === undefined ? undefined : await chainOf(c, cfg.traceDir, runId, values['run-id']);
+        const chainId = values['run-id'] === undefined ? undefined : await chainOf(conn, cfg.traceDir, runId, values['run-id']);
         if (values.follow) {
+          const c = await conn();
           const wait = () => c.workflow.getHandle(runId, values['run-id']).result() as Promise<RunResult>;
           const r = await follow(runId, wait, { traceDir: cfg.traceDir, chainId });
           return EXIT_CODES[r.status];
@@ -83,10 +107,10 @@ export async function main(argv: string[], client?: Client): Promise<number> {
         const lines = readTrace(cfg.traceDir, runId, chainId);
         if (lines.length === 0) console.error(`no trace for ${runId}${chainId ? ` run ${chainId}` : ''} under ${cfg.traceDir} (TRACE_DIR)`);
         for (const l of lines) console.log(JSON.stringify(l));
-        return lines.length ? 0 : 1;
+        return lines.length ? 0 : NOT_FOUND;
       }
       case 'list': {
-        for await (const w of c.workflow.list({ query: `WorkflowType = 'agentRun'` })) {
+        for await (const w of (await conn()).workflow.list({ query: `WorkflowType = 'agentRun'` })) {
           const agent = w.searchAttributes?.AgentStatus?.[0] ?? '';
           console.log(`${w.workflowId}\t${w.status.name}\t${String(agent)}\t${w.startTime.toISOString()}`);
         }
@@ -104,6 +128,16 @@ export async function main(argv: string[], client?: Client): Promise<number> {
       console.error(`refused: ${err.cause?.message ?? err.message}`);
       return 1;
     }
+    // The server answers "not found" for a run that has finished too: tell them apart by its words.
+    const text = err instanceof Error ? `${err.message} ${String((err as { cause?: unknown }).cause ?? '')}` : String(err);
+    if (/already completed|already finished|workflow execution already/i.test(text)) {
+      console.error(`the run has already finished: ${err instanceof Error ? err.message : String(err)}`);
+      return ALREADY_FINISHED;
+    }
+    if (err instanceof WorkflowNotFoundError) {
+      console.error(`no such run: ${err.workflowId ?? err.message}`);
+      return NOT_FOUND;
+    }
     console.error(err instanceof Error ? err.message : String(err));
     return USAGE_ERROR;
   }
@@ -118,9 +152,9 @@ function need(v: string | undefined, name: string): string {
  * The chain (first execution's run id) a run id belongs to: its own trace
  * file, or the server's word for a later execution of the chain.
  */
-async function chainOf(c: Client, traceDir: string, workflowId: string, runId: string): Promise<string> {
+async function chainOf(conn: () => Promise<Client>, traceDir: string, workflowId: string, runId: string): Promise<string> {
   if (traceChains(traceDir, workflowId).includes(runId)) return runId;
-  const d = await c.workflow.getHandle(workflowId, runId).describe();
+  const d = await (await conn()).workflow.getHandle(workflowId, runId).describe();
   return d.raw.workflowExecutionInfo?.firstRunId || runId;
 }
 

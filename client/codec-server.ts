@@ -54,6 +54,13 @@ export async function startCodecServer(port: number, host = '127.0.0.1', allowOr
       })();
     });
   });
-  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  // A port in use is an answer (the caller may reuse the server already there), not a crash.
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   return { url: `http://${host}:${(server.address() as AddressInfo).port}`, server };
 }

@@ -61,6 +61,15 @@ export function findFreePort(): Promise<number> {
   });
 }
 
+/** Whether nothing listens on this port of 127.0.0.1 right now. */
+export function isPortFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}
+
 /** Connects to a server at `address` if one answers within `timeoutMs`. */
 export async function tryConnect(address: string, timeoutMs: number): Promise<Connection | null> {
   try {
@@ -79,6 +88,12 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     await ensureSearchAttributes(running, 'default');
     await running.close();
     return { address, child: null, stop: async () => {} };
+  }
+  // Something else on the port: say so, instead of a server that dies with a log path.
+  for (const [port, what, env] of [[opts.port, 'Temporal gRPC', 'TEMPORAL_DEV_PORT'], ...(opts.uiPort !== null ? [[opts.uiPort, 'Web UI', 'TEMPORAL_UI_PORT'] as const] : [])] as const) {
+    if (!(await isPortFree(port))) {
+      throw new Error(`port ${port} (${what}) is busy and no Temporal server answers there: free it, set ${env} to another port, or point TEMPORAL_ADDRESS at a running server`);
+    }
   }
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--log-level', 'warn'];
   if (opts.uiPort === null) args.push('--headless');

@@ -11,3 +11,9 @@ export const EXIT_CODES: Record<ExitStatus, number> = {
 
 /** Bad command line or unreachable server. */
 export const USAGE_ERROR = 2;
+
+/** No run with that id (or no trace for it). */
+export const NOT_FOUND = 6;
+
+/** The run has already finished: a signal, update or cancel can no longer reach it. */
+export const ALREADY_FINISHED = 7;

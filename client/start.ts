@@ -21,11 +21,35 @@ import { startCodecServer } from './codec-server';
 import { startDevServer, type DevServer } from './dev-server';
 import { dataConverter } from './payload-codec';
 
+const START_USAGE = `usage: npm start [-- [--serve] [--real] [run flags]]
+  (no flags)     the embedded Temporal dev server, the scripted provider, a worker, and one \`plan\` run
+  --serve        keep server, provider and worker up (Ctrl-C to stop)
+  --real         a real model on this machine instead of the scripted provider
+  run flags      passed to \`agent-harness run\` (see \`bin/agent-harness.mjs run --help\`), e.g. --model destructive
+environment: TEMPORAL_ADDRESS, TEMPORAL_DEV_PORT, TEMPORAL_UI_PORT, PORT, CODEC_PORT, MODEL_PORT (see the README)`;
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  console.log(START_USAGE);
+  process.exit(0);
+}
+
+// A start-up failure (a port in use, no CLI) is one clear line, not a stack trace.
+const startupFailed = (err: unknown) => {
+  console.error(`npm start: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(2);
+};
+process.on('uncaughtException', startupFailed);
+process.on('unhandledRejection', startupFailed);
+
 // The run's own lines are the output here; keep the SDK to warnings.
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
 const real = process.argv.includes('--real');
 const args = process.argv.slice(2).filter((a) => a !== '--real');
+// Each demo run gets a freshly seeded workspace, so a deletion approved in one
+// run does not change what the next one finds.
+if (!args.includes('--serve') && !args.some((a) => a === '--workspace' || a.startsWith('--workspace='))) {
+  args.push('--workspace', `demo-${Date.now().toString(36)}`);
+}
 const serve = args.includes('--serve');
 const cfg = loadConfig();
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { findTemporalCli } from '../client/temporal-cli';
-import { EXIT_CODES } from '../client/exit-codes';
+import { ALREADY_FINISHED, EXIT_CODES, NOT_FOUND } from '../client/exit-codes';
 import type { RunResult, RunStatusView } from '../workflows/types';
 import { freshWorkspace, useHarness, waitFor } from './harness';
 
@@ -99,6 +99,44 @@ describe('the agent-harness CLI', () => {
     );
     expect(bad?.code).toBe(2);
     expect(bad?.stderr).toContain(`${flag} must be a positive`);
+  });
+
+  const outcome = (args: string[], extraEnv: Record<string, string> = {}) =>
+    exec(bin, args, { env: { ...env(), ...extraEnv }, timeout: 60_000 }).then(
+      (r) => ({ code: 0, ...r }),
+      (e: { code: number; stdout: string; stderr: string }) => e,
+    );
+
+  it('every command has --help, answered without a server', async () => {
+    // A server address nobody answers on: help must not try to connect.
+    for (const command of ['run', 'approve', 'reject', 'cancel', 'status', 'trace', 'list']) {
+      const r = await outcome([command, '--help'], { TEMPORAL_ADDRESS: '127.0.0.1:1' });
+      expect(r.code, command).toBe(0);
+      expect(r.stdout).toMatch(new RegExp(`^usage: agent-harness ${command}\\b`));
+    }
+  });
+
+  it('no such run exits 6, an already finished run exits 7, and reading a trace file needs no server', async () => {
+    const missing = await outcome(['trace', 'no-such-run'], { TEMPORAL_ADDRESS: '127.0.0.1:1' });
+    expect(missing.code).toBe(NOT_FOUND);
+    expect(missing.stderr).toContain('no trace for no-such-run');
+    expect((await outcome(['status', `no-such-run-${freshWorkspace()}`])).code).toBe(NOT_FOUND);
+    const id = `cli-done-${freshWorkspace()}`;
+    expect((await outcome(['run', '--model', 'plan', '--id', id])).code).toBe(0);
+    const late = await outcome(['approve', id, 'c2']);
+    expect(late.code).toBe(ALREADY_FINISHED);
+    expect(late.stderr).toContain('already finished');
+    expect((await outcome(['cancel', id])).code).toBe(ALREADY_FINISHED);
+  });
+
+  it('piping run into head ends quietly; costs print without float noise', async () => {
+    const r = await exec('bash', ['-o', 'pipefail', '-c', `"${bin}" run --model runaway --max-turns 12 | head -n 2`], { env: env(), timeout: 60_000 });
+    expect(r.stdout.trim().split('\n')).toHaveLength(2);
+    expect(r.stderr).not.toMatch(/EPIPE|Error/);
+    const id = `cli-cost-${freshWorkspace()}`;
+    await outcome(['run', '--model', 'runaway', '--max-turns', '7', '--id', id]);
+    const status = (await outcome(['status', id])).stdout;
+    expect(status).not.toMatch(/\d\.\d{13,}/);
   });
 
   it('approve through the CLI with a wrong call id is refused; the trace command prints the run', async () => {

@@ -43,10 +43,10 @@ export function recordChildSpend(s: LoopState, costUsd: number, usage: Usage): v
   const c = s.children ?? noChildren();
   s.children = {
     runs: c.runs + 1,
-    costUsd: c.costUsd + costUsd,
+    costUsd: addUsd(c.costUsd, costUsd),
     usage: { promptTokens: c.usage.promptTokens + usage.promptTokens, completionTokens: c.usage.completionTokens + usage.completionTokens },
   };
-  s.costUsd += costUsd;
+  s.costUsd = addUsd(s.costUsd, costUsd);
   s.usage.promptTokens += usage.promptTokens;
   s.usage.completionTokens += usage.completionTokens;
 }
@@ -176,6 +176,12 @@ export function transcriptTooBig(s: LoopState): Exit | null {
 
 // --- money
 
+/**
+ * A running total in dollars, kept to a picodollar: float addition otherwise
+ * shows its noise to people (0.0017000000000000001) in results and traces.
+ */
+export const addUsd = (a: number, b: number): number => Math.round((a + b) * 1e12) / 1e12;
+
 export function turnCostUsd(usage: Usage, pricing: Pricing): number {
   return (usage.promptTokens * pricing.inputPerMTokUsd + usage.completionTokens * pricing.outputPerMTokUsd) / 1e6;
 }
@@ -186,7 +192,7 @@ export function turnCostUsd(usage: Usage, pricing: Pricing): number {
  */
 export function recordSpend(s: LoopState, reply: ModelReply, pricing: Pricing): void {
   s.turns += 1;
-  s.costUsd += turnCostUsd(reply.usage, pricing);
+  s.costUsd = addUsd(s.costUsd, turnCostUsd(reply.usage, pricing));
   s.usage.promptTokens += reply.usage.promptTokens;
   s.usage.completionTokens += reply.usage.completionTokens;
   s.promptTokensPerTurn.push(reply.usage.promptTokens);
