@@ -25,7 +25,8 @@ const USAGE = `usage: agent-harness <command> [options]
   trace <runId> [--run-id R] [--follow]
                           print the JSONL trace of the latest run of that id, or of run R
                           (any execution's run id; a workflow id can be used again)
-  list                    recent runs with their AgentStatus
+  list [--awaiting] [--status S] [--min-cost USD] [--limit N]
+                          runs as a table, newest first; --awaiting: parked on a person
   <command> --help         that command's usage (no server needed)
 exit codes: completed 0, failed 1, usage/connection error 2, max_turns_exceeded 3, budget_exceeded 4, interrupted 5,
   no such run (or no trace for it) 6, run already finished 7`;
@@ -109,13 +110,8 @@ export async function main(argv: string[], client?: Client): Promise<number> {
         for (const l of lines) console.log(JSON.stringify(l));
         return lines.length ? 0 : NOT_FOUND;
       }
-      case 'list': {
-        for await (const w of (await conn()).workflow.list({ query: `WorkflowType = 'agentRun'` })) {
-          const agent = w.searchAttributes?.AgentStatus?.[0] ?? '';
-          console.log(`${w.workflowId}\t${w.status.name}\t${String(agent)}\t${w.startTime.toISOString()}`);
-        }
-        return 0;
-      }
+      case 'list':
+        return await list(await conn(), rest);
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)}`);
     }
@@ -211,6 +207,36 @@ export function inputFromFlags(rest: string[]): { input: AgentInput; id: string 
     ...(values.debug ? { debug: true } : {}),
   } as AgentInput;
   return { input, id: values.id, detach: values.detach ?? false };
+}
+
+const AGENT_STATUSES = ['running', 'awaiting_approval', 'completed', 'failed', 'max_turns_exceeded', 'budget_exceeded', 'interrupted'];
+
+/** Runs found through their search attributes, as a table with a header. */
+async function list(c: Client, rest: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: rest,
+    options: { awaiting: { type: 'boolean' }, status: { type: 'string' }, 'min-cost': { type: 'string' }, limit: { type: 'string' } },
+  });
+  if (values.status !== undefined && !AGENT_STATUSES.includes(values.status)) {
+    throw new UsageError(`--status must be one of ${AGENT_STATUSES.join(', ')}, got ${JSON.stringify(values.status)}`);
+  }
+  const minCost = numberFlag('min-cost', values['min-cost']);
+  const limitN = numberFlag('limit', values.limit, { integer: true }) ?? 50;
+  const clauses = [`WorkflowType = 'agentRun'`];
+  if (values.awaiting) clauses.push(`AgentStatus = 'awaiting_approval'`);
+  if (values.status) clauses.push(`AgentStatus = '${values.status}'`);
+  if (typeof minCost === 'number') clauses.push(`AgentCostUsd >= ${minCost}`);
+  const rows: string[][] = [['RUN ID', 'TEMPORAL', 'AGENT STATUS', 'TURNS', 'COST USD', 'AWAITING', 'STARTED']];
+  for await (const w of c.workflow.list({ query: clauses.join(' AND ') })) {
+    const sa = (name: string) => w.searchAttributes?.[name]?.[0];
+    const awaiting = sa('AgentAwaitingTool') ? `${String(sa('AgentAwaitingTool'))} ${String(sa('AgentAwaitingCallId') ?? '')}` : '';
+    const cost = sa('AgentCostUsd');
+    rows.push([w.workflowId, w.status.name, String(sa('AgentStatus') ?? ''), String(sa('AgentTurns') ?? ''), cost === undefined ? '' : Number(cost).toFixed(6), awaiting, w.startTime.toISOString()]);
+    if (rows.length > limitN) break;
+  }
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  for (const r of rows) console.log(r.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd());
+  return 0;
 }
 
 function parseInputFlag(text: string): AgentInput {

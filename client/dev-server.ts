@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
-import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+import { SEARCH_ATTRIBUTES, type SearchAttributeTypeName } from '../workflows/search-attributes';
 import { findTemporalCli } from './temporal-cli';
 
 /**
@@ -142,6 +142,13 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   };
 }
 
+const INDEXED_TYPE: Record<SearchAttributeTypeName, number> = {
+  Keyword: proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+  Int: proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_INT,
+  Double: proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE,
+  Text: proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_TEXT,
+};
+
 /** Adds our custom search attributes to the namespace unless it has them already. */
 export async function ensureSearchAttributes(conn: Connection, namespace: string): Promise<void> {
   const existing = await conn.operatorService.listSearchAttributes({ namespace });
@@ -152,7 +159,7 @@ export async function ensureSearchAttributes(conn: Connection, namespace: string
     await conn.operatorService.addSearchAttributes({
       namespace,
       searchAttributes: Object.fromEntries(
-        missing.map((n) => [n, proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD]),
+        missing.map((n) => [n, INDEXED_TYPE[SEARCH_ATTRIBUTES[n]]]),
       ),
     });
   } catch (err) {

@@ -139,6 +139,23 @@ describe('the agent-harness CLI', () => {
     expect(status).not.toMatch(/\d\.\d{13,}/);
   });
 
+  it('a run parked on a person is found as awaiting_approval, with its tool and call; list filters and prints a table', async () => {
+    const ws = freshWorkspace();
+    const id = `cli-park-${ws}`;
+    await outcome(['run', '--model', 'destructive', '--workspace', ws, '--id', id, '--detach']);
+    // Visibility is updated asynchronously: wait for the row, not for time.
+    const row = await waitFor('the parked run in `list --awaiting`', async () => (await outcome(['list', '--awaiting'])).stdout.split('\n').find((l) => l.startsWith(id)));
+    expect(row).toMatch(/RUNNING\s+awaiting_approval\s+2\s+0\.\d{6}\s+delete_file c2/);
+    expect((await outcome(['list', '--awaiting'])).stdout.split('\n')[0]).toMatch(/^RUN ID\s+TEMPORAL\s+AGENT STATUS\s+TURNS\s+COST USD\s+AWAITING\s+STARTED$/);
+    // The same through the temporal CLI, as ops tooling would ask.
+    const listed = JSON.parse(`[${(await exec(findTemporalCli(), ['workflow', 'list', '--address', h.address, '--query', 'AgentStatus="awaiting_approval" AND AgentAwaitingTool="delete_file"', '--output', 'jsonl'])).stdout.trim().split('\n').filter(Boolean).join(',')}]`) as { execution: { workflowId: string } }[];
+    expect(listed.map((w) => w.execution.workflowId)).toContain(id);
+    expect((await outcome(['reject', id, 'c2', '--reason', 'keep it'])).code).toBe(0);
+    await waitFor('the run under --status completed', async () => (await outcome(['list', '--status', 'completed'])).stdout.includes(id));
+    expect((await outcome(['list', '--awaiting'])).stdout).not.toContain(id);
+    expect((await outcome(['list', '--status', 'parked'])).code).toBe(2);
+  });
+
   it('approve through the CLI with a wrong call id is refused; the trace command prints the run', async () => {
     const ws = freshWorkspace();
     const id = `cli-approve-${ws}`;

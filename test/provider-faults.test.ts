@@ -46,6 +46,8 @@ describe('provider faults', () => {
     const r = (await h.run({ task: `Which file mentions a timeout? ${m}`, model: 'plan' })) as RunResult;
     expect(r).toMatchObject({ status: 'failed', turns: 0, costUsd: 0 });
     expect(r.error).toBe('the model provider answered 401: Incorrect API key provided.');
+    // The failure keeps its type, for alerting.
+    expect(r.errorType).toBe('ProviderUnauthorized');
     expect(await providerRequests(h.providerUrl, m)).toHaveLength(1);
   });
 

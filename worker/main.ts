@@ -15,7 +15,7 @@ const address = cfg.temporalAddress ?? server?.address ?? '';
 // Registering search attributes is idempotent; the workflow upserts them.
 const admin = await Connection.connect({ address });
 await ensureSearchAttributes(admin, cfg.namespace).catch((err: unknown) =>
-  console.warn(`could not register search attributes (${String(err)}); register AgentStatus and AgentModel (Keyword) yourself`),
+  console.warn(`could not register search attributes (${String(err)}); register the Agent* search attributes of workflows/search-attributes.ts yourself`),
 );
 await admin.close();
 

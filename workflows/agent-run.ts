@@ -41,7 +41,17 @@ import {
 } from './loop';
 import { approveSignal, cancelSignal, decideUpdate, rejectSignal, statusQuery, transcriptQuery } from './messages';
 import { runResearch } from './research';
-import { AGENT_MODEL, AGENT_STATUS } from './search-attributes';
+import {
+  AGENT_AWAITING_CALL,
+  AGENT_AWAITING_TOOL,
+  AGENT_COST_USD,
+  AGENT_ERROR_TYPE,
+  AGENT_EXIT_REASON,
+  AGENT_MODEL,
+  AGENT_PARENT,
+  AGENT_STATUS,
+  AGENT_TURNS,
+} from './search-attributes';
 import { TOOL_SPECS, toolDefinitions } from './tool-catalogue';
 import { traceSinks, type TraceEventType } from './trace';
 import type { AgentInput, Interruption, RunConfig, RunResult, RunStatus, RunStatusView, ToolOutcome } from './types';
@@ -307,11 +317,11 @@ class AgentRun {
     this.state.messages.push(toolResultMessage(pending.call, text));
     if (permanent && this.cfg.permanentToolErrors === 'stop') {
       const msg = `permanent tool error in ${toolName} (call ${pending.call.id}), retrying cannot help: ${error}`;
-      return { status: 'failed', interruption: null, reason: msg, error: msg };
+      return { status: 'failed', interruption: null, reason: msg, error: msg, errorType: 'PermanentToolError' };
     }
     if (policy === 'fatal') {
       const msg = `tool ${toolName} failed (call ${pending.call.id}) and toolErrors is "fatal": ${error}`;
-      return { status: 'failed', interruption: null, reason: msg, error: msg };
+      return { status: 'failed', interruption: null, reason: msg, error: msg, errorType: 'ToolError' };
     }
     return null;
   }
@@ -390,10 +400,12 @@ class AgentRun {
     }
     if (err instanceof ActivityFailure || err instanceof ChildWorkflowFailure) {
       const msg = `${err.message}: ${err.cause?.message ?? 'unknown cause'}`;
-      return { status: 'failed', interruption: null, reason: msg, error: err.cause?.message ?? err.message };
+      // The failure's type (ProviderUnauthorized, ProviderBadRequest, …) travels with the result, for alerting.
+      const errorType = err.cause instanceof ApplicationFailure && err.cause.type ? err.cause.type : err instanceof ChildWorkflowFailure ? 'ChildWorkflowFailed' : 'ActivityFailed';
+      return { status: 'failed', interruption: null, reason: msg, error: err.cause?.message ?? err.message, errorType };
     }
     if (err instanceof ApplicationFailure) {
-      return { status: 'failed', interruption: null, reason: err.message, error: err.message };
+      return { status: 'failed', interruption: null, reason: err.message, error: err.message, errorType: err.type ?? 'ApplicationFailure' };
     }
     // Anything else is a bug in this code: fail the workflow task so a fixed
     // worker can replay and continue, instead of recording a wrong result.
@@ -404,7 +416,7 @@ class AgentRun {
     this.status = exit.status;
     this.interruption = exit.interruption;
     this.approvals.awaiting = null;
-    this.upsertStatus();
+    this.upsertStatus(exit);
     this.emit('run_stopped', { status: exit.status, reason: exit.reason, turns: this.state.turns, costUsd: this.state.costUsd });
     // Let an in-flight `decide` update answer before the run closes.
     await wf.CancellationScope.nonCancellable(() => wf.condition(wf.allHandlersFinished));
@@ -414,6 +426,7 @@ class AgentRun {
       interruption: exit.interruption,
       output: exit.output ?? null,
       error: exit.error ?? null,
+      errorType: exit.errorType ?? null,
       turns: this.state.turns,
       toolRuns: this.state.toolRuns,
       costUsd: this.state.costUsd,
@@ -486,10 +499,24 @@ class AgentRun {
     traceSinks.trace.event({ seq: this.seq, type, ...fields });
   }
 
-  private upsertStatus(): void {
+  /**
+   * One upsert per status change (start, parked, resumed, finished), never per
+   * turn: each is a command in history. A run parked on a person is live, so
+   * its AgentStatus is `awaiting_approval`, never an exit's name.
+   */
+  private upsertStatus(exit?: Exit): void {
+    const awaiting = this.interruption?.type === 'approval' && !exit ? this.interruption : null;
+    const parent = wf.workflowInfo().parent?.workflowId;
     wf.upsertSearchAttributes([
-      { key: AGENT_STATUS, value: this.status },
+      { key: AGENT_STATUS, value: awaiting ? 'awaiting_approval' : this.status },
       { key: AGENT_MODEL, value: this.cfg.model },
+      { key: AGENT_TURNS, value: this.state.turns },
+      { key: AGENT_COST_USD, value: this.state.costUsd },
+      { key: AGENT_AWAITING_TOOL, value: awaiting ? awaiting.toolName : null },
+      { key: AGENT_AWAITING_CALL, value: awaiting ? awaiting.callId : null },
+      ...(exit ? [{ key: AGENT_EXIT_REASON, value: exit.reason.slice(0, 1000) }] : []),
+      ...(exit?.errorType ? [{ key: AGENT_ERROR_TYPE, value: exit.errorType }] : []),
+      ...(parent ? [{ key: AGENT_PARENT, value: parent }] : []),
     ]);
   }
 }

@@ -116,6 +116,8 @@ export interface Exit {
   reason: string;
   output?: string;
   error?: string;
+  /** A failure's type, for alerting: ProviderUnauthorized, PermanentToolError, ProtocolError, … */
+  errorType?: string;
 }
 
 export function limitExit(s: LoopState, cfg: RunConfig): Exit | null {
@@ -155,7 +157,7 @@ export function nextStep(s: LoopState, cfg: RunConfig): Step {
 export function takeReply(s: LoopState, reply: ModelReply, pricing: Pricing): Exit | null {
   recordSpend(s, reply, pricing);
   const problem = replyProtocolProblem(s.messages, reply);
-  if (problem) return { status: 'failed', interruption: null, reason: `protocol error: ${problem}`, error: `protocol error: ${problem}` };
+  if (problem) return { status: 'failed', interruption: null, reason: `protocol error: ${problem}`, error: `protocol error: ${problem}`, errorType: 'ProtocolError' };
   s.messages.push(reply.message);
   if (reply.message.tool_calls?.length) return null;
   const output = reply.message.content ?? '';
@@ -171,7 +173,7 @@ export function transcriptTooBig(s: LoopState): Exit | null {
   const msg =
     `the transcript is ${chars} characters, over the ${MAX_TRANSCRIPT_CHARS} the harness allows: the next model call's ` +
     "input would approach Temporal's 2 MiB payload limit. Start a new run with a summary of this one.";
-  return { status: 'failed', interruption: null, reason: msg, error: msg };
+  return { status: 'failed', interruption: null, reason: msg, error: msg, errorType: 'TranscriptTooLarge' };
 }
 
 // --- money

@@ -1,13 +1,38 @@
-// Custom search attributes, so ops can find runs with
-// `temporal workflow list --query 'AgentStatus="interrupted"'`. They must be
-// registered on the namespace (client/dev-server.ts and worker/main.ts do it).
+// Custom search attributes, so ops can find runs, e.g.
+//   temporal workflow list --query 'AgentStatus="awaiting_approval"'
+//   temporal workflow list --query 'AgentCostUsd > 0.01 AND AgentStatus="budget_exceeded"'
+// They must be registered on the namespace (client/dev-server.ts and
+// worker/main.ts do it at start). They are updated when the run's status
+// changes (start, parked, resumed, finished), so turns and cost are as of the
+// last change while a run is live, and exact once it has finished.
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 
+/** `running`, `awaiting_approval` (live, parked on a person), or one of the five exits. */
 export const AGENT_STATUS = defineSearchAttributeKey('AgentStatus', SearchAttributeType.KEYWORD);
 export const AGENT_MODEL = defineSearchAttributeKey('AgentModel', SearchAttributeType.KEYWORD);
+export const AGENT_TURNS = defineSearchAttributeKey('AgentTurns', SearchAttributeType.INT);
+export const AGENT_COST_USD = defineSearchAttributeKey('AgentCostUsd', SearchAttributeType.DOUBLE);
+/** The tool and call a parked run waits on; unset otherwise. */
+export const AGENT_AWAITING_TOOL = defineSearchAttributeKey('AgentAwaitingTool', SearchAttributeType.KEYWORD);
+export const AGENT_AWAITING_CALL = defineSearchAttributeKey('AgentAwaitingCallId', SearchAttributeType.KEYWORD);
+/** Why a finished run stopped, in one line. */
+export const AGENT_EXIT_REASON = defineSearchAttributeKey('AgentExitReason', SearchAttributeType.TEXT);
+/** The type of a failure (ProviderUnauthorized, PermanentToolError, …), for alerting. */
+export const AGENT_ERROR_TYPE = defineSearchAttributeKey('AgentErrorType', SearchAttributeType.KEYWORD);
+/** A sub-agent's parent run id. */
+export const AGENT_PARENT = defineSearchAttributeKey('AgentParent', SearchAttributeType.KEYWORD);
+
+export type SearchAttributeTypeName = 'Keyword' | 'Int' | 'Double' | 'Text';
 
 /** Name -> type, as `temporal server start-dev --search-attribute` and the operator service take them. */
-export const SEARCH_ATTRIBUTES: Record<string, 'Keyword'> = {
+export const SEARCH_ATTRIBUTES: Record<string, SearchAttributeTypeName> = {
   AgentStatus: 'Keyword',
   AgentModel: 'Keyword',
+  AgentTurns: 'Int',
+  AgentCostUsd: 'Double',
+  AgentAwaitingTool: 'Keyword',
+  AgentAwaitingCallId: 'Keyword',
+  AgentExitReason: 'Text',
+  AgentErrorType: 'Keyword',
+  AgentParent: 'Keyword',
 };

@@ -148,6 +148,8 @@ export interface RunResult {
   interruption: Interruption | null;
   output: string | null;
   error: string | null;
+  /** The failure's type when `failed` (ProviderUnauthorized, PermanentToolError, ProtocolError, …), else null. */
+  errorType: string | null;
   turns: number;
   toolRuns: number;
   costUsd: number;
