@@ -3,6 +3,7 @@
 import { BUILT_IN_DEFAULTS } from '../workflows/defaults';
 import type { RunDefaults } from '../workflows/types';
 import { createCallModel, type ModelDeps } from './model';
+import { loadRun } from './load-run';
 import { createResolveConfig } from './resolve-config';
 import { createRunTool, type ToolDeps } from './tools/run-tool';
 
@@ -13,6 +14,7 @@ export function createActivities(deps: ActivityDeps) {
     resolveConfig: createResolveConfig({ ...BUILT_IN_DEFAULTS, ...deps.defaults }),
     callModel: createCallModel(deps),
     runTool: createRunTool(deps),
+    loadRun,
   };
 }
 

@@ -16,6 +16,9 @@ const USAGE = `usage: agent-harness <command> [options]
   run [--task T] [--model M] [--max-turns N|none] [--budget USD|none] [--tool-errors describe|generic|fatal]
       [--dedupe readOnly|off|all] [--tools a,b] [--workspace NAME] [--approval-timeout-ms MS] [--id RUN_ID]
       [--input JSON] [--detach] [--debug: print each model request, messages numbered]
+  resume <runId> [--max-turns N|none] [--budget USD|none] [--approval-timeout-ms MS] [--id NEW_ID] [--detach]
+                          a new run continuing a stopped one (turn cap, budget, interrupted): its transcript
+                          and totals carry on, pending calls first; the limits count the totals
   approve <runId> <callId> [--by NAME]
   reject <runId> <callId> [--reason TEXT] [--by NAME]
   cancel <runId> [--reason TEXT]
@@ -70,6 +73,8 @@ export async function main(argv: string[], client?: Client): Promise<number> {
     switch (command) {
       case 'run':
         return await run(await conn(), runFlags ?? inputFromFlags(rest));
+      case 'resume':
+        return await resume(await conn(), rest);
       case 'approve':
       case 'reject':
         return await decide(await conn(), command, rest);
@@ -207,6 +212,36 @@ export function inputFromFlags(rest: string[]): { input: AgentInput; id: string 
     ...(values.debug ? { debug: true } : {}),
   } as AgentInput;
   return { input, id: values.id, detach: values.detach ?? false };
+}
+
+/** `resume RUN`: the workflow reads the stopped run and refuses, naming why, when it cannot continue it. */
+async function resume(c: Client, rest: string[]): Promise<number> {
+  const cfg = loadConfig();
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: { 'max-turns': { type: 'string' }, budget: { type: 'string' }, 'approval-timeout-ms': { type: 'string' }, id: { type: 'string' }, detach: { type: 'boolean' } },
+  });
+  const from = need(positionals[0], 'runId');
+  const maxTurns = numberFlag('max-turns', values['max-turns'], { none: true, integer: true });
+  const budget = numberFlag('budget', values.budget, { none: true });
+  const approvalTimeoutMs = numberFlag('approval-timeout-ms', values['approval-timeout-ms'], { none: true, integer: true });
+  const limits = { ...(maxTurns !== undefined ? { maxTurns } : {}), ...(budget !== undefined ? { maxBudgetUsd: budget } : {}) };
+  const input = { resumeFrom: from, ...(Object.keys(limits).length ? { limits } : {}), ...(approvalTimeoutMs !== undefined ? { approvalTimeoutMs } : {}) } as AgentInput;
+  const workflowId = values.id ?? `${from}-resumed-${randomUUID().slice(0, 6)}`;
+  if (values.detach) {
+    await c.workflow.start('agentRun', { taskQueue: cfg.taskQueue, workflowId, args: [input] });
+    console.log(workflowId);
+    return 0;
+  }
+  try {
+    const r = await runAndFollow(c, input, { taskQueue: cfg.taskQueue, traceDir: cfg.traceDir, workflowId, live: process.stdout.isTTY });
+    return EXIT_CODES[r.status];
+  } catch (err) {
+    const cause = (err as { cause?: { message?: string } }).cause?.message;
+    console.error(`resume of ${from} failed: ${cause ?? (err instanceof Error ? err.message : String(err))}`);
+    return EXIT_CODES.failed;
+  }
 }
 
 const AGENT_STATUSES = ['running', 'awaiting_approval', 'completed', 'failed', 'max_turns_exceeded', 'budget_exceeded', 'interrupted'];

@@ -156,6 +156,19 @@ describe('the agent-harness CLI', () => {
     expect((await outcome(['list', '--status', 'parked'])).code).toBe(2);
   });
 
+  it('resume continues a run stopped at its cap with a higher cap, and refuses a completed one (exit 1 with the reason)', async () => {
+    const id = `cli-resume-${freshWorkspace()}`;
+    expect((await outcome(['run', '--model', 'runaway', '--max-turns', '2', '--id', id])).code).toBe(EXIT_CODES.max_turns_exceeded);
+    const resumed = await outcome(['resume', id, '--max-turns', '4']);
+    expect(resumed.code).toBe(EXIT_CODES.max_turns_exceeded);
+    expect(resumed.stdout).toMatch(/^turns=4 /m);
+    const done = `cli-resume-done-${freshWorkspace()}`;
+    await outcome(['run', '--model', 'plan', '--id', done]);
+    const refused = await outcome(['resume', done]);
+    expect(refused.code).toBe(EXIT_CODES.failed);
+    expect(refused.stderr).toMatch(/cannot resume: run .* is completed/);
+  });
+
   it('approve through the CLI with a wrong call id is refused; the trace command prints the run', async () => {
     const ws = freshWorkspace();
     const id = `cli-approve-${ws}`;

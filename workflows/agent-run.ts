@@ -7,6 +7,7 @@ import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure } from '@temp
 import type { Activities } from '../activities';
 import { elideForWindow } from './context-window';
 import { loopActivities, WAIT_CANCELLATION_PATCH, type LoopActivities } from './activity-options';
+import type { LoadedRun } from '../activities/load-run';
 import type { ResolvedConfig } from '../activities/resolve-config';
 import { ApprovalDesk, type AwaitingApproval } from './approvals';
 import { isContinueAsNewDue, type CarriedState } from './continue-as-new';
@@ -25,6 +26,8 @@ import {
   limitExit,
   nextStep,
   noChildren,
+  resumedInput,
+  stateOf,
   notRunText,
   parseCall,
   recordChildSpend,
@@ -68,10 +71,22 @@ export async function agentRun(input: AgentInput, carried?: CarriedState): Promi
   const starting = startingView(info.workflowId, carried);
   wf.setHandler(statusQuery, () => starting);
   wf.setHandler(transcriptQuery, () => carried?.state.messages ?? []);
+  // A run that continues a stopped one starts from its transcript and totals.
+  const prior = !carried && typeof input?.resumeFrom === 'string' ? await loadPriorRun(input.resumeFrom) : null;
   // Resolved once per run and carried from execution to execution: a new
   // default on a new worker never changes a run already under way.
-  const cfg = carried?.cfg ?? (await resolveConfig(input));
-  return new AgentRun(info.workflowId, info.firstExecutionRunId, input, cfg, carried, waitForCancellation).run();
+  const cfg = carried?.cfg ?? (await resolveConfig(prior ? resumedInput(prior.input, input) : input));
+  const resumed: CarriedState | undefined = prior ? { version: 2, cfg, state: stateOf(prior), decisions: {}, seq: 0, executions: 0 } : undefined;
+  return new AgentRun(info.workflowId, info.firstExecutionRunId, input, cfg, carried ?? resumed, waitForCancellation).run();
+}
+
+const resumeActivity = wf.proxyActivities<Activities>({ startToCloseTimeout: '60s', retry: { maximumAttempts: 3 } });
+
+/** The stopped run's input, result and transcript; a non-retryable failure naming why when it cannot be resumed. */
+async function loadPriorRun(runId: string): Promise<Extract<LoadedRun, { ok: true }>> {
+  const loaded = await resumeActivity.loadRun({ runId });
+  if (!loaded.ok) throw ApplicationFailure.create({ type: 'ResumeRefused', message: `cannot resume: ${loaded.reason}`, nonRetryable: true });
+  return loaded;
 }
 
 /**
@@ -151,7 +166,13 @@ class AgentRun {
     this.registerHandlers();
     this.upsertStatus();
     if (this.executions === 1) {
-      this.emit('run_started', { model: this.cfg.model, maxTurns: this.cfg.maxTurns, maxBudgetUsd: this.cfg.maxBudgetUsd, chainId: this.chainId });
+      this.emit('run_started', {
+        model: this.cfg.model,
+        maxTurns: this.cfg.maxTurns,
+        maxBudgetUsd: this.cfg.maxBudgetUsd,
+        chainId: this.chainId,
+        ...(this.cfg.resumeFrom ? { resumedFrom: this.cfg.resumeFrom, turns: this.state.turns, costUsd: this.state.costUsd } : {}),
+      });
     }
     let exit: Exit;
     try {

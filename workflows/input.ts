@@ -21,7 +21,7 @@ const DEDUPE_POLICIES: readonly DedupePolicy[] = ['readOnly', 'off', 'all'];
 const KNOWN_FIELDS = new Set([
   'task', 'model', 'system', 'limits', 'toolErrors', 'dedupe', 'tools', 'workspace', 'pricing',
   'approvalTimeoutMs', 'modelTimeoutMs', 'toolTimeoutMs', 'maxToolResultChars',
-  'continueAsNewAtHistoryBytes', 'permanentToolErrors', 'experimentalEmptyRejection', 'debug', 'context',
+  'continueAsNewAtHistoryBytes', 'permanentToolErrors', 'experimentalEmptyRejection', 'debug', 'context', 'resumeFrom',
 ]);
 const MAX_TASK_CHARS = 100_000;
 
@@ -79,6 +79,7 @@ export function parseInput(raw: unknown, d: RunDefaults = BUILT_IN_DEFAULTS): Ru
     experimentalEmptyRejection: optionalBoolean(raw.experimentalEmptyRejection, 'experimentalEmptyRejection'),
     debug: optionalBoolean(raw.debug, 'debug'),
     context: contextPolicy(raw.context),
+    resumeFrom: raw.resumeFrom === undefined || raw.resumeFrom === null ? null : requireString(raw.resumeFrom, 'resumeFrom'),
   };
 }
 

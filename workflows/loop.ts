@@ -6,6 +6,7 @@ import { MAX_TRANSCRIPT_CHARS, RESEARCH_LIMITS } from './defaults';
 import { argumentProblem } from './tool-args';
 import { TOOL_SPECS, isToolName } from './tool-catalogue';
 import type {
+  AgentInput,
   ChildSpend,
   ChatMessage,
   DedupePolicy,
@@ -14,6 +15,7 @@ import type {
   ModelReply,
   Pricing,
   RunConfig,
+  RunResult,
   ToolCall,
   ToolErrorPolicy,
   ToolName,
@@ -64,6 +66,31 @@ export function initialState(cfg: RunConfig): LoopState {
     promptTokensPerTurn: [],
     cache: {},
     children: noChildren(),
+  };
+}
+
+/**
+ * A resumed run's input: the stopped run's, with what the new input sets on
+ * top (limits above all); the transcript comes from the stopped run, so its
+ * task is kept.
+ */
+export function resumedInput(prior: AgentInput, next: AgentInput): AgentInput {
+  const { task: _task, ...overrides } = next;
+  return { ...prior, ...overrides, task: prior.task, limits: { ...prior.limits, ...next.limits } };
+}
+
+/** The loop's state to continue a stopped run from: its transcript and totals. */
+export function stateOf(prior: { result: RunResult; messages: ChatMessage[] }): LoopState {
+  const r = prior.result;
+  return {
+    messages: prior.messages,
+    turns: r.turns,
+    toolRuns: r.toolRuns,
+    costUsd: r.costUsd,
+    usage: { ...r.usage },
+    promptTokensPerTurn: [...r.promptTokensPerTurn],
+    cache: {},
+    children: r.children ?? noChildren(),
   };
 }
 

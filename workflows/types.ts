@@ -98,6 +98,12 @@ export interface AgentInput {
    * results with a stub once the next prompt would pass 80 % of the window.
    */
   context?: { windowTokens: number; strategy?: 'elide'; keepRecentTurns?: number } | null;
+  /**
+   * The id of a stopped run (turn cap, budget, interrupted) to continue: its
+   * transcript and totals carry on, its pending calls are drained first, and
+   * what this input sets (new limits, usually) overrides its input.
+   */
+  resumeFrom?: string | null;
 }
 
 /** The input after validation, every default filled in. */
@@ -122,6 +128,8 @@ export interface RunConfig {
   debug: boolean;
   /** null: the transcript is sent whole, however long. */
   context: ContextPolicy | null;
+  /** The run this one continues, or null. */
+  resumeFrom: string | null;
 }
 
 /** What an input left out is filled from these. */

@@ -1,0 +1,43 @@
+// Reads a stopped run so a new run can continue it (`resumeFrom`): its input,
+// its result (totals) and its transcript. Only the resumable exits qualify —
+// the turn cap, the budget, an interruption; a completed or failed run is
+// refused with the reason, and so is a run still going.
+import { Context } from '@temporalio/activity';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { transcriptQuery } from '../workflows/messages';
+import type { AgentInput, ChatMessage, RunResult } from '../workflows/types';
+
+export type LoadedRun =
+  | { ok: true; input: AgentInput; result: RunResult; messages: ChatMessage[] }
+  | { ok: false; reason: string };
+
+const RESUMABLE = new Set(['max_turns_exceeded', 'budget_exceeded', 'interrupted']);
+
+export async function loadRun(args: { runId: string }): Promise<LoadedRun> {
+  const client = Context.current().client;
+  const handle = client.workflow.getHandle(args.runId);
+  let status: string;
+  try {
+    status = (await handle.describe()).status.name;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return { ok: false, reason: `there is no run ${JSON.stringify(args.runId)}` };
+    throw err;
+  }
+  if (status === 'RUNNING') return { ok: false, reason: `run ${args.runId} is still running: cancel it, or wait for it to stop, before resuming it` };
+  if (status !== 'COMPLETED') return { ok: false, reason: `run ${args.runId} ended as ${status.toLowerCase()} (a workflow failure, such as invalid input): there is no transcript to resume` };
+  const result = (await handle.result()) as RunResult;
+  if (!RESUMABLE.has(result.status)) {
+    const why = result.status === 'completed' ? 'the model already answered' : `it failed (${result.error ?? 'no error recorded'}), and retrying cannot help`;
+    return { ok: false, reason: `run ${args.runId} is ${result.status}: ${why}. Only max_turns_exceeded, budget_exceeded and interrupted runs can be resumed` };
+  }
+  const history = await handle.fetchHistory();
+  const payload = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+  if (!payload) return { ok: false, reason: `run ${args.runId} has no input in its history` };
+  const [decoded] = await client.options.loadedDataConverter.payloadCodecs.reduceRight(
+    async (acc, codec) => codec.decode(await acc),
+    Promise.resolve([payload]),
+  );
+  const input = client.options.loadedDataConverter.payloadConverter.fromPayload<AgentInput>(decoded);
+  const messages = await handle.query(transcriptQuery);
+  return { ok: true, input, result, messages };
+}

@@ -1,0 +1,70 @@
+// Resume: a stopped run (turn cap, budget, interrupted) continues in a new run
+// with raised limits — its transcript and totals carry on, its pending calls
+// are drained first — through `resumeFrom` (and `agent-harness resume`). A
+// completed or failed run is refused with the reason.
+import { WorkflowFailedError } from '@temporalio/client';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { approveSignal, transcriptQuery } from '../workflows/messages';
+import type { RunResult } from '../workflows/types';
+import { freshWorkspace, useHarness, waitForApproval } from './harness';
+
+const h = useHarness();
+const task = 'Which file mentions a timeout?';
+
+describe('resume', () => {
+  it('a run stopped at its turn cap continues with a higher cap: totals and transcript carry on', async () => {
+    const first = await h.start({ task, model: 'runaway', dedupe: 'off', limits: { maxTurns: 3, maxBudgetUsd: null } });
+    const stopped = (await first.result()) as RunResult;
+    expect(stopped).toMatchObject({ status: 'max_turns_exceeded', turns: 3 });
+    const before = await first.query(transcriptQuery);
+
+    const next = await h.start({ resumeFrom: first.workflowId, limits: { maxTurns: 6 } } as never);
+    const r = (await next.result()) as RunResult;
+    // The cap counts the totals: three more turns, then the cap again.
+    expect(r).toMatchObject({ status: 'max_turns_exceeded', turns: 6, toolRuns: 6 });
+    expect(r.promptTokensPerTurn.slice(0, 3)).toEqual(stopped.promptTokensPerTurn);
+    const added = r.promptTokensPerTurn.slice(3).reduce((a, b) => a + b, 0);
+    expect(r.usage.promptTokens).toBe(stopped.usage.promptTokens + added);
+    expect(r.costUsd).toBeGreaterThan(stopped.costUsd);
+    const after = await next.query(transcriptQuery);
+    expect(after.slice(0, before.length)).toEqual(before);
+    expect(h.events(next.workflowId)[0]).toMatchObject({ type: 'run_started', resumedFrom: first.workflowId, turns: 3, maxTurns: 6, model: 'runaway' });
+  });
+
+  it('a run interrupted on an approval: the resumed run asks again for the pending call first, and approving runs it', async () => {
+    const ws = freshWorkspace();
+    const first = await h.start({ task, model: 'destructive', workspace: ws, approvalTimeoutMs: 300 });
+    expect(await first.result()).toMatchObject({ status: 'interrupted', interruption: { type: 'approval', callId: 'c2' }, turns: 2 });
+    const next = await h.start({ resumeFrom: first.workflowId, approvalTimeoutMs: null } as never);
+    const parked = await waitForApproval(next, 'c2');
+    // Drained before any new model call: still turn 2.
+    expect(parked).toMatchObject({ turns: 2, interruption: { toolName: 'delete_file', args: { path: 'access.log' } } });
+    await next.signal(approveSignal, { callId: 'c2', by: 'alice' });
+    expect(await next.result()).toMatchObject({ status: 'completed', turns: 3, output: 'Deleted access.log to free space.' });
+    expect(existsSync(join(h.workspaceRoot, ws, 'access.log'))).toBe(false);
+  });
+
+  it.each([
+    ['completed', { task, model: 'plan' }, /is completed: the model already answered/],
+    ['failed', { task, model: 'recover', toolErrors: 'fatal' }, /is failed: it failed/],
+  ])('a %s run is refused with the reason', async (_label, input, reason) => {
+    const first = await h.start(input as never);
+    await first.result();
+    const err = await (await h.start({ resumeFrom: first.workflowId } as never)).result().then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    expect((err as WorkflowFailedError).cause).toMatchObject({ type: 'ResumeRefused', nonRetryable: true, message: expect.stringMatching(reason) });
+  });
+
+  it('an unknown or still running run is refused', async () => {
+    const none = await (await h.start({ resumeFrom: `no-such-${freshWorkspace()}` } as never)).result().then(() => null, (e: unknown) => e);
+    expect((none as WorkflowFailedError).cause?.message).toMatch(/there is no run/);
+    const live = await h.start({ task, model: 'destructive', workspace: freshWorkspace() });
+    await waitForApproval(live, 'c2');
+    const busy = await (await h.start({ resumeFrom: live.workflowId } as never)).result().then(() => null, (e: unknown) => e);
+    expect((busy as WorkflowFailedError).cause?.message).toMatch(/is still running/);
+    await live.signal(approveSignal, { callId: 'c2' });
+    await live.result();
+  });
+});
