@@ -10,7 +10,7 @@ import { cancelSignal, decideUpdate, statusQuery, transcriptQuery } from '../wor
 import type { AgentInput, RunResult } from '../workflows/types';
 import { connectClient } from './connect';
 import { ALREADY_FINISHED, EXIT_CODES, NOT_FOUND, USAGE_ERROR } from './exit-codes';
-import { follow, runAndFollow } from './follow';
+import { follow, runAndFollow, summaryOf } from './follow';
 
 const USAGE = `usage: agent-harness <command> [options]
   run [--task T] [--model M] [--max-turns N|none] [--budget USD|none] [--tool-errors describe|generic|fatal]
@@ -230,7 +230,7 @@ async function resume(c: Client, rest: string[]): Promise<number> {
   const input = { resumeFrom: from, ...(Object.keys(limits).length ? { limits } : {}), ...(approvalTimeoutMs !== undefined ? { approvalTimeoutMs } : {}) } as AgentInput;
   const workflowId = values.id ?? `${from}-resumed-${randomUUID().slice(0, 6)}`;
   if (values.detach) {
-    await c.workflow.start('agentRun', { taskQueue: cfg.taskQueue, workflowId, args: [input] });
+    await c.workflow.start('agentRun', { taskQueue: cfg.taskQueue, workflowId, args: [input], staticSummary: summaryOf(input) });
     console.log(workflowId);
     return 0;
   }
@@ -287,7 +287,7 @@ async function run(c: Client, flags: ReturnType<typeof inputFromFlags>): Promise
   const { input, id, detach } = flags;
   const workflowId = id ?? `run-${input.model ?? 'plan'}-${randomUUID().slice(0, 8)}`;
   if (detach) {
-    await c.workflow.start('agentRun', { taskQueue: cfg.taskQueue, workflowId, args: [input] });
+    await c.workflow.start('agentRun', { taskQueue: cfg.taskQueue, workflowId, args: [input], staticSummary: summaryOf(input) });
     console.log(workflowId);
     return 0;
   }

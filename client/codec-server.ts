@@ -24,11 +24,14 @@ const toJson = (p: Payload): JsonPayload => ({
 export async function startCodecServer(port: number, host = '127.0.0.1', allowOrigin = '*'): Promise<{ url: string; server: Server }> {
   const codec = new GzipPayloadCodec();
   const server = createServer((req, res) => {
-    const cors = {
-      'access-control-allow-origin': allowOrigin,
+    // Browsers refuse `*` together with credentials (the Web UI sends them):
+    // answer with the caller's own origin when it is allowed.
+    const origin = typeof req.headers.origin === 'string' ? req.headers.origin : null;
+    const allowed = allowOrigin === '*' ? origin : allowOrigin.split(',').map((o) => o.trim()).find((o) => o === origin) ?? null;
+    const cors: Record<string, string> = {
+      ...(allowed ? { 'access-control-allow-origin': allowed, 'access-control-allow-credentials': 'true', vary: 'Origin' } : allowOrigin === '*' ? { 'access-control-allow-origin': '*' } : {}),
       'access-control-allow-methods': 'POST, OPTIONS',
       'access-control-allow-headers': 'content-type, x-namespace, authorization',
-      'access-control-allow-credentials': 'true',
     };
     if (req.method === 'OPTIONS') {
       res.writeHead(204, cors).end();

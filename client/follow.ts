@@ -16,12 +16,20 @@ export interface FollowOptions {
   live?: boolean;
 }
 
+/** One line for the Web UI's run list: the task, or what the run resumes. */
+export function summaryOf(input: AgentInput): string {
+  const text = input.task ?? (input.resumeFrom ? `resume ${input.resumeFrom}` : 'agent run');
+  return text.replace(/\s+/g, ' ').slice(0, 200);
+}
+
 export async function runAndFollow(client: Client, input: AgentInput, opts: FollowOptions): Promise<RunResult> {
   const started = Date.now();
   const handle = await client.workflow.start('agentRun', {
     taskQueue: opts.taskQueue,
     workflowId: opts.workflowId,
     args: [input],
+    // The Web UI shows the task as the run's summary.
+    staticSummary: summaryOf(input),
   });
   const result = await follow(handle.workflowId, () => handle.result() as Promise<RunResult>, { ...opts, chainId: handle.firstExecutionRunId });
   const out = opts.out ?? console.log;

@@ -18,11 +18,11 @@ export const WAIT_CANCELLATION_PATCH = 'wait-cancellation-v1';
 
 export interface LoopActivities {
   /** The model call: long, retried on 429/5xx, heartbeats while it waits. */
-  model: Activities;
+  model: wf.ActivityInterfaceFor<Activities>;
   /** Tools that run as activities: writes, slow tools. */
-  tools: Activities;
+  tools: wf.ActivityInterfaceFor<Activities>;
   /** Fast read-only tools: local activities, no server round trip of their own. */
-  localTools: Activities;
+  localTools: wf.LocalActivityInterfaceFor<Activities>;
 }
 
 /** `waitForCancellation`: the value of patched(WAIT_CANCELLATION_PATCH), asked in the run's first activation. */

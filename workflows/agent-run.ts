@@ -24,6 +24,7 @@ import {
   isBudgetSpent,
   isCacheable,
   limitExit,
+  callSummary,
   nextStep,
   noChildren,
   resumedInput,
@@ -196,7 +197,9 @@ class AgentRun {
       if (isContinueAsNewDue(this.state.turns - this.turnsAtStart, this.cfg.continueAsNewAtHistoryBytes)) await this.continueAsNew();
 
       this.fitContextWindow();
-      const reply = await this.activities.model.callModel({
+      this.showDetails();
+      // The Web UI names each activity: "model turn 3", "read_file errors.log".
+      const reply = await this.activities.model.callModel.executeWithOptions({ summary: `model turn ${this.state.turns + 1}` }, [{
         runId: this.runId,
         chainId: this.chainId,
         traceSeq: this.seq,
@@ -204,7 +207,7 @@ class AgentRun {
         messages: this.state.messages,
         tools: toolDefinitions(this.cfg.tools),
         ...(this.cfg.debug ? { debug: true } : {}),
-      });
+      }]);
       const exit = takeReply(this.state, reply, this.cfg.pricing);
       this.emit('turn', {
         turn: this.state.turns,
@@ -293,7 +296,7 @@ class AgentRun {
     const activities = spec.local && wf.patched(LOCAL_TOOLS_PATCH) ? this.activities.localTools : this.activities.tools;
     let outcome: ToolOutcome;
     try {
-      outcome = await activities.runTool({
+      outcome = await activities.runTool.executeWithOptions({ summary: callSummary(toolName, args, key in this.approvals.decisions ? this.approvals.decisions[key] : null) }, [{
         runId: this.runId,
         chainId: this.chainId,
         callId: call.id,
@@ -303,7 +306,7 @@ class AgentRun {
         workspace: this.cfg.workspace,
         traceSeq: this.seq,
         maxResultChars: this.cfg.maxToolResultChars,
-      });
+      }]);
     } catch (err) {
       if (wf.isCancellation(err)) this.recordStopped(pending, toolName, started);
       throw err;
@@ -520,12 +523,23 @@ class AgentRun {
     traceSinks.trace.event({ seq: this.seq, type, ...fields });
   }
 
+  /** The run's live state for the Web UI's details panel (not a command: free to update every turn). */
+  private showDetails(): void {
+    const i = this.interruption;
+    const state =
+      i?.type === 'approval' ? `**awaiting approval:** \`${i.toolName} ${JSON.stringify(i.args)}\` (call ${i.callId})` : `**${this.status}**`;
+    wf.setCurrentDetails(
+      `${state}\n\n**Task:** ${this.cfg.task.slice(0, 300)}\n\n**Turns:** ${this.state.turns}${this.cfg.maxTurns !== null ? ` of ${this.cfg.maxTurns}` : ''} · **Cost:** $${this.state.costUsd.toFixed(6)}${this.cfg.maxBudgetUsd !== null ? ` of $${this.cfg.maxBudgetUsd}` : ''} · **Model:** ${this.cfg.model}`,
+    );
+  }
+
   /**
    * One upsert per status change (start, parked, resumed, finished), never per
    * turn: each is a command in history. A run parked on a person is live, so
    * its AgentStatus is `awaiting_approval`, never an exit's name.
    */
   private upsertStatus(exit?: Exit): void {
+    this.showDetails();
     const awaiting = this.interruption?.type === 'approval' && !exit ? this.interruption : null;
     const parent = wf.workflowInfo().parent?.workflowId;
     wf.upsertSearchAttributes([

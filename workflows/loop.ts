@@ -359,6 +359,16 @@ export function stoppedText(toolName: string, reason: string): string {
   return `The run was stopped (${reason}) while this ${toolName} call was running; the tool stopped without finishing.`;
 }
 
+/** One line naming a tool call for the Web UI: `read_file errors.log`, `delete_file access.log approved by alice`. */
+export function callSummary(toolName: string, args: Record<string, unknown>, decision: Decision | null): string {
+  const shown = Object.values(args)
+    .map((v) => (typeof v === 'string' ? v : JSON.stringify(v)))
+    .join(' ')
+    .slice(0, 120);
+  const decided = decision?.decision === 'approve' ? ` approved${decision.by ? ` by ${decision.by}` : ''}` : '';
+  return `${toolName}${shown ? ` ${shown}` : ''}${decided}`;
+}
+
 export function toolResultMessage(call: ToolCall, content: string): ChatMessage {
   return { role: 'tool', tool_call_id: call.id, name: call.function.name, content };
 }
