@@ -4,25 +4,14 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ToolContext } from '../activities/tools/context';
-import { Ledger } from '../activities/tools/ledger';
+import { plainToolContext } from '../activities/tools/context';
 import { listFiles } from '../activities/tools/list-files';
-import { ensureWorkspace } from '../activities/tools/workspace';
 import { toolDefinitions } from '../workflows/tool-catalogue';
 import type { ChatMessage, ToolCall } from '../workflows/types';
 
 export async function runFloor(providerUrl: string, model: string, maxTurns: number): Promise<{ turns: number }> {
   const base = mkdtempSync(join(tmpdir(), 'floor-'));
-  const ctx: ToolContext = {
-    root: ensureWorkspace(base, 'w'),
-    idempotencyKey: 'floor',
-    ledger: new Ledger(join(base, '.ledger')),
-    signal: new AbortController().signal,
-    progress: () => {},
-    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-    resumeFromStep: 0,
-    hooks: {},
-  };
+  const ctx = plainToolContext(base);
   const messages: ChatMessage[] = [{ role: 'user', content: 'Keep listing files.' }];
   const tools = toolDefinitions(['list_files', 'read_file', 'delete_file', 'scan_archive']);
   let turns = 0;

@@ -78,7 +78,7 @@ export async function startProvider(opts: ProviderOptions = {}): Promise<Running
 
     const facts: RequestFacts = {
       model,
-      turn: messages.filter((m) => m.role === 'assistant').length,
+      turn: turnOf(messages),
       task: messages.find((m) => m.role === 'user')?.content ?? '',
     };
     // Logged on arrival, so a test can see a request that a delay is holding.
@@ -225,6 +225,17 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
+}
+
+/**
+ * The turn index: assistant messages so far, plus the turns a harness dropped
+ * to fit a context window and said so in a note ("the N earliest turns"), so
+ * a long run keeps counting — and keeps its call ids unique — after a cut.
+ */
+function turnOf(messages: WireMessage[]): number {
+  const note = messages.find((m) => m.role === 'user' && typeof m.content === 'string' && /^\[the harness omitted the \d+ earliest turns/.test(m.content));
+  const omitted = note ? Number(/the (\d+) earliest/.exec(String(note.content))?.[1] ?? 0) : 0;
+  return messages.filter((m) => m.role === 'assistant').length + omitted;
 }
 
 const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

@@ -126,14 +126,27 @@ export function brokenPromises(e: RunEvidence): string[] {
   return broken;
 }
 
+/**
+ * The histories of every execution of a run chain, the latest first, followed
+ * through each first event's link to the execution it continued (no
+ * visibility query, which may lag right after a run closes).
+ */
+async function chainHistories(client: Client, workflowId: string) {
+  const out = [];
+  let runId: string | undefined;
+  for (;;) {
+    const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    out.push(history);
+    runId = history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
+    if (!runId) return out;
+  }
+}
+
 /** The decision messages (signals approve/reject, accepted decide updates) in a run's history, across executions. */
 export async function decisionsInHistory(client: Client, workflowId: string): Promise<{ callId: unknown; verdict: string }[]> {
   const out: { callId: unknown; verdict: string }[] = [];
   const conv = client.options.loadedDataConverter;
-  const runIds: string[] = [];
-  for await (const w of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runIds.push(w.runId);
-  for (const runId of runIds) {
-    const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+  for (const history of await chainHistories(client, workflowId)) {
     for (const ev of history.events ?? []) {
       const sig = ev.workflowExecutionSignaledEventAttributes;
       if (sig && (sig.signalName === 'approve' || sig.signalName === 'reject')) {
@@ -156,10 +169,7 @@ export async function decisionsInHistory(client: Client, workflowId: string): Pr
 /** The workflow task failures in a run's history (every execution), with their cause. */
 export async function workflowTaskFailures(client: Client, workflowId: string): Promise<{ cause: string; message: string }[]> {
   const out: { cause: string; message: string }[] = [];
-  const runIds: string[] = [];
-  for await (const w of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runIds.push(w.runId);
-  for (const runId of runIds) {
-    const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+  for (const history of await chainHistories(client, workflowId)) {
     for (const ev of history.events ?? []) {
       const f = ev.workflowTaskFailedEventAttributes;
       if (!f) continue;

@@ -4,26 +4,13 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ToolContext } from '../activities/tools/context';
+import { plainToolContext } from '../activities/tools/context';
 import { deleteFile } from '../activities/tools/delete-file';
-import { Ledger } from '../activities/tools/ledger';
 import { listFiles } from '../activities/tools/list-files';
 import { READ_LIMIT_BYTES, readFile } from '../activities/tools/read-file';
-import { ensureWorkspace } from '../activities/tools/workspace';
 
 function context(key = 'run-1/m3/c2') {
-  const base = mkdtempSync(join(tmpdir(), 'tools-unit-'));
-  const ctx: ToolContext = {
-    root: ensureWorkspace(base, 'w'),
-    idempotencyKey: key,
-    ledger: new Ledger(join(base, '.ledger')),
-    signal: new AbortController().signal,
-    progress: () => {},
-    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-    resumeFromStep: 0,
-    hooks: {},
-  };
-  return ctx;
+  return plainToolContext(mkdtempSync(join(tmpdir(), 'tools-unit-')), key);
 }
 
 describe('delete_file idempotency', () => {

@@ -230,7 +230,7 @@ class AgentRun {
     if (policy && last !== undefined) {
       const cut = elideForWindow(this.state.messages, last, this.state.messagesAtLastCall ?? 0, policy);
       if (cut) {
-        this.emit('context_elided', { messages: cut.elided.length, estimatedTokensBefore: cut.estimatedBefore, estimatedTokensAfter: cut.estimatedAfter, windowTokens: policy.windowTokens });
+        this.emit('context_elided', { elided: cut.elided, droppedTurns: cut.droppedTurns, estimatedTokensBefore: cut.estimatedBefore, estimatedTokensAfter: cut.estimatedAfter, windowTokens: policy.windowTokens });
       }
     }
     this.state.messagesAtLastCall = this.state.messages.length;

@@ -1,7 +1,10 @@
 // Keeps a long run inside the model's context window by eliding old tool
 // results: the message stays (so every call keeps its one result and the
 // protocol holds), its text becomes a short stub the model can read — which
-// call, how long it was, and that calling the tool again brings it back.
+// call, how long it was, and that calling the tool again brings it back. When
+// stubs alone are not enough (they too grow with the turns), whole old turns
+// are dropped, an assistant message together with all its results, and one
+// note after the task says how many.
 // Pure and deterministic: no Temporal import, the same transcript always gives
 // the same cut.
 //
@@ -35,11 +38,18 @@ export function elidedStub(toolName: string, callId: string, chars: number): str
 export const isElided = (m: ChatMessage): boolean => m.role === 'tool' && m.content.startsWith(ELIDED);
 
 export interface Elision {
-  /** Indexes of the tool messages elided, oldest first. */
-  elided: number[];
+  /** How many tool results were replaced by a stub. */
+  elided: number;
+  /** How many whole old turns were dropped (when stubs alone were not enough). */
+  droppedTurns: number;
   estimatedBefore: number;
   estimatedAfter: number;
 }
+
+const OMITTED = '[the harness omitted';
+const omittedNote = (turns: number): string =>
+  `${OMITTED} the ${turns} earliest turns of this run to stay within the model's context window; their tool results are gone. Call the tools again if you need them.]`;
+const isOmittedNote = (m: ChatMessage): boolean => m.role === 'user' && m.content.startsWith(OMITTED);
 
 /**
  * Elides the oldest tool results, in place, when the next prompt would pass
@@ -51,8 +61,8 @@ export function elideForWindow(messages: ChatMessage[], lastPromptTokens: number
   const estimate = lastPromptTokens + added;
   if (estimate <= policy.windowTokens * HIGH_WATERMARK) return null;
   const target = policy.windowTokens * LOW_WATERMARK;
-  const protectedFrom = startOfRecentTurns(messages, policy.keepRecentTurns);
-  const elided: number[] = [];
+  let protectedFrom = startOfRecentTurns(messages, policy.keepRecentTurns);
+  let elided = 0;
   let after = estimate;
   for (let i = 0; i < protectedFrom && after > target; i++) {
     const m = messages[i];
@@ -61,9 +71,42 @@ export function elideForWindow(messages: ChatMessage[], lastPromptTokens: number
     if (stub.length >= m.content.length) continue;
     after -= estimateTokens(m.content.length) - estimateTokens(stub.length);
     messages[i] = { ...m, content: stub };
-    elided.push(i);
+    elided += 1;
   }
-  return elided.length ? { elided, estimatedBefore: estimate, estimatedAfter: Math.max(0, Math.round(after)) } : null;
+  // Stubs still grow with the turns: over a long run, drop whole old turns (an
+  // assistant message with all its results, so no call loses its result) and
+  // say so in one note after the task.
+  let droppedTurns = 0;
+  const head = startOfTurns(messages);
+  const hasNote = head > 0 && isOmittedNote(messages[head - 1]);
+  const alreadyDropped = hasNote ? Number(/the (\d+) earliest/.exec((messages[head - 1] as { content: string }).content)?.[1] ?? 0) : 0;
+  while (after > target && head < protectedFrom) {
+    const end = endOfTurn(messages, head);
+    if (end > protectedFrom) break;
+    after -= messages.slice(head, end).reduce((n, m) => n + estimateTokens(JSON.stringify(m).length), 0);
+    messages.splice(head, end - head);
+    protectedFrom -= end - head;
+    droppedTurns += 1;
+  }
+  if (droppedTurns > 0) {
+    const note: ChatMessage = { role: 'user', content: omittedNote(alreadyDropped + droppedTurns) };
+    if (hasNote) messages[head - 1] = note;
+    else messages.splice(head, 0, note);
+  }
+  return elided || droppedTurns ? { elided, droppedTurns, estimatedBefore: estimate, estimatedAfter: Math.max(0, Math.round(after)) } : null;
+}
+
+/** The index of the first assistant message: what comes before (system, task, the omission note) is always kept. */
+function startOfTurns(messages: readonly ChatMessage[]): number {
+  const i = messages.findIndex((m) => m.role === 'assistant');
+  return i < 0 ? messages.length : i;
+}
+
+/** The end (exclusive) of the turn starting at `start`: its assistant message and the results that follow it. */
+function endOfTurn(messages: readonly ChatMessage[], start: number): number {
+  let i = start + 1;
+  while (i < messages.length && messages[i].role === 'tool') i++;
+  return i;
 }
 
 /** The index of the assistant message that starts the last `turns` turns (messages.length when 0). */

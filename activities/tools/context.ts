@@ -1,4 +1,6 @@
-import type { Ledger } from './ledger';
+import { join } from 'node:path';
+import { Ledger } from './ledger';
+import { ensureWorkspace } from './workspace';
 
 /** What a tool implementation gets from the activity that runs it. */
 export interface ToolContext {
@@ -31,3 +33,21 @@ export interface WriteHooks {
 }
 
 export type ToolImpl = (ctx: ToolContext, args: Record<string, unknown>) => Promise<string>;
+
+/**
+ * A context for running a tool outside an activity — the benchmark's
+ * in-process loop and the unit tests: a seeded workspace under `base`, its own
+ * ledger, no cancellation, no progress reporting.
+ */
+export function plainToolContext(base: string, idempotencyKey = 'plain'): ToolContext {
+  return {
+    root: ensureWorkspace(base, 'w'),
+    idempotencyKey,
+    ledger: new Ledger(join(base, '.ledger')),
+    signal: new AbortController().signal,
+    progress: () => {},
+    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+    resumeFromStep: 0,
+    hooks: {},
+  };
+}
