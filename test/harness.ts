@@ -32,6 +32,8 @@ export interface Harness {
   events(runId: string): TraceLine[];
   /** Another in-process worker on the shared server: its own options, the file's folders, this or another queue. */
   startWorker(opts?: ExtraWorkerOptions): Promise<{ taskQueue: string; shutdown(): Promise<void> }>;
+  /** A worker built (its bundle loaded) but not polling until `run()`: the moment it starts is the test's. */
+  prepareWorker(opts?: ExtraWorkerOptions): Promise<{ taskQueue: string; run(): void; shutdown(): Promise<void> }>;
 }
 
 export interface ExtraWorkerOptions {
@@ -102,6 +104,11 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
       args: [input],
     });
   h.startWorker = async (extra = {}) => {
+    const w = await h.prepareWorker(extra);
+    w.run();
+    return w;
+  };
+  h.prepareWorker = async (extra = {}) => {
     const connection = await NativeConnection.connect({ address });
     const taskQueue = extra.taskQueue ?? h.taskQueue;
     const w = await createAgentWorker({
@@ -115,12 +122,17 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
       runDefaults: extra.runDefaults,
       writeHooks: extra.writeHooks,
     });
-    const running = w.run();
+    let running: Promise<void> | null = null;
     return {
       taskQueue,
+      run: () => {
+        running ??= w.run();
+      },
       shutdown: async () => {
-        w.shutdown();
-        await running;
+        if (running) {
+          w.shutdown();
+          await running;
+        }
         await connection.close();
       },
     };
