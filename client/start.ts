@@ -9,7 +9,8 @@
 //   npm start -- --real               a real model on this machine (llama-server
 //                                     over SmolLM2-135M, provisioned on first use)
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
+import { installRuntime } from '../worker/telemetry';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { startLocalModel, type LocalModel } from '../model/local-model';
@@ -18,7 +19,7 @@ import { loadConfig, PROJECT_ROOT } from '../worker/config';
 import { createWorkerFromConfig } from '../worker/create-worker';
 import { main } from './cli';
 import { startCodecServer } from './codec-server';
-import { startDevServer, type DevServer } from './dev-server';
+import { isPortFree, startDevServer, type DevServer } from './dev-server';
 import { dataConverter } from './payload-codec';
 
 const START_USAGE = `usage: npm start [-- [--serve] [--real] [run flags]]
@@ -40,8 +41,12 @@ const startupFailed = (err: unknown) => {
 process.on('uncaughtException', startupFailed);
 process.on('unhandledRejection', startupFailed);
 
-// The run's own lines are the output here; keep the SDK to warnings.
-Runtime.install({ logger: new DefaultLogger('WARN') });
+// The run's own lines are the output here; keep the SDK to warnings. Metrics
+// on 127.0.0.1:9464 unless METRICS_PORT says otherwise (or `off`).
+const wantedMetrics = process.env.METRICS_PORT === undefined ? '127.0.0.1:9464' : loadConfig().metricsAddress;
+// Another `npm start` may hold the port: run without metrics rather than fail.
+const metricsAddress = wantedMetrics && (await isPortFree(Number(wantedMetrics.split(':')[1]))) ? wantedMetrics : null;
+installRuntime({ logLevel: 'WARN', metricsAddress });
 
 const real = process.argv.includes('--real');
 const args = process.argv.slice(2).filter((a) => a !== '--real');
@@ -100,7 +105,7 @@ if (real) {
 const nativeConnection = await NativeConnection.connect({ address });
 const worker = await createWorkerFromConfig(nativeConnection, cfg);
 const workerDone = worker.run();
-console.log(`worker on task queue ${cfg.taskQueue}; traces in ${cfg.traceDir}`);
+console.log(`worker on task queue ${cfg.taskQueue}; traces in ${cfg.traceDir}${metricsAddress ? `; metrics http://${metricsAddress}/metrics` : ''}`);
 
 let code = 0;
 if (serve) {

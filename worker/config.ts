@@ -31,6 +31,8 @@ export interface HarnessConfig {
    * them once, at its start: changing them affects new runs only.
    */
   runDefaults: Partial<RunDefaults>;
+  /** host:port of the Prometheus endpoint (METRICS_PORT, METRICS_HOST), or null for none. */
+  metricsAddress: string | null;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig {
@@ -54,6 +56,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig 
     providerPort,
     workflowBundlePath: env.WORKFLOW_BUNDLE_PATH || undefined,
     maxCachedWorkflows: env.WORKER_MAX_CACHED_WORKFLOWS === undefined ? undefined : nonNegativeInt(env, 'WORKER_MAX_CACHED_WORKFLOWS'),
+    metricsAddress: env.METRICS_PORT && env.METRICS_PORT !== 'off' ? `${env.METRICS_HOST || '127.0.0.1'}:${int(env, 'METRICS_PORT', 9464)}` : null,
     runDefaults: {
       ...(env.AGENT_DEFAULT_MAX_TURNS ? { maxTurns: int(env, 'AGENT_DEFAULT_MAX_TURNS', 0) } : {}),
       ...(env.AGENT_DEFAULT_BUDGET_USD ? { maxBudgetUsd: positiveNumber(env, 'AGENT_DEFAULT_BUDGET_USD') } : {}),

@@ -5,8 +5,10 @@ import { Connection } from '@temporalio/client';
 import { ensureSearchAttributes, startDevServer } from '../client/dev-server';
 import { loadConfig } from './config';
 import { createWorkerFromConfig } from './create-worker';
+import { installRuntime } from './telemetry';
 
 const cfg = loadConfig();
+installRuntime({ logLevel: 'INFO', metricsAddress: cfg.metricsAddress });
 const server = cfg.temporalAddress
   ? null
   : await startDevServer({ port: cfg.devServer.port, uiPort: cfg.devServer.uiPort, dbFile: cfg.devServer.dbFile });
@@ -21,7 +23,7 @@ await admin.close();
 
 const connection = await NativeConnection.connect({ address });
 const worker = await createWorkerFromConfig(connection, cfg);
-console.log(`worker on ${address} namespace=${cfg.namespace} taskQueue=${cfg.taskQueue} model endpoint=${cfg.llmBaseUrl}`);
+console.log(`worker on ${address} namespace=${cfg.namespace} taskQueue=${cfg.taskQueue} model endpoint=${cfg.llmBaseUrl}${cfg.metricsAddress ? ` metrics http://${cfg.metricsAddress}/metrics` : ''}`);
 // worker.run() resolves after SIGINT/SIGTERM (the SDK installs those handlers).
 await worker.run();
 await connection.close();

@@ -6,6 +6,7 @@ import * as wf from '@temporalio/workflow';
 import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { elideForWindow } from './context-window';
+import { loopMetrics, type LoopMetrics } from './metrics';
 import { loopActivities, WAIT_CANCELLATION_PATCH, type LoopActivities } from './activity-options';
 import type { LoadedRun } from '../activities/load-run';
 import type { ResolvedConfig } from '../activities/resolve-config';
@@ -145,6 +146,7 @@ class AgentRun {
   private seq = 0;
   private readonly scope = new wf.CancellationScope();
   private readonly activities: LoopActivities;
+  private readonly metrics: LoopMetrics;
 
   constructor(
     private readonly runId: string,
@@ -161,6 +163,7 @@ class AgentRun {
     this.executions = (carried?.executions ?? 0) + 1;
     this.turnsAtStart = this.state.turns;
     this.activities = loopActivities(cfg, waitForCancellation);
+    this.metrics = loopMetrics(cfg.model);
   }
 
   async run(): Promise<RunResult> {
@@ -209,6 +212,10 @@ class AgentRun {
         ...(this.cfg.debug ? { debug: true } : {}),
       }]);
       const exit = takeReply(this.state, reply, this.cfg.pricing);
+      this.metrics.turns.add(1);
+      this.metrics.promptTokens.add(reply.usage.promptTokens);
+      this.metrics.completionTokens.add(reply.usage.completionTokens);
+      this.metrics.costMicroUsd.add(Math.round(turnCostUsd(reply.usage, this.cfg.pricing) * 1e6));
       this.emit('turn', {
         turn: this.state.turns,
         prompt_tokens: reply.usage.promptTokens,
@@ -274,6 +281,7 @@ class AgentRun {
         const text = this.cfg.experimentalEmptyRejection ? '' : declinedText(toolName, decision);
         this.state.messages.push(toolResultMessage(call, text));
         this.emit('tool_result', { toolName, callId: call.id, ms: 0, ok: false, declined: true });
+        this.metrics.toolErrors.add(1, { tool: toolName, kind: 'declined' });
         return null;
       }
     }
@@ -331,10 +339,12 @@ class AgentRun {
     this.state.toolRuns += 1;
     this.state.messages.push(toolResultMessage(pending.call, stoppedText(toolName, reason)));
     this.emit('tool_result', { toolName, callId: pending.call.id, ms: Date.now() - started, ok: false, stopped: true });
+    this.metrics.toolErrors.add(1, { tool: toolName, kind: 'stopped' });
   }
 
   /** A tool error becomes transcript text per policy; a permanent one or the `fatal` policy stops the run. */
   private toolFailed(pending: PendingCall, toolName: string, error: string, permanent: boolean): Exit | null {
+    this.metrics.toolErrors.add(1, { tool: toolName, kind: permanent ? 'permanent' : 'error' });
     const policy = this.cfg.toolErrors;
     // The result is written even when the run stops, so the transcript stays valid and resumable.
     const text = toolErrorText(capToolResult(error, this.cfg.maxToolResultChars), policy === 'generic' ? 'generic' : 'describe');
@@ -360,12 +370,16 @@ class AgentRun {
     this.interruption = { type: 'approval', callId: req.callId, toolName: req.toolName, args: req.args };
     this.upsertStatus();
     this.emit('approval_required', { toolName: req.toolName, args: req.args, callId: req.callId });
+    this.metrics.approvalsRequested.add(1, { tool: req.toolName });
+    const parkedAt = Date.now();
     const decided = () => decisions[req.key] !== undefined;
     if (this.cfg.approvalTimeoutMs === null) await wf.condition(decided);
     else await wf.condition(decided, this.cfg.approvalTimeoutMs);
     this.approvals.awaiting = null;
     const decision = decisions[req.key] ?? null;
     if (decision) {
+      this.metrics.approvalsDecided.add(1, { tool: req.toolName, decision: decision.decision });
+      this.metrics.approvalWaitMs.record(Math.max(0, Date.now() - parkedAt), { tool: req.toolName });
       this.status = 'running';
       this.interruption = null;
       this.upsertStatus();
@@ -441,6 +455,7 @@ class AgentRun {
     this.interruption = exit.interruption;
     this.approvals.awaiting = null;
     this.upsertStatus(exit);
+    this.metrics.runs.add(1, { status: exit.status, error_type: exit.errorType ?? '' });
     this.emit('run_stopped', { status: exit.status, reason: exit.reason, turns: this.state.turns, costUsd: this.state.costUsd });
     // Let an in-flight `decide` update answer before the run closes.
     await wf.CancellationScope.nonCancellable(() => wf.condition(wf.allHandlersFinished));
