@@ -216,7 +216,6 @@ export function inputFromFlags(rest: string[]): { input: AgentInput; id: string 
 
 /** `resume RUN`: the workflow reads the stopped run and refuses, naming why, when it cannot continue it. */
 async function resume(c: Client, rest: string[]): Promise<number> {
-  const cfg = loadConfig();
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
@@ -229,19 +228,7 @@ async function resume(c: Client, rest: string[]): Promise<number> {
   const limits = { ...(maxTurns !== undefined ? { maxTurns } : {}), ...(budget !== undefined ? { maxBudgetUsd: budget } : {}) };
   const input = { resumeFrom: from, ...(Object.keys(limits).length ? { limits } : {}), ...(approvalTimeoutMs !== undefined ? { approvalTimeoutMs } : {}) } as AgentInput;
   const workflowId = values.id ?? `${from}-resumed-${randomUUID().slice(0, 6)}`;
-  if (values.detach) {
-    await c.workflow.start('agentRun', { taskQueue: cfg.taskQueue, workflowId, args: [input], staticSummary: summaryOf(input) });
-    console.log(workflowId);
-    return 0;
-  }
-  try {
-    const r = await runAndFollow(c, input, { taskQueue: cfg.taskQueue, traceDir: cfg.traceDir, workflowId, live: process.stdout.isTTY });
-    return EXIT_CODES[r.status];
-  } catch (err) {
-    const cause = (err as { cause?: { message?: string } }).cause?.message;
-    console.error(`resume of ${from} failed: ${cause ?? (err instanceof Error ? err.message : String(err))}`);
-    return EXIT_CODES.failed;
-  }
+  return startRun(c, input, workflowId, values.detach ?? false, `resume of ${from}`);
 }
 
 const AGENT_STATUSES = ['running', 'awaiting_approval', 'completed', 'failed', 'max_turns_exceeded', 'budget_exceeded', 'interrupted'];
@@ -283,26 +270,26 @@ function parseInputFlag(text: string): AgentInput {
 }
 
 async function run(c: Client, flags: ReturnType<typeof inputFromFlags>): Promise<number> {
-  const cfg = loadConfig();
   const { input, id, detach } = flags;
   const workflowId = id ?? `run-${input.model ?? 'plan'}-${randomUUID().slice(0, 8)}`;
+  return startRun(c, input, workflowId, detach, `run ${workflowId}`);
+}
+
+/** Starts a run: prints its id (`--detach`), or follows it and exits with the code of its exit. */
+async function startRun(c: Client, input: AgentInput, workflowId: string, detach: boolean, what: string): Promise<number> {
+  const cfg = loadConfig();
   if (detach) {
     await c.workflow.start('agentRun', { taskQueue: cfg.taskQueue, workflowId, args: [input], staticSummary: summaryOf(input) });
     console.log(workflowId);
     return 0;
   }
   try {
-    const r = await runAndFollow(c, input, {
-      taskQueue: cfg.taskQueue,
-      traceDir: cfg.traceDir,
-      workflowId,
-      live: process.stdout.isTTY,
-    });
+    const r = await runAndFollow(c, input, { taskQueue: cfg.taskQueue, traceDir: cfg.traceDir, workflowId, live: process.stdout.isTTY });
     return EXIT_CODES[r.status];
   } catch (err) {
-    // A run that fails outright (bad input) is a workflow failure, not a result.
+    // A run that fails outright (bad input, a refused resume) is a workflow failure, not a result.
     const cause = (err as { cause?: { message?: string } }).cause?.message;
-    console.error(`run ${workflowId} failed: ${cause ?? (err instanceof Error ? err.message : String(err))}`);
+    console.error(`${what} failed: ${cause ?? (err instanceof Error ? err.message : String(err))}`);
     return EXIT_CODES.failed;
   }
 }

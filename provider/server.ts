@@ -5,6 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { FaultQueue, isFaultRule, type Fault, type RequestFacts } from './faults';
+import { omittedTurns } from '../workflows/context-window';
 import { protocolError } from './protocol';
 import { SCENARIOS, type ScriptedReply } from './scenarios';
 import { countCompletionTokens, countPromptTokens, type WireMessage } from './tokens';
@@ -229,13 +230,11 @@ function readBody(req: IncomingMessage): Promise<string> {
 
 /**
  * The turn index: assistant messages so far, plus the turns a harness dropped
- * to fit a context window and said so in a note ("the N earliest turns"), so
- * a long run keeps counting — and keeps its call ids unique — after a cut.
+ * to fit a context window and said so in a note, so a long run keeps counting
+ * — and keeps its call ids unique — after a cut.
  */
 function turnOf(messages: WireMessage[]): number {
-  const note = messages.find((m) => m.role === 'user' && typeof m.content === 'string' && /^\[the harness omitted the \d+ earliest turns/.test(m.content));
-  const omitted = note ? Number(/the (\d+) earliest/.exec(String(note.content))?.[1] ?? 0) : 0;
-  return messages.filter((m) => m.role === 'assistant').length + omitted;
+  return messages.filter((m) => m.role === 'assistant').length + omittedTurns(messages);
 }
 
 const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

@@ -197,56 +197,49 @@ describe('a Stop during a write', () => {
   const waitForAbort = (signal: AbortSignal) =>
     new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
 
-  it('before the write acts: nothing changes and the transcript says the call was stopped', async () => {
+  /**
+   * An approved delete held at one of its write hooks until the Stop reaches
+   * it: the run's result, its workspace and its handle, for the checks.
+   */
+  async function stopDuringWrite(point: 'beforeAct' | 'beforeCommit') {
     let reached!: () => void;
     const atHook = new Promise<void>((r) => (reached = r));
     const worker = await h.startWorker({
-      taskQueue: `${h.taskQueue}-act`,
-      writeHooks: { beforeAct: async (signal) => (reached(), await waitForAbort(signal)) },
+      taskQueue: `${h.taskQueue}-${point}`,
+      writeHooks: { [point]: async (signal: AbortSignal) => (reached(), await waitForAbort(signal)) },
     });
     try {
       const ws = freshWorkspace();
-      const handle = await h.client.workflow.start('agentRun', { taskQueue: worker.taskQueue, workflowId: `stop-act-${ws}`, args: [{ task, model: 'destructive', workspace: ws }] });
+      const handle = await h.client.workflow.start('agentRun', { taskQueue: worker.taskQueue, workflowId: `stop-${point}-${ws}`, args: [{ task, model: 'destructive', workspace: ws }] });
       await waitForApproval(handle, 'c2');
       await handle.signal(approveSignal, { callId: 'c2', by: 'alice' });
       await atHook;
       await handle.signal(cancelSignal, { reason: 'user pressed Stop' });
-      const r = (await handle.result()) as RunResult;
-      expect(r).toMatchObject({ status: 'interrupted', interruption: { type: 'cancelled', reason: 'user pressed Stop' } });
-      expect(exists(ws, 'access.log')).toBe(true);
-      expect(resultOf(await handle.query(transcriptQuery), 'c2')).toMatch(/stopped \(user pressed Stop\) while this delete_file call was running/);
-      const events = h.events(handle.workflowId);
-      expect(events.find((l) => l.type === 'tool_result' && l.callId === 'c2')).toMatchObject({ ok: false, stopped: true });
+      const result = (await handle.result()) as RunResult;
+      return { result, ws, handle, transcript: await handle.query(transcriptQuery) };
     } finally {
       await worker.shutdown();
     }
+  }
+
+  it('before the write acts: nothing changes and the transcript says the call was stopped', async () => {
+    const { result: r, ws, handle, transcript } = await stopDuringWrite('beforeAct');
+    expect(r).toMatchObject({ status: 'interrupted', interruption: { type: 'cancelled', reason: 'user pressed Stop' } });
+    expect(exists(ws, 'access.log')).toBe(true);
+    expect(resultOf(transcript, 'c2')).toMatch(/stopped \(user pressed Stop\) while this delete_file call was running/);
+    const events = h.events(handle.workflowId);
+    expect(events.find((l) => l.type === 'tool_result' && l.callId === 'c2')).toMatchObject({ ok: false, stopped: true });
   });
 
   it('after the write committed: the run waits for it, and the transcript records that it happened', async () => {
-    let reached!: () => void;
-    const atHook = new Promise<void>((r) => (reached = r));
-    const worker = await h.startWorker({
-      taskQueue: `${h.taskQueue}-commit`,
-      writeHooks: { beforeCommit: async (signal) => (reached(), await waitForAbort(signal)) },
-    });
-    try {
-      const ws = freshWorkspace();
-      const handle = await h.client.workflow.start('agentRun', { taskQueue: worker.taskQueue, workflowId: `stop-commit-${ws}`, args: [{ task, model: 'destructive', workspace: ws }] });
-      await waitForApproval(handle, 'c2');
-      await handle.signal(approveSignal, { callId: 'c2', by: 'alice' });
-      await atHook;
-      await handle.signal(cancelSignal, { reason: 'user pressed Stop' });
-      const r = (await handle.result()) as RunResult;
-      expect(r).toMatchObject({ status: 'interrupted', interruption: { type: 'cancelled' }, toolRuns: 2 });
-      expect(exists(ws, 'access.log')).toBe(false);
-      expect(resultOf(await handle.query(transcriptQuery), 'c2')).toBe('deleted access.log');
-      const events = h.events(handle.workflowId);
-      const result = events.findIndex((l) => l.type === 'tool_result' && l.callId === 'c2');
-      expect(events[result]).toMatchObject({ ok: true });
-      expect(result).toBeLessThan(events.findIndex((l) => l.type === 'run_stopped'));
-    } finally {
-      await worker.shutdown();
-    }
+    const { result: r, ws, handle, transcript } = await stopDuringWrite('beforeCommit');
+    expect(r).toMatchObject({ status: 'interrupted', interruption: { type: 'cancelled' }, toolRuns: 2 });
+    expect(exists(ws, 'access.log')).toBe(false);
+    expect(resultOf(transcript, 'c2')).toBe('deleted access.log');
+    const events = h.events(handle.workflowId);
+    const result = events.findIndex((l) => l.type === 'tool_result' && l.callId === 'c2');
+    expect(events[result]).toMatchObject({ ok: true });
+    expect(result).toBeLessThan(events.findIndex((l) => l.type === 'run_stopped'));
   });
 });
 

@@ -304,7 +304,7 @@ class AgentRun {
     const activities = spec.local && wf.patched(LOCAL_TOOLS_PATCH) ? this.activities.localTools : this.activities.tools;
     let outcome: ToolOutcome;
     try {
-      outcome = await activities.runTool.executeWithOptions({ summary: callSummary(toolName, args, key in this.approvals.decisions ? this.approvals.decisions[key] : null) }, [{
+      outcome = await activities.runTool.executeWithOptions({ summary: callSummary(toolName, args, this.approvals.decisions[key] ?? null) }, [{
         runId: this.runId,
         chainId: this.chainId,
         callId: call.id,

@@ -52,6 +52,15 @@ const omittedNote = (turns: number): string =>
 const isOmittedNote = (m: ChatMessage): boolean => m.role === 'user' && m.content.startsWith(OMITTED);
 
 /**
+ * How many turns a transcript's omission note says were dropped (0 without
+ * one). The scripted provider reads it too, to keep counting turns.
+ */
+export function omittedTurns(messages: readonly { role: string; content?: unknown }[]): number {
+  const note = messages.find((m) => m.role === 'user' && typeof m.content === 'string' && m.content.startsWith(OMITTED));
+  return Number(/the (\d+) earliest/.exec(String(note?.content ?? ''))?.[1] ?? 0);
+}
+
+/**
  * Elides the oldest tool results, in place, when the next prompt would pass
  * the high watermark. `lastPromptTokens` is the last request's measured size
  * and `messagesAtLastCall` how many messages it carried.
@@ -79,7 +88,7 @@ export function elideForWindow(messages: ChatMessage[], lastPromptTokens: number
   let droppedTurns = 0;
   const head = startOfTurns(messages);
   const hasNote = head > 0 && isOmittedNote(messages[head - 1]);
-  const alreadyDropped = hasNote ? Number(/the (\d+) earliest/.exec((messages[head - 1] as { content: string }).content)?.[1] ?? 0) : 0;
+  const alreadyDropped = omittedTurns(messages);
   while (after > target && head < protectedFrom) {
     const end = endOfTurn(messages, head);
     if (end > protectedFrom) break;
