@@ -8,6 +8,8 @@ export interface WorkerProcess {
   child: ChildProcess;
   kill(): Promise<void>;
   exited: Promise<void>;
+  /** Everything the process wrote so far (stdout and stderr), for a failing test's report. */
+  output(): string;
 }
 
 export interface WorkerProcessOptions {
@@ -41,18 +43,20 @@ export async function startWorkerProcess(opts: WorkerProcessOptions): Promise<Wo
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let output = '';
+  // Kept whole (a worker logs little): a hung test shows what its workers said.
+  child.stdout?.on('data', (b: Buffer) => (output += b.toString()));
+  child.stderr?.on('data', (b: Buffer) => (output += b.toString()));
   await new Promise<void>((resolve, reject) => {
-    child.stdout?.on('data', (b: Buffer) => {
-      output += b.toString();
+    child.stdout?.on('data', () => {
       if (output.includes('worker on ')) resolve();
     });
-    child.stderr?.on('data', (b: Buffer) => (output += b.toString()));
     child.once('exit', (code, sig) => reject(new Error(`worker exited (${code ?? sig}) before it was ready:\n${output}`)));
     setTimeout(() => reject(new Error(`worker not ready after 60 s:\n${output}`)), 60_000).unref();
   });
   return {
     child,
     exited,
+    output: () => output,
     kill: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;

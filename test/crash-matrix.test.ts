@@ -12,7 +12,7 @@ import type { TraceLine } from '../activities/trace-file';
 import { approveSignal, statusQuery } from '../workflows/messages';
 import type { AgentInput, RunResult } from '../workflows/types';
 import { addFault, freshWorkspace, providerRequests, useHarness, waitFor } from './harness';
-import { startWorkerProcess } from './worker-process';
+import { startWorkerProcess, type WorkerProcess } from './worker-process';
 
 const h = useHarness({ worker: false });
 type Scenario = 'plan' | 'destructive' | 'slow';
@@ -31,17 +31,39 @@ interface Outcome {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Approves c2 once the run is parked on it, as committed history says (no cache, so queries replay history). */
-async function approveWhenParked(handle: Awaited<ReturnType<typeof h.client.workflow.start>>, done: () => boolean) {
+/**
+ * Approves c2 once the run is parked on it, as committed history says (no
+ * cache, so queries replay history). Every call is bounded and retried: a
+ * query or signal to a run whose worker just died can hang or fail until a new
+ * worker answers, and a lost approval would park the run forever.
+ */
+async function approveWhenParked(handle: Awaited<ReturnType<typeof h.client.workflow.start>>, done: () => boolean, log: string[]) {
   while (!done()) {
-    // A query to a run whose worker just died can hang until a new worker answers: ask again.
-    const s = await Promise.race([handle.query(statusQuery).catch(() => null), sleep(3000).then(() => null)]);
+    const s = await Promise.race([handle.query(statusQuery).catch((e: Error) => (log.push(`query: ${e.message}`), null)), sleep(3000).then(() => null)]);
     if (s?.interruption?.type === 'approval' && s.interruption.callId === 'c2') {
-      await handle.signal(approveSignal, { callId: 'c2', by: 'crash-test' });
-      return;
+      try {
+        await handle.signal(approveSignal, { callId: 'c2', by: 'crash-test' });
+        log.push('approved c2');
+        return;
+      } catch (e) {
+        log.push(`signal: ${(e as Error).message}`);
+      }
     }
     await sleep(200);
   }
+}
+
+/** The run's result, or after `ms` an error telling where it stands: history, trace, approver and worker logs. */
+async function resultWithin(handle: WorkflowHandle, ms: number, report: () => Promise<string>): Promise<RunResult> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), ms)));
+  try {
+    const r = await Promise.race([handle.result() as Promise<RunResult>, late]);
+    if (r !== 'late') return r;
+  } finally {
+    clearTimeout(timer);
+  }
+  throw new Error(`no result after ${ms} ms\n${await report()}`);
 }
 
 /** The step the running activity last heartbeated, as the server holds it (0 when none). */
@@ -76,9 +98,10 @@ async function runCase(scenario: Scenario, kill: Kill): Promise<Outcome> {
     workflowTaskTimeout: '2s',
   });
   let finished = false;
-  const approver = scenario === 'destructive' ? approveWhenParked(handle, () => finished) : Promise.resolve();
+  const approverLog: string[] = [];
+  const approver = scenario === 'destructive' ? approveWhenParked(handle, () => finished, approverLog) : Promise.resolve();
   const trace = () => h.trace(handle.workflowId);
-  let second = null;
+  let second: WorkerProcess | null = null;
   try {
     if (kill) {
       if ('afterSeq' in kill) {
@@ -94,7 +117,18 @@ async function runCase(scenario: Scenario, kill: Kill): Promise<Outcome> {
       else await first.kill();
       second = await startWorkerProcess(common);
     }
-    const result = (await handle.result()) as RunResult;
+    const result = await resultWithin(handle, 240_000, async () => {
+      const events = (await handle.fetchHistory()).events ?? [];
+      const types = events.map((e) => `${e.eventId} ${String(e.eventType)}`);
+      return [
+        `kill: ${JSON.stringify(kill)}; workflow ${handle.workflowId}`,
+        `history (last 30): ${types.slice(-30).join(', ')}`,
+        `trace: ${trace().map((l) => `${l.seq}:${l.type}`).join(' ')}`,
+        `approver: ${approverLog.join(' | ')}`,
+        `first worker:\n${first.output().slice(-3000)}`,
+        `second worker:\n${second?.output().slice(-3000) ?? '(none)'}`,
+      ].join('\n');
+    });
     finished = true;
     await approver;
     // The result can reach us before the worker's sink writes the last line.
