@@ -5,7 +5,9 @@
 // 400/401/403/404 are not: retrying cannot fix them.
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
+import type { WireMessage } from '../workflows/message-refs';
 import type { OpenAiToolDefinition } from '../workflows/tool-catalogue';
+import { resolvePrompt, type MessageStore } from './message-store';
 import type { TraceWriter } from './trace-file';
 import type { AssistantMessage, ChatMessage, ModelReply, ToolCall } from '../workflows/types';
 
@@ -16,6 +18,7 @@ export interface ModelDeps {
   model?: string;
   heartbeatEveryMs?: number;
   trace: TraceWriter;
+  messageStore: MessageStore;
 }
 
 export interface CallModelInput {
@@ -25,8 +28,13 @@ export interface CallModelInput {
   /** seq of the last trace event before this call; attempt lines hang under it. */
   traceSeq: number;
   model: string;
-  messages: ChatMessage[];
-  tools: OpenAiToolDefinition[];
+  /** The last prompt's messages, by the address of their list: this prompt starts with them. */
+  prefix?: { ref: string; count: number };
+  /** The prompt (after the prefix): messages the store holds by address, the others whole (inputs scheduled before refs: all whole). */
+  messages: WireMessage[];
+  /** The tool list whole, or its address in the store. */
+  tools?: OpenAiToolDefinition[];
+  toolsRef?: string;
   /** Write the request to the trace before sending it. */
   debug?: boolean;
 }
@@ -45,6 +53,9 @@ interface WireReply {
   error?: { message?: unknown };
 }
 
+/** A model call's input with its prompt resolved from the store. */
+type Prompt = Omit<CallModelInput, 'messages' | 'tools' | 'toolsRef' | 'prefix'> & { messages: ChatMessage[]; tools: OpenAiToolDefinition[] };
+
 export function createCallModel(deps: ModelDeps) {
   const url = `${deps.baseUrl.replace(/\/+$/, '')}/chat/completions`;
   // Often enough that a Stop reaches a waiting call within ~50 ms (the run waits for it).
@@ -59,19 +70,9 @@ export function createCallModel(deps: ModelDeps) {
     if (attempt > 1) {
       deps.trace.write(input.runId, input.chainId, { seq: input.traceSeq, type: 'model_retry', attempt, step: 0, model: input.model });
     }
-    if (input.debug) {
-      deps.trace.write(input.runId, input.chainId, {
-        seq: input.traceSeq,
-        type: 'model_request',
-        attempt,
-        step: 2,
-        model: deps.model ?? input.model,
-        tools: input.tools.map((t) => t.function.name),
-        messages: input.messages.map((m, i) => ({ n: i + 1, ...m })),
-      });
-    }
     try {
-      return await callOnce(input, activity);
+      const prompt = await resolvePrompt(deps.messageStore, input);
+      return await callWith({ ...input, ...prompt }, activity);
     } catch (err) {
       if (!activity.cancellationSignal.aborted) {
         const failure = err instanceof ApplicationFailure ? err : null;
@@ -89,7 +90,27 @@ export function createCallModel(deps: ModelDeps) {
     }
   };
 
-  async function callOnce(input: CallModelInput, activity: Context): Promise<ModelReply> {
+  /** One attempt with the whole prompt in hand. */
+  async function callWith(input: Prompt, activity: Context): Promise<ModelReply> {
+    const attempt = activity.info.attempt;
+    if (input.debug) {
+      deps.trace.write(input.runId, input.chainId, {
+        seq: input.traceSeq,
+        type: 'model_request',
+        attempt,
+        step: 2,
+        model: deps.model ?? input.model,
+        tools: input.tools.map((t) => t.function.name),
+        messages: input.messages.map((m, i) => ({ n: i + 1, ...m })),
+      });
+    }
+    const reply = await callOnce(input, activity);
+    // Filed now, so the next turn's prompt can send the reply by address.
+    await deps.messageStore.put(JSON.stringify(reply.message));
+    return reply;
+  }
+
+  async function callOnce(input: Prompt, activity: Context): Promise<ModelReply> {
     const ticker = setInterval(() => activity.heartbeat(), every);
     try {
       activity.heartbeat();

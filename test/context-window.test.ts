@@ -10,6 +10,7 @@ import { transcriptQuery } from '../workflows/messages';
 import type { ChatMessage, RunResult } from '../workflows/types';
 import { ensureWorkspace } from '../activities/tools/workspace';
 import { freshWorkspace, useHarness } from './harness';
+import { bytesPerTurn, chainEvents } from './history-bytes';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
 
@@ -56,13 +57,15 @@ describe('elideForWindow', () => {
 });
 
 const h = useHarness();
+const page = (i: number) => Array.from({ length: 600 }, (_, w) => `w${(w * 7 + i * 13) % 997}`).join(' ');
+const PAGE_CHARS = page(0).length;
 
 describe('a long run with a context window', () => {
   it('60 turns of ~4 KB pages: every prompt stays under the window, and they stop growing once it fills', async () => {
     const ws = freshWorkspace();
     const dir = ensureWorkspace(h.workspaceRoot, ws);
     mkdirSync(dir, { recursive: true });
-    for (let i = 0; i < 20; i++) writeFileSync(join(dir, `page${i}.txt`), Array.from({ length: 600 }, (_, w) => `w${(w * 7 + i * 13) % 997}`).join(' '));
+    for (let i = 0; i < 20; i++) writeFileSync(join(dir, `page${i}.txt`), page(i));
     const windowTokens = 12_000;
     const handle = await h.start({ task: 'Read every page.', model: 'bulky', workspace: ws, limits: { maxTurns: 60, maxBudgetUsd: null }, context: { windowTokens, strategy: 'elide' } });
     const r = (await handle.result()) as RunResult;
@@ -86,5 +89,17 @@ describe('a long run with a context window', () => {
     const results = messages.flatMap((m) => (m.role === 'tool' ? [m.tool_call_id] : []));
     expect(results).toEqual(calls);
     expect(messages.filter(isElided).length).toBeGreaterThan(5);
+    // History grows by the same bytes every turn once the window is full, and
+    // by little more than the turn's new tool result: a model call's input
+    // holds the last prompt by address and only the new messages whole. (The
+    // median: a turn that continues as new carries the state once.)
+    const perTurn = bytesPerTurn(await chainEvents(h.client, handle.workflowId));
+    expect(perTurn).toHaveLength(60);
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const ratio = median(perTurn.slice(40)) / median(perTurn.slice(20, 40));
+    console.log(`history bytes per turn: ${perTurn.join(' ')} (median turns 41-60 / 21-40: ${ratio.toFixed(2)})`);
+    expect(ratio).toBeGreaterThan(0.8);
+    expect(ratio).toBeLessThan(1.2);
+    expect(median(perTurn.slice(20))).toBeLessThan(2 * PAGE_CHARS);
   });
 });

@@ -42,6 +42,8 @@ export interface ExtraWorkerOptions {
   writeHooks?: WriteHooks;
   /** Default 0: no cache and no sticky queue, so another worker takes over at once. */
   maxCachedWorkflows?: number;
+  /** Default: the file's workspace root's .messages (shared with its other workers). */
+  messageStoreDir?: string;
 }
 
 let runtimeInstalled = false;
@@ -121,6 +123,7 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
       maxCachedWorkflows: extra.maxCachedWorkflows ?? 0,
       runDefaults: extra.runDefaults,
       writeHooks: extra.writeHooks,
+      messageStoreDir: extra.messageStoreDir,
     });
     let running: Promise<void> | null = null;
     return {

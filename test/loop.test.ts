@@ -1,4 +1,5 @@
 // The pure loop decisions, without Temporal: microseconds each.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseInput } from '../workflows/input';
 import {
@@ -10,6 +11,7 @@ import {
   limitExit,
   parseCall,
   recordSpend,
+  rememberResult,
   replyProtocolProblem,
   toolErrorText,
   turnCostUsd,
@@ -107,6 +109,28 @@ describe('the cache', () => {
   it('keys on tool and arguments, ignoring key order', () => {
     expect(cacheKey('t', { a: 1, b: [2, { d: 1, c: 2 }] })).toBe(cacheKey('t', { b: [2, { c: 2, d: 1 }], a: 1 }));
     expect(cacheKey('t', { a: 1 })).not.toBe(cacheKey('u', { a: 1 }));
+  });
+});
+
+describe('the bounded cache', () => {
+  it('never holds more than its bound (unless one result alone is larger), always keeps the newest, and drops the oldest first', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 9 }), fc.integer({ min: 0, max: 300 })), { maxLength: 60 }), fc.integer({ min: 1, max: 1000 }), (puts, max) => {
+        const s = initialState(cfg());
+        const order: string[] = [];
+        for (const [k, len] of puts) {
+          const key = `read_file:${k}`;
+          rememberResult(s, key, 'x'.repeat(len), max);
+          if (order.includes(key)) order.splice(order.indexOf(key), 1);
+          order.push(key);
+          const total = Object.values(s.cache).reduce((n, v) => n + v.length, 0);
+          expect(s.cache[key]).toHaveLength(len);
+          if (Object.keys(s.cache).length > 1) expect(total).toBeLessThanOrEqual(max);
+          // What is left is the newest of what was put, in the order it was put.
+          expect(Object.keys(s.cache)).toEqual(order.slice(order.length - Object.keys(s.cache).length));
+        }
+      }),
+    );
   });
 });
 

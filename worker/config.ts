@@ -20,6 +20,8 @@ export interface HarnessConfig {
   workspaceRoot: string;
   /** Where write tools record what they did, per idempotency key. */
   ledgerDir: string;
+  /** Where model calls file prompt messages by content address (a cache: safe to delete). */
+  messageStoreDir: string;
   traceDir: string;
   devServer: { port: number; uiPort: number; dbFile: string };
   providerPort: number;
@@ -47,6 +49,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig 
     llmModel: env.LLM_MODEL || undefined,
     workspaceRoot: resolve(env.AGENT_WORKSPACE || resolve(DATA, 'workspace')),
     ledgerDir: resolve(env.LEDGER_DIR || resolve(env.AGENT_WORKSPACE || resolve(DATA, 'workspace'), '.ledger')),
+    messageStoreDir: resolve(env.MESSAGE_STORE_DIR || resolve(env.AGENT_WORKSPACE || resolve(DATA, 'workspace'), '.messages')),
     traceDir: resolve(env.TRACE_DIR || resolve(DATA, 'traces')),
     devServer: {
       port: devPort,

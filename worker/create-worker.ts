@@ -5,7 +5,9 @@ import { NativeConnection, Worker, type InjectedSinks, type WorkerOptions } from
 import { fileURLToPath } from 'node:url';
 import { createActivities } from '../activities';
 import { dataConverter } from '../client/payload-codec';
+import { MessageStore } from '../activities/message-store';
 import { TraceWriter } from '../activities/trace-file';
+import { join } from 'node:path';
 import type { TraceSinks } from '../workflows/trace';
 import type { RunDefaults } from '../workflows/types';
 import type { WriteHooks } from '../activities/tools/context';
@@ -24,6 +26,8 @@ export interface AgentWorkerOptions {
   workspaceRoot: string;
   /** Default: workspaceRoot/.ledger. */
   ledgerDir?: string;
+  /** Default: workspaceRoot/.messages. */
+  messageStoreDir?: string;
   traceDir: string;
   /** A pre-built bundle (tests build it once); otherwise workflows/ is bundled now. */
   workflowBundle?: WorkerOptions['workflowBundle'];
@@ -46,6 +50,7 @@ export function createWorkerFromConfig(connection: NativeConnection, cfg: Harnes
     llmModel: cfg.llmModel,
     workspaceRoot: cfg.workspaceRoot,
     ledgerDir: cfg.ledgerDir,
+    messageStoreDir: cfg.messageStoreDir,
     traceDir: cfg.traceDir,
     workflowBundle: cfg.workflowBundlePath ? { codePath: cfg.workflowBundlePath } : undefined,
     maxCachedWorkflows: cfg.maxCachedWorkflows,
@@ -79,6 +84,7 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
       model: opts.llmModel,
       workspaceRoot: opts.workspaceRoot,
       ledgerDir: opts.ledgerDir,
+      messageStore: new MessageStore(opts.messageStoreDir ?? join(opts.workspaceRoot, '.messages')),
       trace,
       defaults: opts.runDefaults,
       writeHooks: opts.writeHooks,

@@ -6,6 +6,7 @@ import * as wf from '@temporalio/workflow';
 import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { elideForWindow } from './context-window';
+import { MAX_CACHE_CHARS } from './defaults';
 import { loopMetrics, type LoopMetrics } from './metrics';
 import { loopActivities, WAIT_CANCELLATION_PATCH, type LoopActivities } from './activity-options';
 import type { LoadedRun } from '../activities/load-run';
@@ -33,6 +34,7 @@ import {
   notRunText,
   parseCall,
   recordChildSpend,
+  rememberResult,
   researchChildId,
   stoppedText,
   takeReply,
@@ -57,7 +59,9 @@ import {
   AGENT_STATUS,
   AGENT_TURNS,
 } from './search-attributes';
-import { TOOL_SPECS, toolDefinitions } from './tool-catalogue';
+import { MESSAGE_REFS_PATCH } from './message-refs';
+import { askModel, noteFiled } from './model-call';
+import { TOOL_SPECS, toolDefinitions, type OpenAiToolDefinition } from './tool-catalogue';
 import { traceSinks, type TraceEventType } from './trace';
 import type { AgentInput, Interruption, RunConfig, RunResult, RunStatus, RunStatusView, ToolOutcome } from './types';
 
@@ -67,7 +71,11 @@ export async function agentRun(input: AgentInput, carried?: CarriedState): Promi
   const info = wf.workflowInfo();
   // Asked first, before anything awaits: where a patch is asked must not move
   // between the original run and its replay.
-  const waitForCancellation = wf.patched(WAIT_CANCELLATION_PATCH);
+  const patches: Patches = {
+    waitForCancellation: wf.patched(WAIT_CANCELLATION_PATCH),
+    messageRefs: wf.patched(MESSAGE_REFS_PATCH),
+    boundedCache: wf.patched(BOUNDED_CACHE_PATCH),
+  };
   // Queries are not buffered like signals: answer them while the
   // configuration is being resolved, before the run replaces these handlers.
   const starting = startingView(info.workflowId, carried);
@@ -79,7 +87,7 @@ export async function agentRun(input: AgentInput, carried?: CarriedState): Promi
   // default on a new worker never changes a run already under way.
   const cfg = carried?.cfg ?? (await resolveConfig(prior ? resumedInput(prior.input, input) : input));
   const resumed: CarriedState | undefined = prior ? { version: 2, cfg, state: stateOf(prior), decisions: {}, seq: 0, executions: 0 } : undefined;
-  return new AgentRun(info.workflowId, info.firstExecutionRunId, input, cfg, carried ?? resumed, waitForCancellation).run();
+  return new AgentRun(info.workflowId, info.firstExecutionRunId, input, cfg, carried ?? resumed, patches).run();
 }
 
 const resumeActivity = wf.proxyActivities<Activities>({ startToCloseTimeout: '60s', retry: { maximumAttempts: 3 } });
@@ -114,6 +122,16 @@ async function resolveConfig(input: AgentInput): Promise<RunConfig> {
 }
 
 const RESOLVED_CONFIG_PATCH = 'resolved-config-v1';
+
+/** The patches asked in a run's first activation (see agentRun). */
+interface Patches {
+  waitForCancellation: boolean;
+  /** Model calls send stored messages by address (./message-refs). */
+  messageRefs: boolean;
+  /** The dedupe cache drops its oldest results past MAX_CACHE_CHARS. */
+  boundedCache: boolean;
+}
+const BOUNDED_CACHE_PATCH = 'bounded-cache-v1';
 const LOCAL_TOOLS_PATCH = 'local-read-tools-v1';
 
 function startingView(runId: string, carried: CarriedState | undefined): RunStatusView {
@@ -147,6 +165,8 @@ class AgentRun {
   private readonly scope = new wf.CancellationScope();
   private readonly activities: LoopActivities;
   private readonly metrics: LoopMetrics;
+  /** Built once: the same object every turn, so its store address is computed once. */
+  private readonly toolDefs: OpenAiToolDefinition[];
 
   constructor(
     private readonly runId: string,
@@ -155,14 +175,15 @@ class AgentRun {
     private readonly input: AgentInput,
     private readonly cfg: RunConfig,
     carried: CarriedState | undefined,
-    waitForCancellation: boolean,
+    private readonly patches: Patches,
   ) {
     this.state = carried?.state ?? initialState(cfg);
     this.approvals = new ApprovalDesk(carried?.decisions ?? {});
     this.seq = carried?.seq ?? 0;
     this.executions = (carried?.executions ?? 0) + 1;
     this.turnsAtStart = this.state.turns;
-    this.activities = loopActivities(cfg, waitForCancellation);
+    this.activities = loopActivities(cfg, patches.waitForCancellation);
+    this.toolDefs = toolDefinitions(cfg.tools);
     this.metrics = loopMetrics(cfg.model);
   }
 
@@ -201,16 +222,9 @@ class AgentRun {
 
       this.fitContextWindow();
       this.showDetails();
+      const base = { runId: this.runId, chainId: this.chainId, traceSeq: this.seq, model: this.cfg.model, ...(this.cfg.debug ? { debug: true } : {}) };
       // The Web UI names each activity: "model turn 3", "read_file errors.log".
-      const reply = await this.activities.model.callModel.executeWithOptions({ summary: `model turn ${this.state.turns + 1}` }, [{
-        runId: this.runId,
-        chainId: this.chainId,
-        traceSeq: this.seq,
-        model: this.cfg.model,
-        messages: this.state.messages,
-        tools: toolDefinitions(this.cfg.tools),
-        ...(this.cfg.debug ? { debug: true } : {}),
-      }]);
+      const reply = await askModel(this.activities.model, this.state, this.toolDefs, base, this.patches.messageRefs, `model turn ${this.state.turns + 1}`);
       const exit = takeReply(this.state, reply, this.cfg.pricing);
       this.metrics.turns.add(1);
       this.metrics.promptTokens.add(reply.usage.promptTokens);
@@ -323,8 +337,10 @@ class AgentRun {
     this.emit('tool_result', { toolName, callId: call.id, ms: Date.now() - started, ok: outcome.ok });
     if (!outcome.ok) return this.toolFailed(pending, toolName, outcome.error, outcome.permanent);
     // The tool activity already cut its result to maxToolResultChars.
-    this.state.messages.push(toolResultMessage(call, outcome.content));
-    if (cacheable) this.state.cache[ck] = outcome.content;
+    const message = toolResultMessage(call, outcome.content);
+    this.state.messages.push(message);
+    noteFiled(this.state, message, outcome.ref);
+    if (cacheable) this.remember(ck, outcome.content);
     return null;
   }
 
@@ -340,6 +356,10 @@ class AgentRun {
     this.state.messages.push(toolResultMessage(pending.call, stoppedText(toolName, reason)));
     this.emit('tool_result', { toolName, callId: pending.call.id, ms: Date.now() - started, ok: false, stopped: true });
     this.metrics.toolErrors.add(1, { tool: toolName, kind: 'stopped' });
+  }
+
+  private remember(key: string, content: string): void {
+    rememberResult(this.state, key, content, this.patches.boundedCache ? MAX_CACHE_CHARS : null);
   }
 
   /** A tool error becomes transcript text per policy; a permanent one or the `fatal` policy stops the run. */
@@ -410,7 +430,7 @@ class AgentRun {
     const failed = child.outcome.ok ? null : this.toolFailed(pending, 'research', child.outcome.error, child.outcome.permanent);
     if (child.outcome.ok) {
       this.state.messages.push(toolResultMessage(call, child.outcome.content));
-      if (ck !== null) this.state.cache[ck] = child.outcome.content;
+      if (ck !== null) this.remember(ck, child.outcome.content);
     }
     if (failed) return failed;
     return isBudgetSpent(this.state, this.cfg) ? this.budgetStop() : null;

@@ -24,6 +24,8 @@ export const DEFAULT_CONTINUE_AS_NEW_AT_HISTORY_BYTES = 4 * 1024 * 1024;
  * 2 MiB (the workflow task would fail forever). Counted before compression.
  */
 export const MAX_TRANSCRIPT_CHARS = 1.5 * 1024 * 1024;
+/** The dedupe cache keeps at most this many characters of results (it travels with the state). */
+export const MAX_CACHE_CHARS = 256 * 1024;
 /** Limits of the `research` sub-agent run. */
 export const RESEARCH_LIMITS = { maxTurns: 6, maxBudgetUsd: 0.05 };
 export const DEFAULT_TASK_QUEUE = 'agent-harness';

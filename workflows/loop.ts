@@ -36,6 +36,10 @@ export interface LoopState {
   children?: ChildSpend;
   /** How many messages the last model request carried (its measured size is the last promptTokensPerTurn). */
   messagesAtLastCall?: number;
+  /** Store addresses known to be in the message store: the last prompt, its tool list and reply, tool results filed since. */
+  storedRefs?: string[];
+  /** The last prompt's message addresses, in order: the store holds this list too, so the next prompt can start with it. */
+  promptRefs?: string[];
 }
 
 export const noChildren = (): ChildSpend => ({ runs: 0, costUsd: 0, usage: { promptTokens: 0, completionTokens: 0 } });
@@ -305,6 +309,24 @@ export function isCacheable(toolName: ToolName, policy: DedupePolicy): boolean {
   }
 }
 
+/**
+ * Keeps a tool result for the dedupe gate. The cache crosses continue-as-new
+ * with the state, so it is bounded: past `maxChars` of results the oldest go
+ * first (object keys keep insertion order: the same on every replay). null:
+ * unbounded, as histories recorded before the bound replay.
+ */
+export function rememberResult(s: LoopState, key: string, content: string, maxChars: number | null): void {
+  delete s.cache[key];
+  s.cache[key] = content;
+  if (maxChars === null) return;
+  let total = Object.values(s.cache).reduce((n, v) => n + v.length, 0);
+  for (const k of Object.keys(s.cache)) {
+    if (total <= maxChars || k === key) break;
+    total -= s.cache[k].length;
+    delete s.cache[k];
+  }
+}
+
 /** Same tool, same arguments (key order ignored) -> same key. */
 export function cacheKey(toolName: string, args: unknown): string {
   return `${toolName}:${canonicalJson(args)}`;
@@ -370,5 +392,10 @@ export function callSummary(toolName: string, args: Record<string, unknown>, dec
 }
 
 export function toolResultMessage(call: ToolCall, content: string): ChatMessage {
-  return { role: 'tool', tool_call_id: call.id, name: call.function.name, content };
+  return toolMessage(call.id, call.function.name, content);
+}
+
+/** The one shape of a tool message: the tool activity files this exact JSON in the message store. */
+export function toolMessage(callId: string, toolName: string, content: string): ChatMessage {
+  return { role: 'tool', tool_call_id: callId, name: toolName, content };
 }

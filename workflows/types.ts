@@ -180,7 +180,8 @@ export interface RunStatusView {
 
 /** What the tool activity reports. Tool failures are observations, not throws. */
 export type ToolOutcome =
-  | { ok: true; content: string }
+  /** `ref`: the store address of the tool message built from `content`, when the activity filed it. */
+  | { ok: true; content: string; ref?: string }
   | { ok: false; error: string; permanent: boolean };
 
 /** What the model activity returns for one turn. */

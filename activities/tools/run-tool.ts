@@ -5,7 +5,8 @@
 // throw (and are retried by Temporal).
 import { Context } from '@temporalio/activity';
 import { join } from 'node:path';
-import { capToolResult } from '../../workflows/loop';
+import { capToolResult, toolMessage } from '../../workflows/loop';
+import type { MessageStore } from '../message-store';
 import { argumentProblem } from '../../workflows/tool-args';
 import type { ToolName, ToolOutcome } from '../../workflows/types';
 import type { TraceWriter } from '../trace-file';
@@ -45,6 +46,8 @@ export interface ToolDeps {
    * on several hosts, put it (and the workspaces) on shared storage.
    */
   ledgerDir?: string;
+  /** Where the result is filed as the tool message, so the next prompt sends it by address. */
+  messageStore?: MessageStore;
 }
 
 const IMPLEMENTATIONS: Partial<Record<ToolName, ToolImpl>> = {
@@ -121,7 +124,11 @@ export function createRunTool(deps: ToolDeps) {
     activity.cancellationSignal.addEventListener('abort', onAbort, { once: true });
     try {
       beat({ step, label: null });
-      return { ok: true, content: capToolResult(await impl(ctx, input.args), input.maxResultChars) };
+      const content = capToolResult(await impl(ctx, input.args), input.maxResultChars);
+      // Filed as the message the workflow will build from it (it checks the address before relying on it).
+      // A store that cannot take it only costs the next prompt carrying it whole.
+      const ref = await deps.messageStore?.put(JSON.stringify(toolMessage(input.callId, input.toolName, content))).catch(() => undefined);
+      return { ok: true, content, ...(ref ? { ref } : {}) };
     } catch (err) {
       if (err instanceof ToolError) return { ok: false, error: err.message, permanent: err.permanent };
       throw err;

@@ -1,0 +1,124 @@
+// The message store: prompt messages and tool lists filed by content address
+// (workflows/message-refs.ts), so a model call's input in history holds
+// addresses and only the new messages. Every worker that may take a run's
+// model call should reach the same folder (with workers on several hosts, put
+// it on shared storage, like the ledger); a worker that does not find an
+// address answers MessageStoreMiss and the workflow sends everything inline.
+// Nothing here is the truth: deleting the folder at any time loses nothing.
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
+import { isRef, MESSAGE_STORE_MISS, type WireMessage } from '../workflows/message-refs';
+import type { OpenAiToolDefinition } from '../workflows/tool-catalogue';
+import type { ChatMessage } from '../workflows/types';
+
+const addressOf = (json: string): string => createHash('sha256').update(json).digest('base64url');
+const ADDRESS = /^[A-Za-z0-9_-]{43}$/;
+const MEMORY_CHARS = 32 * 1024 * 1024;
+
+export class MessageStore {
+  /** Addresses this process wrote or read recently: no file system call for them again. */
+  private readonly known = new Map<string, string>();
+  private knownChars = 0;
+
+  constructor(readonly dir: string) {}
+
+  private path(ref: string): string {
+    return join(this.dir, ref.slice(0, 2), `${ref}.json`);
+  }
+
+  /** Files a JSON text under its address (once: the same text always has the same address). */
+  async put(json: string): Promise<string> {
+    const ref = addressOf(json);
+    if (this.known.has(ref)) return ref;
+    const file = this.path(ref);
+    await mkdir(join(this.dir, ref.slice(0, 2)), { recursive: true });
+    // Written aside and renamed: a reader never sees half a file.
+    const tmp = `${file}.${randomUUID()}.tmp`;
+    await writeFile(tmp, json);
+    await rename(tmp, file);
+    this.remember(ref, json);
+    return ref;
+  }
+
+  /** The JSON text filed under `ref`, or null when it is missing or does not match its address. */
+  async get(ref: string): Promise<string | null> {
+    const hit = this.known.get(ref);
+    if (hit !== undefined) return hit;
+    if (!ADDRESS.test(ref)) return null;
+    let json: string;
+    try {
+      json = await readFile(this.path(ref), 'utf8');
+    } catch {
+      return null;
+    }
+    if (addressOf(json) !== ref) return null;
+    this.remember(ref, json);
+    return json;
+  }
+
+  // A bounded memory of recent texts (oldest out first): the next turn's
+  // prompt repeats most of this one's.
+  private remember(ref: string, json: string): void {
+    this.known.set(ref, json);
+    this.knownChars += json.length;
+    for (const [old, text] of this.known) {
+      if (this.knownChars <= MEMORY_CHARS) break;
+      this.known.delete(old);
+      this.knownChars -= text.length;
+    }
+  }
+}
+
+/**
+ * The whole prompt of a model call: the last prompt's messages (`prefix`, the
+ * address of its list of message addresses), then each message read from the
+ * store by address or filed in it when inline; this prompt's own list is filed
+ * too, for the next turn. A missing address is a non-retryable
+ * MessageStoreMiss: another attempt on this worker would miss again; the
+ * workflow resends everything inline.
+ */
+export async function resolvePrompt(
+  store: MessageStore,
+  input: { prefix?: { ref: string; count: number }; messages: readonly WireMessage[]; tools?: OpenAiToolDefinition[]; toolsRef?: string },
+): Promise<{ messages: ChatMessage[]; tools: OpenAiToolDefinition[] }> {
+  const missing: string[] = [];
+  let head: WireMessage[] = [];
+  if (input.prefix) {
+    const list = await store.get(input.prefix.ref);
+    const refs = list === null ? null : (JSON.parse(list) as unknown);
+    if (Array.isArray(refs) && refs.length === input.prefix.count && refs.every((r) => typeof r === 'string')) head = refs.map((ref: string) => ({ ref }));
+    else missing.push(input.prefix.ref);
+  }
+  const refs: string[] = [];
+  const messages = await Promise.all(
+    [...head, ...input.messages].map(async (m, i) => {
+      if (!isRef(m)) {
+        refs[i] = await store.put(JSON.stringify(m));
+        return m;
+      }
+      refs[i] = m.ref;
+      const json = await store.get(m.ref);
+      if (json === null) missing.push(m.ref);
+      return json === null ? null : (JSON.parse(json) as ChatMessage);
+    }),
+  );
+  let tools = input.tools;
+  if (tools) await store.put(JSON.stringify(tools));
+  else if (input.toolsRef) {
+    const json = await store.get(input.toolsRef);
+    if (json === null) missing.push(input.toolsRef);
+    else tools = JSON.parse(json) as OpenAiToolDefinition[];
+  }
+  if (missing.length) {
+    throw ApplicationFailure.create({
+      type: MESSAGE_STORE_MISS,
+      message: `the message store at ${store.dir} does not hold ${missing.length} of this prompt's parts (first: ${missing[0]}); the run will send them inline`,
+      nonRetryable: true,
+      details: [{ missing }],
+    });
+  }
+  await store.put(JSON.stringify(refs));
+  return { messages: messages as ChatMessage[], tools: tools ?? [] };
+}

@@ -1,0 +1,48 @@
+// Reads a run's history the way the size limits see it: bytes per event, and
+// the model calls' decoded inputs.
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import proto from '@temporalio/proto';
+import type { CallModelInput } from '../activities/model';
+
+type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
+const EventType = proto.temporal.api.enums.v1.EventType;
+const HistoryEventMessage = proto.temporal.api.history.v1.HistoryEvent;
+
+const isModelCall = (e: HistoryEvent): boolean =>
+  e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED && e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel';
+
+/**
+ * History bytes per turn: the encoded size of every event from one model
+ * call's scheduling to the next one's (the last turn runs to the end).
+ */
+export function bytesPerTurn(events: HistoryEvent[]): number[] {
+  const out: number[] = [];
+  for (const e of events) {
+    if (isModelCall(e)) out.push(0);
+    if (out.length) out[out.length - 1] += HistoryEventMessage.encode(e).finish().length;
+  }
+  return out;
+}
+
+/** The events of every execution of a workflow id (continue-as-new included), oldest first. */
+export async function chainEvents(client: Client, workflowId: string): Promise<HistoryEvent[]> {
+  const runs: { runId: string; startTime: Date }[] = [];
+  for await (const w of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs.push({ runId: w.runId, startTime: w.startTime });
+  runs.sort((a, b) => a.startTime.getTime() - b.startTime.getTime());
+  const out: HistoryEvent[] = [];
+  for (const r of runs) out.push(...((await client.workflow.getHandle(workflowId, r.runId).fetchHistory()).events ?? []));
+  return out;
+}
+
+/** Every model call's input in the order they were scheduled, decoded through the client's converter. */
+export async function modelCallInputs(client: Client, handle: WorkflowHandle): Promise<CallModelInput[]> {
+  const events = (await handle.fetchHistory()).events ?? [];
+  const conv = client.options.loadedDataConverter;
+  const out: CallModelInput[] = [];
+  for (const e of events.filter(isModelCall)) {
+    const payloads = e.activityTaskScheduledEventAttributes?.input?.payloads ?? [];
+    const [decoded] = await conv.payloadCodecs.reduceRight(async (p, codec) => codec.decode(await p), Promise.resolve(payloads));
+    out.push(conv.payloadConverter.fromPayload<CallModelInput>(decoded));
+  }
+  return out;
+}

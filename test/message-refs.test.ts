@@ -1,0 +1,103 @@
+// The prompt by address: a model call's input in history holds the messages
+// the store already has as references and only the new ones whole; the store
+// is a cache the run never depends on.
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { addressOf, isRef } from '../workflows/message-refs';
+import { approveSignal, transcriptQuery } from '../workflows/messages';
+import type { RunResult } from '../workflows/types';
+import { freshWorkspace, marker, useHarness, waitForApproval } from './harness';
+import { modelCallInputs } from './history-bytes';
+
+const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
+
+describe('addresses', () => {
+  it('the workflow (pure JS) and the store (node:crypto) give every JSON text the same address', () => {
+    const node = (s: string) => createHash('sha256').update(s).digest('base64url');
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: 'binary' }), fc.jsonValue().map((v) => JSON.stringify(v)), fc.string({ unit: 'grapheme' })), (s) => {
+        expect(addressOf(s)).toBe(node(s));
+      }),
+      { numRuns: RUNS },
+    );
+    // Lengths on every side of a 64-byte block and of base64's 3-byte groups.
+    for (let n = 0; n < 130; n++) expect(addressOf('é'.repeat(n))).toBe(node('é'.repeat(n)));
+  });
+});
+
+const h = useHarness();
+
+describe('model calls by address', () => {
+  it('each call sends only what is new whole; the model and the transcript query still see every message', async () => {
+    // Dedupe off: every turn runs the tool (a cached answer is a new message, sent whole).
+    const handle = await h.start({ task: `Keep listing files. ${marker()}`, model: 'runaway', dedupe: 'off', limits: { maxTurns: 12, maxBudgetUsd: null } });
+    const r = (await handle.result()) as RunResult;
+    expect(r).toMatchObject({ status: 'max_turns_exceeded', turns: 12 });
+    const inputs = await modelCallInputs(h.client, handle);
+    expect(inputs).toHaveLength(12);
+    // The first call has nothing stored yet: all whole, tool list included.
+    expect(inputs[0].messages.every((m) => !isRef(m))).toBe(true);
+    expect(inputs[0].tools?.length).toBeGreaterThan(0);
+    const count = (input: (typeof inputs)[number]) => (input.prefix?.count ?? 0) + input.messages.length;
+    for (const [k, input] of inputs.entries()) {
+      if (k === 0) continue;
+      // Turn k's prompt: the last prompt as one address, then its reply and
+      // the tool result (filed by the tool activity) by address. Nothing whole.
+      expect(input.prefix?.count).toBe(count(inputs[k - 1]));
+      expect(input.messages).toHaveLength(2);
+      expect(input.messages.every(isRef)).toBe(true);
+      expect(input.tools).toBeUndefined();
+      expect(input.toolsRef).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    }
+    // Every call's input is the same size, however long the transcript.
+    const sizes = inputs.slice(1).map((input) => JSON.stringify(input).length);
+    expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThan(16);
+    // Nothing is only in the store: the run's state answers with every message whole.
+    const transcript = await handle.query(transcriptQuery);
+    expect(transcript.length).toBeGreaterThan(count(inputs[11]));
+    expect(transcript.every((m) => typeof m.role === 'string')).toBe(true);
+  });
+
+  it('a worker whose store lacks the messages (another host, a wiped folder) sends them whole once, and the run ends exactly as it would have', async () => {
+    // Digits only: both tasks cost the same tokens, so their costs compare exactly.
+    const task = () => `Clean up the workspace. [run-${String(Math.floor(1e7 + Math.random() * 9e7))}]`;
+    const first = await h.start({ task: task(), model: 'destructive', workspace: freshWorkspace() });
+    await waitForApproval(first, 'c2');
+    await first.signal(approveSignal, { callId: 'c2', by: 'test' });
+    const baseline = (await first.result()) as RunResult;
+    // Parked on one worker, approved and finished on another with an empty store of its own.
+    const queue = `refs-${randomUUID().slice(0, 8)}`;
+    const a = await h.startWorker({ taskQueue: queue });
+    const handle = await h.client.workflow.start('agentRun', { taskQueue: queue, workflowId: `refs-${queue}`, args: [{ task: task(), model: 'destructive', workspace: freshWorkspace() }] });
+    await waitForApproval(handle, 'c2');
+    await a.shutdown();
+    const b = await h.startWorker({ taskQueue: queue, messageStoreDir: mkdtempSync(join(tmpdir(), 'other-host-store-')) });
+    await handle.signal(approveSignal, { callId: 'c2', by: 'test' });
+    const r = (await handle.result()) as RunResult;
+    await b.shutdown();
+    expect({ status: r.status, output: r.output, turns: r.turns, toolRuns: r.toolRuns, cost: r.costUsd }).toEqual({
+      status: baseline.status,
+      output: baseline.output,
+      turns: baseline.turns,
+      toolRuns: baseline.toolRuns,
+      cost: baseline.costUsd,
+    });
+    // The miss is on record, and the call after it carried every message whole.
+    const misses = h.trace(handle.workflowId).filter((l) => l.type === 'model_error' && l.errorType === 'MessageStoreMiss');
+    expect(misses).toHaveLength(1);
+    const inputs = await modelCallInputs(h.client, handle);
+    // The missed call and its resend carry the same prompt.
+    const count = (input: (typeof inputs)[number]) => (input.prefix?.count ?? 0) + input.messages.length;
+    const missed = inputs.findIndex((input, i) => i + 1 < inputs.length && count(input) === count(inputs[i + 1]));
+    expect(missed).toBeGreaterThan(0);
+    expect(inputs[missed].prefix).toBeDefined();
+    expect(inputs[missed + 1].prefix).toBeUndefined();
+    expect(inputs[missed + 1].messages.some(isRef)).toBe(false);
+    expect(inputs[missed + 1].tools?.length).toBeGreaterThan(0);
+    expect(inputs).toHaveLength(r.turns + 1);
+  });
+});

@@ -1,0 +1,67 @@
+// Content addresses for the prompt. A model call's input used to carry the
+// whole transcript and the tool list every turn, so history grew with the
+// square of the turns. Now a message the message store already holds travels
+// as its address ({ref}), and only what is new travels whole. The address is
+// the SHA-256 of the message's JSON, computed here (deterministic, pure JS)
+// and again by the activity that stores or reads it, so neither side has to
+// trust the other: a message whose address does not match is a miss.
+//
+// The store is a cache, never the truth: the workflow's state keeps every
+// message, so a missing or wiped store costs one call with everything inline
+// (see MESSAGE_STORE_MISS), never a lost message.
+import { sha256 } from '@noble/hashes/sha2.js';
+import { utf8ToBytes } from '@noble/hashes/utils.js';
+import type { ChatMessage } from './types';
+
+/** A message the store holds, by address. */
+export interface MessageRef {
+  ref: string;
+}
+export type WireMessage = ChatMessage | MessageRef;
+
+export const isRef = (m: WireMessage): m is MessageRef => !('role' in m);
+
+/** Histories recorded before refs existed sent every message inline: they replay that way. */
+export const MESSAGE_REFS_PATCH = 'message-refs-v1';
+
+/** The failure type the model activity throws when an address is not in its store. */
+export const MESSAGE_STORE_MISS = 'MessageStoreMiss';
+
+const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/** base64url without padding, as Node's digest('base64url') writes it. */
+function base64url(bytes: Uint8Array): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; i += 3) {
+    const n = (bytes[i] << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
+    out += B64URL[(n >> 18) & 63] + B64URL[(n >> 12) & 63];
+    if (i + 1 < bytes.length) out += B64URL[(n >> 6) & 63];
+    if (i + 2 < bytes.length) out += B64URL[n & 63];
+  }
+  return out;
+}
+
+/** The address of a JSON text: base64url SHA-256 (43 characters). */
+export const addressOf = (json: string): string => base64url(sha256(utf8ToBytes(json)));
+
+// Messages in the loop's state are replaced, never edited in place (elision
+// builds a new object), so an object's address never changes.
+const memo = new WeakMap<object, string>();
+
+/** The address of a message or of a tool list, as the store files it. */
+export function refOf(value: object): string {
+  let ref = memo.get(value);
+  if (ref === undefined) {
+    ref = addressOf(JSON.stringify(value));
+    memo.set(value, ref);
+  }
+  return ref;
+}
+
+/** The prompt as it travels: what `stored` holds by address, the rest whole. */
+export function wireMessages(messages: readonly ChatMessage[], stored: ReadonlySet<string>): WireMessage[] {
+  return messages.map((m) => {
+    const ref = refOf(m);
+    return stored.has(ref) ? { ref } : m;
+  });
+}

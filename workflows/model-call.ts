@@ -1,0 +1,71 @@
+// One model turn's activity call, with the prompt sent by address where the
+// message store already holds it (./message-refs). Usually a turn's prompt is
+// the last prompt plus a few messages: the input then holds the last prompt as
+// one address (the store keeps each prompt's list of message addresses) and
+// the new messages, themselves by address when a tool activity filed them. A
+// turn's history bytes no longer depend on how long the run or its transcript
+// is. When old messages changed (the context window elided them) the prompt
+// travels as one address per message for that turn.
+import * as wf from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { CallModelInput } from '../activities/model';
+import type { LoopState } from './loop';
+import { addressOf, MESSAGE_STORE_MISS, refOf, wireMessages } from './message-refs';
+import type { OpenAiToolDefinition } from './tool-catalogue';
+import type { ChatMessage, ModelReply } from './types';
+
+export type ModelCallBase = Omit<CallModelInput, 'messages' | 'tools' | 'toolsRef' | 'prefix'>;
+
+const isStoreMiss = (err: unknown): boolean =>
+  err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === MESSAGE_STORE_MISS;
+
+/** The address of a prompt's list of message addresses, as the model activity files it. */
+export const promptAddress = (refs: readonly string[]): string => addressOf(JSON.stringify(refs));
+
+/**
+ * Calls the model on the state's transcript. `byAddress` false sends it all
+ * inline, as histories recorded before addresses did. After a reply, the
+ * state remembers what the store now holds: the prompt (each message and the
+ * list), the tool list and the reply.
+ */
+export async function askModel(
+  model: wf.ActivityInterfaceFor<Activities>,
+  state: LoopState,
+  tools: OpenAiToolDefinition[],
+  base: ModelCallBase,
+  byAddress: boolean,
+  summary: string,
+): Promise<ModelReply> {
+  const call = (input: CallModelInput) => model.callModel.executeWithOptions({ summary }, [input]);
+  const sent = state.messages.slice();
+  if (!byAddress) return call({ ...base, messages: sent, tools });
+  const stored = new Set(state.storedRefs ?? []);
+  const refs = sent.map(refOf);
+  const last = state.promptRefs ?? [];
+  // The last prompt is still this one's beginning: send it as one address.
+  const continues = last.length > 0 && last.length <= refs.length && last.every((r, i) => refs[i] === r);
+  const toolsRef = refOf(tools);
+  let reply: ModelReply;
+  try {
+    reply = await call({
+      ...base,
+      ...(continues ? { prefix: { ref: promptAddress(last), count: last.length } } : {}),
+      messages: wireMessages(continues ? sent.slice(last.length) : sent, stored),
+      ...(stored.has(toolsRef) ? { toolsRef } : { tools }),
+    });
+  } catch (err) {
+    if (!isStoreMiss(err)) throw err;
+    // This worker's store lacks some of them (wiped, or a host without the
+    // shared folder): the state has every message, so send them whole.
+    reply = await call({ ...base, messages: sent, tools });
+  }
+  state.promptRefs = refs;
+  state.storedRefs = [...refs, toolsRef, refOf(reply.message)];
+  return reply;
+}
+
+/** A tool activity filed this message (`ref`): trusted only if it is this exact message's address. */
+export function noteFiled(state: LoopState, message: ChatMessage, ref: string | undefined): void {
+  if (ref !== undefined && ref === refOf(message)) (state.storedRefs ??= []).push(ref);
+}
