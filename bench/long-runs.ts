@@ -1,18 +1,25 @@
 // `npm run bench:long`: the long unattended runs, on a dev server with
 // Temporal's default limits (continue-as-new suggested at 4 MiB / 4,096 events,
 // warning at 10 MiB / 10,240 events).
-//   runaway, 1,000 turns             transcript grows ~100 bytes a turn
-//   bulky, 200 turns of ~4 KB pages  transcript grows ~4 KB a turn
-// For each: executions, the largest history (bytes, events), wall time, and
-// whether total cost equals the sum of the turns.
-import { writeFileSync, mkdirSync } from 'node:fs';
+//   runaway-1000   1,000 turns of list_files, no context window
+//   bulky-1000     1,000 turns of ~4 KB pages, dedupe off (every turn runs the
+//                  tool), a 16k-token context window
+// For each: executions, the largest execution's history, history bytes per
+// turn (mean and median over turns 100-199 and 900-999, and their ratio),
+// prompt tokens and cost per turn at both points, and whether total cost is
+// the sum of the turns. Writes reports/long-runs.md.
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { execSync } from 'node:child_process';
 import { readTrace } from '../activities/trace-file';
+import { bytesPerTurn, chainEvents } from '../client/history-bytes';
 import { summaryLine } from '../client/render';
+import { PROJECT_ROOT } from '../worker/config';
 import type { AgentInput, RunResult } from '../workflows/types';
 import { startBenchStack } from './stack';
 
 const WARN_BYTES = 10 * 1024 * 1024;
+const TURNS = Number(process.env.LONG_TURNS ?? 1000);
 const stack = await startBenchStack();
 
 // Twenty ~4 KB pages of varied words, so compression cannot make them vanish.
@@ -33,6 +40,10 @@ mkdirSync(ws, { recursive: true });
 for (let i = 0; i < 20; i++) writeFileSync(join(ws, `page${i}.txt`), page(i));
 for (const f of ['errors.log', 'access.log', 'notes.txt']) writeFileSync(join(ws, f), '');
 
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+const rows: string[] = [];
+
 async function longRun(label: string, input: AgentInput): Promise<void> {
   const id = `long-${label}`;
   const t0 = performance.now();
@@ -47,17 +58,57 @@ async function longRun(label: string, input: AgentInput): Promise<void> {
     maxBytes = Math.max(maxBytes, w.historySize ?? 0);
     maxEvents = Math.max(maxEvents, w.historyLength);
   }
+  const perTurn = bytesPerTurn(await chainEvents(stack.client, id));
   const turns = readTrace(stack.traceDir, id).filter((l) => l.type === 'turn');
   const sum = turns.reduce((a, l) => a + Number(l.turnCostUsd), 0);
+  // Two windows of 100 turns: after the context window has filled, and at the end.
+  const early = perTurn.slice(100, 200);
+  const late = perTurn.slice(-100);
+  const at = (k: number) => turns[Math.min(k, turns.length - 1)];
   console.log(`${label}: ${summaryLine(r, ms)}`);
-  console.log(
-    `  executions=${executions} largest history=${maxBytes} bytes / ${maxEvents} events (under 10 MiB: ${maxBytes < WARN_BYTES}) ` +
-      `cost=sum of ${turns.length} turns: ${Math.abs(sum - r.costUsd) < 1e-9}`,
-  );
+  const line = [
+    label,
+    `${r.turns}`,
+    `${executions}`,
+    `${(maxBytes / 1024 / 1024).toFixed(2)} MiB / ${maxEvents}`,
+    `${maxBytes < WARN_BYTES ? 'yes' : 'NO'}`,
+    `${Math.round(mean(early))} / ${median(early)}`,
+    `${Math.round(mean(late))} / ${median(late)}`,
+    `${(mean(late) / mean(early)).toFixed(2)}`,
+    `${at(100)?.prompt_tokens} → ${at(TURNS - 1)?.prompt_tokens}`,
+    `$${Number(at(100)?.turnCostUsd).toFixed(6)} → $${Number(at(TURNS - 1)?.turnCostUsd).toFixed(6)}`,
+    `${Math.abs(sum - r.costUsd) < 1e-9 ? 'yes' : 'NO'}`,
+    `${(ms / 1000).toFixed(1)} s`,
+  ];
+  console.log(`  ${line.join(' | ')}`);
+  rows.push(`| ${line.join(' | ')} |`);
 }
 
 await stack.worker.runUntil(async () => {
-  await longRun('runaway-1000', { task: 'Keep listing files.', model: 'runaway', limits: { maxTurns: 1000, maxBudgetUsd: null } });
-  await longRun('bulky-200', { task: 'Read every page.', model: 'bulky', workspace: 'bulky', limits: { maxTurns: 200, maxBudgetUsd: null } });
+  await longRun(`runaway-${TURNS}`, { task: 'Keep listing files.', model: 'runaway', limits: { maxTurns: TURNS, maxBudgetUsd: null } });
+  await longRun(`bulky-${TURNS}`, {
+    task: 'Read every page.',
+    model: 'bulky',
+    workspace: 'bulky',
+    dedupe: 'off',
+    limits: { maxTurns: TURNS, maxBudgetUsd: null },
+    context: { windowTokens: 16_000, strategy: 'elide' },
+  });
 });
 await stack.close();
+
+const commit = execSync('git rev-parse --short HEAD', { cwd: PROJECT_ROOT }).toString().trim();
+mkdirSync(join(PROJECT_ROOT, 'reports'), { recursive: true });
+writeFileSync(
+  join(PROJECT_ROOT, 'reports', 'long-runs.md'),
+  `# Long runs (\`npm run bench:long\`)
+
+Commit ${commit}, ${new Date().toISOString().slice(0, 10)}, 2 cores, dev server with Temporal's default limits
+(continue-as-new suggested at 4 MiB / 4,096 events). Bytes per turn: the encoded history events from one model
+call's scheduling to the next, mean / median over turns 100-199 and the last 100.
+
+| run | turns | executions | largest execution (bytes / events) | under 10 MiB | bytes/turn 100-199 | bytes/turn last 100 | ratio | prompt tokens turn 100 → last | turn cost 100 → last | cost = sum of turns | wall |
+|---|---|---|---|---|---|---|---|---|---|---|---|
+${rows.join('\n')}
+`,
+);

@@ -11,7 +11,7 @@ import { addressOf, isRef } from '../workflows/message-refs';
 import { approveSignal, transcriptQuery } from '../workflows/messages';
 import type { RunResult } from '../workflows/types';
 import { freshWorkspace, marker, useHarness, waitForApproval } from './harness';
-import { modelCallInputs } from './history-bytes';
+import { modelCallInputs } from '../client/history-bytes';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
 
