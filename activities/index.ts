@@ -10,9 +10,15 @@ import { createRunTool, type ToolDeps } from './tools/run-tool';
 export type ActivityDeps = ModelDeps & ToolDeps & { defaults?: Partial<RunDefaults> };
 
 export function createActivities(deps: ActivityDeps) {
+  const callModel = createCallModel(deps);
   return {
     resolveConfig: createResolveConfig({ ...BUILT_IN_DEFAULTS, ...deps.defaults }),
-    callModel: createCallModel(deps),
+    // Inputs with every message whole: histories and in-flight calls from before addresses.
+    callModel,
+    // Inputs with messages by address. A new name, so that during a rolling
+    // deploy a worker that predates addresses never takes such a call (it does
+    // not know the name; Temporal retries the task until a worker that does takes it).
+    callModelByAddress: callModel,
     runTool: createRunTool(deps),
     loadRun,
   };

@@ -58,7 +58,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig 
     },
     providerPort,
     workflowBundlePath: env.WORKFLOW_BUNDLE_PATH || undefined,
-    maxCachedWorkflows: env.WORKER_MAX_CACHED_WORKFLOWS === undefined ? undefined : nonNegativeInt(env, 'WORKER_MAX_CACHED_WORKFLOWS'),
+    maxCachedWorkflows: env.WORKER_MAX_CACHED_WORKFLOWS === undefined || env.WORKER_MAX_CACHED_WORKFLOWS === '' ? undefined : nonNegativeInt(env, 'WORKER_MAX_CACHED_WORKFLOWS'),
     metricsAddress: env.METRICS_PORT && env.METRICS_PORT !== 'off' ? `${env.METRICS_HOST || '127.0.0.1'}:${int(env, 'METRICS_PORT', 9464)}` : null,
     runDefaults: {
       ...(env.AGENT_DEFAULT_MAX_TURNS ? { maxTurns: int(env, 'AGENT_DEFAULT_MAX_TURNS', 0) } : {}),

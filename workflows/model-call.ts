@@ -37,9 +37,9 @@ export async function askModel(
   byAddress: boolean,
   summary: string,
 ): Promise<ModelReply> {
-  const call = (input: CallModelInput) => model.callModel.executeWithOptions({ summary }, [input]);
   const sent = state.messages.slice();
-  if (!byAddress) return call({ ...base, messages: sent, tools });
+  if (!byAddress) return model.callModel.executeWithOptions({ summary }, [{ ...base, messages: sent, tools }]);
+  const call = (input: CallModelInput) => model.callModelByAddress.executeWithOptions({ summary }, [input]);
   const stored = new Set(state.storedRefs ?? []);
   const refs = sent.map(refOf);
   const last = state.promptRefs ?? [];

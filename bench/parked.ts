@@ -1,0 +1,144 @@
+// `npm run bench:parked` (also run by `npm run bench:long`): a fleet of runs
+// parked on approvals. Starts N `destructive` runs (each parks on its delete),
+// measures the worker process's memory once all are parked, then approves
+// every one and measures how long until every decision is taken and until
+// every run has finished. The worker is a separate process (its RSS is read
+// from /proc), with the cache size under test; the dev server runs with the
+// agent-loop settings.
+//   PARKED_RUNS (default 10000), PARKED_CACHE (comma list, default "default,1000")
+import { Connection, Client } from '@temporalio/client';
+import { readFileSync, writeFileSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execSync } from 'node:child_process';
+import { AGENT_LOOP_DYNAMIC_CONFIG, findFreePort, startDevServer } from '../client/dev-server';
+import { dataConverter } from '../client/payload-codec';
+import { startWorkerProcess, type WorkerProcess } from '../client/worker-process';
+import { startProvider } from '../provider/server';
+import { PROJECT_ROOT } from '../worker/config';
+import { approveSignal } from '../workflows/messages';
+import type { AgentInput } from '../workflows/types';
+
+const N = Number(process.env.PARKED_RUNS ?? 10_000);
+const CACHES = (process.env.PARKED_CACHE ?? 'default,1000').split(',');
+const IN_FLIGHT = 200;
+
+/** Resident memory of a process, in MiB (Linux). */
+function rssMiB(pid: number): number {
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+  return kb / 1024;
+}
+
+/** CPU seconds a process has used so far (user + system, Linux). */
+function cpuS(pid: number | undefined): number {
+  if (!pid) return 0;
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+}
+
+/** Runs `fn` over 0..n-1 with at most `width` in flight. */
+async function pool(n: number, width: number, fn: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < n) await fn(next++);
+  }));
+}
+
+async function count(client: Client, query: string): Promise<number> {
+  return (await client.workflow.count(query)).count;
+}
+
+async function until(what: string, probe: () => Promise<boolean>, onTick?: () => void): Promise<void> {
+  const deadline = Date.now() + 30 * 60_000;
+  while (!(await probe())) {
+    onTick?.();
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+interface Row {
+  cache: string;
+  parkS: number;
+  rssParked: number;
+  rssPeak: number;
+  signalsS: number;
+  decidedS: number;
+  doneS: number;
+  /** CPU seconds over the whole fleet: worker process, server, this process (client and scripted provider). */
+  cpu: { worker: number; server: number; bench: number };
+}
+
+async function fleet(cache: string): Promise<Row> {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-parked-'));
+  const server = await startDevServer({ port: await findFreePort(), uiPort: null, dbFile: null, logFile: join(dir, 'server.log'), dynamicConfig: AGENT_LOOP_DYNAMIC_CONFIG });
+  const provider = await startProvider();
+  const client = new Client({ connection: await Connection.connect({ address: server.address }), dataConverter: dataConverter() });
+  const taskQueue = 'parked';
+  let worker: WorkerProcess | null = null;
+  let peak = 0;
+  const sample = () => {
+    if (worker?.child.pid) peak = Math.max(peak, rssMiB(worker.child.pid));
+  };
+  try {
+    worker = await startWorkerProcess({
+      address: server.address,
+      taskQueue,
+      traceDir: join(dir, 'traces'),
+      workspaceRoot: join(dir, 'ws'),
+      llmBaseUrl: provider.url,
+      env: { WORKER_MAX_CACHED_WORKFLOWS: cache === 'default' ? '' : cache, ...(process.env.PARKED_WORKER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.PARKED_WORKER_NODE_OPTIONS } : {}) },
+    });
+    const ticker = setInterval(sample, 200);
+    const cpu0 = process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6;
+    const t0 = performance.now();
+    await pool(N, IN_FLIGHT, async (i) => {
+      const input: AgentInput = { task: 'Clean up the workspace.', model: 'destructive', workspace: `w${i}` };
+      await client.workflow.start('agentRun', { taskQueue, workflowId: `parked-${i}`, args: [input] });
+    });
+    await until('every run parked', async () => (await count(client, 'AgentStatus = "awaiting_approval"')) >= N);
+    const parkS = (performance.now() - t0) / 1000;
+    // Memory settles: give the collector a moment, then read it.
+    await new Promise((r) => setTimeout(r, 3000));
+    const rssParked = rssMiB(worker.child.pid!);
+    sample();
+    const t1 = performance.now();
+    await pool(N, IN_FLIGHT, async (i) => {
+      await client.workflow.getHandle(`parked-${i}`).signal(approveSignal, { callId: 'c2', by: 'bench' });
+    });
+    const signalsS = (performance.now() - t1) / 1000;
+    await until('every decision taken', async () => (await count(client, 'AgentStatus = "awaiting_approval"')) === 0);
+    const decidedS = (performance.now() - t1) / 1000;
+    await until('every run finished', async () => (await count(client, 'ExecutionStatus = "Running"')) === 0);
+    const doneS = (performance.now() - t1) / 1000;
+    clearInterval(ticker);
+    const cpu = { worker: cpuS(worker.child.pid), server: cpuS(server.child?.pid), bench: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6 - cpu0 };
+    const row = { cache, parkS, rssParked, rssPeak: peak, signalsS, decidedS, doneS, cpu };
+    console.log(JSON.stringify(row));
+    return row;
+  } finally {
+    await worker?.kill();
+    await client.connection.close();
+    await provider.close();
+    await server.stop();
+  }
+}
+
+const rows: Row[] = [];
+for (const cache of CACHES) rows.push(await fleet(cache));
+
+const commit = execSync('git rev-parse --short HEAD', { cwd: PROJECT_ROOT }).toString().trim();
+mkdirSync(join(PROJECT_ROOT, 'reports'), { recursive: true });
+writeFileSync(
+  join(PROJECT_ROOT, 'reports', 'parked.md'),
+  `# Runs parked on approvals (\`npm run bench:parked\`)
+
+Commit ${commit}, ${new Date().toISOString().slice(0, 10)}, 2 cores, dev server (agent-loop settings) and scripted
+provider on the same machine, one worker process. ${N} \`destructive\` runs each parked on its delete; then all approved
+(${IN_FLIGHT} signals in flight). RSS: the worker process's resident memory.
+
+| worker cache (maxCachedWorkflows) | all parked after | worker RSS parked | worker RSS peak | signals sent | all decisions taken | all runs finished | CPU s: worker / server / client+provider |
+|---|---|---|---|---|---|---|---|
+${rows.map((r) => `| ${r.cache} | ${r.parkS.toFixed(1)} s | ${r.rssParked.toFixed(0)} MiB | ${r.rssPeak.toFixed(0)} MiB | ${r.signalsS.toFixed(1)} s | ${r.decidedS.toFixed(1)} s | ${r.doneS.toFixed(1)} s | ${r.cpu.worker.toFixed(0)} / ${r.cpu.server.toFixed(0)} / ${r.cpu.bench.toFixed(0)} |`).join('\n')}
+`,
+);

@@ -1,0 +1,36 @@
+// Tool argument checks: the workflow validates with @cfworker/json-schema (an
+// interpreter, light enough for every workflow to hold its own copy). Ajv, the
+// reference, checks here that every schema is valid JSON Schema and that both
+// agree on generated arguments.
+import { Ajv } from 'ajv';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { argumentProblem } from '../workflows/tool-args';
+import { TOOL_SPECS } from '../workflows/tool-catalogue';
+import type { ToolName } from '../workflows/types';
+
+describe('tool schemas', () => {
+  it('every tool schema is a valid JSON Schema', () => {
+    const full = new Ajv({ allErrors: true, strict: true });
+    for (const [name, spec] of Object.entries(TOOL_SPECS)) {
+      expect({ name, valid: full.validateSchema(spec.parameters), errors: full.errors ?? null }).toEqual({ name, valid: true, errors: null });
+    }
+  });
+
+  it('the workflow validator and Ajv agree on every tool, for generated arguments', () => {
+    const full = new Ajv({ allErrors: true, strict: true });
+    const names = Object.keys(TOOL_SPECS) as ToolName[];
+    const checks = new Map(names.map((n) => [n, full.compile(TOOL_SPECS[n].parameters)]));
+    // Mostly near-valid arguments: the keys the tools take, values of any type.
+    const value = fc.oneof(fc.string({ maxLength: 600 }), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(fc.string(), { maxLength: 3 }));
+    const args = fc.dictionary(fc.constantFrom('path', 'question', 'pattern', 'extra', 'mode'), value, { maxKeys: 3 });
+    fc.assert(
+      fc.property(fc.constantFrom(...names), args, (name, a) => {
+        const problem = argumentProblem(name, a);
+        expect(problem === null).toBe(checks.get(name)!(a));
+        if (problem) expect(problem).toMatch(new RegExp(`^invalid arguments for ${name}: `));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
