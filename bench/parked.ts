@@ -87,7 +87,7 @@ async function fleet(cache: string): Promise<Row> {
       traceDir: join(dir, 'traces'),
       workspaceRoot: join(dir, 'ws'),
       llmBaseUrl: provider.url,
-      env: { WORKER_MAX_CACHED_WORKFLOWS: cache === 'default' ? '' : cache, ...(process.env.PARKED_WORKER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.PARKED_WORKER_NODE_OPTIONS } : {}) },
+      env: { WORKER_MAX_CACHED_WORKFLOWS: cache === 'default' ? '' : cache },
     });
     const ticker = setInterval(sample, 200);
     const cpu0 = process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6;
