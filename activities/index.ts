@@ -16,8 +16,8 @@ export function createActivities(deps: ActivityDeps) {
     // Inputs with every message whole: histories and in-flight calls from before addresses.
     callModel,
     // Inputs with messages by address. A new name, so that during a rolling
-    // deploy a worker that predates addresses never takes such a call (it does
-    // not know the name; Temporal retries the task until a worker that does takes it).
+    // deploy a worker that predates addresses never runs such a call: it fails
+    // the attempt (a retryable NotFoundError) and a retry reaches a new worker.
     callModelByAddress: callModel,
     runTool: createRunTool(deps),
     loadRun,
