@@ -35,6 +35,10 @@ export function renderEvent(l: TraceLine, runId: string): string | null {
       return `  (ignored ${String(l.signal)} signal: ${String(l.reason)})`;
     case 'model_request':
       return renderRequest(l);
+    case 'context_elided':
+      return `  ✂ context: ${String(l.elided)} old tool results elided, ${String(l.droppedTurns)} old turns dropped (~${String(l.estimatedTokensBefore)} → ~${String(l.estimatedTokensAfter)} of ${String(l.windowTokens)} tokens)`;
+    case 'context_summarized':
+      return `  ✂ context: the ${String(l.turns)} earliest turns summarized for ${usd(l.summaryCostUsd)} (~${String(l.estimatedTokensBefore)} → ~${String(l.estimatedTokensAfter)} of ${String(l.windowTokens)} tokens)`;
     case 'run_stopped':
       return `stopped: ${String(l.status)} (${String(l.reason)})`;
     default:

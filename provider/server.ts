@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { FaultQueue, isFaultRule, type Fault, type RequestFacts } from './faults';
-import { omittedTurns } from '../workflows/context-window';
+import { omittedTurns, SUMMARY_INSTRUCTION } from '../workflows/context-window';
 import { protocolError } from './protocol';
 import { SCENARIOS, type ScriptedReply } from './scenarios';
 import { countCompletionTokens, countPromptTokens, type WireMessage } from './tokens';
@@ -107,6 +107,10 @@ export async function startProvider(opts: ProviderOptions = {}): Promise<Running
     if (!script) return reply(404, apiError(`The model \`${model}\` does not exist.`, 'model_not_found'));
     const broken = protocolError(messages);
     if (broken) return reply(400, apiError(broken, 'invalid_request_error'));
+    // A harness asking for a summary of old turns (context strategy "summarize").
+    if (messages[0]?.role === 'system' && messages[0].content === SUMMARY_INSTRUCTION) {
+      return reply(200, completion(model, { type: 'answer', content: summaryOf(String(messages[1]?.content ?? '')) }, messages, tools));
+    }
 
     const toolText = messages
       .filter((m) => m.role === 'tool')
@@ -235,6 +239,13 @@ function readBody(req: IncomingMessage): Promise<string> {
  */
 function turnOf(messages: WireMessage[]): number {
   return messages.filter((m) => m.role === 'assistant').length + omittedTurns(messages);
+}
+
+/** A deterministic summary: which calls the folded turns made, and how much their tools returned. */
+function summaryOf(request: string): string {
+  const calls = [...request.matchAll(/called (\w+)\(/g)].map((m) => m[1]);
+  const tools = [...request.matchAll(/^tool \w+ \[[^\]]*\]: /gm)].length;
+  return `Earlier the agent made ${calls.length} tool calls (${[...new Set(calls)].join(', ') || 'none'}) and read ${tools} results, ${request.length} characters in all.`;
 }
 
 const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { elideForWindow, isElided, LOW_WATERMARK, type ContextPolicy } from '../workflows/context-window';
+import { applySummary, elideForWindow, isElided, LOW_WATERMARK, omittedTurns, planSummary, type ContextPolicy } from '../workflows/context-window';
 import { transcriptQuery } from '../workflows/messages';
 import type { ChatMessage, RunResult } from '../workflows/types';
 import { ensureWorkspace } from '../activities/tools/workspace';
@@ -50,6 +50,36 @@ describe('elideForWindow', () => {
         const unprotected = messages.length - keep - (cut.droppedTurns ? 2 : 1);
         if (unprotected > 0) expect(cut.estimatedAfter).toBeLessThanOrEqual(windowTokens * LOW_WATERMARK);
         expect(messages.filter(isElided).length).toBeGreaterThanOrEqual(0);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
+describe('planSummary and applySummary', () => {
+  it('fold whole old turns into one note after the task, keep the recent turns and every kept call with its one result', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 20_000 }), { maxLength: 40 }), fc.integer({ min: 1000, max: 50_000 }), fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 3 }), (sizes, windowTokens, keepRecentTurns, rounds) => {
+        const messages = transcript(sizes);
+        const policy: ContextPolicy = { windowTokens, strategy: 'summarize', keepRecentTurns };
+        let folded = 0;
+        for (let i = 0; i <= rounds; i++) {
+          const before = structuredClone(messages);
+          const plan = planSummary(messages, Math.ceil(JSON.stringify(messages).length / 3), messages.length, policy);
+          if (!plan) continue;
+          expect(plan.turns).toBeGreaterThan(folded);
+          folded = plan.turns;
+          expect(plan.request[1].content).toContain('The turns to summarize');
+          applySummary(messages, plan, `summary ${i}`);
+          expect(messages[0]).toEqual(before[0]);
+          expect(messages[1]).toMatchObject({ role: 'user', content: expect.stringContaining(`summarized the ${plan.turns} earliest turns`) });
+          expect(omittedTurns(messages)).toBe(plan.turns);
+          const keep = 2 * Math.min(keepRecentTurns, sizes.length);
+          if (keep) expect(messages.slice(-keep)).toEqual(before.slice(-keep));
+          const calls = messages.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => c.id) : []));
+          const results = messages.flatMap((m) => (m.role === 'tool' ? [m.tool_call_id] : []));
+          expect(results).toEqual(calls);
+        }
       }),
       { numRuns: RUNS },
     );
@@ -101,5 +131,41 @@ describe('a long run with a context window', () => {
     expect(ratio).toBeGreaterThan(0.8);
     expect(ratio).toBeLessThan(1.2);
     expect(median(perTurn.slice(20))).toBeLessThan(2 * PAGE_CHARS);
+  });
+});
+
+describe('a long run that summarizes', () => {
+  it('40 turns of ~4 KB pages: old turns fold into a summary the model writes, paid from the run, and every prompt stays under the window', async () => {
+    const ws = freshWorkspace();
+    const dir = ensureWorkspace(h.workspaceRoot, ws);
+    for (let i = 0; i < 20; i++) writeFileSync(join(dir, `page${i}.txt`), page(i));
+    const windowTokens = 12_000;
+    const handle = await h.start({ task: 'Read every page.', model: 'bulky', workspace: ws, limits: { maxTurns: 40, maxBudgetUsd: null }, context: { windowTokens, strategy: 'summarize' } });
+    const r = (await handle.result()) as RunResult;
+    expect(r).toMatchObject({ status: 'max_turns_exceeded', turns: 40 });
+    expect(Math.max(...r.promptTokensPerTurn)).toBeLessThan(windowTokens);
+    const lines = h.events(handle.workflowId);
+    const summaries = lines.filter((l) => l.type === 'context_summarized');
+    expect(summaries.length).toBeGreaterThan(1);
+    expect(summaries.every((l) => Number(l.summaryCostUsd) > 0 && Number(l.prompt_tokens) > 0)).toBe(true);
+    // Each summary folds the earlier one in: the count of folded turns only grows.
+    const folded = summaries.map((l) => Number(l.turns));
+    expect(folded).toEqual([...folded].sort((a, b) => a - b));
+    // Honest money: the run's cost is its turns plus its summaries.
+    const turns = lines.filter((l) => l.type === 'turn').reduce((a, l) => a + Number(l.turnCostUsd), 0);
+    const paid = summaries.reduce((a, l) => a + Number(l.summaryCostUsd), 0);
+    expect(r.costUsd).toBeCloseTo(turns + paid, 12);
+    expect(r.usage.promptTokens).toBe(r.promptTokensPerTurn.reduce((a, b) => a + b, 0) + summaries.reduce((a, l) => a + Number(l.prompt_tokens), 0));
+    // The transcript: the task, one summary note, then whole turns, each call with its one result.
+    const messages = await handle.query(transcriptQuery);
+    expect(messages[0]).toMatchObject({ role: 'user', content: 'Read every page.' });
+    expect(messages[1]).toMatchObject({ role: 'user', content: expect.stringContaining(`summarized the ${folded.at(-1)} earliest turns`) });
+    expect(messages[1].content).toContain('Summary: Earlier the agent made');
+    expect(messages.filter((m) => m.role === 'user')).toHaveLength(2);
+    const calls = messages.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => c.id) : []));
+    const results = messages.flatMap((m) => (m.role === 'tool' ? [m.tool_call_id] : []));
+    expect(results).toEqual(calls);
+    // Turn numbering went on through the folds: the last call is the 40th.
+    expect(calls.at(-1)).toBe('c39');
   });
 });

@@ -5,7 +5,7 @@
 import * as wf from '@temporalio/workflow';
 import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { elideForWindow } from './context-window';
+import { applySummary, elideForWindow, planSummary } from './context-window';
 import { MAX_CACHE_CHARS } from './defaults';
 import { loopMetrics, type LoopMetrics } from './metrics';
 import { loopActivities, WAIT_CANCELLATION_PATCH, type LoopActivities } from './activity-options';
@@ -34,6 +34,7 @@ import {
   notRunText,
   parseCall,
   recordChildSpend,
+  recordSummarySpend,
   rememberResult,
   researchChildId,
   stoppedText,
@@ -60,7 +61,7 @@ import {
   AGENT_TURNS,
 } from './search-attributes';
 import { MESSAGE_REFS_PATCH } from './message-refs';
-import { askModel, noteFiled } from './model-call';
+import { askForSummary, askModel, noteFiled, type ModelCallBase } from './model-call';
 import { TOOL_SPECS, toolDefinitions, type OpenAiToolDefinition } from './tool-catalogue';
 import { traceSinks, type TraceEventType } from './trace';
 import type { AgentInput, Interruption, RunConfig, RunResult, RunStatus, RunStatusView, ToolOutcome } from './types';
@@ -220,9 +221,10 @@ class AgentRun {
       if (step.kind === 'stop') return step.exit;
       if (isContinueAsNewDue(this.state.turns - this.turnsAtStart, this.cfg.continueAsNewAtHistoryBytes)) await this.continueAsNew();
 
-      this.fitContextWindow();
+      const overBudget = await this.fitContextWindow();
+      if (overBudget) return overBudget;
       this.showDetails();
-      const base = { runId: this.runId, chainId: this.chainId, traceSeq: this.seq, model: this.cfg.model, ...(this.cfg.debug ? { debug: true } : {}) };
+      const base = this.modelCallBase();
       // The Web UI names each activity: "model turn 3", "read_file errors.log".
       const reply = await askModel(this.activities.model, this.state, this.toolDefs, base, this.patches.messageRefs, `model turn ${this.state.turns + 1}`);
       const exit = takeReply(this.state, reply, this.cfg.pricing);
@@ -244,17 +246,49 @@ class AgentRun {
     }
   }
 
-  /** With a context policy, elides old tool results before a prompt would outgrow the window. */
-  private fitContextWindow(): void {
+  private modelCallBase(): ModelCallBase {
+    return { runId: this.runId, chainId: this.chainId, traceSeq: this.seq, model: this.cfg.model, ...(this.cfg.debug ? { debug: true } : {}) };
+  }
+
+  /**
+   * With a context policy, keeps the next prompt inside the model's window:
+   * elides old tool results, or folds old turns into a summary the model
+   * writes (paid from the budget: the run stops here if that spent it).
+   */
+  private async fitContextWindow(): Promise<Exit | null> {
     const last = this.state.promptTokensPerTurn.at(-1);
     const policy = this.cfg.context;
-    if (policy && last !== undefined) {
-      const cut = elideForWindow(this.state.messages, last, this.state.messagesAtLastCall ?? 0, policy);
+    const since = this.state.messagesAtLastCall ?? 0;
+    let exit: Exit | null = null;
+    if (policy?.strategy === 'summarize' && last !== undefined) {
+      const plan = planSummary(this.state.messages, last, since, policy);
+      if (plan) {
+        const reply = await askForSummary(this.activities.model, plan.request, this.modelCallBase(), plan.turns);
+        const cost = recordSummarySpend(this.state, reply.usage, this.cfg.pricing);
+        applySummary(this.state.messages, plan, reply.message.content ?? '');
+        this.metrics.promptTokens.add(reply.usage.promptTokens);
+        this.metrics.completionTokens.add(reply.usage.completionTokens);
+        this.metrics.costMicroUsd.add(Math.round(cost * 1e6));
+        this.emit('context_summarized', {
+          turns: plan.turns,
+          estimatedTokensBefore: plan.estimatedBefore,
+          estimatedTokensAfter: plan.estimatedAfter,
+          windowTokens: policy.windowTokens,
+          prompt_tokens: reply.usage.promptTokens,
+          completion_tokens: reply.usage.completionTokens,
+          summaryCostUsd: cost,
+          costUsd: this.state.costUsd,
+        });
+        if (isBudgetSpent(this.state, this.cfg)) exit = this.budgetStop();
+      }
+    } else if (policy && last !== undefined) {
+      const cut = elideForWindow(this.state.messages, last, since, policy);
       if (cut) {
         this.emit('context_elided', { elided: cut.elided, droppedTurns: cut.droppedTurns, estimatedTokensBefore: cut.estimatedBefore, estimatedTokensAfter: cut.estimatedAfter, windowTokens: policy.windowTokens });
       }
     }
     this.state.messagesAtLastCall = this.state.messages.length;
+    return exit;
   }
 
   private async continueAsNew(): Promise<never> {

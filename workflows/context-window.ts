@@ -19,7 +19,8 @@ import type { ChatMessage } from './types';
 export interface ContextPolicy {
   /** The model's context window in tokens (prompt and tool definitions included). */
   windowTokens: number;
-  strategy: 'elide';
+  /** elide: stub old tool results, then drop old turns. summarize: fold old turns into a summary written by the model. */
+  strategy: 'elide' | 'summarize';
   /** The most recent turns are never elided. */
   keepRecentTurns: number;
 }
@@ -47,17 +48,94 @@ export interface Elision {
 }
 
 const OMITTED = '[the harness omitted';
+const SUMMARIZED = '[the harness summarized';
 const omittedNote = (turns: number): string =>
   `${OMITTED} the ${turns} earliest turns of this run to stay within the model's context window; their tool results are gone. Call the tools again if you need them.]`;
-const isOmittedNote = (m: ChatMessage): boolean => m.role === 'user' && m.content.startsWith(OMITTED);
+const summaryNote = (turns: number, summary: string): string =>
+  `${SUMMARIZED} the ${turns} earliest turns of this run to stay within the model's context window; their tool results are gone (call the tools again if you need them). Summary: ${summary}]`;
+const isNote = (m: { role: string; content?: unknown }): boolean =>
+  m.role === 'user' && typeof m.content === 'string' && (m.content.startsWith(OMITTED) || m.content.startsWith(SUMMARIZED));
+const isOmittedNote = (m: ChatMessage): boolean => isNote(m);
 
 /**
- * How many turns a transcript's omission note says were dropped (0 without
- * one). The scripted provider reads it too, to keep counting turns.
+ * How many turns a transcript's omission or summary note says were folded
+ * away (0 without one). The scripted provider reads it too, to keep counting turns.
  */
 export function omittedTurns(messages: readonly { role: string; content?: unknown }[]): number {
-  const note = messages.find((m) => m.role === 'user' && typeof m.content === 'string' && m.content.startsWith(OMITTED));
+  const note = messages.find(isNote);
   return Number(/the (\d+) earliest/.exec(String(note?.content ?? ''))?.[1] ?? 0);
+}
+
+/** The instruction of a summary request (the scripted provider recognizes it). */
+export const SUMMARY_INSTRUCTION =
+  'You summarize the earlier part of an agent run for the agent itself. Keep every fact, file name, number and decision it will need; drop pleasantries. Answer with the summary only, in at most 200 words.';
+
+/** Which old turns a summary would fold, and the request that asks the model for it. */
+export interface SummaryPlan {
+  /** Index of the first message folded (the previous note, when there is one). */
+  from: number;
+  /** Index after the last message folded. */
+  to: number;
+  /** Turns folded in all, earlier summaries included. */
+  turns: number;
+  estimatedBefore: number;
+  estimatedAfter: number;
+  /** The summary request: the instruction, then the folded turns as text. */
+  request: ChatMessage[];
+}
+
+/**
+ * When the next prompt would pass the high watermark, the oldest turns (and
+ * the previous summary) to fold into one summary so the prompt falls to the
+ * low watermark; null when it fits, or when only recent turns are left.
+ */
+export function planSummary(messages: readonly ChatMessage[], lastPromptTokens: number, messagesAtLastCall: number, policy: ContextPolicy): SummaryPlan | null {
+  const added = messages.slice(messagesAtLastCall).reduce((n, m) => n + estimateTokens(JSON.stringify(m).length), 0);
+  const estimate = lastPromptTokens + added;
+  if (estimate <= policy.windowTokens * HIGH_WATERMARK) return null;
+  const target = policy.windowTokens * LOW_WATERMARK;
+  const protectedFrom = startOfRecentTurns(messages, policy.keepRecentTurns);
+  const head = startOfTurns(messages);
+  const from = head > 0 && isNote(messages[head - 1]) ? head - 1 : head;
+  let to = head;
+  let after = estimate;
+  let turns = 0;
+  while (after > target && to < protectedFrom) {
+    const end = endOfTurn(messages, to);
+    if (end > protectedFrom) break;
+    after -= messages.slice(to, end).reduce((n, m) => n + estimateTokens(JSON.stringify(m).length), 0);
+    to = end;
+    turns += 1;
+  }
+  if (turns === 0) return null;
+  const folded = messages.slice(from, to).map(asText).join('\n');
+  return {
+    from,
+    to,
+    turns: omittedTurns(messages) + turns,
+    estimatedBefore: estimate,
+    // The note replaces what was folded: a summary of at most ~200 words.
+    estimatedAfter: Math.max(0, Math.round(after + estimateTokens(1600))),
+    request: [
+      { role: 'system', content: SUMMARY_INSTRUCTION },
+      { role: 'user', content: `The run's task: ${messages.find((m) => m.role === 'user')?.content ?? ''}\n\nThe turns to summarize:\n${folded}` },
+    ],
+  };
+}
+
+/** Replaces the folded turns with one note carrying the summary, in place. */
+export function applySummary(messages: ChatMessage[], plan: SummaryPlan, summary: string): void {
+  messages.splice(plan.from, plan.to - plan.from, { role: 'user', content: summaryNote(plan.turns, summary.trim() || '(the model wrote no summary)') });
+}
+
+/** One message as plain text for a summary request. */
+function asText(m: ChatMessage): string {
+  if (m.role === 'assistant') {
+    const calls = (m.tool_calls ?? []).map((c) => `${c.function.name}(${c.function.arguments}) [${c.id}]`).join(', ');
+    return `assistant: ${m.content ?? ''}${calls ? ` called ${calls}` : ''}`;
+  }
+  if (m.role === 'tool') return `tool ${m.name} [${m.tool_call_id}]: ${m.content}`;
+  return `${m.role}: ${m.content}`;
 }
 
 /**

@@ -91,7 +91,7 @@ function contextPolicy(v: unknown): ContextPolicy | null {
   }
   const windowTokens = positiveInt(v.windowTokens, 'context.windowTokens', 10_000_000);
   if (windowTokens < 1000) throw new InputError('context.windowTokens', `must be at least 1000, got ${windowTokens}`);
-  const strategy = oneOf(v.strategy, 'context.strategy', ['elide'] as const, 'elide');
+  const strategy = oneOf(v.strategy, 'context.strategy', ['elide', 'summarize'] as const, 'elide');
   const keep = v.keepRecentTurns === undefined ? 2 : v.keepRecentTurns;
   if (typeof keep !== 'number' || !Number.isInteger(keep) || keep < 0 || keep > 1000) {
     throw new InputError('context.keepRecentTurns', `must be an integer between 0 and 1000, got ${JSON.stringify(keep)}`);

@@ -231,6 +231,15 @@ export function recordSpend(s: LoopState, reply: ModelReply, pricing: Pricing): 
   s.promptTokensPerTurn.push(reply.usage.promptTokens);
 }
 
+/** A summary of old turns (context strategy "summarize"): paid like a turn, but not one. */
+export function recordSummarySpend(s: LoopState, usage: Usage, pricing: Pricing): number {
+  const cost = turnCostUsd(usage, pricing);
+  s.costUsd = addUsd(s.costUsd, cost);
+  s.usage.promptTokens += usage.promptTokens;
+  s.usage.completionTokens += usage.completionTokens;
+  return cost;
+}
+
 /**
  * A reply the transcript cannot hold without breaking the protocol's two rules:
  * a call without an id (its result could not be linked to it) or an id used

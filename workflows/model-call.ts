@@ -65,6 +65,11 @@ export async function askModel(
   return reply;
 }
 
+/** Asks the model for a summary of old turns: the request whole, no tools. */
+export function askForSummary(model: wf.ActivityInterfaceFor<Activities>, request: ChatMessage[], base: ModelCallBase, turns: number): Promise<ModelReply> {
+  return model.callModelByAddress.executeWithOptions({ summary: `summarize the ${turns} earliest turns` }, [{ ...base, messages: request, tools: [] }]);
+}
+
 /** A tool activity filed this message (`ref`): trusted only if it is this exact message's address. */
 export function noteFiled(state: LoopState, message: ChatMessage, ref: string | undefined): void {
   if (ref !== undefined && ref === refOf(message)) (state.storedRefs ??= []).push(ref);

@@ -16,6 +16,7 @@ export type TraceEventType =
   | 'approval_decided'
   | 'signal_ignored'
   | 'context_elided'
+  | 'context_summarized'
   | 'run_stopped';
 
 export interface TraceEvent {

@@ -97,7 +97,7 @@ export interface AgentInput {
    * "strategy": "elide", "keepRecentTurns": 2 }` replaces the oldest tool
    * results with a stub once the next prompt would pass 80 % of the window.
    */
-  context?: { windowTokens: number; strategy?: 'elide'; keepRecentTurns?: number } | null;
+  context?: { windowTokens: number; strategy?: 'elide' | 'summarize'; keepRecentTurns?: number } | null;
   /**
    * The id of a stopped run (turn cap, budget, interrupted) to continue: its
    * transcript and totals carry on, its pending calls are drained first, and
