@@ -9,7 +9,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { TraceLine } from '../activities/trace-file';
-import { approveSignal, statusQuery } from '../workflows/messages';
+import { approveSignal } from '../workflows/messages';
+import { AGENT_AWAITING_CALL } from '../workflows/search-attributes';
 import type { AgentInput, RunResult } from '../workflows/types';
 import { addFault, freshWorkspace, providerRequests, useHarness, waitFor } from './harness';
 import { startWorkerProcess, type WorkerProcess } from './worker-process';
@@ -32,15 +33,20 @@ interface Outcome {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Approves c2 once the run is parked on it, as committed history says (no
- * cache, so queries replay history). Every call is bounded and retried: a
- * query or signal to a run whose worker just died can hang or fail until a new
- * worker answers, and a lost approval would park the run forever.
+ * Approves c2 once the run is parked on it in committed state: the search
+ * attributes that the parking workflow task upserted, as describe reads them
+ * from the server. A status query is not enough: with no cache, it replays
+ * whatever history holds, including an activity result that no workflow task
+ * has processed yet (the worker that took that task was just killed), so it
+ * can say "parked on c2" ahead of the run. A signal sent then lands in the
+ * same activation as that model reply; its handler runs first, finds no call
+ * awaiting, is refused (signal_ignored) and the run parks on c2 for good.
+ * Every call is bounded and retried: a lost approval would park the run forever.
  */
 async function approveWhenParked(handle: Awaited<ReturnType<typeof h.client.workflow.start>>, done: () => boolean, log: string[]) {
   while (!done()) {
-    const s = await Promise.race([handle.query(statusQuery).catch((e: Error) => (log.push(`query: ${e.message}`), null)), sleep(3000).then(() => null)]);
-    if (s?.interruption?.type === 'approval' && s.interruption.callId === 'c2') {
+    const d = await Promise.race([handle.describe().catch((e: Error) => (log.push(`describe: ${e.message}`), null)), sleep(3000).then(() => null)]);
+    if (d?.typedSearchAttributes.get(AGENT_AWAITING_CALL) === 'c2') {
       try {
         await handle.signal(approveSignal, { callId: 'c2', by: 'crash-test' });
         log.push('approved c2');
