@@ -1,5 +1,6 @@
 // A payload codec that gzips large payloads: the transcript-carrying ones
-// (each model call's input, the continue-as-new input, big query answers).
+// (the continue-as-new input, big query answers, a model call's input when its
+// prompt travels whole: older runs, a message-store miss).
 // Small payloads — workflow input, results, signals, updates, most queries —
 // pass through untouched, so ops read them as plain JSON in the `temporal` CLI
 // and the Web UI; `npm run codec-server` lets both show the compressed rest.

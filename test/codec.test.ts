@@ -60,10 +60,12 @@ describe('payload codec', () => {
     const ws = freshWorkspace();
     const dir = join(h.workspaceRoot, ws);
     mkdirSync(dir, { recursive: true });
-    // Twenty pages of ~4 KB: after a dozen turns each model call's input is well over 32 KiB.
+    // Twenty pages of ~4 KB, and a continue-as-new after ~10 turns: the state it
+    // carries (the transcript) is well over 32 KiB. (Model calls send the prompt by
+    // address, so their inputs stay small.)
     for (let i = 0; i < 20; i++) writeFileSync(join(dir, `page${i}.txt`), `page ${i} `.repeat(500));
     for (const f of ['errors.log', 'access.log', 'notes.txt']) writeFileSync(join(dir, f), '');
-    const handle = await h.start({ task: 'Read every page.', model: 'bulky', workspace: ws, limits: { maxTurns: 12, maxBudgetUsd: null } });
+    const handle = await h.start({ task: 'Read every page.', model: 'bulky', workspace: ws, limits: { maxTurns: 12, maxBudgetUsd: null }, continueAsNewAtHistoryBytes: 50_000 });
     const r = (await handle.result()) as RunResult;
     expect(r).toMatchObject({ status: 'max_turns_exceeded', turns: 12 });
 
