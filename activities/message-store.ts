@@ -42,6 +42,16 @@ export class MessageStore {
     return ref;
   }
 
+  /**
+   * Files a JSON text without waiting: its address now, the write in the
+   * background. `written` never fails: a text the store could not take only
+   * costs a later prompt carrying it whole.
+   */
+  file(json: string): { ref: string; written: Promise<void> } {
+    const ref = addressOf(json);
+    return { ref, written: this.known.has(ref) ? Promise.resolve() : this.put(json).then(() => undefined, () => undefined) };
+  }
+
   /** The JSON text filed under `ref`, or null when it is missing or does not match its address. */
   async get(ref: string): Promise<string | null> {
     const hit = this.known.get(ref);
@@ -82,7 +92,7 @@ export class MessageStore {
 export async function resolvePrompt(
   store: MessageStore,
   input: { prefix?: { ref: string; count: number }; messages: readonly WireMessage[]; tools?: OpenAiToolDefinition[]; toolsRef?: string },
-): Promise<{ messages: ChatMessage[]; tools: OpenAiToolDefinition[] }> {
+): Promise<{ messages: ChatMessage[]; tools: OpenAiToolDefinition[]; filed: Promise<void> }> {
   const missing: string[] = [];
   let head: WireMessage[] = [];
   if (input.prefix) {
@@ -92,10 +102,16 @@ export async function resolvePrompt(
     else missing.push(input.prefix.ref);
   }
   const refs: string[] = [];
+  const writes: Promise<void>[] = [];
+  const file = (json: string): string => {
+    const { ref, written } = store.file(json);
+    writes.push(written);
+    return ref;
+  };
   const messages = await Promise.all(
     [...head, ...input.messages].map(async (m, i) => {
       if (!isRef(m)) {
-        refs[i] = await store.put(JSON.stringify(m));
+        refs[i] = file(JSON.stringify(m));
         return m;
       }
       refs[i] = m.ref;
@@ -105,7 +121,7 @@ export async function resolvePrompt(
     }),
   );
   let tools = input.tools;
-  if (tools) await store.put(JSON.stringify(tools));
+  if (tools) file(JSON.stringify(tools));
   else if (input.toolsRef) {
     const json = await store.get(input.toolsRef);
     if (json === null) missing.push(input.toolsRef);
@@ -119,6 +135,7 @@ export async function resolvePrompt(
       details: [{ missing }],
     });
   }
-  await store.put(JSON.stringify(refs));
-  return { messages: messages as ChatMessage[], tools: tools ?? [] };
+  file(JSON.stringify(refs));
+  // The writes go on while the model answers; the caller awaits them before it returns.
+  return { messages: messages as ChatMessage[], tools: tools ?? [], filed: Promise.all(writes).then(() => undefined) };
 }

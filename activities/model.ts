@@ -71,8 +71,11 @@ export function createCallModel(deps: ModelDeps) {
       deps.trace.write(input.runId, input.chainId, { seq: input.traceSeq, type: 'model_retry', attempt, step: 0, model: input.model });
     }
     try {
-      const prompt = await resolvePrompt(deps.messageStore, input);
-      return await callWith({ ...input, ...prompt }, activity);
+      const { filed, ...prompt } = await resolvePrompt(deps.messageStore, input);
+      const reply = await callWith({ ...input, ...prompt }, activity);
+      // Filed before the workflow hears of the reply, so the next turn can send them by address.
+      await Promise.all([filed, deps.messageStore.file(JSON.stringify(reply.message)).written]);
+      return reply;
     } catch (err) {
       if (!activity.cancellationSignal.aborted) {
         const failure = err instanceof ApplicationFailure ? err : null;
@@ -104,10 +107,7 @@ export function createCallModel(deps: ModelDeps) {
         messages: input.messages.map((m, i) => ({ n: i + 1, ...m })),
       });
     }
-    const reply = await callOnce(input, activity);
-    // Filed now, so the next turn's prompt can send the reply by address.
-    await deps.messageStore.put(JSON.stringify(reply.message));
-    return reply;
+    return callOnce(input, activity);
   }
 
   async function callOnce(input: Prompt, activity: Context): Promise<ModelReply> {
