@@ -2,12 +2,16 @@
 // the store already has as references and only the new ones whole; the store
 // is a cache the run never depends on.
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addressOf, isRef } from '../workflows/message-refs';
+import type { ApplicationFailure } from '@temporalio/common';
+import { MessageStore, resolvePrompt } from '../activities/message-store';
+import { addressOf, isRef, MESSAGE_STORE_MISS, noteFiled, promptByAddress, rememberPrompt, type StoreKnowledge } from '../workflows/message-refs';
+import { toolDefinitions } from '../workflows/tool-catalogue';
+import type { ChatMessage } from '../workflows/types';
 import { approveSignal, transcriptQuery } from '../workflows/messages';
 import type { RunResult } from '../workflows/types';
 import { freshWorkspace, marker, useHarness, waitForApproval } from './harness';
@@ -26,6 +30,65 @@ describe('addresses', () => {
     );
     // Lengths on every side of a 64-byte block and of base64's 3-byte groups.
     for (let n = 0; n < 130; n++) expect(addressOf('é'.repeat(n))).toBe(node('é'.repeat(n)));
+  });
+});
+
+describe('the prompt by address, whatever the store loses', () => {
+  it('the model is sent exactly the transcript: by address, or after a miss whole; and a store that lost nothing never misses', async () => {
+    const tools = toolDefinitions(['list_files', 'read_file']);
+    const text = fc.string({ maxLength: 40 });
+    const step = fc.record({
+      add: fc.array(text, { minLength: 1, maxLength: 3 }),
+      fileTool: fc.boolean(),
+      elide: fc.option(fc.nat()),
+      loss: fc.constantFrom('none', 'none', 'wipe', 'other host', 'one file'),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 8 }), fc.nat(), async (steps, seed) => {
+        const dir = mkdtempSync(join(tmpdir(), 'store-prop-'));
+        let store = new MessageStore(dir);
+        const messages: ChatMessage[] = [{ role: 'user', content: 'the task' }];
+        const known: StoreKnowledge = {};
+        for (const [i, st] of steps.entries()) {
+          for (const [j, t] of st.add.entries()) messages.push({ role: 'tool', tool_call_id: `c${i}-${j}`, name: 'read_file', content: t });
+          if (st.fileTool) {
+            // A tool activity filed its result: the workflow trusts the address it checks.
+            const last = messages[messages.length - 1];
+            const { ref, written } = store.file(JSON.stringify(last));
+            await written;
+            noteFiled(known, last, ref);
+          }
+          if (st.elide !== null) {
+            const k = 1 + (st.elide % (messages.length - 1));
+            messages[k] = { ...messages[k], content: `[elided ${k}]` } as ChatMessage;
+          }
+          if (st.loss === 'wipe') rmSync(dir, { recursive: true, force: true });
+          if (st.loss === 'one file') {
+            const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((f) => f.isFile());
+            if (files.length) rmSync(join(files[seed % files.length].parentPath, files[seed % files.length].name));
+          }
+          // A lost folder or another host: a process that never saw the texts.
+          if (st.loss !== 'none') store = new MessageStore(st.loss === 'other host' ? mkdtempSync(join(tmpdir(), 'store-host-')) : dir);
+          const sent = messages.slice();
+          let got;
+          try {
+            got = await resolvePrompt(store, promptByAddress(sent, tools, known));
+          } catch (err) {
+            expect((err as ApplicationFailure).type).toBe(MESSAGE_STORE_MISS);
+            expect(st.loss).not.toBe('none');
+            got = await resolvePrompt(store, { messages: sent, tools });
+          }
+          await got.filed;
+          expect(got.messages).toEqual(sent);
+          expect(got.tools).toEqual(tools);
+          const reply: ChatMessage = { role: 'assistant', content: `reply ${i}` };
+          await store.file(JSON.stringify(reply)).written;
+          rememberPrompt(known, sent, tools, reply);
+          messages.push(reply);
+        }
+      }),
+      { numRuns: Math.min(RUNS, 150) },
+    );
   });
 });
 

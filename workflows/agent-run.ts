@@ -60,8 +60,8 @@ import {
   AGENT_STATUS,
   AGENT_TURNS,
 } from './search-attributes';
-import { MESSAGE_REFS_PATCH } from './message-refs';
-import { askForSummary, askModel, noteFiled, type ModelCallBase } from './model-call';
+import { MESSAGE_REFS_PATCH, noteFiled } from './message-refs';
+import { askForSummary, askModel, type ModelCallBase } from './model-call';
 import { TOOL_SPECS, toolDefinitions, type OpenAiToolDefinition } from './tool-catalogue';
 import { traceSinks, type TraceEventType } from './trace';
 import type { AgentInput, Interruption, RunConfig, RunResult, RunStatus, RunStatusView, ToolOutcome } from './types';

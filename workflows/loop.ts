@@ -3,6 +3,7 @@
 // transcript says about a failed or declined call. workflows/agent-run.ts wires
 // these to activities and signals; test/loop.test.ts checks them in microseconds.
 import { MAX_TRANSCRIPT_CHARS, RESEARCH_LIMITS } from './defaults';
+import type { StoreKnowledge } from './message-refs';
 import { argumentProblem } from './tool-args';
 import { TOOL_SPECS, isToolName } from './tool-catalogue';
 import type {
@@ -22,8 +23,8 @@ import type {
   Usage,
 } from './types';
 
-/** Everything the loop knows. Plain JSON so it can cross continue-as-new. */
-export interface LoopState {
+/** Everything the loop knows. Plain JSON so it can cross continue-as-new. (StoreKnowledge: what the message store holds.) */
+export interface LoopState extends StoreKnowledge {
   messages: ChatMessage[];
   turns: number;
   toolRuns: number;
@@ -36,10 +37,6 @@ export interface LoopState {
   children?: ChildSpend;
   /** How many messages the last model request carried (its measured size is the last promptTokensPerTurn). */
   messagesAtLastCall?: number;
-  /** Store addresses known to be in the message store: the last prompt, its tool list and reply, tool results filed since. */
-  storedRefs?: string[];
-  /** The last prompt's message addresses, in order: the store holds this list too, so the next prompt can start with it. */
-  promptRefs?: string[];
 }
 
 export const noChildren = (): ChildSpend => ({ runs: 0, costUsd: 0, usage: { promptTokens: 0, completionTokens: 0 } });

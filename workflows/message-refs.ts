@@ -11,6 +11,7 @@
 // (see MESSAGE_STORE_MISS), never a lost message.
 import { sha256 } from '@noble/hashes/sha2.js';
 import { utf8ToBytes } from '@noble/hashes/utils.js';
+import type { OpenAiToolDefinition } from './tool-catalogue';
 import type { ChatMessage } from './types';
 
 /** A message the store holds, by address. */
@@ -64,4 +65,53 @@ export function wireMessages(messages: readonly ChatMessage[], stored: ReadonlyS
     const ref = refOf(m);
     return stored.has(ref) ? { ref } : m;
   });
+}
+
+/** The address of a prompt's list of message addresses, as the model activity files it. */
+export const promptAddress = (refs: readonly string[]): string => addressOf(JSON.stringify(refs));
+
+/** What the workflow knows the store holds (kept in the loop's state). */
+export interface StoreKnowledge {
+  /** Addresses known to be filed: the last prompt, its tool list and reply, tool results filed since. */
+  storedRefs?: string[];
+  /** The last prompt's message addresses, in order (the store holds this list too). */
+  promptRefs?: string[];
+}
+
+/** A model call's prompt as it travels. */
+export interface PromptByAddress {
+  /** The last prompt's messages, by the address of their list: this prompt starts with them. */
+  prefix?: { ref: string; count: number };
+  messages: WireMessage[];
+  tools?: OpenAiToolDefinition[];
+  toolsRef?: string;
+}
+
+/**
+ * The prompt by address: the last prompt as one address when it is still this
+ * prompt's beginning, then each message by address when known filed, whole
+ * otherwise; the tool list likewise.
+ */
+export function promptByAddress(messages: readonly ChatMessage[], tools: OpenAiToolDefinition[], known: StoreKnowledge): PromptByAddress {
+  const stored = new Set(known.storedRefs ?? []);
+  const refs = messages.map(refOf);
+  const last = known.promptRefs ?? [];
+  const continues = last.length > 0 && last.length <= refs.length && last.every((r, i) => refs[i] === r);
+  const toolsRef = refOf(tools);
+  return {
+    ...(continues ? { prefix: { ref: promptAddress(last), count: last.length } } : {}),
+    messages: wireMessages(continues ? messages.slice(last.length) : messages, stored),
+    ...(stored.has(toolsRef) ? { toolsRef } : { tools }),
+  };
+}
+
+/** After a reply: the store now holds the prompt (each message and the list), the tool list and the reply. */
+export function rememberPrompt(known: StoreKnowledge, messages: readonly ChatMessage[], tools: OpenAiToolDefinition[], reply: ChatMessage): void {
+  known.promptRefs = messages.map(refOf);
+  known.storedRefs = [...known.promptRefs, refOf(tools), refOf(reply)];
+}
+
+/** A tool activity filed this message (`ref`): trusted only if it is this exact message's address. */
+export function noteFiled(known: StoreKnowledge, message: ChatMessage, ref: string | undefined): void {
+  if (ref !== undefined && ref === refOf(message)) (known.storedRefs ??= []).push(ref);
 }

@@ -11,7 +11,7 @@ import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { CallModelInput } from '../activities/model';
 import type { LoopState } from './loop';
-import { addressOf, MESSAGE_STORE_MISS, refOf, wireMessages } from './message-refs';
+import { MESSAGE_STORE_MISS, promptByAddress, rememberPrompt } from './message-refs';
 import type { OpenAiToolDefinition } from './tool-catalogue';
 import type { ChatMessage, ModelReply } from './types';
 
@@ -20,14 +20,10 @@ export type ModelCallBase = Omit<CallModelInput, 'messages' | 'tools' | 'toolsRe
 const isStoreMiss = (err: unknown): boolean =>
   err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === MESSAGE_STORE_MISS;
 
-/** The address of a prompt's list of message addresses, as the model activity files it. */
-export const promptAddress = (refs: readonly string[]): string => addressOf(JSON.stringify(refs));
-
 /**
  * Calls the model on the state's transcript. `byAddress` false sends it all
  * inline, as histories recorded before addresses did. After a reply, the
- * state remembers what the store now holds: the prompt (each message and the
- * list), the tool list and the reply.
+ * state remembers what the store now holds.
  */
 export async function askModel(
   model: wf.ActivityInterfaceFor<Activities>,
@@ -40,37 +36,20 @@ export async function askModel(
   const sent = state.messages.slice();
   if (!byAddress) return model.callModel.executeWithOptions({ summary }, [{ ...base, messages: sent, tools }]);
   const call = (input: CallModelInput) => model.callModelByAddress.executeWithOptions({ summary }, [input]);
-  const stored = new Set(state.storedRefs ?? []);
-  const refs = sent.map(refOf);
-  const last = state.promptRefs ?? [];
-  // The last prompt is still this one's beginning: send it as one address.
-  const continues = last.length > 0 && last.length <= refs.length && last.every((r, i) => refs[i] === r);
-  const toolsRef = refOf(tools);
   let reply: ModelReply;
   try {
-    reply = await call({
-      ...base,
-      ...(continues ? { prefix: { ref: promptAddress(last), count: last.length } } : {}),
-      messages: wireMessages(continues ? sent.slice(last.length) : sent, stored),
-      ...(stored.has(toolsRef) ? { toolsRef } : { tools }),
-    });
+    reply = await call({ ...base, ...promptByAddress(sent, tools, state) });
   } catch (err) {
     if (!isStoreMiss(err)) throw err;
     // This worker's store lacks some of them (wiped, or a host without the
     // shared folder): the state has every message, so send them whole.
     reply = await call({ ...base, messages: sent, tools });
   }
-  state.promptRefs = refs;
-  state.storedRefs = [...refs, toolsRef, refOf(reply.message)];
+  rememberPrompt(state, sent, tools, reply.message);
   return reply;
 }
 
 /** Asks the model for a summary of old turns: the request whole, no tools. */
 export function askForSummary(model: wf.ActivityInterfaceFor<Activities>, request: ChatMessage[], base: ModelCallBase, turns: number): Promise<ModelReply> {
   return model.callModelByAddress.executeWithOptions({ summary: `summarize the ${turns} earliest turns` }, [{ ...base, messages: request, tools: [] }]);
-}
-
-/** A tool activity filed this message (`ref`): trusted only if it is this exact message's address. */
-export function noteFiled(state: LoopState, message: ChatMessage, ref: string | undefined): void {
-  if (ref !== undefined && ref === refOf(message)) (state.storedRefs ??= []).push(ref);
 }
