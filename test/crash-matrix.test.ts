@@ -59,17 +59,17 @@ async function approveWhenParked(handle: Awaited<ReturnType<typeof h.client.work
   }
 }
 
-/** The run's result, or after `ms` an error telling where it stands: history, trace, approver and worker logs. */
-async function resultWithin(handle: WorkflowHandle, ms: number, report: () => Promise<string>): Promise<RunResult> {
+/** `p`'s value, or after `ms` an error saying what did not happen and where the run stands. */
+async function within<T>(what: string, p: Promise<T>, ms: number, report: () => Promise<string>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), ms)));
   try {
-    const r = await Promise.race([handle.result() as Promise<RunResult>, late]);
+    const r = await Promise.race([p, late]);
     if (r !== 'late') return r;
   } finally {
     clearTimeout(timer);
   }
-  throw new Error(`no result after ${ms} ms\n${await report()}`);
+  throw new Error(`${what}: nothing after ${ms} ms\n${await report()}`);
 }
 
 /** The step the running activity last heartbeated, as the server holds it (0 when none). */
@@ -108,6 +108,19 @@ async function runCase(scenario: Scenario, kill: Kill): Promise<Outcome> {
   const approver = scenario === 'destructive' ? approveWhenParked(handle, () => finished, approverLog) : Promise.resolve();
   const trace = () => h.trace(handle.workflowId);
   let second: WorkerProcess | null = null;
+  /** Where the run stands: for a case that gets stuck. */
+  const report = async () => {
+    const events = (await handle.fetchHistory()).events ?? [];
+    const types = events.map((e) => `${e.eventId} ${String(e.eventType)}`);
+    return [
+      `kill: ${JSON.stringify(kill)}; workflow ${handle.workflowId}`,
+      `history (last 30): ${types.slice(-30).join(', ')}`,
+      `trace: ${trace().map((l) => `${l.seq}:${l.type}`).join(' ')}`,
+      `approver: ${approverLog.join(' | ')}`,
+      `first worker:\n${first.output().slice(-3000)}`,
+      `second worker:\n${second?.output().slice(-3000) ?? '(none)'}`,
+    ].join('\n');
+  };
   try {
     if (kill) {
       if ('afterSeq' in kill) {
@@ -119,22 +132,12 @@ async function runCase(scenario: Scenario, kill: Kill): Promise<Outcome> {
         // The server has the step (a heartbeat past the throttle), so a retry can resume after it.
         await waitFor('a heartbeat at step 2 on the server', async () => (await heartbeatStep(handle)) >= 2);
       }
-      if ('mid' in kill && kill.mid === 'delete') await first.exited; // it kills itself mid-delete
+      // It kills itself mid-delete (if the delete never runs, say so rather than wait forever).
+      if ('mid' in kill && kill.mid === 'delete') await within('the first worker dying mid-delete', first.exited, 240_000, report);
       else await first.kill();
       second = await startWorkerProcess(common);
     }
-    const result = await resultWithin(handle, 240_000, async () => {
-      const events = (await handle.fetchHistory()).events ?? [];
-      const types = events.map((e) => `${e.eventId} ${String(e.eventType)}`);
-      return [
-        `kill: ${JSON.stringify(kill)}; workflow ${handle.workflowId}`,
-        `history (last 30): ${types.slice(-30).join(', ')}`,
-        `trace: ${trace().map((l) => `${l.seq}:${l.type}`).join(' ')}`,
-        `approver: ${approverLog.join(' | ')}`,
-        `first worker:\n${first.output().slice(-3000)}`,
-        `second worker:\n${second?.output().slice(-3000) ?? '(none)'}`,
-      ].join('\n');
-    });
+    const result = await within('the run\'s result', handle.result() as Promise<RunResult>, 240_000, report);
     finished = true;
     await approver;
     // The result can reach us before the worker's sink writes the last line.
