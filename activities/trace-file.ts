@@ -106,8 +106,15 @@ export function readTraceFile(f: string): TraceLine[] {
   return lines.map((l, i) => ({ l, i })).sort((a, b) => rank(a.l) - rank(b.l) || a.i - b.i).map(({ l }) => l);
 }
 
+/** Trace files whose lines the writer keeps in memory (the most recently written); others are read again when written. */
+const KNOWN_FILES = 256;
+
 export class TraceWriter {
-  /** file -> each key in the file with its content (sans ts), and the file size they were read at. */
+  /**
+   * file -> each key in the file with its content (sans ts), and the file size
+   * they were read at. Bounded: a worker that lives for weeks writes the traces
+   * of many thousands of runs.
+   */
   private readonly known = new Map<string, { lines: Map<string, string>; size: number }>();
 
   constructor(readonly dir: string) {
@@ -144,8 +151,20 @@ export class TraceWriter {
       appendFileSync(file, full + '\n');
     }
     lines.set(key, content);
-    this.known.set(file, { lines, size: statSync(file).size });
+    this.remember(file, lines, statSync(file).size);
     return prior === undefined ? 'appended' : 'replaced';
+  }
+
+  /** Keeps a file's lines as the most recent, and forgets the least recently written past KNOWN_FILES. */
+  private remember(file: string, lines: Map<string, string>, size: number): void {
+    this.known.delete(file);
+    this.known.set(file, { lines, size });
+    if (this.known.size > KNOWN_FILES) this.known.delete(this.known.keys().next().value as string);
+  }
+
+  /** How many trace files the writer holds in memory (for the test of its bound). */
+  get filesInMemory(): number {
+    return this.known.size;
   }
 
   private linesFor(file: string): Map<string, string> {
@@ -154,7 +173,7 @@ export class TraceWriter {
     // Another process may have written since: re-read when the size moved.
     if (cached && cached.size === size) return cached.lines;
     const lines = new Map(readTraceFile(file).map(({ ts: _ts, ...rest }) => [lineKey(rest as TraceLine), JSON.stringify(rest)] as const));
-    this.known.set(file, { lines, size });
+    this.remember(file, lines, size);
     return lines;
   }
 }

@@ -33,6 +33,17 @@ describe('TraceWriter', () => {
     expect(lines.every((l) => l.runId === 'r/1' && typeof l.ts === 'string')).toBe(true);
   });
 
+  it('holds at most 256 files in memory, and a forgotten file still drops what it has', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'trace-bound-'));
+    const w = new TraceWriter(dir);
+    for (let i = 0; i < 600; i++) w.write(`run-${i}`, 'c', { seq: 1, type: 'run_started' });
+    expect(w.filesInMemory).toBe(256);
+    // run-0 was forgotten long ago: its file is read again, the duplicate dropped.
+    expect(w.write('run-0', 'c', { seq: 1, type: 'run_started' })).toBe('duplicate');
+    expect(w.write('run-0', 'c', { seq: 2, type: 'run_stopped' })).toBe('appended');
+    expect(readTrace(dir, 'run-0', 'c').map((l) => l.seq)).toEqual([1, 2]);
+  });
+
   it('a replayed event only fills a missing line, never replaces one, and is read in its place', () => {
     const dir = mkdtempSync(join(tmpdir(), 'trace-replay-'));
     const w = new TraceWriter(dir);
