@@ -15,7 +15,7 @@ import type { ChatMessage } from '../workflows/types';
 
 const addressOf = (json: string): string => createHash('sha256').update(json).digest('base64url');
 const ADDRESS = /^[A-Za-z0-9_-]{43}$/;
-const MEMORY_CHARS = 32 * 1024 * 1024;
+const MEMORY_CHARS = 16 * 1024 * 1024;
 
 export class MessageStore {
   /** Addresses this process wrote or read recently: no file system call for them again. */
