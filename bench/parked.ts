@@ -5,7 +5,9 @@
 // every run has finished. The worker is a separate process (its RSS is read
 // from /proc), with the cache size under test; the dev server runs with the
 // agent-loop settings.
-//   PARKED_RUNS (default 10000), PARKED_CACHE (comma list, default "default,1000")
+//   PARKED_RUNS (default 10000), PARKED_CACHE (comma list, default "default,1000"),
+//   PARKED_HEAP_MB (the worker's --max-old-space-size; default: Node's),
+//   PARKED_REPORT (default reports/parked.md)
 import { Connection, Client } from '@temporalio/client';
 import { readFileSync, writeFileSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -87,7 +89,10 @@ async function fleet(cache: string): Promise<Row> {
       traceDir: join(dir, 'traces'),
       workspaceRoot: join(dir, 'ws'),
       llmBaseUrl: provider.url,
-      env: { WORKER_MAX_CACHED_WORKFLOWS: cache === 'default' ? '' : cache },
+      env: {
+        WORKER_MAX_CACHED_WORKFLOWS: cache === 'default' ? '' : cache,
+        ...(process.env.PARKED_HEAP_MB ? { NODE_OPTIONS: `--max-old-space-size=${process.env.PARKED_HEAP_MB}` } : {}),
+      },
     });
     const ticker = setInterval(sample, 200);
     const cpu0 = process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6;
@@ -130,14 +135,14 @@ for (const cache of CACHES) rows.push(await fleet(cache));
 const commit = execSync('git rev-parse --short HEAD', { cwd: PROJECT_ROOT }).toString().trim();
 mkdirSync(join(PROJECT_ROOT, 'reports'), { recursive: true });
 writeFileSync(
-  join(PROJECT_ROOT, 'reports', 'parked.md'),
+  process.env.PARKED_REPORT ?? join(PROJECT_ROOT, 'reports', 'parked.md'),
   `# Runs parked on approvals (\`npm run bench:parked\`)
 
 Commit ${commit}, ${new Date().toISOString().slice(0, 10)}, 2 cores, dev server (agent-loop settings) and scripted
 provider on the same machine, one worker process. ${N} \`destructive\` runs each parked on its delete; then all approved
 (${IN_FLIGHT} signals in flight). RSS: the worker process's resident memory.
 
-| worker cache (maxCachedWorkflows) | all parked after | worker RSS parked | worker RSS peak | signals sent | all decisions taken | all runs finished | CPU s: worker / server / client+provider |
+| worker cache (maxCachedWorkflows)${process.env.PARKED_HEAP_MB ? `, heap cap ${process.env.PARKED_HEAP_MB} MB` : ''} | all parked after | worker RSS parked | worker RSS peak | signals sent | all decisions taken | all runs finished | CPU s: worker / server / client+provider |
 |---|---|---|---|---|---|---|---|
 ${rows.map((r) => `| ${r.cache} | ${r.parkS.toFixed(1)} s | ${r.rssParked.toFixed(0)} MiB | ${r.rssPeak.toFixed(0)} MiB | ${r.signalsS.toFixed(1)} s | ${r.decidedS.toFixed(1)} s | ${r.doneS.toFixed(1)} s | ${r.cpu.worker.toFixed(0)} / ${r.cpu.server.toFixed(0)} / ${r.cpu.bench.toFixed(0)} |`).join('\n')}
 `,
