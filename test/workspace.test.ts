@@ -1,10 +1,12 @@
 // Every path a tool touches stays inside the run's workspace, on real files.
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ToolError } from '../activities/tools/tool-error';
-import { assertReadable, ensureWorkspace, resolveInside } from '../activities/tools/workspace';
+import { assertReadable, ensureWorkspace, resolveInside, SEED_FILES } from '../activities/tools/workspace';
+import { PROJECT_ROOT } from '../worker/config';
 
 const base = mkdtempSync(join(tmpdir(), 'ws-unit-'));
 const root = ensureWorkspace(base, 'w');
@@ -23,6 +25,21 @@ const refused = (rel: string) => {
     return (err as ToolError).message;
   }
 };
+
+describe('ensureWorkspace', () => {
+  it('a process killed while seeding leaves no half-seeded workspace: the next one seeds it whole', () => {
+    const at = mkdtempSync(join(tmpdir(), 'ws-crash-'));
+    // Dies with SIGKILL after the first seed file, as a worker did in the crash matrix.
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '-e', `import('./activities/tools/workspace.ts').then((m) => m.ensureWorkspace(${JSON.stringify(at)}, 'w'))`], {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, AGENT_CRASH_AT: 'workspace:seeding' },
+    });
+    expect(child.signal).toBe('SIGKILL');
+    expect(existsSync(join(at, 'w'))).toBe(false);
+    const dir = ensureWorkspace(at, 'w');
+    expect(readdirSync(dir).sort()).toEqual(Object.keys(SEED_FILES).sort());
+  });
+});
 
 describe('resolveInside', () => {
   it('seeds a new workspace with the three files', () => {

@@ -1,7 +1,9 @@
 // Confines every path a tool touches to the run's workspace folder, and seeds
 // a new workspace with the chapter's three files.
-import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { crashPoint } from './crash-point';
 import { ToolError } from './tool-error';
 
 export const SEED_FILES: Record<string, string> = {
@@ -21,12 +23,29 @@ export const SEED_FILES: Record<string, string> = {
   'notes.txt': 'Remember to rotate your logs.\n',
 };
 
-/** Creates the workspace with the seed files the first time a run uses it. */
+/**
+ * Creates the workspace with the seed files the first time a run uses it.
+ * Seeded aside and renamed into place: a worker killed halfway (the crash
+ * matrix did it) must not leave a workspace that exists but lacks files, which
+ * every later attempt would then take as seeded.
+ */
 export function ensureWorkspace(root: string, name: string): string {
   const dir = join(root, name);
   if (!existsSync(dir)) {
-    mkdirSync(dir, { recursive: true });
-    for (const [file, text] of Object.entries(SEED_FILES)) writeFileSync(join(dir, file), text);
+    mkdirSync(root, { recursive: true });
+    const aside = join(root, `.seeding-${name}-${randomUUID()}`);
+    mkdirSync(aside);
+    for (const [file, text] of Object.entries(SEED_FILES)) {
+      writeFileSync(join(aside, file), text);
+      crashPoint('workspace:seeding');
+    }
+    try {
+      renameSync(aside, dir);
+    } catch (err) {
+      // Another process seeded it first: theirs stands.
+      rmSync(aside, { recursive: true, force: true });
+      if (!existsSync(dir)) throw err;
+    }
   }
   return realpathSync(dir);
 }
