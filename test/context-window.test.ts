@@ -168,4 +168,27 @@ describe('a long run that summarizes', () => {
     // Turn numbering went on through the folds: the last call is the 40th.
     expect(calls.at(-1)).toBe('c39');
   });
+
+  it('a summary that spends the budget stops the run right there, before another turn', async () => {
+    const ws = freshWorkspace();
+    const dir = ensureWorkspace(h.workspaceRoot, ws);
+    for (let i = 0; i < 20; i++) writeFileSync(join(dir, `page${i}.txt`), page(i));
+    const input = { task: 'Read every page.', model: 'bulky', workspace: ws, context: { windowTokens: 12_000, strategy: 'summarize' as const } };
+    // A first run shows where the first summary falls and what it costs (the scripted provider is deterministic).
+    const probe = await h.start({ ...input, limits: { maxTurns: 40, maxBudgetUsd: null } });
+    await probe.result();
+    const first = h.events(probe.workflowId).find((l) => l.type === 'context_summarized')!;
+    const before = Number(first.costUsd) - Number(first.summaryCostUsd);
+    // A budget the summary itself crosses.
+    const handle = await h.start({ ...input, limits: { maxTurns: 40, maxBudgetUsd: before + Number(first.summaryCostUsd) / 2 } });
+    const r = (await handle.result()) as RunResult;
+    expect(r.status).toBe('budget_exceeded');
+    const lines = h.events(handle.workflowId);
+    const at = lines.findIndex((l) => l.type === 'context_summarized');
+    expect(at).toBeGreaterThan(0);
+    // Nothing but the stop after the summary: no model turn was paid past the budget.
+    expect(lines.slice(at + 1).map((l) => l.type)).toEqual(['run_stopped']);
+    expect(r.costUsd).toBeCloseTo(Number(first.costUsd), 12);
+    expect(r.turns).toBe(lines.filter((l) => l.type === 'turn').length);
+  });
 });
