@@ -64,7 +64,7 @@ import { MESSAGE_REFS_PATCH, noteFiled } from './message-refs';
 import { askForSummary, askModel, type ModelCallBase } from './model-call';
 import { TOOL_SPECS, toolDefinitions, type OpenAiToolDefinition } from './tool-catalogue';
 import { traceSinks, type TraceEventType } from './trace';
-import type { AgentInput, Interruption, RunConfig, RunResult, RunStatus, RunStatusView, ToolOutcome } from './types';
+import type { AgentInput, Interruption, RunConfig, RunResult, RunStatus, RunStatusView, ToolOutcome, Usage } from './types';
 
 export type { CarriedState } from './continue-as-new';
 
@@ -229,9 +229,7 @@ class AgentRun {
       const reply = await askModel(this.activities.model, this.state, this.toolDefs, base, this.patches.messageRefs, `model turn ${this.state.turns + 1}`);
       const exit = takeReply(this.state, reply, this.cfg.pricing);
       this.metrics.turns.add(1);
-      this.metrics.promptTokens.add(reply.usage.promptTokens);
-      this.metrics.completionTokens.add(reply.usage.completionTokens);
-      this.metrics.costMicroUsd.add(Math.round(turnCostUsd(reply.usage, this.cfg.pricing) * 1e6));
+      this.countSpend(reply.usage, turnCostUsd(reply.usage, this.cfg.pricing));
       this.emit('turn', {
         turn: this.state.turns,
         prompt_tokens: reply.usage.promptTokens,
@@ -244,6 +242,13 @@ class AgentRun {
       });
       if (exit) return exit;
     }
+  }
+
+  /** Every model call's tokens and cost in the metrics: turns and summaries alike. */
+  private countSpend(usage: Usage, costUsd: number): void {
+    this.metrics.promptTokens.add(usage.promptTokens);
+    this.metrics.completionTokens.add(usage.completionTokens);
+    this.metrics.costMicroUsd.add(Math.round(costUsd * 1e6));
   }
 
   private modelCallBase(): ModelCallBase {
@@ -266,9 +271,7 @@ class AgentRun {
         const reply = await askForSummary(this.activities.model, plan.request, this.modelCallBase(), plan.turns);
         const cost = recordSummarySpend(this.state, reply.usage, this.cfg.pricing);
         applySummary(this.state.messages, plan, reply.message.content ?? '');
-        this.metrics.promptTokens.add(reply.usage.promptTokens);
-        this.metrics.completionTokens.add(reply.usage.completionTokens);
-        this.metrics.costMicroUsd.add(Math.round(cost * 1e6));
+        this.countSpend(reply.usage, cost);
         this.emit('context_summarized', {
           turns: plan.turns,
           estimatedTokensBefore: plan.estimatedBefore,

@@ -55,7 +55,6 @@ const summaryNote = (turns: number, summary: string): string =>
   `${SUMMARIZED} the ${turns} earliest turns of this run to stay within the model's context window; their tool results are gone (call the tools again if you need them). Summary: ${summary}]`;
 const isNote = (m: { role: string; content?: unknown }): boolean =>
   m.role === 'user' && typeof m.content === 'string' && (m.content.startsWith(OMITTED) || m.content.startsWith(SUMMARIZED));
-const isOmittedNote = (m: ChatMessage): boolean => isNote(m);
 
 /**
  * How many turns a transcript's omission or summary note says were folded
@@ -90,23 +89,11 @@ export interface SummaryPlan {
  * low watermark; null when it fits, or when only recent turns are left.
  */
 export function planSummary(messages: readonly ChatMessage[], lastPromptTokens: number, messagesAtLastCall: number, policy: ContextPolicy): SummaryPlan | null {
-  const added = messages.slice(messagesAtLastCall).reduce((n, m) => n + estimateTokens(JSON.stringify(m).length), 0);
-  const estimate = lastPromptTokens + added;
+  const estimate = lastPromptTokens + tokensOf(messages.slice(messagesAtLastCall));
   if (estimate <= policy.windowTokens * HIGH_WATERMARK) return null;
-  const target = policy.windowTokens * LOW_WATERMARK;
-  const protectedFrom = startOfRecentTurns(messages, policy.keepRecentTurns);
   const head = startOfTurns(messages);
   const from = head > 0 && isNote(messages[head - 1]) ? head - 1 : head;
-  let to = head;
-  let after = estimate;
-  let turns = 0;
-  while (after > target && to < protectedFrom) {
-    const end = endOfTurn(messages, to);
-    if (end > protectedFrom) break;
-    after -= messages.slice(to, end).reduce((n, m) => n + estimateTokens(JSON.stringify(m).length), 0);
-    to = end;
-    turns += 1;
-  }
+  const { to, turns, after } = oldestTurns(messages, head, startOfRecentTurns(messages, policy.keepRecentTurns), estimate, policy.windowTokens * LOW_WATERMARK);
   if (turns === 0) return null;
   const folded = messages.slice(from, to).map(asText).join('\n');
   return {
@@ -144,11 +131,10 @@ function asText(m: ChatMessage): string {
  * and `messagesAtLastCall` how many messages it carried.
  */
 export function elideForWindow(messages: ChatMessage[], lastPromptTokens: number, messagesAtLastCall: number, policy: ContextPolicy): Elision | null {
-  const added = messages.slice(messagesAtLastCall).reduce((n, m) => n + estimateTokens(JSON.stringify(m).length), 0);
-  const estimate = lastPromptTokens + added;
+  const estimate = lastPromptTokens + tokensOf(messages.slice(messagesAtLastCall));
   if (estimate <= policy.windowTokens * HIGH_WATERMARK) return null;
   const target = policy.windowTokens * LOW_WATERMARK;
-  let protectedFrom = startOfRecentTurns(messages, policy.keepRecentTurns);
+  const protectedFrom = startOfRecentTurns(messages, policy.keepRecentTurns);
   let elided = 0;
   let after = estimate;
   for (let i = 0; i < protectedFrom && after > target; i++) {
@@ -163,24 +149,41 @@ export function elideForWindow(messages: ChatMessage[], lastPromptTokens: number
   // Stubs still grow with the turns: over a long run, drop whole old turns (an
   // assistant message with all its results, so no call loses its result) and
   // say so in one note after the task.
-  let droppedTurns = 0;
   const head = startOfTurns(messages);
-  const hasNote = head > 0 && isOmittedNote(messages[head - 1]);
+  const hasNote = head > 0 && isNote(messages[head - 1]);
   const alreadyDropped = omittedTurns(messages);
-  while (after > target && head < protectedFrom) {
-    const end = endOfTurn(messages, head);
-    if (end > protectedFrom) break;
-    after -= messages.slice(head, end).reduce((n, m) => n + estimateTokens(JSON.stringify(m).length), 0);
-    messages.splice(head, end - head);
-    protectedFrom -= end - head;
-    droppedTurns += 1;
-  }
+  const fold = oldestTurns(messages, head, protectedFrom, after, target);
+  const droppedTurns = fold.turns;
+  after = fold.after;
+  messages.splice(head, fold.to - head);
   if (droppedTurns > 0) {
     const note: ChatMessage = { role: 'user', content: omittedNote(alreadyDropped + droppedTurns) };
     if (hasNote) messages[head - 1] = note;
     else messages.splice(head, 0, note);
   }
   return elided || droppedTurns ? { elided, droppedTurns, estimatedBefore: estimate, estimatedAfter: Math.max(0, Math.round(after)) } : null;
+}
+
+/** Estimated tokens of these messages as they travel (JSON). */
+const tokensOf = (messages: readonly ChatMessage[]): number => messages.reduce((n, m) => n + estimateTokens(JSON.stringify(m).length), 0);
+
+/**
+ * The oldest whole turns from `head` (an assistant message with all its
+ * results, never reaching into the protected recent turns) whose removal
+ * brings the estimate from `after` down to `target`: where they end, how many,
+ * and the estimate without them.
+ */
+function oldestTurns(messages: readonly ChatMessage[], head: number, protectedFrom: number, after: number, target: number): { to: number; turns: number; after: number } {
+  let to = head;
+  let turns = 0;
+  while (after > target && to < protectedFrom) {
+    const end = endOfTurn(messages, to);
+    if (end > protectedFrom) break;
+    after -= tokensOf(messages.slice(to, end));
+    to = end;
+    turns += 1;
+  }
+  return { to, turns, after };
 }
 
 /** The index of the first assistant message: what comes before (system, task, the omission note) is always kept. */

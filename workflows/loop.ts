@@ -49,6 +49,11 @@ export function recordChildSpend(s: LoopState, costUsd: number, usage: Usage): v
     costUsd: addUsd(c.costUsd, costUsd),
     usage: { promptTokens: c.usage.promptTokens + usage.promptTokens, completionTokens: c.usage.completionTokens + usage.completionTokens },
   };
+  addSpend(s, costUsd, usage);
+}
+
+/** Adds spend to the run's totals: its turns, its summaries and its children all pay from them. */
+function addSpend(s: LoopState, costUsd: number, usage: Usage): void {
   s.costUsd = addUsd(s.costUsd, costUsd);
   s.usage.promptTokens += usage.promptTokens;
   s.usage.completionTokens += usage.completionTokens;
@@ -222,18 +227,14 @@ export function turnCostUsd(usage: Usage, pricing: Pricing): number {
  */
 export function recordSpend(s: LoopState, reply: ModelReply, pricing: Pricing): void {
   s.turns += 1;
-  s.costUsd = addUsd(s.costUsd, turnCostUsd(reply.usage, pricing));
-  s.usage.promptTokens += reply.usage.promptTokens;
-  s.usage.completionTokens += reply.usage.completionTokens;
+  addSpend(s, turnCostUsd(reply.usage, pricing), reply.usage);
   s.promptTokensPerTurn.push(reply.usage.promptTokens);
 }
 
 /** A summary of old turns (context strategy "summarize"): paid like a turn, but not one. */
 export function recordSummarySpend(s: LoopState, usage: Usage, pricing: Pricing): number {
   const cost = turnCostUsd(usage, pricing);
-  s.costUsd = addUsd(s.costUsd, cost);
-  s.usage.promptTokens += usage.promptTokens;
-  s.usage.completionTokens += usage.completionTokens;
+  addSpend(s, cost, usage);
   return cost;
 }
 
