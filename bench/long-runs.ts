@@ -12,7 +12,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execSync } from 'node:child_process';
 import { readTrace } from '../activities/trace-file';
-import { bytesPerTurn, chainEvents } from '../client/history-bytes';
+import { bytesPerTurn, chainEvents } from '../client/run-history';
 import { summaryLine } from '../client/render';
 import { PROJECT_ROOT } from '../worker/config';
 import type { AgentInput, RunResult } from '../workflows/types';

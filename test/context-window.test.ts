@@ -10,7 +10,7 @@ import { transcriptQuery } from '../workflows/messages';
 import type { ChatMessage, RunResult } from '../workflows/types';
 import { ensureWorkspace } from '../activities/tools/workspace';
 import { freshWorkspace, useHarness } from './harness';
-import { bytesPerTurn, chainEvents } from '../client/history-bytes';
+import { bytesPerTurn, chainEvents } from '../client/run-history';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
 

@@ -7,6 +7,7 @@ import { temporal } from '@temporalio/proto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TraceLine } from '../activities/trace-file';
+import { chainHistories } from '../client/run-history';
 import { turnCostUsd } from '../workflows/loop';
 import type { ChatMessage, RunResult } from '../workflows/types';
 
@@ -124,22 +125,6 @@ export function brokenPromises(e: RunEvidence): string[] {
   const stops = events.filter((l) => l.type === 'run_stopped');
   if (stops.length !== 1 || events.at(-1)?.type !== 'run_stopped') fail('trace', `${stops.length} run_stopped lines, last line ${String(events.at(-1)?.type)}`);
   return broken;
-}
-
-/**
- * The histories of every execution of a run chain, the latest first, followed
- * through each first event's link to the execution it continued (no
- * visibility query, which may lag right after a run closes).
- */
-async function chainHistories(client: Client, workflowId: string) {
-  const out = [];
-  let runId: string | undefined;
-  for (;;) {
-    const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
-    out.push(history);
-    runId = history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
-    if (!runId) return out;
-  }
 }
 
 /** The decision messages (signals approve/reject, accepted decide updates) in a run's history, across executions. */

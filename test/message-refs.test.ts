@@ -15,7 +15,7 @@ import type { ChatMessage } from '../workflows/types';
 import { approveSignal, transcriptQuery } from '../workflows/messages';
 import type { RunResult } from '../workflows/types';
 import { freshWorkspace, marker, useHarness, waitForApproval } from './harness';
-import { modelCallInputs } from '../client/history-bytes';
+import { modelCallInputs } from '../client/run-history';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
 

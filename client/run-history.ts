@@ -1,5 +1,5 @@
-// Reads a run's history the way the size limits see it: bytes per event, and
-// the model calls' decoded inputs.
+// Reads a run's history: every execution of its chain, bytes per turn the way
+// the size limits see them, and the model calls' decoded inputs.
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import type { CallModelInput } from '../activities/model';
@@ -27,14 +27,25 @@ export function bytesPerTurn(events: HistoryEvent[]): number[] {
   return out;
 }
 
+/**
+ * The histories of every execution of a run chain, oldest first, followed
+ * through each first event's link to the execution it continued (no
+ * visibility query, which may lag right after a run closes).
+ */
+export async function chainHistories(client: Client, workflowId: string): Promise<proto.temporal.api.history.v1.IHistory[]> {
+  const out = [];
+  let runId: string | undefined;
+  for (;;) {
+    const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    out.unshift(history);
+    runId = history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
+    if (!runId) return out;
+  }
+}
+
 /** The events of every execution of a workflow id (continue-as-new included), oldest first. */
 export async function chainEvents(client: Client, workflowId: string): Promise<HistoryEvent[]> {
-  const runs: { runId: string; startTime: Date }[] = [];
-  for await (const w of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs.push({ runId: w.runId, startTime: w.startTime });
-  runs.sort((a, b) => a.startTime.getTime() - b.startTime.getTime());
-  const out: HistoryEvent[] = [];
-  for (const r of runs) out.push(...((await client.workflow.getHandle(workflowId, r.runId).fetchHistory()).events ?? []));
-  return out;
+  return (await chainHistories(client, workflowId)).flatMap((h) => h.events ?? []);
 }
 
 /** Every model call's input in the order they were scheduled, decoded through the client's converter. */
