@@ -5,9 +5,11 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 COPY scripts ./scripts
 RUN SKIP_TEMPORAL_CLI_INSTALL=1 npm ci --omit=dev
+COPY common ./common
 COPY workflows ./workflows
 COPY activities ./activities
 COPY worker ./worker
+COPY server ./server
 COPY client ./client
 COPY provider ./provider
 COPY bin ./bin

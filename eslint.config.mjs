@@ -26,10 +26,24 @@ export default tseslint.config(
           })),
           patterns: [
             { group: ['../activities', '../activities/*', '../activities/**'], allowTypeImports: true, message: 'Import activities as types only: proxyActivities<typeof ...>.' },
-            { group: ['../worker/**', '../client/**', '../provider/**'], message: 'Workflow code must not reach worker, client or provider code.' },
+            { group: ['../worker/**', '../client/**', '../provider/**', '../server/**'], message: 'Workflow code must not reach worker, client, server or provider code.' },
           ],
         },
       ],
+    },
+  },
+  // The layers, bottom up: common, workflows, activities, worker and server
+  // (process start-up), client. Nothing imports a layer above its own.
+  {
+    files: ['common/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['../*', '!../common'], message: 'common/ is the neutral bottom layer: it imports nothing of the project.' }] }],
+    },
+  },
+  {
+    files: ['worker/**/*.ts', 'server/**/*.ts', 'activities/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['../client/**', '../../client/**'], message: 'Only the client layer may import client/: move the shared piece to common/.' }] }],
     },
   },
 );

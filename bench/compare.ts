@@ -8,7 +8,7 @@
 import { execSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { readTrace } from '../activities/trace-file';
-import { PROJECT_ROOT } from '../worker/config';
+import { PROJECT_ROOT } from '../common/project-root';
 import { cancelSignal } from '../workflows/messages';
 import type { AgentInput, RunResult } from '../workflows/types';
 import { runFloor } from './floor';

@@ -14,7 +14,7 @@ import { execSync } from 'node:child_process';
 import { readTrace } from '../activities/trace-file';
 import { bytesPerTurn, chainEvents } from '../client/run-history';
 import { summaryLine } from '../client/render';
-import { PROJECT_ROOT } from '../worker/config';
+import { PROJECT_ROOT } from '../common/project-root';
 import type { AgentInput, RunResult } from '../workflows/types';
 import { startBenchStack } from './stack';
 

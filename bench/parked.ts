@@ -13,11 +13,11 @@ import { readFileSync, writeFileSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execSync } from 'node:child_process';
-import { AGENT_LOOP_DYNAMIC_CONFIG, findFreePort, startDevServer } from '../client/dev-server';
-import { dataConverter } from '../client/payload-codec';
+import { AGENT_LOOP_DYNAMIC_CONFIG, findFreePort, startDevServer } from '../server/dev-server';
+import { dataConverter } from '../common/payload-codec';
 import { startWorkerProcess, type WorkerProcess } from '../client/worker-process';
 import { startProvider } from '../provider/server';
-import { PROJECT_ROOT } from '../worker/config';
+import { PROJECT_ROOT } from '../common/project-root';
 import { approveSignal } from '../workflows/messages';
 import type { AgentInput } from '../workflows/types';
 

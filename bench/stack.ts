@@ -5,8 +5,8 @@ import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporal
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findFreePort, startDevServer, type DevServer } from '../client/dev-server';
-import { dataConverter } from '../client/payload-codec';
+import { findFreePort, startDevServer, type DevServer } from '../server/dev-server';
+import { dataConverter } from '../common/payload-codec';
 import { startProvider, type RunningProvider } from '../provider/server';
 import { createAgentWorker } from '../worker/create-worker';
 

@@ -1,7 +1,7 @@
 // A client for the CLI: TEMPORAL_ADDRESS, or the embedded dev server's port.
 import { Client, Connection } from '@temporalio/client';
 import { loadConfig, type HarnessConfig } from '../worker/config';
-import { dataConverter } from './payload-codec';
+import { dataConverter } from '../common/payload-codec';
 
 export async function connectClient(cfg: HarnessConfig = loadConfig()): Promise<Client> {
   const address = cfg.temporalAddress ?? `127.0.0.1:${cfg.devServer.port}`;

@@ -15,12 +15,13 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { startLocalModel, type LocalModel } from '../model/local-model';
 import { startProvider, type RunningProvider } from '../provider/server';
-import { loadConfig, PROJECT_ROOT } from '../worker/config';
+import { loadConfig } from '../worker/config';
+import { PROJECT_ROOT } from '../common/project-root';
 import { createWorkerFromConfig } from '../worker/create-worker';
 import { main } from './cli';
 import { startCodecServer } from './codec-server';
-import { isPortFree, startDevServer, type DevServer } from './dev-server';
-import { dataConverter } from './payload-codec';
+import { isPortFree, startDevServer, type DevServer } from '../server/dev-server';
+import { dataConverter } from '../common/payload-codec';
 
 const START_USAGE = `usage: npm start [-- [--serve] [--real] [run flags]]
   (no flags)     the embedded Temporal dev server, the scripted provider, a worker, and one \`plan\` run

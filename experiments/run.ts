@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { readTrace } from '../activities/trace-file';
-import { findFreePort } from '../client/dev-server';
+import { findFreePort } from '../server/dev-server';
 import { startLocalModel } from '../model/local-model';
 import { approveSignal, cancelSignal, rejectSignal } from '../workflows/messages';
 import type { AgentInput, RunResult } from '../workflows/types';

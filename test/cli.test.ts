@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { findTemporalCli } from '../client/temporal-cli';
+import { findTemporalCli } from '../server/temporal-cli';
 import { ALREADY_FINISHED, EXIT_CODES, NOT_FOUND } from '../client/exit-codes';
 import type { RunResult, RunStatusView } from '../workflows/types';
 import { freshWorkspace, useHarness, waitFor } from './harness';

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCodecServer } from '../client/codec-server';
-import { GZIP_ENCODING, GzipPayloadCodec } from '../client/payload-codec';
-import { findTemporalCli } from '../client/temporal-cli';
+import { GZIP_ENCODING, GzipPayloadCodec } from '../common/payload-codec';
+import { findTemporalCli } from '../server/temporal-cli';
 import type { RunResult } from '../workflows/types';
 import { freshWorkspace, useHarness } from './harness';
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
-import { findFreePort, startDevServer } from '../client/dev-server';
+import { findFreePort, startDevServer } from '../server/dev-server';
 import { provisionLocalModel, type LocalModelFiles } from '../model/local-model';
 import { startProvider } from '../provider/server';
 import { WORKFLOWS_PATH } from '../worker/create-worker';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { readTrace, type TraceLine } from '../activities/trace-file';
-import { dataConverter } from '../client/payload-codec';
+import { dataConverter } from '../common/payload-codec';
 import { createAgentWorker } from '../worker/create-worker';
 import type { WriteHooks } from '../activities/tools/context';
 import type { AgentInput, RunDefaults, RunResult } from '../workflows/types';

@@ -3,7 +3,7 @@
 // worker process with METRICS_PORT set, after real runs.
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { findFreePort } from '../client/dev-server';
+import { findFreePort } from '../server/dev-server';
 import { rejectSignal } from '../workflows/messages';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
 import { startWorkerProcess } from './worker-process';

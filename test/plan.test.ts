@@ -6,7 +6,7 @@ import { DEFAULT_PRICING } from '../workflows/defaults';
 import { statusQuery, transcriptQuery } from '../workflows/messages';
 import type { RunResult } from '../workflows/types';
 import { useHarness } from './harness';
-import { dataConverter } from '../client/payload-codec';
+import { dataConverter } from '../common/payload-codec';
 
 const h = useHarness();
 

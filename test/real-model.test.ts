@@ -8,7 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { findFreePort } from '../client/dev-server';
+import { findFreePort } from '../server/dev-server';
 import { startLocalModel, type LocalModel } from '../model/local-model';
 import { transcriptQuery } from '../workflows/messages';
 import type { AgentInput, RunResult } from '../workflows/types';

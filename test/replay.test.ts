@@ -6,7 +6,7 @@ import { Worker } from '@temporalio/worker';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import { dataConverter } from '../client/payload-codec';
+import { dataConverter } from '../common/payload-codec';
 
 const DIR = join(import.meta.dirname, 'fixtures', 'histories');
 const files = readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ToolError } from '../activities/tools/tool-error';
 import { assertReadable, ensureWorkspace, resolveInside, SEED_FILES } from '../activities/tools/workspace';
-import { PROJECT_ROOT } from '../worker/config';
+import { PROJECT_ROOT } from '../common/project-root';
 
 const base = mkdtempSync(join(tmpdir(), 'ws-unit-'));
 const root = ensureWorkspace(base, 'w');

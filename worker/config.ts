@@ -1,11 +1,10 @@
 // Every environment variable the processes read, with its default, in one
 // place (the README's configuration table mirrors this file).
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
+import { PROJECT_ROOT } from '../common/project-root';
 import { DEFAULT_TASK_QUEUE } from '../workflows/defaults';
 import type { RunDefaults } from '../workflows/types';
 
-export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DATA = resolve(PROJECT_ROOT, '.data');
 
 export interface HarnessConfig {

@@ -4,7 +4,7 @@
 import { NativeConnection, Worker, type InjectedSinks, type WorkerOptions } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
 import { createActivities } from '../activities';
-import { dataConverter } from '../client/payload-codec';
+import { dataConverter } from '../common/payload-codec';
 import { MessageStore } from '../activities/message-store';
 import { TraceWriter } from '../activities/trace-file';
 import { join } from 'node:path';

@@ -2,7 +2,7 @@
 // TEMPORAL_ADDRESS, or to the embedded dev server (started if not running).
 import { NativeConnection } from '@temporalio/worker';
 import { Connection } from '@temporalio/client';
-import { ensureSearchAttributes, startDevServer } from '../client/dev-server';
+import { ensureSearchAttributes, startDevServer } from '../server/dev-server';
 import { loadConfig } from './config';
 import { createWorkerFromConfig } from './create-worker';
 import { installRuntime } from './telemetry';
