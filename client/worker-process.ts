@@ -35,8 +35,11 @@ export async function startWorkerProcess(opts: WorkerProcessOptions): Promise<Wo
       AGENT_WORKSPACE: opts.workspaceRoot,
       LLM_BASE_URL: opts.llmBaseUrl,
       ...(opts.workflowBundlePath ? { WORKFLOW_BUNDLE_PATH: opts.workflowBundlePath } : {}),
-      // No workflow cache, so no sticky queue: a survivor takes over at once.
-      WORKER_MAX_CACHED_WORKFLOWS: '0',
+      // A cache big enough that no run is evicted for room (an eviction cancels a
+      // run's local activity mid-call), and a short sticky wait, so a survivor
+      // takes over a killed worker's runs within a second.
+      WORKER_MAX_CACHED_WORKFLOWS: '64',
+      WORKER_STICKY_TIMEOUT_MS: '1000',
       ...opts.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

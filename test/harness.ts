@@ -40,11 +40,19 @@ export interface ExtraWorkerOptions {
   taskQueue?: string;
   runDefaults?: Partial<RunDefaults>;
   writeHooks?: WriteHooks;
-  /** Default 0: no cache and no sticky queue, so another worker takes over at once. */
+  /** Default TEST_CACHE (see there). */
   maxCachedWorkflows?: number;
   /** Default: the file's workspace root's .messages (shared with its other workers). */
   messageStoreDir?: string;
 }
+
+/**
+ * The suite's workers cache up to 64 runs (more than any test keeps alive, so
+ * none is evicted for room: an eviction cancels a local activity mid-call) and
+ * wait 1 s for a run's cached worker before another may take its task, so a
+ * test that stops one worker sees a survivor take over promptly.
+ */
+export const TEST_CACHE = { maxCachedWorkflows: 64, stickyTimeoutMs: 1000 } as const;
 
 let runtimeInstalled = false;
 
@@ -120,7 +128,8 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
       workspaceRoot: h.workspaceRoot,
       traceDir: h.traceDir,
       workflowBundle: { codePath: inject('workflowBundlePath') },
-      maxCachedWorkflows: extra.maxCachedWorkflows ?? 0,
+      maxCachedWorkflows: extra.maxCachedWorkflows ?? TEST_CACHE.maxCachedWorkflows,
+      stickyTimeoutMs: TEST_CACHE.stickyTimeoutMs,
       runDefaults: extra.runDefaults,
       writeHooks: extra.writeHooks,
       messageStoreDir: extra.messageStoreDir,

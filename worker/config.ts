@@ -26,7 +26,10 @@ export interface HarnessConfig {
   providerPort: number;
   /** A workflow bundle built ahead of time (skips bundling at start). */
   workflowBundlePath: string | undefined;
+  /** Workflow cache size (>= 1; undefined: the SDK's default, sized from memory). */
   maxCachedWorkflows: number | undefined;
+  /** How long a task waits for its cached worker before any worker may take it (WORKER_STICKY_TIMEOUT_MS). */
+  stickyTimeoutMs: number | undefined;
   /**
    * This worker's defaults for what a run's input leaves out. A run resolves
    * them once, at its start: changing them affects new runs only.
@@ -57,7 +60,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig 
     },
     providerPort,
     workflowBundlePath: env.WORKFLOW_BUNDLE_PATH || undefined,
-    maxCachedWorkflows: env.WORKER_MAX_CACHED_WORKFLOWS === undefined || env.WORKER_MAX_CACHED_WORKFLOWS === '' ? undefined : nonNegativeInt(env, 'WORKER_MAX_CACHED_WORKFLOWS'),
+    maxCachedWorkflows: env.WORKER_MAX_CACHED_WORKFLOWS === undefined || env.WORKER_MAX_CACHED_WORKFLOWS === '' ? undefined : cacheSize(env),
+    stickyTimeoutMs: env.WORKER_STICKY_TIMEOUT_MS ? int(env, 'WORKER_STICKY_TIMEOUT_MS', 0) : undefined,
     metricsAddress: env.METRICS_PORT && env.METRICS_PORT !== 'off' ? `${env.METRICS_HOST || '127.0.0.1'}:${int(env, 'METRICS_PORT', 9464)}` : null,
     runDefaults: {
       ...(env.AGENT_DEFAULT_MAX_TURNS ? { maxTurns: int(env, 'AGENT_DEFAULT_MAX_TURNS', 0) } : {}),
@@ -73,11 +77,25 @@ function positiveNumber(env: NodeJS.ProcessEnv, name: string): number {
   return n;
 }
 
-function nonNegativeInt(env: NodeJS.ProcessEnv, name: string): number {
-  const n = Number(env[name]);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be an integer >= 0, got ${JSON.stringify(env[name])}`);
+function cacheSize(env: NodeJS.ProcessEnv): number {
+  const raw = env.WORKER_MAX_CACHED_WORKFLOWS;
+  const n = Number(raw);
+  if (n === 0) throw new Error(ZERO_CACHE_REFUSED);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`WORKER_MAX_CACHED_WORKFLOWS must be a positive integer, got ${JSON.stringify(raw)}`);
   return n;
 }
+
+/**
+ * Why a cache of 0 is refused: the SDK's core then keeps one slot, and any task
+ * for another run evicts the run that holds it, cancelling that run's local
+ * activity (our fast tools) mid-call. Under steady traffic (a status query
+ * polled in a loop is enough) the same run is evicted on every retry and never
+ * finishes. sdk-core logs it as "Eviction requested while local activities
+ * are still in flight".
+ */
+export const ZERO_CACHE_REFUSED =
+  'WORKER_MAX_CACHED_WORKFLOWS=0 is refused: without a workflow cache, any other run\'s task evicts a run in the middle of a local activity (the fast read-only tools), ' +
+  'which is cancelled and retried, and under steady traffic never finishes. Use at least 1; WORKER_STICKY_TIMEOUT_MS shortens how long a run waits for a dead worker.';
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { TraceSinks } from '../workflows/trace';
 import type { RunDefaults } from '../workflows/types';
 import type { WriteHooks } from '../activities/tools/context';
-import type { HarnessConfig } from './config';
+import { ZERO_CACHE_REFUSED, type HarnessConfig } from './config';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -31,8 +31,10 @@ export interface AgentWorkerOptions {
   traceDir: string;
   /** A pre-built bundle (tests build it once); otherwise workflows/ is bundled now. */
   workflowBundle?: WorkerOptions['workflowBundle'];
-  /** 0 turns off the workflow cache (and sticky queues): every task replays from history. */
+  /** At least 1 (see ZERO_CACHE_REFUSED); undefined: the SDK's default. */
   maxCachedWorkflows?: number;
+  /** How long a run's next task waits for the worker that caches it before any worker may take it. SDK default: 10 s. */
+  stickyTimeoutMs?: number;
   /** Test seams inside write tools (see activities/tools/context.ts). */
   writeHooks?: WriteHooks;
   /** Defaults for what a run's input leaves out (resolved once per run). */
@@ -54,11 +56,13 @@ export function createWorkerFromConfig(connection: NativeConnection, cfg: Harnes
     traceDir: cfg.traceDir,
     workflowBundle: cfg.workflowBundlePath ? { codePath: cfg.workflowBundlePath } : undefined,
     maxCachedWorkflows: cfg.maxCachedWorkflows,
+    stickyTimeoutMs: cfg.stickyTimeoutMs,
     runDefaults: cfg.runDefaults,
   });
 }
 
 export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worker> {
+  if (opts.maxCachedWorkflows === 0) throw new Error(ZERO_CACHE_REFUSED);
   const trace = new TraceWriter(opts.traceDir);
   const sinks: InjectedSinks<TraceSinks> = {
     trace: {
@@ -91,6 +95,7 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
     }),
     sinks,
     ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),
+    ...(opts.stickyTimeoutMs !== undefined ? { stickyQueueScheduleToStartTimeout: opts.stickyTimeoutMs } : {}),
     // Compresses the large, transcript-carrying payloads; small ones stay plain JSON.
     dataConverter: dataConverter(),
     // Cancellation reaches an activity only through a heartbeat's answer, so
