@@ -5,21 +5,27 @@ import type { RunDefaults } from '../workflows/types';
 import { createCallModel, type ModelDeps } from './model';
 import { loadRun } from './load-run';
 import { createResolveConfig } from './resolve-config';
+import { BUILTIN_TOOLS } from './tools/builtin';
 import { createRunTool, type ToolDeps } from './tools/run-tool';
+import { Toolset } from './tools/toolset';
 
 export type ActivityDeps = ModelDeps & ToolDeps & { defaults?: Partial<RunDefaults> };
 
 export function createActivities(deps: ActivityDeps) {
   const callModel = createCallModel(deps);
+  const toolset = deps.toolset ?? new Toolset(BUILTIN_TOOLS);
+  const catalogue = toolset.specs();
+  // Runs that name no tools get the ones their tools offer by default.
+  const defaultTools = catalogue.filter((s) => s.enabledByDefault !== false).map((s) => s.name);
   return {
-    resolveConfig: createResolveConfig({ ...BUILT_IN_DEFAULTS, ...deps.defaults }),
+    resolveConfig: createResolveConfig({ ...BUILT_IN_DEFAULTS, tools: defaultTools, ...deps.defaults }, catalogue),
     // Inputs with every message whole: histories and in-flight calls from before addresses.
     callModel,
     // Inputs with messages by address. A new name, so that during a rolling
     // deploy a worker that predates addresses never runs such a call: it fails
     // the attempt (a retryable NotFoundError) and a retry reaches a new worker.
     callModelByAddress: callModel,
-    runTool: createRunTool(deps),
+    runTool: createRunTool({ ...deps, toolset }),
     loadRun,
   };
 }

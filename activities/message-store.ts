@@ -10,7 +10,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { isRef, MESSAGE_STORE_MISS, type WireMessage } from '../workflows/message-refs';
-import type { OpenAiToolDefinition } from '../workflows/tool-catalogue';
+import type { OpenAiToolDefinition } from '../common/tool-spec';
 import type { ChatMessage } from '../workflows/types';
 
 const addressOf = (json: string): string => createHash('sha256').update(json).digest('base64url');

@@ -3,15 +3,17 @@
 // is recorded in history: a replay, a later worker with other defaults, or the
 // next execution after continue-as-new all see the configuration the run
 // started with, never a re-derived one.
+import type { ToolSpec } from '../common/tool-spec';
 import { InputError, parseInput } from '../workflows/input';
 import type { RunConfig, RunDefaults } from '../workflows/types';
 
 export type ResolvedConfig = { ok: true; cfg: RunConfig } | { ok: false; field: string; message: string };
 
-export function createResolveConfig(defaults: RunDefaults) {
+/** `catalogue`: the specs of the tools this worker offers; the run records those it selects. */
+export function createResolveConfig(defaults: RunDefaults, catalogue: readonly ToolSpec[]) {
   return async function resolveConfig(input: unknown): Promise<ResolvedConfig> {
     try {
-      return { ok: true, cfg: parseInput(input, defaults) };
+      return { ok: true, cfg: parseInput(input, defaults, catalogue) };
     } catch (err) {
       // Bad input is an answer, not an activity failure: the workflow fails the run with it at once.
       if (err instanceof InputError) return { ok: false, field: err.field, message: err.message };

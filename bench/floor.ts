@@ -6,14 +6,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { plainToolContext } from '../activities/tools/context';
 import { listFiles } from '../activities/tools/list-files';
-import { toolDefinitions } from '../workflows/tool-catalogue';
+import { BUILTIN_TOOLS } from '../activities/tools/builtin';
+import { toolSpecOf } from '../activities/tools/define-tool';
+import { toolDefinitions } from '../common/tool-spec';
 import type { ChatMessage, ToolCall } from '../workflows/types';
 
 export async function runFloor(providerUrl: string, model: string, maxTurns: number): Promise<{ turns: number }> {
   const base = mkdtempSync(join(tmpdir(), 'floor-'));
   const ctx = plainToolContext(base);
   const messages: ChatMessage[] = [{ role: 'user', content: 'Keep listing files.' }];
-  const tools = toolDefinitions(['list_files', 'read_file', 'delete_file', 'scan_archive']);
+  const tools = toolDefinitions(BUILTIN_TOOLS.filter((t) => t.enabledByDefault !== false).map(toolSpecOf));
   let turns = 0;
   while (turns < maxTurns) {
     const res = await fetch(`${providerUrl}/chat/completions`, {

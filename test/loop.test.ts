@@ -17,6 +17,7 @@ import {
   turnCostUsd,
 } from '../workflows/loop';
 import type { ChatMessage, ModelReply, ToolCall } from '../workflows/types';
+import { specs } from './builtin-specs';
 
 const call = (id: string, name = 'list_files', args = '{}'): ToolCall => ({ id, type: 'function', function: { name, arguments: args } });
 const cfg = (extra: object = {}) => parseInput({ task: 't', ...extra });
@@ -88,23 +89,23 @@ describe('replies that break the protocol', () => {
 
 describe('parseCall', () => {
   it('names unknown or disabled tools and lists the available ones', () => {
-    const r = parseCall(call('a', 'rm_rf'), ['list_files', 'read_file']);
+    const r = parseCall(call('a', 'rm_rf'), specs('list_files', 'read_file'));
     expect(r).toEqual({ ok: false, toolName: 'rm_rf', error: 'unknown tool "rm_rf". Available tools: list_files, read_file.' });
-    expect(parseCall(call('a', 'delete_file', '{"path":"x"}'), ['list_files']).ok).toBe(false);
+    expect(parseCall(call('a', 'delete_file', '{"path":"x"}'), specs('list_files')).ok).toBe(false);
   });
   it('reports malformed or non-object JSON arguments in words the model can act on', () => {
-    expect(parseCall(call('a', 'read_file', '{"path":'), ['read_file'])).toMatchObject({ ok: false, error: expect.stringContaining('not valid JSON') });
-    expect(parseCall(call('a', 'read_file', '[1]'), ['read_file'])).toMatchObject({ ok: false, error: expect.stringContaining('JSON object') });
-    expect(parseCall(call('a', 'read_file', '{"path":"e"}'), ['read_file'])).toEqual({ ok: true, toolName: 'read_file', args: { path: 'e' } });
+    expect(parseCall(call('a', 'read_file', '{"path":'), specs('read_file'))).toMatchObject({ ok: false, error: expect.stringContaining('not valid JSON') });
+    expect(parseCall(call('a', 'read_file', '[1]'), specs('read_file'))).toMatchObject({ ok: false, error: expect.stringContaining('JSON object') });
+    expect(parseCall(call('a', 'read_file', '{"path":"e"}'), specs('read_file'))).toEqual({ ok: true, toolName: 'read_file', spec: specs('read_file')[0], args: { path: 'e' } });
   });
 });
 
 describe('the cache', () => {
   it('caches read-only tools under readOnly, everything under all, nothing under off', () => {
-    expect(isCacheable('read_file', 'readOnly')).toBe(true);
-    expect(isCacheable('delete_file', 'readOnly')).toBe(false);
-    expect(isCacheable('delete_file', 'all')).toBe(true);
-    expect(isCacheable('read_file', 'off')).toBe(false);
+    expect(isCacheable(specs('read_file')[0], 'readOnly')).toBe(true);
+    expect(isCacheable(specs('delete_file')[0], 'readOnly')).toBe(false);
+    expect(isCacheable(specs('delete_file')[0], 'all')).toBe(true);
+    expect(isCacheable(specs('read_file')[0], 'off')).toBe(false);
   });
   it('keys on tool and arguments, ignoring key order', () => {
     expect(cacheKey('t', { a: 1, b: [2, { d: 1, c: 2 }] })).toBe(cacheKey('t', { b: [2, { c: 2, d: 1 }], a: 1 }));

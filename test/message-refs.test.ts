@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest';
 import type { ApplicationFailure } from '@temporalio/common';
 import { MessageStore, resolvePrompt } from '../activities/message-store';
 import { addressOf, isRef, MESSAGE_STORE_MISS, noteFiled, promptByAddress, rememberPrompt, type StoreKnowledge } from '../workflows/message-refs';
-import { toolDefinitions } from '../workflows/tool-catalogue';
+import { toolDefinitions } from '../common/tool-spec';
+import { specs } from './builtin-specs';
 import type { ChatMessage } from '../workflows/types';
 import { approveSignal, transcriptQuery } from '../workflows/messages';
 import type { RunResult } from '../workflows/types';
@@ -35,7 +36,7 @@ describe('addresses', () => {
 
 describe('the prompt by address, whatever the store loses', () => {
   it('the model is sent exactly the transcript: by address, or after a miss whole; and a store that lost nothing never misses', async () => {
-    const tools = toolDefinitions(['list_files', 'read_file']);
+    const tools = toolDefinitions(specs('list_files', 'read_file'));
     const text = fc.string({ maxLength: 40 });
     const step = fc.record({
       add: fc.array(text, { minLength: 1, maxLength: 3 }),

@@ -24,7 +24,9 @@ import {
   turnCostUsd,
   type Decision,
   type Exit,
+  toolSpecsOf,
 } from '../workflows/loop';
+import { specs } from './builtin-specs';
 import type { ChatMessage, ModelReply, RunConfig, ToolCall, ToolName } from '../workflows/types';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
@@ -149,7 +151,7 @@ function drive(cfg: RunConfig, replies: ModelReply[], decide: (call: ToolCall) =
     if (step.kind === 'stop') return { ...out, exit: step.exit };
     if (step.kind === 'drain') {
       const { call } = step.pending;
-      const parsed = parseCall(call, cfg.tools);
+      const parsed = parseCall(call, toolSpecsOf(cfg));
       const d = parsed.ok ? decide(call) : null;
       const text = !parsed.ok ? `Error: ${parsed.error}` : d?.decision === 'reject' ? declinedText(parsed.toolName, d) : 'ran';
       s.messages.push(toolResultMessage(call, text));
@@ -310,7 +312,7 @@ describe('calls and results', () => {
   it('parseCall never throws, and accepts only enabled tools with arguments that fit the schema', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 12 }), fc.oneof(fc.string({ maxLength: 40 }), fc.json({ maxDepth: 2 })), fc.subarray(TOOLS), (name, args, enabled) => {
-        const r = parseCall({ id: 'c1', type: 'function', function: { name, arguments: args } }, enabled);
+        const r = parseCall({ id: 'c1', type: 'function', function: { name, arguments: args } }, specs(...enabled));
         if (r.ok) {
           expect(enabled).toContain(r.toolName);
           if (r.toolName === 'read_file') expect(typeof r.args.path).toBe('string');

@@ -5,28 +5,28 @@
 import { Ajv } from 'ajv';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { argumentProblem } from '../workflows/tool-args';
-import { TOOL_SPECS } from '../workflows/tool-catalogue';
-import type { ToolName } from '../workflows/types';
+import { argumentProblem } from '../common/tool-args';
+import { BUILTIN_SPECS } from './builtin-specs';
 
 describe('tool schemas', () => {
   it('every tool schema is a valid JSON Schema', () => {
     const full = new Ajv({ allErrors: true, strict: true });
-    for (const [name, spec] of Object.entries(TOOL_SPECS)) {
+    for (const spec of BUILTIN_SPECS) {
+      const name = spec.name;
       expect({ name, valid: full.validateSchema(spec.parameters), errors: full.errors ?? null }).toEqual({ name, valid: true, errors: null });
     }
   });
 
   it('the workflow validator and Ajv agree on every tool, for generated arguments', () => {
     const full = new Ajv({ allErrors: true, strict: true });
-    const names = Object.keys(TOOL_SPECS) as ToolName[];
-    const checks = new Map(names.map((n) => [n, full.compile(TOOL_SPECS[n].parameters)]));
+    const names = BUILTIN_SPECS.map((s) => s.name);
+    const checks = new Map(BUILTIN_SPECS.map((s) => [s.name, full.compile(s.parameters)]));
     // Mostly near-valid arguments: the keys the tools take, values of any type.
     const value = fc.oneof(fc.string({ maxLength: 600 }), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(fc.string(), { maxLength: 3 }));
     const args = fc.dictionary(fc.constantFrom('path', 'question', 'pattern', 'extra', 'mode'), value, { maxKeys: 3 });
     fc.assert(
       fc.property(fc.constantFrom(...names), args, (name, a) => {
-        const problem = argumentProblem(name, a);
+        const problem = argumentProblem(BUILTIN_SPECS.find((s) => s.name === name)!, a);
         expect(problem === null).toBe(checks.get(name)!(a));
         if (problem) expect(problem).toMatch(new RegExp(`^invalid arguments for ${name}: `));
       }),

@@ -35,6 +35,10 @@ export interface HarnessConfig {
    * them once, at its start: changing them affects new runs only.
    */
   runDefaults: Partial<RunDefaults>;
+  /** Modules of the deployment's own tools (AGENT_TOOLS_MODULES, comma-separated paths). */
+  toolModules: string[];
+  /** Offer only these tools (AGENT_TOOLS, comma-separated), or null for all. */
+  toolNames: string[] | null;
   /** host:port of the Prometheus endpoint (METRICS_PORT, METRICS_HOST), or null for none. */
   metricsAddress: string | null;
 }
@@ -62,6 +66,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig 
     workflowBundlePath: env.WORKFLOW_BUNDLE_PATH || undefined,
     maxCachedWorkflows: env.WORKER_MAX_CACHED_WORKFLOWS === undefined || env.WORKER_MAX_CACHED_WORKFLOWS === '' ? undefined : cacheSize(env),
     stickyTimeoutMs: env.WORKER_STICKY_TIMEOUT_MS ? int(env, 'WORKER_STICKY_TIMEOUT_MS', 0) : undefined,
+    toolModules: list(env.AGENT_TOOLS_MODULES) ?? [],
+    toolNames: list(env.AGENT_TOOLS),
     metricsAddress: env.METRICS_PORT && env.METRICS_PORT !== 'off' ? `${env.METRICS_HOST || '127.0.0.1'}:${int(env, 'METRICS_PORT', 9464)}` : null,
     runDefaults: {
       ...(env.AGENT_DEFAULT_MAX_TURNS ? { maxTurns: int(env, 'AGENT_DEFAULT_MAX_TURNS', 0) } : {}),
@@ -69,6 +75,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig 
       ...(env.AGENT_DEFAULT_APPROVAL_TIMEOUT_MS ? { approvalTimeoutMs: int(env, 'AGENT_DEFAULT_APPROVAL_TIMEOUT_MS', 0) } : {}),
     },
   };
+}
+
+function list(raw: string | undefined): string[] | null {
+  if (raw === undefined || raw.trim() === '') return null;
+  return raw.split(',').map((x) => x.trim()).filter((x) => x !== '');
 }
 
 function positiveNumber(env: NodeJS.ProcessEnv, name: string): number {

@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import type { TraceSinks } from '../workflows/trace';
 import type { RunDefaults } from '../workflows/types';
 import type { WriteHooks } from '../activities/tools/context';
+import type { Toolset } from '../activities/tools/toolset';
+import { loadToolset } from './toolset';
 import { ZERO_CACHE_REFUSED, type HarnessConfig } from './config';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -39,11 +41,14 @@ export interface AgentWorkerOptions {
   writeHooks?: WriteHooks;
   /** Defaults for what a run's input leaves out (resolved once per run). */
   runDefaults?: Partial<RunDefaults>;
+  /** The tools offered (default: the built-ins). */
+  toolset?: Toolset;
 }
 
 /** A worker configured from the environment (worker/config.ts), as `npm run worker` and `npm start` run it. */
-export function createWorkerFromConfig(connection: NativeConnection, cfg: HarnessConfig): Promise<Worker> {
+export async function createWorkerFromConfig(connection: NativeConnection, cfg: HarnessConfig): Promise<Worker> {
   return createAgentWorker({
+    toolset: await loadToolset(cfg),
     connection,
     namespace: cfg.namespace,
     taskQueue: cfg.taskQueue,
@@ -92,6 +97,7 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
       trace,
       defaults: opts.runDefaults,
       writeHooks: opts.writeHooks,
+      toolset: opts.toolset,
     }),
     sinks,
     ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),

@@ -8,6 +8,7 @@
 // heartbeat interval (25 ms for tools) per Stop.
 import * as wf from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import type { ToolSpec } from '../common/tool-spec';
 import type { RunConfig } from './types';
 
 /**
@@ -19,35 +20,53 @@ export const WAIT_CANCELLATION_PATCH = 'wait-cancellation-v1';
 export interface LoopActivities {
   /** The model call: long, retried on 429/5xx, heartbeats while it waits. */
   model: wf.ActivityInterfaceFor<Activities>;
-  /** Tools that run as activities: writes, slow tools. */
-  tools: wf.ActivityInterfaceFor<Activities>;
-  /** Fast read-only tools: local activities, no server round trip of their own. */
-  localTools: wf.LocalActivityInterfaceFor<Activities>;
+  /** The tool activity for one tool, with the options its spec asks for (built once per tool). */
+  tool(spec: ToolSpec, asLocal: boolean): ToolActivity;
 }
+
+export type ToolActivity = Pick<wf.ActivityInterfaceFor<Activities>, 'runTool'>;
+
+const CANCELLATION = {
+  wait: wf.ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  try: wf.ActivityCancellationType.TRY_CANCEL,
+  abandon: wf.ActivityCancellationType.ABANDON,
+} as const;
 
 /** `waitForCancellation`: the value of patched(WAIT_CANCELLATION_PATCH), asked in the run's first activation. */
 export function loopActivities(cfg: RunConfig, waitForCancellation: boolean): LoopActivities {
-  const WAIT = waitForCancellation ? wf.ActivityCancellationType.WAIT_CANCELLATION_COMPLETED : wf.ActivityCancellationType.TRY_CANCEL;
-  const toolRetry = { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 5 } as const;
+  const byTool = new Map<string, ToolActivity>();
   return {
     model: wf.proxyActivities<Activities>({
       startToCloseTimeout: cfg.modelTimeoutMs,
       heartbeatTimeout: '10s',
       retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 6 },
-      cancellationType: WAIT,
+      cancellationType: waitForCancellation ? CANCELLATION.wait : CANCELLATION.try,
     }),
-    tools: wf.proxyActivities<Activities>({
-      startToCloseTimeout: cfg.toolTimeoutMs,
-      // Short, so a tool on a dead worker is retried quickly; the tool
-      // heartbeats far more often than this.
-      heartbeatTimeout: '5s',
-      retry: toolRetry,
-      cancellationType: WAIT,
-    }),
-    localTools: wf.proxyLocalActivities<Activities>({
-      startToCloseTimeout: cfg.toolTimeoutMs,
-      retry: toolRetry,
-      cancellationType: WAIT,
-    }),
+    tool(spec, asLocal) {
+      const key = `${spec.name}|${asLocal}`;
+      let proxy = byTool.get(key);
+      if (!proxy) {
+        proxy = toolProxy(cfg, spec, asLocal, waitForCancellation);
+        byTool.set(key, proxy);
+      }
+      return proxy;
+    },
   };
+}
+
+function toolProxy(cfg: RunConfig, spec: ToolSpec, asLocal: boolean, waitForCancellation: boolean): ToolActivity {
+  const o = spec.activity ?? {};
+  const r = o.retry ?? {};
+  const retry = {
+    initialInterval: r.initialIntervalMs ?? 500,
+    backoffCoefficient: r.backoffCoefficient ?? 2,
+    maximumInterval: r.maximumIntervalMs ?? 10_000,
+    maximumAttempts: r.maximumAttempts ?? 5,
+  };
+  // Histories from before the patch sent TRY_CANCEL whatever the tool.
+  const cancellationType = waitForCancellation ? CANCELLATION[o.cancellation ?? 'wait'] : CANCELLATION.try;
+  const startToCloseTimeout = o.startToCloseTimeoutMs ?? cfg.toolTimeoutMs;
+  if (asLocal) return wf.proxyLocalActivities<Activities>({ startToCloseTimeout, retry, cancellationType });
+  // Short, so a tool on a dead worker is retried quickly; the tool heartbeats far more often than this.
+  return wf.proxyActivities<Activities>({ startToCloseTimeout, heartbeatTimeout: o.heartbeatTimeoutMs ?? 5000, retry, cancellationType });
 }

@@ -36,7 +36,8 @@ import {
   recordChildSpend,
   recordSummarySpend,
   rememberResult,
-  researchChildId,
+  subAgentChildId,
+  toolSpecsOf,
   stoppedText,
   takeReply,
   toolErrorText,
@@ -48,7 +49,7 @@ import {
   type PendingCall,
 } from './loop';
 import { approveSignal, cancelSignal, decideUpdate, rejectSignal, statusQuery, transcriptQuery } from './messages';
-import { runResearch } from './research';
+import { runSubAgent } from './sub-agent';
 import {
   AGENT_AWAITING_CALL,
   AGENT_AWAITING_TOOL,
@@ -62,7 +63,7 @@ import {
 } from './search-attributes';
 import { MESSAGE_REFS_PATCH, noteFiled } from './message-refs';
 import { askForSummary, askModel, type ModelCallBase } from './model-call';
-import { TOOL_SPECS, toolDefinitions, type OpenAiToolDefinition } from './tool-catalogue';
+import { needsApproval, toolDefinitions, type OpenAiToolDefinition, type SubAgentSpec, type ToolSpec } from '../common/tool-spec';
 import { traceSinks, type TraceEventType } from './trace';
 import type { AgentInput, Interruption, RunConfig, RunResult, RunStatus, RunStatusView, ToolOutcome, Usage } from './types';
 
@@ -166,6 +167,8 @@ class AgentRun {
   private readonly scope = new wf.CancellationScope();
   private readonly activities: LoopActivities;
   private readonly metrics: LoopMetrics;
+  /** The run's tools as recorded at its start. */
+  private readonly specs: ToolSpec[];
   /** Built once: the same object every turn, so its store address is computed once. */
   private readonly toolDefs: OpenAiToolDefinition[];
 
@@ -184,7 +187,8 @@ class AgentRun {
     this.executions = (carried?.executions ?? 0) + 1;
     this.turnsAtStart = this.state.turns;
     this.activities = loopActivities(cfg, patches.waitForCancellation);
-    this.toolDefs = toolDefinitions(cfg.tools);
+    this.specs = toolSpecsOf(cfg);
+    this.toolDefs = toolDefinitions(this.specs);
     this.metrics = loopMetrics(cfg.model);
   }
 
@@ -313,13 +317,13 @@ class AgentRun {
   /** Runs, declines, or serves from cache one pending call. Returns an exit when the run must stop. */
   private async handleCall(pending: PendingCall): Promise<Exit | null> {
     const { call } = pending;
-    const parsed = parseCall(call, this.cfg.tools);
+    const parsed = parseCall(call, this.specs);
     if (!parsed.ok) return this.toolFailed(pending, parsed.toolName, parsed.error, false);
-    const { toolName, args } = parsed;
+    const { toolName, args, spec } = parsed;
     const key = idempotencyKey(this.runId, this.chainId, pending);
 
     // Approval comes before the cache: a cached result never stands in for a decision.
-    if (TOOL_SPECS[toolName].needsApproval) {
+    if (needsApproval(spec.needsApproval, args)) {
       const decision = await this.awaitDecision({ key, callId: call.id, toolName, args });
       if (decision === null) {
         return {
@@ -337,7 +341,7 @@ class AgentRun {
       }
     }
 
-    const cacheable = isCacheable(toolName, this.cfg.dedupe);
+    const cacheable = isCacheable(spec, this.cfg.dedupe);
     const ck = cacheKey(toolName, args);
     const cached = cacheable ? this.state.cache[ck] : undefined;
     if (cached !== undefined) {
@@ -346,16 +350,15 @@ class AgentRun {
       return null;
     }
 
-    if (toolName === 'research') return this.research(pending, String(args.question), cacheable ? ck : null);
+    if (spec.subAgent) return this.subAgent(pending, spec, spec.subAgent, args, cacheable ? ck : null);
 
     this.emit('tool_start', { toolName, args, callId: call.id });
     const started = Date.now();
-    const spec = TOOL_SPECS[toolName];
     // Guarded: histories recorded before local tools scheduled these as activities.
-    const activities = spec.local && wf.patched(LOCAL_TOOLS_PATCH) ? this.activities.localTools : this.activities.tools;
+    const activity = this.activities.tool(spec, spec.activity?.local === true && wf.patched(LOCAL_TOOLS_PATCH));
     let outcome: ToolOutcome;
     try {
-      outcome = await activities.runTool.executeWithOptions({ summary: callSummary(toolName, args, this.approvals.decisions[key] ?? null) }, [{
+      outcome = await activity.runTool.executeWithOptions({ summary: callSummary(toolName, args, this.approvals.decisions[key] ?? null) }, [{
         runId: this.runId,
         chainId: this.chainId,
         callId: call.id,
@@ -449,22 +452,24 @@ class AgentRun {
    * what is left, and the budget is checked again the moment it returns, so
    * the whole tree overshoots by at most one turn.
    */
-  private async research(pending: PendingCall, question: string, ck: string | null): Promise<Exit | null> {
+  private async subAgent(pending: PendingCall, spec: ToolSpec, sub: SubAgentSpec, args: Record<string, unknown>, ck: string | null): Promise<Exit | null> {
     const { call } = pending;
+    const toolName = spec.name;
     const left = budgetLeft(this.state, this.cfg);
     if (left !== null && left <= 0) {
-      this.state.messages.push(toolResultMessage(call, notRunText('research', 'the run\'s budget is spent')));
-      this.emit('tool_result', { toolName: 'research', callId: call.id, ms: 0, ok: false, notRun: 'budget spent' });
+      this.state.messages.push(toolResultMessage(call, notRunText(toolName, 'the run\'s budget is spent')));
+      this.emit('tool_result', { toolName, callId: call.id, ms: 0, ok: false, notRun: 'budget spent' });
       return this.budgetStop();
     }
-    this.emit('tool_start', { toolName: 'research', args: { question }, callId: call.id, budgetUsd: childBudget(left) });
+    const task = String(args[sub.taskArgument]);
+    this.emit('tool_start', { toolName, args, callId: call.id, budgetUsd: childBudget(left) });
     const started = Date.now();
-    const child = await runResearch(this.cfg, researchChildId(this.runId, pending), question, childBudget(left));
+    const child = await runSubAgent(this.cfg, sub, toolName, subAgentChildId(this.runId, pending, toolName), task, childBudget(left));
     // The parent pays for its children: their spend counts against its budget.
     recordChildSpend(this.state, child.costUsd, child.usage);
     this.state.toolRuns += 1;
-    this.emit('tool_result', { toolName: 'research', callId: call.id, ms: Date.now() - started, ok: child.outcome.ok, childCostUsd: child.costUsd });
-    const failed = child.outcome.ok ? null : this.toolFailed(pending, 'research', child.outcome.error, child.outcome.permanent);
+    this.emit('tool_result', { toolName, callId: call.id, ms: Date.now() - started, ok: child.outcome.ok, childCostUsd: child.costUsd });
+    const failed = child.outcome.ok ? null : this.toolFailed(pending, toolName, child.outcome.error, child.outcome.permanent);
     if (child.outcome.ok) {
       this.state.messages.push(toolResultMessage(call, child.outcome.content));
       if (ck !== null) this.remember(ck, child.outcome.content);

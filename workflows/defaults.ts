@@ -8,6 +8,7 @@ export const DEFAULT_MAX_BUDGET_USD = 1.0;
 export const DEFAULT_MODEL = 'plan';
 export const DEFAULT_TOOL_ERRORS: ToolErrorPolicy = 'describe';
 export const DEFAULT_DEDUPE: DedupePolicy = 'readOnly';
+/** The tools of runs recorded before tool modules (a worker's default now: its tools' enabledByDefault). */
 export const DEFAULT_TOOLS: ToolName[] = ['list_files', 'read_file', 'delete_file', 'scan_archive'];
 export const DEFAULT_WORKSPACE = 'default';
 /** The chapter's prices ($2.00 in, $12.00 out per million tokens). */

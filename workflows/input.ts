@@ -2,9 +2,10 @@
 // import, so the workflow wraps the thrown InputError in a non-retryable
 // ApplicationFailure and the tests can call it directly.
 import { BUILT_IN_DEFAULTS } from './defaults';
-import { isToolName } from './tool-catalogue';
+import type { ToolSpec } from '../common/tool-spec';
+import { LEGACY_TOOL_SPECS } from './legacy-tool-specs';
 import type { ContextPolicy } from './context-window';
-import type { DedupePolicy, RunConfig, RunDefaults, ToolErrorPolicy, ToolName } from './types';
+import type { DedupePolicy, RunConfig, RunDefaults, ToolErrorPolicy } from './types';
 
 export class InputError extends Error {
   constructor(
@@ -28,7 +29,12 @@ const MAX_TASK_CHARS = 100_000;
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export function parseInput(raw: unknown, d: RunDefaults = BUILT_IN_DEFAULTS): RunConfig {
+/**
+ * `catalogue`: the tools the worker offers (the run records the specs of those
+ * it selects). The default is the frozen catalogue of runs recorded before
+ * tool modules, for the replay of their histories.
+ */
+export function parseInput(raw: unknown, d: RunDefaults = BUILT_IN_DEFAULTS, catalogue: readonly ToolSpec[] = LEGACY_TOOL_SPECS): RunConfig {
   if (!isObj(raw)) throw new InputError('input', 'must be a JSON object like {"task": "..."}');
   for (const key of Object.keys(raw)) {
     if (!KNOWN_FIELDS.has(key)) throw new InputError(key, `is not a known field (known: ${[...KNOWN_FIELDS].join(', ')})`);
@@ -56,7 +62,7 @@ export function parseInput(raw: unknown, d: RunDefaults = BUILT_IN_DEFAULTS): Ru
     maxBudgetUsd,
     toolErrors: oneOf(raw.toolErrors, 'toolErrors', TOOL_ERROR_POLICIES, d.toolErrors),
     dedupe: oneOf(raw.dedupe, 'dedupe', DEDUPE_POLICIES, d.dedupe),
-    tools: toolList(raw.tools, d.tools),
+    ...toolList(raw.tools, d.tools, catalogue),
     workspace: workspaceName(raw.workspace, d.workspace),
     pricing: {
       inputPerMTokUsd: nonNegative(pricing.inputPerMTokUsd, 'pricing.inputPerMTokUsd', d.pricing.inputPerMTokUsd),
@@ -129,15 +135,22 @@ function oneOf<T extends string>(v: unknown, field: string, allowed: readonly T[
   return v as T;
 }
 
-function toolList(v: unknown, fallback: readonly ToolName[]): ToolName[] {
-  if (v === undefined) return [...fallback];
-  if (!Array.isArray(v)) throw new InputError('tools', 'must be an array of tool names');
-  const out: ToolName[] = [];
-  for (const name of v) {
-    if (typeof name !== 'string' || !isToolName(name)) throw new InputError('tools', `names an unknown tool ${JSON.stringify(name)}`);
-    if (!out.includes(name)) out.push(name);
+/** The run's tools: names among what the worker offers, and their specs (recorded with the run). */
+function toolList(v: unknown, fallback: readonly string[], catalogue: readonly ToolSpec[]): Pick<RunConfig, 'tools' | 'toolSpecs'> {
+  const offered = (name: string) => catalogue.find((s) => s.name === name);
+  let names: string[];
+  if (v === undefined) names = fallback.filter((n) => offered(n) !== undefined);
+  else {
+    if (!Array.isArray(v)) throw new InputError('tools', 'must be an array of tool names');
+    names = [];
+    for (const name of v) {
+      if (typeof name !== 'string' || offered(name) === undefined) {
+        throw new InputError('tools', `names an unknown tool ${JSON.stringify(name)}; this worker offers ${catalogue.map((s) => s.name).join(', ')}`);
+      }
+      if (!names.includes(name)) names.push(name);
+    }
   }
-  return out;
+  return { tools: names, toolSpecs: names.map((n) => offered(n) as ToolSpec) };
 }
 
 // One path segment of letters, digits, dot, dash and underscore, not starting

@@ -4,8 +4,9 @@
 // these to activities and signals; test/loop.test.ts checks them in microseconds.
 import { MAX_TRANSCRIPT_CHARS, RESEARCH_LIMITS } from './defaults';
 import type { StoreKnowledge } from './message-refs';
-import { argumentProblem } from './tool-args';
-import { TOOL_SPECS, isToolName } from './tool-catalogue';
+import { argumentProblem } from '../common/tool-args';
+import { LEGACY_TOOL_SPECS } from './legacy-tool-specs';
+import type { ToolSpec } from '../common/tool-spec';
 import type {
   AgentInput,
   ChildSpend,
@@ -137,9 +138,9 @@ export function childBudget(left: number | null): number {
   return left === null ? RESEARCH_LIMITS.maxBudgetUsd : Math.min(RESEARCH_LIMITS.maxBudgetUsd, left);
 }
 
-/** The research child's workflow id: readable, and stable across replays. */
-export function researchChildId(runId: string, pending: PendingCall): string {
-  return `${runId}/m${pending.messageIndex}/${pending.call.id}/research`;
+/** A sub-agent child's workflow id (`…/m1/r1/research`): readable, and stable across replays. */
+export function subAgentChildId(runId: string, pending: PendingCall, toolName: string): string {
+  return `${runId}/m${pending.messageIndex}/${pending.call.id}/${toolName}`;
 }
 
 export interface Exit {
@@ -270,7 +271,7 @@ export function capToolResult(text: string, max: number): string {
 }
 
 export type ParsedCall =
-  | { ok: true; toolName: ToolName; args: Record<string, unknown> }
+  | { ok: true; toolName: ToolName; spec: ToolSpec; args: Record<string, unknown> }
   | { ok: false; toolName: string; error: string };
 
 /**
@@ -278,10 +279,11 @@ export type ParsedCall =
  * arguments that fit its schema. Runs before approval, cache or activity: a
  * person is never asked about a call that could not run.
  */
-export function parseCall(call: ToolCall, enabled: readonly ToolName[]): ParsedCall {
+export function parseCall(call: ToolCall, enabled: readonly ToolSpec[]): ParsedCall {
   const name = call.function.name;
-  if (!isToolName(name) || !enabled.includes(name)) {
-    return { ok: false, toolName: name, error: `unknown tool ${JSON.stringify(name.slice(0, 100))}. Available tools: ${enabled.join(', ')}.` };
+  const spec = enabled.find((s) => s.name === name);
+  if (!spec) {
+    return { ok: false, toolName: name, error: `unknown tool ${JSON.stringify(name.slice(0, 100))}. Available tools: ${enabled.map((s) => s.name).join(', ')}.` };
   }
   // Huge arguments are refused before they are parsed, traced or sent to an activity.
   if (call.function.arguments.length > MAX_ARGUMENT_CHARS) {
@@ -300,19 +302,19 @@ export function parseCall(call: ToolCall, enabled: readonly ToolName[]): ParsedC
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
     return { ok: false, toolName: name, error: `the arguments of ${name} must be a JSON object.` };
   }
-  const problem = argumentProblem(name, args as Record<string, unknown>);
+  const problem = argumentProblem(spec, args as Record<string, unknown>);
   if (problem) return { ok: false, toolName: name, error: problem };
-  return { ok: true, toolName: name, args: args as Record<string, unknown> };
+  return { ok: true, toolName: name, spec, args: args as Record<string, unknown> };
 }
 
-export function isCacheable(toolName: ToolName, policy: DedupePolicy): boolean {
+export function isCacheable(spec: ToolSpec, policy: DedupePolicy): boolean {
   switch (policy) {
     case 'off':
       return false;
     case 'all':
       return true;
     case 'readOnly':
-      return TOOL_SPECS[toolName].readOnly;
+      return spec.readOnly;
   }
 }
 
@@ -405,4 +407,10 @@ export function toolResultMessage(call: ToolCall, content: string): ChatMessage 
 /** The one shape of a tool message: the tool activity files this exact JSON in the message store. */
 export function toolMessage(callId: string, toolName: string, content: string): ChatMessage {
   return { role: 'tool', tool_call_id: callId, name: toolName, content };
+}
+
+/** A run's tool specs: recorded at its start, or (configurations from before tool modules) the frozen catalogue's. */
+export function toolSpecsOf(cfg: Pick<RunConfig, 'tools' | 'toolSpecs'>): ToolSpec[] {
+  if (cfg.toolSpecs) return cfg.toolSpecs;
+  return cfg.tools.map((n) => LEGACY_TOOL_SPECS.find((s) => s.name === n)).filter((s): s is ToolSpec => s !== undefined);
 }

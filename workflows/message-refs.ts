@@ -11,7 +11,7 @@
 // (see MESSAGE_STORE_MISS), never a lost message.
 import { sha256 } from '@noble/hashes/sha2.js';
 import { utf8ToBytes } from '@noble/hashes/utils.js';
-import type { OpenAiToolDefinition } from './tool-catalogue';
+import type { OpenAiToolDefinition } from '../common/tool-spec';
 import type { ChatMessage } from './types';
 
 /** A message the store holds, by address. */

@@ -12,7 +12,7 @@ import type { Activities } from '../activities';
 import type { CallModelInput } from '../activities/model';
 import type { LoopState } from './loop';
 import { MESSAGE_STORE_MISS, promptByAddress, rememberPrompt } from './message-refs';
-import type { OpenAiToolDefinition } from './tool-catalogue';
+import type { OpenAiToolDefinition } from '../common/tool-spec';
 import type { ChatMessage, ModelReply } from './types';
 
 export type ModelCallBase = Omit<CallModelInput, 'messages' | 'tools' | 'toolsRef' | 'prefix'>;

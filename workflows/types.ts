@@ -1,6 +1,7 @@
 // The data that crosses every boundary: workflow input and result, the
 // transcript, the five exits. Plain JSON only (no Map, no Date, no class) so it
 // survives history, queries and continue-as-new unchanged.
+import type { ToolSpec } from '../common/tool-spec';
 import type { ContextPolicy } from './context-window';
 
 /** One tool call as the OpenAI chat-completions wire format carries it. */
@@ -49,7 +50,8 @@ export type Interruption =
 
 export type ToolErrorPolicy = 'describe' | 'generic' | 'fatal';
 export type DedupePolicy = 'readOnly' | 'off' | 'all';
-export type ToolName = 'list_files' | 'read_file' | 'delete_file' | 'scan_archive' | 'research';
+/** A tool's name as the model calls it; which exist is the worker's choice (activities/tools). */
+export type ToolName = string;
 
 /** Prices in US dollars per million tokens. */
 export interface Pricing {
@@ -116,6 +118,12 @@ export interface RunConfig {
   toolErrors: ToolErrorPolicy;
   dedupe: DedupePolicy;
   tools: ToolName[];
+  /**
+   * The specs of `tools`, as the worker offered them when the run started.
+   * Absent in configurations recorded before tool modules: those use
+   * LEGACY_TOOL_SPECS (see toolSpecsOf).
+   */
+  toolSpecs?: ToolSpec[];
   workspace: string;
   pricing: Pricing;
   approvalTimeoutMs: number | null;

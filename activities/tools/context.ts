@@ -32,8 +32,6 @@ export interface WriteHooks {
   beforeCommit?: (signal: AbortSignal) => Promise<void>;
 }
 
-export type ToolImpl = (ctx: ToolContext, args: Record<string, unknown>) => Promise<string>;
-
 /**
  * A context for running a tool outside an activity — the benchmark's
  * in-process loop and the unit tests: a seeded workspace under `base`, its own

@@ -1,16 +1,18 @@
+// delete_file: the demo's one write. A person approves each call; the
+// idempotency ledger makes a retried call act at most once.
 import { CancelledFailure } from '@temporalio/common';
 import { existsSync, statSync, unlinkSync } from 'node:fs';
-import type { ToolImpl } from './context';
+import { defineTool, type ToolRun } from './define-tool';
 import { crashPoint } from './crash-point';
 import { ToolError } from './tool-error';
-import { assertReadable, resolveInside } from './workspace';
+import { assertReadable, PATH_ARG, resolveInside } from './workspace';
 
 /**
  * Deletes one file, at most once per idempotency key: the intent is recorded
  * before the unlink and the result after, so a retry after a crash between
  * the two finds the file gone *by this call* and reports success again.
  */
-export const deleteFile: ToolImpl = async (ctx, args) => {
+export const deleteFile: ToolRun = async (ctx, args) => {
   const rel = String(args.path);
   const full = resolveInside(ctx.root, rel);
   assertReadable(ctx.root, full);
@@ -37,3 +39,13 @@ export const deleteFile: ToolImpl = async (ctx, args) => {
   ctx.ledger.put(ctx.idempotencyKey, { state: 'done', at: new Date().toISOString(), result });
   return result;
 };
+
+export default defineTool({
+  name: 'delete_file',
+  description: 'Delete a file from the workspace. A person must approve each call.',
+  parameters: { type: 'object', properties: { path: PATH_ARG }, required: ['path'], additionalProperties: false },
+  readOnly: false,
+  needsApproval: true,
+  origin: 'builtin',
+  run: deleteFile,
+});

@@ -1,12 +1,14 @@
+// read_file: one text file of the workspace, cut at READ_LIMIT_BYTES. Fast and
+// read-only, so it runs as a local activity.
 import { existsSync, openSync, readSync, closeSync, statSync } from 'node:fs';
-import type { ToolImpl } from './context';
+import { defineTool, type ToolRun } from './define-tool';
 import { ToolError } from './tool-error';
-import { assertReadable, resolveInside } from './workspace';
+import { assertReadable, PATH_ARG, resolveInside } from './workspace';
 
 /** Larger files are cut here, with a note the model can read: a result is one history payload. */
 export const READ_LIMIT_BYTES = 64 * 1024;
 
-export const readFile: ToolImpl = async (ctx, args) => {
+export const readFile: ToolRun = async (ctx, args) => {
   const rel = String(args.path);
   const full = resolveInside(ctx.root, rel);
   assertReadable(ctx.root, full);
@@ -25,3 +27,13 @@ export const readFile: ToolImpl = async (ctx, args) => {
     closeSync(fd);
   }
 };
+
+export default defineTool({
+  name: 'read_file',
+  description: 'Read a text file from the workspace.',
+  parameters: { type: 'object', properties: { path: PATH_ARG }, required: ['path'], additionalProperties: false },
+  readOnly: true,
+  activity: { local: true },
+  origin: 'builtin',
+  run: readFile,
+});

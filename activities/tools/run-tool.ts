@@ -5,18 +5,16 @@
 // throw (and are retried by Temporal).
 import { Context } from '@temporalio/activity';
 import { join } from 'node:path';
+import { argumentProblem } from '../../common/tool-args';
 import { capToolResult, toolMessage } from '../../workflows/loop';
 import type { MessageStore } from '../message-store';
-import { argumentProblem } from '../../workflows/tool-args';
-import type { ToolName, ToolOutcome } from '../../workflows/types';
+import type { ToolOutcome } from '../../workflows/types';
 import type { TraceWriter } from '../trace-file';
-import type { ToolContext, ToolImpl, WriteHooks } from './context';
-import { deleteFile } from './delete-file';
+import { BUILTIN_TOOLS } from './builtin';
+import type { ToolContext, WriteHooks } from './context';
 import { Ledger } from './ledger';
-import { listFiles } from './list-files';
-import { readFile } from './read-file';
-import { scanArchive } from './scan-archive';
 import { ToolError } from './tool-error';
+import { Toolset } from './toolset';
 import { ensureWorkspace } from './workspace';
 
 export interface RunToolInput {
@@ -25,7 +23,7 @@ export interface RunToolInput {
   chainId?: string;
   callId: string;
   idempotencyKey: string;
-  toolName: ToolName;
+  toolName: string;
   args: Record<string, unknown>;
   workspace: string;
   /** seq of the tool_start trace line; progress lines hang under it. */
@@ -48,23 +46,20 @@ export interface ToolDeps {
   ledgerDir?: string;
   /** Where the result is filed as the tool message, so the next prompt sends it by address. */
   messageStore?: MessageStore;
+  /** The tools this worker offers (default: the built-ins). */
+  toolset?: Toolset;
 }
-
-const IMPLEMENTATIONS: Partial<Record<ToolName, ToolImpl>> = {
-  list_files: listFiles,
-  read_file: readFile,
-  delete_file: deleteFile,
-  scan_archive: scanArchive,
-};
 
 export function createRunTool(deps: ToolDeps) {
   const ledger = new Ledger(deps.ledgerDir ?? join(deps.workspaceRoot, '.ledger'));
   const every = deps.heartbeatEveryMs ?? 25;
+  const toolset = deps.toolset ?? new Toolset(BUILTIN_TOOLS);
 
   return async function runTool(input: RunToolInput): Promise<ToolOutcome> {
-    const impl = IMPLEMENTATIONS[input.toolName];
-    if (!impl) return { ok: false, error: `tool ${input.toolName} cannot run in an activity`, permanent: true };
-    const problem = argumentProblem(input.toolName, input.args);
+    const tool = toolset.runnable(input.toolName);
+    // A run recorded a tool this worker does not offer (a deploy removed it): no retry brings it back here.
+    if (!tool) return { ok: false, error: `tool ${input.toolName} is not offered by this worker (it offers ${toolset.names().join(', ')})`, permanent: true };
+    const problem = argumentProblem(tool, input.args);
     if (problem) return { ok: false, error: problem, permanent: false };
 
     const activity = Context.current();
@@ -124,7 +119,7 @@ export function createRunTool(deps: ToolDeps) {
     activity.cancellationSignal.addEventListener('abort', onAbort, { once: true });
     try {
       beat({ step, label: null });
-      const content = capToolResult(await impl(ctx, input.args), input.maxResultChars);
+      const content = capToolResult(await tool.run(ctx, input.args), input.maxResultChars);
       // Filed as the message the workflow will build from it (it checks the address before relying on it).
       // A store that cannot take it only costs the next prompt carrying it whole.
       const ref = await deps.messageStore?.put(JSON.stringify(toolMessage(input.callId, input.toolName, content))).catch(() => undefined);

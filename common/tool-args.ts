@@ -10,10 +10,10 @@
 // ~390 KiB more in the worker's cache and spent ~12 ms compiling per run (and
 // per replay). test/tool-args.test.ts checks that both agree.
 import { Validator, type OutputUnit, type Schema } from '@cfworker/json-schema';
-import { TOOL_SPECS } from './tool-catalogue';
-import type { ToolName } from './types';
+import type { ToolSpec } from './tool-spec';
 
-const validators = new Map<ToolName, Validator>();
+// By schema object: a run's specs are the same objects call after call.
+const validators = new WeakMap<object, Validator>();
 
 // Summaries that only repeat what their more specific errors say.
 const SUMMARIES = new Set(['properties', 'false', 'items', 'prefixItems', 'additionalItems']);
@@ -21,15 +21,15 @@ const SUMMARIES = new Set(['properties', 'false', 'items', 'prefixItems', 'addit
 const where = (e: OutputUnit) => (e.instanceLocation === '#' ? 'arguments' : e.instanceLocation.slice(1));
 
 /** Why these arguments do not fit the tool's schema, in words the model can act on; null when they fit. */
-export function argumentProblem(name: ToolName, args: Record<string, unknown>): string | null {
-  let validator = validators.get(name);
+export function argumentProblem(spec: Pick<ToolSpec, 'name' | 'parameters'>, args: Record<string, unknown>): string | null {
+  let validator = validators.get(spec.parameters);
   if (!validator) {
-    validator = new Validator(TOOL_SPECS[name].parameters as Schema, '2020-12', false);
-    validators.set(name, validator);
+    validator = new Validator(spec.parameters as Schema, '2020-12', false);
+    validators.set(spec.parameters, validator);
   }
   const { valid, errors } = validator.validate(args);
   if (valid) return null;
   const specific = errors.filter((e) => !SUMMARIES.has(e.keyword));
   const why = (specific.length ? specific : errors).map((e) => `${where(e)}: ${e.error}`).join('; ');
-  return `invalid arguments for ${name}: ${why} Expected: ${JSON.stringify(TOOL_SPECS[name].parameters)}`;
+  return `invalid arguments for ${spec.name}: ${why} Expected: ${JSON.stringify(spec.parameters)}`;
 }

@@ -1,0 +1,64 @@
+// The tool interface: one call, one module per tool. A tool module holds what
+// the workflow may know (name, schema, flags, approval rule, activity options:
+// the ToolSpec, plain JSON) and what only a worker may do (`run`) side by side;
+// the worker hands the workflow the spec alone (see toolSpecOf), recorded in
+// the run's history at its start.
+import { specProblem, type ApprovalRule, type JsonSchema, type SubAgentSpec, type ToolActivityOptions, type ToolSpec } from '../../common/tool-spec';
+import type { ToolContext } from './context';
+
+export type { ToolContext } from './context';
+
+/** What a tool returns to the model: text (cut to the run's maxToolResultChars by the harness). */
+export type ToolRun = (ctx: ToolContext, args: Record<string, unknown>) => Promise<string>;
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+  readOnly: boolean;
+  /** Default false. A rule (see ApprovalRule) is evaluated by the workflow on each call's arguments. */
+  needsApproval?: ApprovalRule;
+  activity?: ToolActivityOptions;
+  enabledByDefault?: boolean;
+  origin?: string;
+  /** Runs in an activity, confined to the run's workspace (ctx.root). Throw ToolError for an error the model should see. */
+  run: ToolRun;
+}
+
+/** A tool that runs a child agent run: no `run`, the workflow starts the child. */
+export interface SubAgentDefinition extends Omit<ToolDefinition, 'run' | 'activity'> {
+  subAgent: SubAgentSpec;
+}
+
+export type AnyToolDefinition = ToolDefinition | SubAgentDefinition;
+
+/** Checks a tool module's definition at worker start (a bad tool stops the worker with the reason, not a run). */
+export function defineTool(def: ToolDefinition): ToolDefinition {
+  const problem = specProblem(toolSpecOf(def));
+  if (problem) throw new Error(`defineTool: ${problem}`);
+  if (typeof def.run !== 'function') throw new Error(`defineTool: tool ${def.name} has no run function`);
+  return def;
+}
+
+export function defineSubAgent(def: SubAgentDefinition): SubAgentDefinition {
+  const problem = specProblem(toolSpecOf(def));
+  if (problem) throw new Error(`defineSubAgent: ${problem}`);
+  return def;
+}
+
+export const isSubAgent = (def: AnyToolDefinition): def is SubAgentDefinition => 'subAgent' in def && def.subAgent !== undefined;
+
+/** The workflow-safe part: everything but `run`, as plain JSON. */
+export function toolSpecOf(def: AnyToolDefinition): ToolSpec {
+  return {
+    name: def.name,
+    description: def.description,
+    parameters: def.parameters,
+    readOnly: def.readOnly,
+    needsApproval: def.needsApproval ?? false,
+    ...(!isSubAgent(def) && def.activity ? { activity: def.activity } : {}),
+    ...(isSubAgent(def) ? { subAgent: def.subAgent } : {}),
+    ...(def.enabledByDefault === false ? { enabledByDefault: false } : {}),
+    ...(def.origin ? { origin: def.origin } : {}),
+  };
+}

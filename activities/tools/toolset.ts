@@ -1,0 +1,45 @@
+// The tools one worker offers: built-ins, a deployment's own tool modules and
+// MCP servers' tools, by name. Checked once at worker start, so a clash or a
+// sub-agent naming a missing tool stops the worker with the reason instead of
+// failing runs later.
+import type { ToolSpec } from '../../common/tool-spec';
+import { isSubAgent, toolSpecOf, type AnyToolDefinition, type ToolDefinition } from './define-tool';
+
+export class Toolset {
+  private readonly byName = new Map<string, AnyToolDefinition>();
+
+  constructor(defs: readonly AnyToolDefinition[]) {
+    for (const def of defs) {
+      const prior = this.byName.get(def.name);
+      if (prior) throw new Error(`two tools are named ${def.name} (${prior.origin ?? 'unknown origin'} and ${def.origin ?? 'unknown origin'}); rename one`);
+      this.byName.set(def.name, def);
+    }
+    for (const def of defs) {
+      if (!isSubAgent(def)) continue;
+      for (const t of def.subAgent.tools) {
+        if (!this.byName.has(t)) throw new Error(`sub-agent tool ${def.name} gives its child ${t}, which this worker does not offer`);
+      }
+    }
+  }
+
+  /** Only these names (AGENT_TOOLS): an unknown one is an error naming what exists. */
+  only(names: readonly string[]): Toolset {
+    for (const n of names) if (!this.byName.has(n)) throw new Error(`AGENT_TOOLS names ${n}, which no tool source offers (offered: ${this.names().join(', ')})`);
+    return new Toolset([...this.byName.values()].filter((d) => names.includes(d.name)));
+  }
+
+  names(): string[] {
+    return [...this.byName.keys()];
+  }
+
+  /** An activity tool's definition (sub-agent tools run no activity). */
+  runnable(name: string): ToolDefinition | undefined {
+    const def = this.byName.get(name);
+    return def && !isSubAgent(def) ? def : undefined;
+  }
+
+  /** What the workflow may know: specs by name, in the order the tools were given. */
+  specs(): ToolSpec[] {
+    return [...this.byName.values()].map(toolSpecOf);
+  }
+}

@@ -1,0 +1,157 @@
+// The tool interface, workflow-safe half: everything the loop needs to know
+// about a tool, as plain JSON. A worker builds these from its tool modules
+// (activities/tools/define-tool.ts) and MCP servers; a run records the specs of
+// its tools once, at its start (the resolveConfig local activity), so a replay
+// or a later worker with other tools sees exactly what the run started with.
+// No I/O here: the workflow bundle imports this file.
+
+/** A JSON Schema for a tool's arguments (an object schema; checked with @cfworker/json-schema). */
+export interface JsonSchema {
+  type: 'object';
+  properties?: Record<string, unknown>;
+  required?: string[];
+  additionalProperties?: boolean | Record<string, unknown>;
+  [keyword: string]: unknown;
+}
+
+/**
+ * When a call waits for a person. Data, not a function: the rule travels in
+ * the run's history with the spec and is evaluated by the workflow, the same
+ * way on every replay and on every worker.
+ * - `true` / `false`: always / never.
+ * - `{ argument, unlessInside }`: when the path in `argument` is not inside one
+ *   of these workspace folders (the path is normalised first: `tmp/../x` is
+ *   outside `tmp/`). A missing or non-string argument needs approval.
+ * - `{ argument, ifMatches }`: when the argument, as a string, matches this regular expression.
+ * - `{ anyOf }`: when any of the rules says so.
+ */
+export type ApprovalRule =
+  | boolean
+  | { argument: string; unlessInside: string[] }
+  | { argument: string; ifMatches: string }
+  | { anyOf: ApprovalRule[] };
+
+/** How the workflow schedules the tool's activity. Every field has a default. */
+export interface ToolActivityOptions {
+  /**
+   * Run as a local activity: in the worker that runs the loop, with no server
+   * round trip. Only for fast read-only tools (local activities are
+   * at-least-once and send no heartbeats).
+   */
+  local?: boolean;
+  /** Per attempt; default: the run's `toolTimeoutMs`. */
+  startToCloseTimeoutMs?: number;
+  /** Non-local tools only; default 5,000 (the tool activity heartbeats every 25 ms). */
+  heartbeatTimeoutMs?: number;
+  /** Default: 5 attempts, 0.5 s doubling to 10 s. */
+  retry?: { maximumAttempts?: number; initialIntervalMs?: number; backoffCoefficient?: number; maximumIntervalMs?: number };
+  /**
+   * What a Stop does to a running call: `wait` (default) for the tool to
+   * acknowledge, so a write that already acted is reported; `try` requests
+   * cancellation and moves on; `abandon` does not even ask.
+   */
+  cancellation?: 'wait' | 'try' | 'abandon';
+}
+
+/** A tool that runs a whole child agent run instead of an activity (like `research`). */
+export interface SubAgentSpec {
+  /** The argument that becomes the child's task. */
+  taskArgument: string;
+  /** The child's tools (offered by the same worker). */
+  tools: string[];
+  maxTurns: number;
+}
+
+export interface ToolSpec {
+  /** What the model calls it: letters, digits, `_` and `-`, at most 64 characters. */
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+  /** Calling it twice with the same arguments changes nothing: its result may be reused (the dedupe gate). */
+  readOnly: boolean;
+  needsApproval: ApprovalRule;
+  activity?: ToolActivityOptions;
+  subAgent?: SubAgentSpec;
+  /** Offered to runs whose input names no tools; default true. */
+  enabledByDefault?: boolean;
+  /** Where it comes from, for people: `builtin`, `module:<path>`, `mcp:<server>`. */
+  origin?: string;
+}
+
+export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Does this call wait for a person? Pure and deterministic (the workflow calls it). */
+export function needsApproval(rule: ApprovalRule, args: Record<string, unknown>): boolean {
+  if (typeof rule === 'boolean') return rule;
+  if ('anyOf' in rule) return rule.anyOf.some((r) => needsApproval(r, args));
+  const value = args[rule.argument];
+  if ('ifMatches' in rule) return new RegExp(rule.ifMatches).test(typeof value === 'string' ? value : JSON.stringify(value ?? null));
+  if (typeof value !== 'string') return true;
+  const path = normalisePath(value);
+  if (path === null) return true;
+  return !rule.unlessInside.some((folder) => {
+    const f = normalisePath(folder);
+    return f !== null && f !== '' && (path === f || path.startsWith(`${f}/`));
+  });
+}
+
+/**
+ * A workspace-relative path with `.`, `..` and repeated slashes resolved, in
+ * pure JS (no node:path in a workflow). null when it is absolute or climbs out
+ * of the workspace: such a path is never "inside" anything.
+ */
+export function normalisePath(p: string): string | null {
+  if (p.startsWith('/') || p.startsWith('\\') || /^[A-Za-z]:/.test(p)) return null;
+  const out: string[] = [];
+  for (const part of p.split(/[/\\]+/)) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') {
+      if (out.length === 0) return null;
+      out.pop();
+    } else out.push(part);
+  }
+  return out.join('/');
+}
+
+/** A problem with a spec (a bad name, a local write, an approval rule that cannot be evaluated), or null. */
+export function specProblem(spec: ToolSpec): string | null {
+  if (!TOOL_NAME.test(spec.name)) return `tool name ${JSON.stringify(spec.name)} must be 1-64 letters, digits, "_" or "-"`;
+  if (typeof spec.description !== 'string' || spec.description.trim() === '') return `tool ${spec.name}: description is required`;
+  if (spec.parameters?.type !== 'object') return `tool ${spec.name}: parameters must be a JSON Schema of type "object"`;
+  if (spec.activity?.local && !spec.readOnly) return `tool ${spec.name}: a local tool must be readOnly (local activities may run more than once)`;
+  if (spec.subAgent && spec.activity) return `tool ${spec.name}: a sub-agent tool runs a child workflow, not an activity`;
+  return ruleProblem(spec.name, spec.needsApproval);
+}
+
+function ruleProblem(name: string, rule: ApprovalRule): string | null {
+  if (typeof rule === 'boolean') return null;
+  if (typeof rule !== 'object' || rule === null) return `tool ${name}: needsApproval must be true, false or a rule`;
+  if ('anyOf' in rule) {
+    for (const r of rule.anyOf) {
+      const p = ruleProblem(name, r);
+      if (p) return p;
+    }
+    return null;
+  }
+  if (typeof rule.argument !== 'string') return `tool ${name}: an approval rule names the argument it reads`;
+  if ('ifMatches' in rule) {
+    try {
+      new RegExp(rule.ifMatches);
+    } catch (err) {
+      return `tool ${name}: ifMatches is not a regular expression: ${String(err)}`;
+    }
+    return null;
+  }
+  if (!Array.isArray(rule.unlessInside)) return `tool ${name}: unlessInside must be a list of folders`;
+  return null;
+}
+
+/** The `tools` array of a chat-completions request. */
+export function toolDefinitions(specs: readonly ToolSpec[]): OpenAiToolDefinition[] {
+  return specs.map((s) => ({ type: 'function', function: { name: s.name, description: s.description, parameters: s.parameters } }));
+}
+
+export interface OpenAiToolDefinition {
+  type: 'function';
+  function: { name: string; description: string; parameters: JsonSchema };
+}
