@@ -91,7 +91,7 @@ export function needsApproval(rule: ApprovalRule, args: Record<string, unknown>)
   if (path === null) return true;
   return !rule.unlessInside.some((folder) => {
     const f = normalisePath(folder);
-    return f !== null && f !== '' && (path === f || path.startsWith(`${f}/`));
+    return f !== null && f !== '' && path.startsWith(`${f}/`);
   });
 }
 

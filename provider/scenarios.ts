@@ -39,8 +39,36 @@ const plan = ({ turn }: ScriptInput): ScriptedReply =>
       ? call('c2', 'read_file', { path: 'errors.log' })
       : answer('errors.log mentions a timeout: worker 7 timed out after 30000 ms.');
 
+/**
+ * Follows the script the task carries after `script:` — a JSON list of turns,
+ * each a list of calls `{"name": ..., "args": {...}}` — then answers with the
+ * last tool result. For tools a deployment brings: a test or a demo writes the
+ * calls it wants without a scenario of its own. Call ids are `s<turn>_<i>`.
+ */
+const script = ({ turn, toolText, task }: ScriptInput): ScriptedReply => {
+  const at = task.indexOf('script:');
+  let turns: unknown = [];
+  try {
+    turns = at < 0 ? [] : JSON.parse(task.slice(at + 'script:'.length));
+  } catch {
+    return answer('The script in the task is not valid JSON.');
+  }
+  const steps = Array.isArray(turns) ? turns : [];
+  const step: unknown = steps[turn];
+  if (!Array.isArray(step)) return answer(`Done. The last tool said: ${toolText.split('\n').pop() ?? ''}`);
+  return {
+    type: 'calls',
+    calls: step.map((c: { name?: unknown; args?: unknown }, i) => ({
+      id: `s${turn}_${i}`,
+      name: String(c.name),
+      args: typeof c.args === 'object' && c.args !== null ? (c.args as Record<string, unknown>) : {},
+    })),
+  };
+};
+
 export const SCENARIOS: Record<string, (input: ScriptInput) => ScriptedReply> = {
   plan,
+  script,
 
   // Never declares itself done.
   runaway: ({ turn }) => call(`c${turn}`, 'list_files'),

@@ -1,0 +1,60 @@
+// A deployment's own tools, as one module: what the README's "Bring your own
+// tools" section walks through. Offer them with
+//   AGENT_TOOLS_MODULES=examples/tools/notes.ts npm run worker
+// and name them in a run's input: {"task": "...", "tools": ["write_note", "count_words"]}.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { defineTool } from '../../activities/tools/define-tool';
+import { ToolError } from '../../activities/tools/tool-error';
+import { assertReadable, PATH_ARG, resolveInside } from '../../activities/tools/workspace';
+
+/** A write: asks a person unless the note goes under tmp/; acts at most once per call, even when retried. */
+export const writeNote = defineTool({
+  name: 'write_note',
+  description: 'Write a text note to a file of the workspace (replacing it). Notes outside tmp/ need a person\'s approval.',
+  parameters: {
+    type: 'object',
+    properties: { path: PATH_ARG, text: { type: 'string', maxLength: 20_000 } },
+    required: ['path', 'text'],
+    additionalProperties: false,
+  },
+  readOnly: false,
+  // Data, evaluated by the workflow on each call: "tmp/../x" counts as outside tmp/.
+  needsApproval: { argument: 'path', unlessInside: ['tmp'] },
+  activity: { startToCloseTimeoutMs: 10_000, retry: { maximumAttempts: 3 } },
+  async run(ctx, args) {
+    const rel = String(args.path);
+    const full = resolveInside(ctx.root, rel);
+    const done = ctx.ledger.get(ctx.idempotencyKey);
+    if (done?.state === 'done') return done.result;
+    ctx.ledger.put(ctx.idempotencyKey, { state: 'started', at: new Date().toISOString() });
+    mkdirSync(dirname(full), { recursive: true });
+    writeFileSync(full, String(args.text));
+    const result = `wrote ${String(args.text).length} characters to ${rel}`;
+    ctx.ledger.put(ctx.idempotencyKey, { state: 'done', at: new Date().toISOString(), result });
+    return result;
+  },
+});
+
+/** Fast and read-only: a local activity, and its result may be reused by the dedupe gate. */
+export const countWords = defineTool({
+  name: 'count_words',
+  description: 'Count the words of a text file of the workspace.',
+  parameters: { type: 'object', properties: { path: PATH_ARG }, required: ['path'], additionalProperties: false },
+  readOnly: true,
+  activity: { local: true },
+  async run(ctx, args) {
+    const rel = String(args.path);
+    const full = resolveInside(ctx.root, rel);
+    assertReadable(ctx.root, full);
+    let text: string;
+    try {
+      text = readFileSync(full, 'utf8');
+    } catch {
+      throw new ToolError(`no such file: ${rel}. Call list_files to see what exists.`);
+    }
+    return `${rel}: ${text.split(/\s+/u).filter((w) => w !== '').length} words`;
+  },
+});
+
+export default [writeNote, countWords];
