@@ -5,6 +5,7 @@ import { parseInput } from '../workflows/input';
 import {
   cacheKey,
   declinedText,
+  exitFields,
   firstPendingCall,
   initialState,
   isCacheable,
@@ -15,6 +16,7 @@ import {
   replyProtocolProblem,
   toolErrorText,
   turnCostUsd,
+  type Exit,
 } from '../workflows/loop';
 import type { ChatMessage, ModelReply, ToolCall } from '../workflows/types';
 import { specs } from './builtin-specs';
@@ -145,5 +147,18 @@ describe('transcript wording', () => {
       'The user declined this delete_file call by bob; it was not run and nothing changed. Reason: audit',
     );
     expect(declinedText('delete_file', { decision: 'reject', reason: null, by: null })).toContain('No reason was given.');
+  });
+});
+
+describe('exits', () => {
+  it('a completed exit cannot carry an interruption or an error, a failed one always has its type', () => {
+    // @ts-expect-error: completed with an interruption does not type-check
+    const bad: Exit = { status: 'completed', interruption: { type: 'max_turns' }, reason: 'x', output: 'y' };
+    // @ts-expect-error: failed without its errorType does not type-check
+    const bad2: Exit = { status: 'failed', interruption: null, reason: 'x', error: 'y' };
+    expect([bad.status, bad2.status]).toEqual(['completed', 'failed']);
+    expect(exitFields({ status: 'completed', interruption: null, reason: 'answered', output: 'hi' })).toEqual({ output: 'hi', error: null, errorType: null });
+    expect(exitFields({ status: 'failed', interruption: null, reason: 'r', error: 'e', errorType: 'ToolError' })).toEqual({ output: null, error: 'e', errorType: 'ToolError' });
+    expect(exitFields({ status: 'interrupted', interruption: { type: 'cancelled', reason: 'stop' }, reason: 'stop' })).toEqual({ output: null, error: null, errorType: null });
   });
 });

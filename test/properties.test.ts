@@ -144,7 +144,7 @@ interface Drive {
 /** Drives the loop's own decisions (nextStep, takeReply) with generated replies; decisions per call come from `decide`. */
 function drive(cfg: RunConfig, replies: ModelReply[], decide: (call: ToolCall) => Decision | null): Drive {
   const s = initialState(cfg);
-  const out: Drive = { exit: { status: 'failed', interruption: null, reason: 'replies ran out' }, costs: [], turns: [], turnCosts: [], messages: s.messages };
+  const out: Drive = { exit: { status: 'failed', interruption: null, reason: 'replies ran out', error: 'replies ran out', errorType: 'TestScriptEnded' }, costs: [], turns: [], turnCosts: [], messages: s.messages };
   let r = 0;
   for (let guard = 0; guard < 500; guard++) {
     const step = nextStep(s, cfg);

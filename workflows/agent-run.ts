@@ -25,6 +25,7 @@ import {
   initialState,
   isBudgetSpent,
   isCacheable,
+  exitFields,
   limitExit,
   callSummary,
   nextStep,
@@ -517,7 +518,7 @@ class AgentRun {
     this.interruption = exit.interruption;
     this.approvals.awaiting = null;
     this.upsertStatus(exit);
-    this.metrics.runs.add(1, { status: exit.status, error_type: exit.errorType ?? '' });
+    this.metrics.runs.add(1, { status: exit.status, error_type: exitFields(exit).errorType ?? '' });
     this.emit('run_stopped', { status: exit.status, reason: exit.reason, turns: this.state.turns, costUsd: this.state.costUsd });
     // Let an in-flight `decide` update answer before the run closes.
     await wf.CancellationScope.nonCancellable(() => wf.condition(wf.allHandlersFinished));
@@ -525,9 +526,7 @@ class AgentRun {
       runId: this.runId,
       status: exit.status,
       interruption: exit.interruption,
-      output: exit.output ?? null,
-      error: exit.error ?? null,
-      errorType: exit.errorType ?? null,
+      ...exitFields(exit),
       turns: this.state.turns,
       toolRuns: this.state.toolRuns,
       costUsd: this.state.costUsd,
@@ -627,7 +626,7 @@ class AgentRun {
       { key: AGENT_AWAITING_TOOL, value: awaiting ? awaiting.toolName : null },
       { key: AGENT_AWAITING_CALL, value: awaiting ? awaiting.callId : null },
       ...(exit ? [{ key: AGENT_EXIT_REASON, value: exit.reason.slice(0, 1000) }] : []),
-      ...(exit?.errorType ? [{ key: AGENT_ERROR_TYPE, value: exit.errorType }] : []),
+      ...(exit?.status === 'failed' ? [{ key: AGENT_ERROR_TYPE, value: exit.errorType }] : []),
       ...(parent ? [{ key: AGENT_PARENT, value: parent }] : []),
     ]);
   }

@@ -12,7 +12,6 @@ import type {
   ChildSpend,
   ChatMessage,
   DedupePolicy,
-  ExitStatus,
   Interruption,
   ModelReply,
   Pricing,
@@ -143,15 +142,24 @@ export function subAgentChildId(runId: string, pending: PendingCall, toolName: s
   return `${runId}/m${pending.messageIndex}/${pending.call.id}/${toolName}`;
 }
 
-export interface Exit {
-  status: ExitStatus;
-  interruption: Interruption | null;
-  /** One line for people: the trace's run_stopped and the CLI show it. */
-  reason: string;
-  output?: string;
-  error?: string;
-  /** A failure's type, for alerting: ProviderUnauthorized, PermanentToolError, ProtocolError, … */
-  errorType?: string;
+/**
+ * How a run ends, one shape per status: a completed run has an answer and no
+ * interruption, a failed one an error and its type, a stopped one says what
+ * stopped it. `reason` is one line for people (the trace's run_stopped, the CLI).
+ */
+export type Exit =
+  | { status: 'completed'; interruption: null; reason: string; output: string }
+  /** errorType, for alerting: ProviderUnauthorized, PermanentToolError, ProtocolError, … */
+  | { status: 'failed'; interruption: null; reason: string; error: string; errorType: string }
+  | { status: 'max_turns_exceeded'; interruption: { type: 'max_turns' }; reason: string }
+  | { status: 'budget_exceeded'; interruption: { type: 'max_budget' }; reason: string }
+  | { status: 'interrupted'; interruption: Extract<Interruption, { type: 'approval' | 'cancelled' }>; reason: string };
+
+/** The result fields an exit fills: an answer for `completed`, an error and its type for `failed`, nulls otherwise. */
+export function exitFields(exit: Exit): { output: string | null; error: string | null; errorType: string | null } {
+  if (exit.status === 'completed') return { output: exit.output, error: null, errorType: null };
+  if (exit.status === 'failed') return { output: null, error: exit.error, errorType: exit.errorType };
+  return { output: null, error: null, errorType: null };
 }
 
 export function limitExit(s: LoopState, cfg: RunConfig): Exit | null {
