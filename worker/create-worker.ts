@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { TraceSinks } from '../workflows/trace';
 import type { RunDefaults } from '../workflows/types';
 import type { WriteHooks } from '../activities/tools/context';
-import type { HarnessConfig } from './config';
+import type { HarnessConfig, WorkerVersioning } from './config';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -37,6 +37,8 @@ export interface AgentWorkerOptions {
   writeHooks?: WriteHooks;
   /** Defaults for what a run's input leaves out (resolved once per run). */
   runDefaults?: Partial<RunDefaults>;
+  /** A Worker Deployment version to poll as; unset: an unversioned worker. */
+  versioning?: WorkerVersioning | null;
 }
 
 /** A worker configured from the environment (worker/config.ts), as `npm run worker` and `npm start` run it. */
@@ -55,6 +57,7 @@ export function createWorkerFromConfig(connection: NativeConnection, cfg: Harnes
     workflowBundle: cfg.workflowBundlePath ? { codePath: cfg.workflowBundlePath } : undefined,
     maxCachedWorkflows: cfg.maxCachedWorkflows,
     runDefaults: cfg.runDefaults,
+    versioning: cfg.versioning,
   });
 }
 
@@ -90,6 +93,7 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
       writeHooks: opts.writeHooks,
     }),
     sinks,
+    ...(opts.versioning ? { workerDeploymentOptions: deploymentOptions(opts.versioning) } : {}),
     ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),
     // Compresses the large, transcript-carrying payloads; small ones stay plain JSON.
     dataConverter: dataConverter(),
@@ -100,4 +104,17 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
     defaultHeartbeatThrottleInterval: '25ms',
     maxHeartbeatThrottleInterval: '25ms',
   });
+}
+
+/**
+ * The version this worker polls as. The behaviour applies to every workflow
+ * type this worker registers that does not declare its own: here, agentRun
+ * (and its research children, which start on their parent's version).
+ */
+function deploymentOptions(v: WorkerVersioning): NonNullable<WorkerOptions['workerDeploymentOptions']> {
+  return {
+    version: { deploymentName: v.deploymentName, buildId: v.buildId },
+    useWorkerVersioning: true,
+    defaultVersioningBehavior: v.defaultBehavior,
+  };
 }
