@@ -157,6 +157,8 @@ describe('Worker Versioning: a deploy while a run is parked', () => {
 describe('WORKER_DEPLOYMENT_NAME, WORKER_BUILD_ID, WORKER_VERSIONING_BEHAVIOR', () => {
   it('neither: an unversioned worker; both: PINNED unless AUTO_UPGRADE is asked for', () => {
     expect(loadConfig({}).versioning).toBeNull();
+    // docker-compose passes unset variables through as empty strings.
+    expect(loadConfig({ WORKER_DEPLOYMENT_NAME: '', WORKER_BUILD_ID: '', WORKER_VERSIONING_BEHAVIOR: '' }).versioning).toBeNull();
     expect(loadConfig({ WORKER_DEPLOYMENT_NAME: 'agents', WORKER_BUILD_ID: '2024-06-01' }).versioning).toEqual({ deploymentName: 'agents', buildId: '2024-06-01', defaultBehavior: 'PINNED' });
     expect(loadConfig({ WORKER_DEPLOYMENT_NAME: 'agents', WORKER_BUILD_ID: 'b7', WORKER_VERSIONING_BEHAVIOR: 'AUTO_UPGRADE' }).versioning?.defaultBehavior).toBe('AUTO_UPGRADE');
   });
