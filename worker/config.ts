@@ -41,7 +41,24 @@ export interface HarnessConfig {
   toolNames: string[] | null;
   /** host:port of the Prometheus endpoint (METRICS_PORT, METRICS_HOST), or null for none. */
   metricsAddress: string | null;
+  /** Worker Versioning (WORKER_DEPLOYMENT_NAME, WORKER_BUILD_ID, WORKER_VERSIONING_BEHAVIOR), or null: an unversioned worker. */
+  versioning: WorkerVersioning | null;
 }
+
+/**
+ * Where this worker sits in a Worker Deployment. PINNED: a run finishes on
+ * the build that started it (old workers drain their runs while new ones take
+ * new runs). AUTO_UPGRADE: a run moves to the deployment's current build at
+ * its next workflow task, so the new code must replay the old history.
+ */
+export interface WorkerVersioning {
+  deploymentName: string;
+  buildId: string;
+  defaultBehavior: VersioningBehaviorName;
+}
+
+export const VERSIONING_BEHAVIORS = ['PINNED', 'AUTO_UPGRADE'] as const;
+export type VersioningBehaviorName = (typeof VERSIONING_BEHAVIORS)[number];
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig {
   const devPort = int(env, 'TEMPORAL_DEV_PORT', 7233);
@@ -68,6 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig 
     stickyTimeoutMs: env.WORKER_STICKY_TIMEOUT_MS ? int(env, 'WORKER_STICKY_TIMEOUT_MS', 0) : undefined,
     toolModules: list(env.AGENT_TOOLS_MODULES) ?? [],
     toolNames: list(env.AGENT_TOOLS),
+    versioning: workerVersioning(env),
     metricsAddress: env.METRICS_PORT && env.METRICS_PORT !== 'off' ? `${env.METRICS_HOST || '127.0.0.1'}:${int(env, 'METRICS_PORT', 9464)}` : null,
     runDefaults: {
       ...(env.AGENT_DEFAULT_MAX_TURNS ? { maxTurns: int(env, 'AGENT_DEFAULT_MAX_TURNS', 0) } : {}),
@@ -80,6 +98,34 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig 
 function list(raw: string | undefined): string[] | null {
   if (raw === undefined || raw.trim() === '') return null;
   return raw.split(',').map((x) => x.trim()).filter((x) => x !== '');
+}
+
+/**
+ * Both names or neither: a worker with a build id but no deployment (or the
+ * reverse) would silently poll unversioned and take every run, old and new.
+ */
+function workerVersioning(env: NodeJS.ProcessEnv): WorkerVersioning | null {
+  const deploymentName = env.WORKER_DEPLOYMENT_NAME || undefined;
+  const buildId = env.WORKER_BUILD_ID || undefined;
+  const behavior = env.WORKER_VERSIONING_BEHAVIOR || undefined;
+  if (!deploymentName && !buildId) {
+    if (behavior) throw new Error('WORKER_VERSIONING_BEHAVIOR is set but WORKER_DEPLOYMENT_NAME and WORKER_BUILD_ID are not: set both to version this worker, or unset it');
+    return null;
+  }
+  if (!deploymentName) throw new Error('WORKER_BUILD_ID is set but WORKER_DEPLOYMENT_NAME is not: set both (a versioned worker) or neither');
+  if (!buildId) throw new Error('WORKER_DEPLOYMENT_NAME is set but WORKER_BUILD_ID is not: set both (a versioned worker) or neither');
+  // The server names a version `<deployment>:<build id>` (formerly with a
+  // dot) and refuses both characters in a name; say so before connecting.
+  if (/[.:]/.test(deploymentName)) throw new Error(`WORKER_DEPLOYMENT_NAME must not contain "." or ":", got ${JSON.stringify(deploymentName)}`);
+  const defaultBehavior = behavior ?? 'PINNED';
+  if (!isVersioningBehavior(defaultBehavior)) {
+    throw new Error(`WORKER_VERSIONING_BEHAVIOR must be one of ${VERSIONING_BEHAVIORS.join(', ')}, got ${JSON.stringify(behavior)}`);
+  }
+  return { deploymentName, buildId, defaultBehavior };
+}
+
+function isVersioningBehavior(s: string): s is VersioningBehaviorName {
+  return (VERSIONING_BEHAVIORS as readonly string[]).includes(s);
 }
 
 function positiveNumber(env: NodeJS.ProcessEnv, name: string): number {

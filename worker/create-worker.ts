@@ -13,7 +13,7 @@ import type { RunDefaults } from '../workflows/types';
 import type { WriteHooks } from '../activities/tools/context';
 import type { Toolset } from '../activities/tools/toolset';
 import { loadToolset } from './toolset';
-import { ZERO_CACHE_REFUSED, type HarnessConfig } from './config';
+import { ZERO_CACHE_REFUSED, type HarnessConfig, type WorkerVersioning } from './config';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -43,6 +43,8 @@ export interface AgentWorkerOptions {
   runDefaults?: Partial<RunDefaults>;
   /** The tools offered (default: the built-ins). */
   toolset?: Toolset;
+  /** A Worker Deployment version to poll as; unset: an unversioned worker. */
+  versioning?: WorkerVersioning | null;
 }
 
 /** A worker configured from the environment (worker/config.ts), as `npm run worker` and `npm start` run it. */
@@ -63,6 +65,7 @@ export async function createWorkerFromConfig(connection: NativeConnection, cfg: 
     maxCachedWorkflows: cfg.maxCachedWorkflows,
     stickyTimeoutMs: cfg.stickyTimeoutMs,
     runDefaults: cfg.runDefaults,
+    versioning: cfg.versioning,
   });
 }
 
@@ -100,6 +103,7 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
       toolset: opts.toolset,
     }),
     sinks,
+    ...(opts.versioning ? { workerDeploymentOptions: deploymentOptions(opts.versioning) } : {}),
     ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),
     ...(opts.stickyTimeoutMs !== undefined ? { stickyQueueScheduleToStartTimeout: opts.stickyTimeoutMs } : {}),
     // Compresses the large, transcript-carrying payloads; small ones stay plain JSON.
@@ -111,4 +115,17 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
     defaultHeartbeatThrottleInterval: '25ms',
     maxHeartbeatThrottleInterval: '25ms',
   });
+}
+
+/**
+ * The version this worker polls as. The behaviour applies to every workflow
+ * type this worker registers that does not declare its own: here, agentRun
+ * (and its research children, which start on their parent's version).
+ */
+function deploymentOptions(v: WorkerVersioning): NonNullable<WorkerOptions['workerDeploymentOptions']> {
+  return {
+    version: { deploymentName: v.deploymentName, buildId: v.buildId },
+    useWorkerVersioning: true,
+    defaultVersioningBehavior: v.defaultBehavior,
+  };
 }

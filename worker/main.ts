@@ -23,7 +23,7 @@ await admin.close();
 
 const connection = await NativeConnection.connect({ address });
 const worker = await createWorkerFromConfig(connection, cfg);
-console.log(`worker on ${address} namespace=${cfg.namespace} taskQueue=${cfg.taskQueue} model endpoint=${cfg.llmBaseUrl}${cfg.metricsAddress ? ` metrics http://${cfg.metricsAddress}/metrics` : ''}`);
+console.log(`worker on ${address} namespace=${cfg.namespace} taskQueue=${cfg.taskQueue} model endpoint=${cfg.llmBaseUrl}${cfg.versioning ? ` deployment=${cfg.versioning.deploymentName} build=${cfg.versioning.buildId} (${cfg.versioning.defaultBehavior})` : ''}${cfg.metricsAddress ? ` metrics http://${cfg.metricsAddress}/metrics` : ''}`);
 // worker.run() resolves after SIGINT/SIGTERM (the SDK installs those handlers).
 await worker.run();
 await connection.close();
