@@ -13,7 +13,11 @@
 // 4 worker kills, 4 cancels over 12 runs.
 // A longer soak: npm run soak (more runs, a fresh seed each time).
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { PROJECT_ROOT } from '../common/project-root';
 import { describe, expect, it } from 'vitest';
 import { approveSignal, cancelSignal, decideUpdate, rejectSignal, statusQuery, transcriptQuery } from '../workflows/messages';
 import type { AgentInput, RunResult, RunStatusView } from '../workflows/types';
@@ -172,8 +176,13 @@ describe.each(SEEDS)('interleavings, seed %i', (SEED) => {
         for (;;) {
           // Every run must come to rest: a run that never parks or closes is stuck, and that is a failure.
           const s = await waitFor(`${run.handle.workflowId} parked or closed`, () => isParkedOrClosed(run), 180_000).catch(async (err: unknown) => {
-            const events = (await run.handle.fetchHistory()).events ?? [];
-            throw new Error(`${String(err)} (seed ${SEED}); its last events: ${events.slice(-12).map((e) => String(e.eventType)).join(', ')}; storm:\n${log.join('\n')}`);
+            const history = await run.handle.fetchHistory();
+            const events = history.events ?? [];
+            // Kept for a replay test: the failing history is the most useful thing a flake leaves behind.
+            const saved = join(PROJECT_ROOT, '.data', 'failed-histories', `${run.handle.workflowId}.json`);
+            mkdirSync(dirname(saved), { recursive: true });
+            writeFileSync(saved, historyToJSON(history));
+            throw new Error(`${String(err)} (seed ${SEED}); its last events: ${events.slice(-12).map((e) => String(e.eventType)).join(', ')}; history saved to ${saved}; storm:\n${log.join('\n')}`);
           });
           if (s === 'closed') break;
           const awaited = s.interruption?.type === 'approval' ? s.interruption.callId : null;
