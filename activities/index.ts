@@ -1,7 +1,7 @@
 // The activities of one worker, built from its configuration. Workflows import
 // only the *type* of this object (see workflows/agent-run.ts).
 import { BUILT_IN_DEFAULTS } from '../workflows/defaults';
-import type { RunDefaults } from '../workflows/types';
+import type { RunDefaults } from '../common/contract';
 import { createCallModel, type ModelDeps } from './model';
 import { loadRun } from './load-run';
 import { createResolveConfig } from './resolve-config';

@@ -5,7 +5,7 @@
 import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { transcriptQuery } from '../workflows/messages';
-import type { AgentInput, ChatMessage, RunResult } from '../workflows/types';
+import type { AgentInput, ChatMessage, RunResult } from '../common/contract';
 
 export type LoadedRun =
   | { ok: true; input: AgentInput; result: RunResult; messages: ChatMessage[] }

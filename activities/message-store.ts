@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { isRef, MESSAGE_STORE_MISS, type WireMessage } from '../workflows/message-refs';
 import type { OpenAiToolDefinition } from '../common/tool-spec';
-import type { ChatMessage } from '../workflows/types';
+import type { ChatMessage } from '../common/contract';
 
 const addressOf = (json: string): string => createHash('sha256').update(json).digest('base64url');
 const ADDRESS = /^[A-Za-z0-9_-]{43}$/;

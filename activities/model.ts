@@ -9,7 +9,7 @@ import type { WireMessage } from '../workflows/message-refs';
 import type { OpenAiToolDefinition } from '../common/tool-spec';
 import { resolvePrompt, type MessageStore } from './message-store';
 import type { TraceWriter } from './trace-file';
-import type { AssistantMessage, ChatMessage, ModelReply, ToolCall } from '../workflows/types';
+import type { AssistantMessage, ChatMessage, ModelReply, ToolCall } from '../common/contract';
 
 export interface ModelDeps {
   baseUrl: string;

@@ -5,7 +5,7 @@
 // started with, never a re-derived one.
 import type { ToolSpec } from '../common/tool-spec';
 import { InputError, parseInput } from '../workflows/input';
-import type { RunConfig, RunDefaults } from '../workflows/types';
+import type { RunConfig, RunDefaults } from '../common/contract';
 
 export type ResolvedConfig = { ok: true; cfg: RunConfig } | { ok: false; field: string; message: string };
 

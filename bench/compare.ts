@@ -7,10 +7,10 @@
 // inside each repetition; the report goes to reports/bench.md with its commit.
 import { execSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
-import { readTrace } from '../activities/trace-file';
+import { readTrace } from '../common/trace-format';
 import { PROJECT_ROOT } from '../common/project-root';
 import { cancelSignal } from '../workflows/messages';
-import type { AgentInput, RunResult } from '../workflows/types';
+import type { AgentInput, RunResult } from '../common/contract';
 import { runFloor } from './floor';
 import { startBenchStack, type BenchStack } from './stack';
 

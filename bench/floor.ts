@@ -9,7 +9,7 @@ import { listFiles } from '../activities/tools/list-files';
 import { BUILTIN_TOOLS } from '../activities/tools/builtin';
 import { toolSpecOf } from '../activities/tools/define-tool';
 import { toolDefinitions } from '../common/tool-spec';
-import type { ChatMessage, ToolCall } from '../workflows/types';
+import type { ChatMessage, ToolCall } from '../common/contract';
 
 export async function runFloor(providerUrl: string, model: string, maxTurns: number): Promise<{ turns: number }> {
   const base = mkdtempSync(join(tmpdir(), 'floor-'));

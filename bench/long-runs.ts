@@ -11,11 +11,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execSync } from 'node:child_process';
-import { readTrace } from '../activities/trace-file';
+import { readTrace } from '../common/trace-format';
 import { bytesPerTurn, chainEvents } from '../client/run-history';
 import { summaryLine } from '../client/render';
 import { PROJECT_ROOT } from '../common/project-root';
-import type { AgentInput, RunResult } from '../workflows/types';
+import type { AgentInput, RunResult } from '../common/contract';
 import { startBenchStack } from './stack';
 
 const WARN_BYTES = 10 * 1024 * 1024;

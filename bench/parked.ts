@@ -19,7 +19,7 @@ import { startWorkerProcess, type WorkerProcess } from '../client/worker-process
 import { startProvider } from '../provider/server';
 import { PROJECT_ROOT } from '../common/project-root';
 import { approveSignal } from '../workflows/messages';
-import type { AgentInput } from '../workflows/types';
+import type { AgentInput } from '../common/contract';
 
 const N = Number(process.env.PARKED_RUNS ?? 10_000);
 const CACHES = (process.env.PARKED_CACHE ?? 'default,1000').split(',');

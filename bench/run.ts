@@ -3,10 +3,10 @@
 //   plan ×10           wall time per run (median, p90) and the run's figures
 //   runaway cap 20     turns, tokens, cost, wall time
 //   slow + Stop @1.2s  time from the cancel signal to the result and to the last progress line
-import { readTrace } from '../activities/trace-file';
+import { readTrace } from '../common/trace-format';
 import { summaryLine } from '../client/render';
 import { cancelSignal } from '../workflows/messages';
-import type { AgentInput, RunResult } from '../workflows/types';
+import type { AgentInput, RunResult } from '../common/contract';
 import { startBenchStack } from './stack';
 
 const { client, worker, traceDir, close } = await startBenchStack();

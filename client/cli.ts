@@ -4,10 +4,10 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { readTrace, traceChains } from '../activities/trace-file';
-import { loadConfig } from '../worker/config';
+import { readTrace, traceChains } from '../common/trace-format';
+import { loadConfig } from '../common/config';
 import { cancelSignal, decideUpdate, statusQuery, transcriptQuery } from '../workflows/messages';
-import type { AgentInput, RunResult } from '../workflows/types';
+import type { AgentInput, RunResult } from '../common/contract';
 import { connectClient } from './connect';
 import { ALREADY_FINISHED, EXIT_CODES, NOT_FOUND, USAGE_ERROR } from './exit-codes';
 import { follow, runAndFollow, summaryOf } from './follow';

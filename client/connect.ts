@@ -1,6 +1,6 @@
 // A client for the CLI: TEMPORAL_ADDRESS, or the embedded dev server's port.
 import { Client, Connection } from '@temporalio/client';
-import { loadConfig, type HarnessConfig } from '../worker/config';
+import { loadConfig, type HarnessConfig } from '../common/config';
 import { dataConverter } from '../common/payload-codec';
 
 export async function connectClient(cfg: HarnessConfig = loadConfig()): Promise<Client> {

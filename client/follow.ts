@@ -3,8 +3,8 @@
 // another machine still gets the result and the summary line.
 import type { Client } from '@temporalio/client';
 import { existsSync, readFileSync } from 'node:fs';
-import { resolveTraceFile, type TraceLine } from '../activities/trace-file';
-import type { AgentInput, RunResult } from '../workflows/types';
+import { resolveTraceFile, type TraceLine } from '../common/trace-format';
+import type { AgentInput, RunResult } from '../common/contract';
 import { renderEvent, summaryLine } from './render';
 
 export interface FollowOptions {

@@ -1,7 +1,7 @@
 // How the CLI prints a run: one line per step, a live line for tool progress,
 // and the chapter's summary line at the end.
-import type { TraceLine } from '../activities/trace-file';
-import type { RunResult } from '../workflows/types';
+import type { TraceLine } from '../common/trace-format';
+import type { RunResult } from '../common/contract';
 
 const usd = (n: unknown) => `$${Number(n).toFixed(6)}`;
 

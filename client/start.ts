@@ -15,7 +15,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { startLocalModel, type LocalModel } from '../model/local-model';
 import { startProvider, type RunningProvider } from '../provider/server';
-import { loadConfig } from '../worker/config';
+import { loadConfig } from '../common/config';
 import { PROJECT_ROOT } from '../common/project-root';
 import { createWorkerFromConfig } from '../worker/create-worker';
 import { main } from './cli';

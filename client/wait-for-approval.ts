@@ -2,7 +2,7 @@
 // status: what a person (or a script) needs before approving.
 import type { WorkflowHandle } from '@temporalio/client';
 import { statusQuery } from '../workflows/messages';
-import type { RunStatusView } from '../workflows/types';
+import type { RunStatusView } from '../common/contract';
 
 export async function waitForApproval(handle: WorkflowHandle, callId: string, timeoutMs = 90_000): Promise<RunStatusView> {
   const deadline = Date.now() + timeoutMs;

@@ -5,7 +5,7 @@
 // the protocol breaks also show what the provider says to the broken
 // transcript the harness refused to build.
 import { runAndFollow } from '../client/follow';
-import type { AgentInput } from '../workflows/types';
+import type { AgentInput } from '../common/contract';
 import { startBenchStack } from '../bench/stack';
 
 const stack = await startBenchStack();

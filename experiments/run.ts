@@ -6,11 +6,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
-import { readTrace } from '../activities/trace-file';
+import { readTrace } from '../common/trace-format';
 import { findFreePort } from '../server/dev-server';
 import { startLocalModel } from '../model/local-model';
 import { approveSignal, cancelSignal, rejectSignal } from '../workflows/messages';
-import type { AgentInput, RunResult } from '../workflows/types';
+import type { AgentInput, RunResult } from '../common/contract';
 import { startBenchStack } from '../bench/stack';
 import { waitForApproval } from '../client/wait-for-approval';
 import { startWorkerProcess } from '../client/worker-process';

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { approveSignal, decideUpdate, rejectSignal, statusQuery, transcriptQuery } from '../workflows/messages';
-import type { RunResult } from '../workflows/types';
+import type { RunResult } from '../common/contract';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
 
 const h = useHarness();

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensureWorkspace } from '../activities/tools/workspace';
 import { approveSignal, cancelSignal, decideUpdate, rejectSignal, statusQuery, transcriptQuery } from '../workflows/messages';
-import type { ChatMessage, RunResult } from '../workflows/types';
+import type { ChatMessage, RunResult } from '../common/contract';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
 
 const h = useHarness();

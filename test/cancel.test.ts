@@ -2,7 +2,7 @@
 // interrupted/cancelled with its reason, and the slow scan reports nothing after it.
 import { describe, expect, it } from 'vitest';
 import { cancelSignal, statusQuery } from '../workflows/messages';
-import type { RunResult } from '../workflows/types';
+import type { RunResult } from '../common/contract';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
 
 const h = useHarness();

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { findTemporalCli } from '../server/temporal-cli';
 import { ALREADY_FINISHED, EXIT_CODES, NOT_FOUND } from '../client/exit-codes';
-import type { RunResult, RunStatusView } from '../workflows/types';
+import type { RunResult, RunStatusView } from '../common/contract';
 import { freshWorkspace, useHarness, waitFor } from './harness';
 
 const h = useHarness();

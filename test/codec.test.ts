@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCodecServer } from '../client/codec-server';
 import { GZIP_ENCODING, GzipPayloadCodec } from '../common/payload-codec';
 import { findTemporalCli } from '../server/temporal-cli';
-import type { RunResult } from '../workflows/types';
+import type { RunResult } from '../common/contract';
 import { freshWorkspace, useHarness } from './harness';
 
 const h = useHarness();

@@ -2,7 +2,7 @@
 // trace, the cost, the cache and the queries carry on across executions.
 import { describe, expect, it } from 'vitest';
 import { transcriptQuery, statusQuery } from '../workflows/messages';
-import type { RunResult } from '../workflows/types';
+import type { RunResult } from '../common/contract';
 import { useHarness } from './harness';
 
 const h = useHarness();

@@ -8,10 +8,10 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { TraceLine } from '../activities/trace-file';
+import type { TraceLine } from '../common/trace-format';
 import { approveSignal } from '../workflows/messages';
 import { AGENT_AWAITING_CALL } from '../workflows/search-attributes';
-import type { AgentInput, RunResult } from '../workflows/types';
+import type { AgentInput, RunResult } from '../common/contract';
 import { addFault, freshWorkspace, providerRequests, useHarness, waitFor } from './harness';
 import { startWorkerProcess, type WorkerProcess } from './worker-process';
 

@@ -9,11 +9,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, inject } from 'vitest';
-import { readTrace, type TraceLine } from '../activities/trace-file';
+import { readTrace, type TraceLine } from '../common/trace-format';
 import { dataConverter } from '../common/payload-codec';
 import { createAgentWorker } from '../worker/create-worker';
 import type { WriteHooks } from '../activities/tools/context';
-import type { AgentInput, RunDefaults, RunResult } from '../workflows/types';
+import type { AgentInput, RunDefaults, RunResult } from '../common/contract';
 
 export { addFault, providerRequests } from '../provider/control';
 export { waitForApproval } from '../client/wait-for-approval';

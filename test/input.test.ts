@@ -2,7 +2,7 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import type { AgentInput } from '../workflows/types';
+import type { AgentInput } from '../common/contract';
 import { useHarness } from './harness';
 
 const h = useHarness();

@@ -20,7 +20,7 @@ import { dirname, join } from 'node:path';
 import { PROJECT_ROOT } from '../common/project-root';
 import { describe, expect, it } from 'vitest';
 import { approveSignal, cancelSignal, decideUpdate, rejectSignal, statusQuery, transcriptQuery } from '../workflows/messages';
-import type { AgentInput, RunResult, RunStatusView } from '../workflows/types';
+import type { AgentInput, RunResult, RunStatusView } from '../common/contract';
 import { freshWorkspace, useHarness, waitFor } from './harness';
 import { brokenPromises, decisionsInHistory, INVARIANTS, workflowTaskFailures } from './invariants';
 import { startWorkerProcess, type WorkerProcess } from './worker-process';

@@ -6,10 +6,10 @@ import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TraceLine } from '../activities/trace-file';
+import type { TraceLine } from '../common/trace-format';
 import { chainHistories } from '../client/run-history';
 import { turnCostUsd } from '../workflows/loop';
-import type { ChatMessage, RunResult } from '../workflows/types';
+import type { ChatMessage, RunResult } from '../common/contract';
 
 export const INVARIANTS = {
   exit: 'a finished run reports one of the five exits',

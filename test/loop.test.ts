@@ -18,7 +18,7 @@ import {
   turnCostUsd,
   type Exit,
 } from '../workflows/loop';
-import type { ChatMessage, ModelReply, ToolCall } from '../workflows/types';
+import type { ChatMessage, ModelReply, ToolCall } from '../common/contract';
 import { specs } from './builtin-specs';
 
 const call = (id: string, name = 'list_files', args = '{}'): ToolCall => ({ id, type: 'function', function: { name, arguments: args } });

@@ -12,9 +12,9 @@ import { MessageStore, resolvePrompt } from '../activities/message-store';
 import { addressOf, isRef, MESSAGE_STORE_MISS, noteFiled, promptByAddress, rememberPrompt, type StoreKnowledge } from '../workflows/message-refs';
 import { toolDefinitions } from '../common/tool-spec';
 import { specs } from './builtin-specs';
-import type { ChatMessage } from '../workflows/types';
+import type { ChatMessage } from '../common/contract';
 import { approveSignal, transcriptQuery } from '../workflows/messages';
-import type { RunResult } from '../workflows/types';
+import type { RunResult } from '../common/contract';
 import { freshWorkspace, marker, useHarness, waitForApproval } from './harness';
 import { modelCallInputs } from '../client/run-history';
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../common/project-root';
 import { approveSignal, cancelSignal, rejectSignal } from '../workflows/messages';
-import type { AgentInput, RunResult } from '../workflows/types';
+import type { AgentInput, RunResult } from '../common/contract';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
 import { startWorkerProcess, type WorkerProcess } from './worker-process';
 

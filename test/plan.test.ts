@@ -4,7 +4,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { turnCostUsd } from '../workflows/loop';
 import { DEFAULT_PRICING } from '../workflows/defaults';
 import { statusQuery, transcriptQuery } from '../workflows/messages';
-import type { RunResult } from '../workflows/types';
+import type { RunResult } from '../common/contract';
 import { useHarness } from './harness';
 import { dataConverter } from '../common/payload-codec';
 

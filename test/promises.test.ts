@@ -8,9 +8,9 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { traceChains } from '../activities/trace-file';
+import { traceChains } from '../common/trace-format';
 import { approveSignal, cancelSignal, decideUpdate, rejectSignal, transcriptQuery } from '../workflows/messages';
-import type { ChatMessage, RunResult } from '../workflows/types';
+import type { ChatMessage, RunResult } from '../common/contract';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
 
 const h = useHarness({ worker: false });

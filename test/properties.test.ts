@@ -27,7 +27,7 @@ import {
   toolSpecsOf,
 } from '../workflows/loop';
 import { specs } from './builtin-specs';
-import type { ChatMessage, ModelReply, RunConfig, ToolCall, ToolName } from '../workflows/types';
+import type { ChatMessage, ModelReply, RunConfig, ToolCall, ToolName } from '../common/contract';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
 const SEED = process.env.PROPERTY_SEED === undefined ? undefined : Number(process.env.PROPERTY_SEED);

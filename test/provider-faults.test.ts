@@ -2,7 +2,7 @@
 // them per request; the model activity retries what can be retried and fails
 // fast, with the provider's message, on what cannot.
 import { describe, expect, it } from 'vitest';
-import type { RunResult } from '../workflows/types';
+import type { RunResult } from '../common/contract';
 import { addFault, marker, providerRequests, useHarness } from './harness';
 
 const h = useHarness();

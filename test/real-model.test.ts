@@ -11,7 +11,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { findFreePort } from '../server/dev-server';
 import { startLocalModel, type LocalModel } from '../model/local-model';
 import { transcriptQuery } from '../workflows/messages';
-import type { AgentInput, RunResult } from '../workflows/types';
+import type { AgentInput, RunResult } from '../common/contract';
 import { freshWorkspace, useHarness } from './harness';
 import { brokenPromises, decisionsInHistory, workflowTaskFailures } from './invariants';
 

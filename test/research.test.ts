@@ -1,6 +1,6 @@
 // The research tool runs a whole child agent run; the parent pays for it.
 import { describe, expect, it } from 'vitest';
-import type { RunResult } from '../workflows/types';
+import type { RunResult } from '../common/contract';
 import { addFault, marker, useHarness, waitFor } from './harness';
 import { cancelSignal, statusQuery } from '../workflows/messages';
 

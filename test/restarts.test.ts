@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { findFreePort, startDevServer } from '../server/dev-server';
 import { dataConverter } from '../common/payload-codec';
 import { approveSignal, statusQuery } from '../workflows/messages';
-import type { RunResult } from '../workflows/types';
+import type { RunResult } from '../common/contract';
 import { freshWorkspace, useHarness, waitFor } from './harness';
 import { startWorkerProcess } from './worker-process';
 

@@ -3,7 +3,7 @@
 // second scripted provider on its own port, requiring its own key.
 import { afterAll, describe, expect, it } from 'vitest';
 import { startProvider, type RunningProvider } from '../provider/server';
-import type { RunResult } from '../workflows/types';
+import type { RunResult } from '../common/contract';
 import { providerRequests, useHarness } from './harness';
 
 let other: RunningProvider;

@@ -2,7 +2,7 @@
 // workflow input, the history, the trace or an error message.
 import { afterAll, describe, expect, it } from 'vitest';
 import { startProvider, type RunningProvider } from '../provider/server';
-import type { RunResult } from '../workflows/types';
+import type { RunResult } from '../common/contract';
 import { useHarness } from './harness';
 
 const KEY = 'sk-test-0123456789abcdef';

@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../common/project-root';
-import { loadConfig, ZERO_CACHE_REFUSED } from '../worker/config';
+import { loadConfig, ZERO_CACHE_REFUSED } from '../common/config';
 
 describe('worker configuration', () => {
   it('refuses a workflow cache of 0, which would cancel local tool calls mid-call', () => {

@@ -9,10 +9,10 @@ import proto from '@temporalio/proto';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../worker/config';
+import { loadConfig } from '../common/config';
 import { approveSignal } from '../workflows/messages';
 import { AGENT_AWAITING_CALL } from '../workflows/search-attributes';
-import type { RunResult } from '../workflows/types';
+import type { RunResult } from '../common/contract';
 import { freshWorkspace, useHarness, waitFor } from './harness';
 import { startWorkerProcess, type WorkerProcess } from './worker-process';
 

@@ -9,11 +9,11 @@ import { MessageStore } from '../activities/message-store';
 import { TraceWriter } from '../activities/trace-file';
 import { join } from 'node:path';
 import type { TraceSinks } from '../workflows/trace';
-import type { RunDefaults } from '../workflows/types';
+import type { RunDefaults } from '../common/contract';
 import type { WriteHooks } from '../activities/tools/context';
 import type { Toolset } from '../activities/tools/toolset';
 import { loadToolset } from './toolset';
-import { ZERO_CACHE_REFUSED, type HarnessConfig, type WorkerVersioning } from './config';
+import { ZERO_CACHE_REFUSED, type HarnessConfig, type WorkerVersioning } from '../common/config';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 

@@ -3,7 +3,7 @@
 import { NativeConnection } from '@temporalio/worker';
 import { Connection } from '@temporalio/client';
 import { ensureSearchAttributes, startDevServer } from '../server/dev-server';
-import { loadConfig } from './config';
+import { loadConfig } from '../common/config';
 import { createWorkerFromConfig } from './create-worker';
 import { installRuntime } from './telemetry';
 

@@ -9,7 +9,7 @@
 import * as wf from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { ToolSpec } from '../common/tool-spec';
-import type { RunConfig } from './types';
+import type { RunConfig } from '../common/contract';
 
 /**
  * Guards the switch to waiting: histories recorded before it sent TRY_CANCEL,

@@ -66,7 +66,7 @@ import { MESSAGE_REFS_PATCH, noteFiled } from './message-refs';
 import { askForSummary, askModel, type ModelCallBase } from './model-call';
 import { needsApproval, toolDefinitions, type OpenAiToolDefinition, type SubAgentSpec, type ToolSpec } from '../common/tool-spec';
 import { traceSinks, type TraceEventType } from './trace';
-import type { AgentInput, Interruption, RunConfig, RunResult, RunStatus, RunStatusView, ToolOutcome, Usage } from './types';
+import type { AgentInput, Interruption, RunConfig, RunResult, RunStatus, RunStatusView, ToolOutcome, Usage } from '../common/contract';
 
 export type { CarriedState } from './continue-as-new';
 

@@ -2,7 +2,7 @@
 // decision; anything else (an unknown, decided or future call id, a malformed
 // payload) is refused with a reason the trace records. Pure: no Temporal import.
 import type { Decision } from './loop';
-import type { ToolName } from './types';
+import type { ToolName } from '../common/contract';
 
 export interface AwaitingApproval {
   /** The call's idempotency key: a decision belongs to one call of one turn. */

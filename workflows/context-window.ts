@@ -14,16 +14,8 @@
 // watermark and goes down to a low one, so it happens in batches rather than
 // every turn (each cut changes the prompt's prefix, which a provider's prompt
 // cache then misses).
-import type { ChatMessage } from './types';
+import type { ChatMessage, ContextPolicy } from '../common/contract';
 
-export interface ContextPolicy {
-  /** The model's context window in tokens (prompt and tool definitions included). */
-  windowTokens: number;
-  /** elide: stub old tool results, then drop old turns. summarize: fold old turns into a summary written by the model. */
-  strategy: 'elide' | 'summarize';
-  /** The most recent turns are never elided. */
-  keepRecentTurns: number;
-}
 
 export const HIGH_WATERMARK = 0.8;
 export const LOW_WATERMARK = 0.5;

@@ -3,7 +3,7 @@
 // whole transcript again) until Temporal's limits stop them.
 import * as wf from '@temporalio/workflow';
 import type { Decision, LoopState } from './loop';
-import type { RunConfig } from './types';
+import type { RunConfig } from '../common/contract';
 
 /**
  * What one execution hands the next: all the loop knows, as plain JSON. The

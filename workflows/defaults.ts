@@ -1,6 +1,6 @@
 // Every default of the harness in one place, so the README's table can be
 // checked against a single file.
-import type { DedupePolicy, Pricing, RunDefaults, ToolErrorPolicy, ToolName } from './types';
+import type { DedupePolicy, Pricing, RunDefaults, ToolErrorPolicy, ToolName } from '../common/contract';
 
 /** The mini-harness default turn cap of the chapter. */
 export const DEFAULT_MAX_TURNS = 15;
@@ -29,7 +29,6 @@ export const MAX_TRANSCRIPT_CHARS = 1.5 * 1024 * 1024;
 export const MAX_CACHE_CHARS = 256 * 1024;
 /** Limits of the `research` sub-agent run. */
 export const RESEARCH_LIMITS = { maxTurns: 6, maxBudgetUsd: 0.05 };
-export const DEFAULT_TASK_QUEUE = 'agent-harness';
 
 /**
  * The defaults a run's input falls back on. A worker may override some

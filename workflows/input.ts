@@ -4,8 +4,8 @@
 import { BUILT_IN_DEFAULTS } from './defaults';
 import type { ToolSpec } from '../common/tool-spec';
 import { LEGACY_TOOL_SPECS } from './legacy-tool-specs';
-import type { ContextPolicy } from './context-window';
-import type { DedupePolicy, RunConfig, RunDefaults, ToolErrorPolicy } from './types';
+import type { ContextPolicy } from '../common/contract';
+import type { DedupePolicy, RunConfig, RunDefaults, ToolErrorPolicy } from '../common/contract';
 
 export class InputError extends Error {
   constructor(

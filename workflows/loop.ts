@@ -21,7 +21,7 @@ import type {
   ToolErrorPolicy,
   ToolName,
   Usage,
-} from './types';
+} from '../common/contract';
 
 /** Everything the loop knows. Plain JSON so it can cross continue-as-new. (StoreKnowledge: what the message store holds.) */
 export interface LoopState extends StoreKnowledge {

@@ -12,7 +12,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { utf8ToBytes } from '@noble/hashes/utils.js';
 import type { OpenAiToolDefinition } from '../common/tool-spec';
-import type { ChatMessage } from './types';
+import type { ChatMessage } from '../common/contract';
 
 /** A message the store holds, by address. */
 export interface MessageRef {

@@ -13,7 +13,7 @@ import type { CallModelInput } from '../activities/model';
 import type { LoopState } from './loop';
 import { MESSAGE_STORE_MISS, promptByAddress, rememberPrompt } from './message-refs';
 import type { OpenAiToolDefinition } from '../common/tool-spec';
-import type { ChatMessage, ModelReply } from './types';
+import type { ChatMessage, ModelReply } from '../common/contract';
 
 export type ModelCallBase = Omit<CallModelInput, 'messages' | 'tools' | 'toolsRef' | 'prefix'>;
 

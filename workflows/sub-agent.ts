@@ -4,7 +4,7 @@ import * as wf from '@temporalio/workflow';
 import type { SubAgentSpec } from '../common/tool-spec';
 import type { agentRun } from './agent-run';
 import { capToolResult } from './loop';
-import type { RunConfig, ToolOutcome, Usage } from './types';
+import type { RunConfig, ToolOutcome, Usage } from '../common/contract';
 
 export interface SubAgentOutcome {
   outcome: ToolOutcome;

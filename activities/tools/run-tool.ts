@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { argumentProblem } from '../../common/tool-args';
 import { capToolResult, toolMessage } from '../../workflows/loop';
 import type { MessageStore } from '../message-store';
-import type { ToolOutcome } from '../../workflows/types';
+import type { ToolOutcome } from '../../common/contract';
 import type { TraceWriter } from '../trace-file';
 import { BUILTIN_TOOLS } from './builtin';
 import type { ToolContext, WriteHooks } from './context';

@@ -1,9 +1,8 @@
 // Every environment variable the processes read, with its default, in one
 // place (the README's configuration table mirrors this file).
 import { resolve } from 'node:path';
-import { PROJECT_ROOT } from '../common/project-root';
-import { DEFAULT_TASK_QUEUE } from '../workflows/defaults';
-import type { RunDefaults } from '../workflows/types';
+import { PROJECT_ROOT } from './project-root';
+import { DEFAULT_TASK_QUEUE, type RunDefaults } from './contract';
 
 const DATA = resolve(PROJECT_ROOT, '.data');
 

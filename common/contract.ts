@@ -1,8 +1,7 @@
 // The data that crosses every boundary: workflow input and result, the
 // transcript, the five exits. Plain JSON only (no Map, no Date, no class) so it
 // survives history, queries and continue-as-new unchanged.
-import type { ToolSpec } from '../common/tool-spec';
-import type { ContextPolicy } from './context-window';
+import type { ToolSpec } from './tool-spec';
 
 /** One tool call as the OpenAI chat-completions wire format carries it. */
 export interface ToolCall {
@@ -200,3 +199,16 @@ export interface ModelReply {
   /** The model name the worker really sent (LLM_MODEL overrides the run's); absent in replies recorded before. */
   model?: string;
 }
+
+/** How a run keeps its prompt inside the model's window (the input's `context`). */
+export interface ContextPolicy {
+  /** The model's context window in tokens (prompt and tool definitions included). */
+  windowTokens: number;
+  /** elide: stub old tool results, then drop old turns. summarize: fold old turns into a summary written by the model. */
+  strategy: 'elide' | 'summarize';
+  /** The most recent turns are never elided. */
+  keepRecentTurns: number;
+}
+
+/** The task queue the harness's workers poll unless AGENT_TASK_QUEUE says otherwise (CONTRACT.md). */
+export const DEFAULT_TASK_QUEUE = 'agent-harness';
