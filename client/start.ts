@@ -18,6 +18,7 @@ import { startProvider, type RunningProvider } from '../provider/server';
 import { loadConfig } from '../worker/config';
 import { PROJECT_ROOT } from '../common/project-root';
 import { createWorkerFromConfig } from '../worker/create-worker';
+import { loadWorkerTools } from '../worker/toolset';
 import { main } from './cli';
 import { startCodecServer } from './codec-server';
 import { isPortFree, startDevServer, type DevServer } from '../server/dev-server';
@@ -103,8 +104,10 @@ if (real) {
   }
 }
 
+// MCP servers (AGENT_MCP_CONFIG) are connected and listed here: one that does not start stops us now.
+const tools = await loadWorkerTools(cfg);
 const nativeConnection = await NativeConnection.connect({ address });
-const worker = await createWorkerFromConfig(nativeConnection, cfg);
+const worker = await createWorkerFromConfig(nativeConnection, cfg, tools);
 const workerDone = worker.run();
 console.log(`worker on task queue ${cfg.taskQueue}; traces in ${cfg.traceDir}${metricsAddress ? `; metrics http://${metricsAddress}/metrics` : ''}`);
 
@@ -120,6 +123,7 @@ if (serve) {
   await client.connection.close();
 }
 await nativeConnection.close();
+await tools.close();
 await provider?.close();
 await localModel?.stop();
 codec?.server.close();

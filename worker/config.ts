@@ -39,6 +39,11 @@ export interface HarnessConfig {
   toolModules: string[];
   /** Offer only these tools (AGENT_TOOLS, comma-separated), or null for all. */
   toolNames: string[] | null;
+  /**
+   * A JSON file of MCP servers whose tools this worker offers (AGENT_MCP_CONFIG;
+   * format in the README's "Bring your own tools"), or null for none.
+   */
+  mcpConfigPath: string | null;
   /** host:port of the Prometheus endpoint (METRICS_PORT, METRICS_HOST), or null for none. */
   metricsAddress: string | null;
 }
@@ -68,6 +73,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig 
     stickyTimeoutMs: env.WORKER_STICKY_TIMEOUT_MS ? int(env, 'WORKER_STICKY_TIMEOUT_MS', 0) : undefined,
     toolModules: list(env.AGENT_TOOLS_MODULES) ?? [],
     toolNames: list(env.AGENT_TOOLS),
+    mcpConfigPath: env.AGENT_MCP_CONFIG ? resolve(env.AGENT_MCP_CONFIG) : null,
     metricsAddress: env.METRICS_PORT && env.METRICS_PORT !== 'off' ? `${env.METRICS_HOST || '127.0.0.1'}:${int(env, 'METRICS_PORT', 9464)}` : null,
     runDefaults: {
       ...(env.AGENT_DEFAULT_MAX_TURNS ? { maxTurns: int(env, 'AGENT_DEFAULT_MAX_TURNS', 0) } : {}),
