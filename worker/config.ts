@@ -41,7 +41,9 @@ export interface HarnessConfig {
   toolNames: string[] | null;
   /**
    * A JSON file of MCP servers whose tools this worker offers (AGENT_MCP_CONFIG;
-   * format in the README's "Bring your own tools"), or null for none.
+   * format in the README's "Bring your own tools"), or null for none. The
+   * file's `${NAME}` references in server env and headers read this process's
+   * environment (activities/tools/mcp/config.ts).
    */
   mcpConfigPath: string | null;
   /** host:port of the Prometheus endpoint (METRICS_PORT, METRICS_HOST), or null for none. */

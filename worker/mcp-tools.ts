@@ -6,8 +6,9 @@
 import { readMcpConfig } from '../activities/tools/mcp/config';
 import { loadMcpTools } from '../activities/tools/mcp/source';
 import { toolSpecOf } from '../activities/tools/define-tool';
+import { loadConfig } from './config';
 
-const path = process.env.AGENT_MCP_CONFIG;
+const path = loadConfig().mcpConfigPath;
 if (!path || process.argv.includes('--help')) {
   console.log('usage: AGENT_MCP_CONFIG=path/to/mcp.json npm run mcp:tools [-- --json]');
   process.exit(path ? 0 : 2);
