@@ -59,6 +59,11 @@ if (!args.includes('--serve') && !args.some((a) => a === '--workspace' || a.star
 }
 const serve = args.includes('--serve');
 const cfg = loadConfig();
+// MCP servers (AGENT_MCP_CONFIG) are connected and listed first: one that does not start stops us before anything else starts.
+const tools = await loadWorkerTools(cfg).catch((err: unknown) => {
+  console.error(`not started: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});
 
 // The codec server lets the Web UI show the compressed payloads as JSON.
 const codecPort = Number(process.env.CODEC_PORT ?? 8888);
@@ -104,8 +109,6 @@ if (real) {
   }
 }
 
-// MCP servers (AGENT_MCP_CONFIG) are connected and listed here: one that does not start stops us now.
-const tools = await loadWorkerTools(cfg);
 const nativeConnection = await NativeConnection.connect({ address });
 const worker = await createWorkerFromConfig(nativeConnection, cfg, tools);
 const workerDone = worker.run();
