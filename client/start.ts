@@ -18,6 +18,7 @@ import { startProvider, type RunningProvider } from '../provider/server';
 import { loadConfig } from '../common/config';
 import { PROJECT_ROOT } from '../common/project-root';
 import { createWorkerFromConfig } from '../worker/create-worker';
+import { loadWorkerTools } from '../worker/toolset';
 import { main } from './cli';
 import { startCodecServer } from './codec-server';
 import { isPortFree, startDevServer, type DevServer } from '../server/dev-server';
@@ -58,6 +59,11 @@ if (!args.includes('--serve') && !args.some((a) => a === '--workspace' || a.star
 }
 const serve = args.includes('--serve');
 const cfg = loadConfig();
+// MCP servers (AGENT_MCP_CONFIG) are connected and listed first: one that does not start stops us before anything else starts.
+const tools = await loadWorkerTools(cfg).catch((err: unknown) => {
+  console.error(`not started: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});
 
 // The codec server lets the Web UI show the compressed payloads as JSON.
 const codecPort = Number(process.env.CODEC_PORT ?? 8888);
@@ -104,7 +110,7 @@ if (real) {
 }
 
 const nativeConnection = await NativeConnection.connect({ address });
-const worker = await createWorkerFromConfig(nativeConnection, cfg);
+const worker = await createWorkerFromConfig(nativeConnection, cfg, tools);
 const workerDone = worker.run();
 console.log(`worker on task queue ${cfg.taskQueue}; traces in ${cfg.traceDir}${metricsAddress ? `; metrics http://${metricsAddress}/metrics` : ''}`);
 
@@ -120,6 +126,7 @@ if (serve) {
   await client.connection.close();
 }
 await nativeConnection.close();
+await tools.close();
 await provider?.close();
 await localModel?.stop();
 codec?.server.close();

@@ -38,6 +38,13 @@ export interface HarnessConfig {
   toolModules: string[];
   /** Offer only these tools (AGENT_TOOLS, comma-separated), or null for all. */
   toolNames: string[] | null;
+  /**
+   * A JSON file of MCP servers whose tools this worker offers (AGENT_MCP_CONFIG;
+   * format in the README's "Bring your own tools"), or null for none. The
+   * file's `${NAME}` references in server env and headers read this process's
+   * environment (activities/tools/mcp/config.ts).
+   */
+  mcpConfigPath: string | null;
   /** host:port of the Prometheus endpoint (METRICS_PORT, METRICS_HOST), or null for none. */
   metricsAddress: string | null;
   /** Worker Versioning (WORKER_DEPLOYMENT_NAME, WORKER_BUILD_ID, WORKER_VERSIONING_BEHAVIOR), or null: an unversioned worker. */
@@ -85,6 +92,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig 
     toolModules: list(env.AGENT_TOOLS_MODULES) ?? [],
     toolNames: list(env.AGENT_TOOLS),
     versioning: workerVersioning(env),
+    mcpConfigPath: env.AGENT_MCP_CONFIG ? resolve(env.AGENT_MCP_CONFIG) : null,
     metricsAddress: env.METRICS_PORT && env.METRICS_PORT !== 'off' ? `${env.METRICS_HOST || '127.0.0.1'}:${int(env, 'METRICS_PORT', 9464)}` : null,
     runDefaults: {
       ...(env.AGENT_DEFAULT_MAX_TURNS ? { maxTurns: int(env, 'AGENT_DEFAULT_MAX_TURNS', 0) } : {}),

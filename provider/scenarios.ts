@@ -121,6 +121,17 @@ export const SCENARIOS: Record<string, (input: ScriptInput) => ScriptedReply> = 
   slow: ({ turn, toolText }) =>
     turn === 0 ? call('c1', 'scan_archive') : answer(`The scan finished: ${toolText.split('\n').pop() ?? ''}`),
 
+  // Drives an MCP server's tools (test/mcp/fs-server.ts), whatever prefix the
+  // worker gives them: lists, writes a file (not read-only: it parks for
+  // approval), then starts a slow job meant to be stopped mid-call.
+  mcp: ({ turn, toolNames, toolText }) => {
+    const tool = (mcpName: string) => toolNames.find((n) => n.endsWith(`_${mcpName}`)) ?? `no_${mcpName}_offered`;
+    if (turn === 0) return call('c1', tool('list'));
+    if (turn === 1) return call('c2', tool('write'), { path: 'out/report.txt', content: 'written through MCP' });
+    if (turn === 2) return call('c3', tool('slow'), { steps: 600, stepMs: 100 });
+    return answer(`MCP done: ${toolText.split('\n').pop() ?? ''}`);
+  },
+
   // The parent delegates to a sub-agent; the child (offered no `research`
   // tool) follows `plan`.
   research: (input) => {

@@ -13,6 +13,7 @@ import { readTrace, type TraceLine } from '../common/trace-format';
 import { dataConverter } from '../common/payload-codec';
 import { createAgentWorker } from '../worker/create-worker';
 import type { WriteHooks } from '../activities/tools/context';
+import type { Toolset } from '../activities/tools/toolset';
 import type { AgentInput, RunDefaults, RunResult } from '../common/contract';
 
 export { addFault, providerRequests } from '../provider/control';
@@ -44,6 +45,8 @@ export interface ExtraWorkerOptions {
   maxCachedWorkflows?: number;
   /** Default: the file's workspace root's .messages (shared with its other workers). */
   messageStoreDir?: string;
+  /** The tools offered (default: the built-ins). */
+  toolset?: Toolset;
 }
 
 /**
@@ -133,6 +136,7 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
       runDefaults: extra.runDefaults,
       writeHooks: extra.writeHooks,
       messageStoreDir: extra.messageStoreDir,
+      toolset: extra.toolset,
     });
     let running: Promise<void> | null = null;
     return {

@@ -12,7 +12,7 @@ import type { TraceSinks } from '../workflows/trace';
 import type { RunDefaults } from '../common/contract';
 import type { WriteHooks } from '../activities/tools/context';
 import type { Toolset } from '../activities/tools/toolset';
-import { loadToolset } from './toolset';
+import type { WorkerTools } from './toolset';
 import { ZERO_CACHE_REFUSED, type HarnessConfig, type WorkerVersioning } from '../common/config';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -47,10 +47,15 @@ export interface AgentWorkerOptions {
   versioning?: WorkerVersioning | null;
 }
 
-/** A worker configured from the environment (worker/config.ts), as `npm run worker` and `npm start` run it. */
-export async function createWorkerFromConfig(connection: NativeConnection, cfg: HarnessConfig): Promise<Worker> {
+/**
+ * A worker configured from the environment (worker/config.ts), as `npm run
+ * worker` and `npm start` run it. `tools` comes from loadWorkerTools(cfg),
+ * loaded first so a bad tool source stops the process before it connects; the
+ * caller closes them once the worker has stopped.
+ */
+export async function createWorkerFromConfig(connection: NativeConnection, cfg: HarnessConfig, tools: WorkerTools): Promise<Worker> {
   return createAgentWorker({
-    toolset: await loadToolset(cfg),
+    toolset: tools.toolset,
     connection,
     namespace: cfg.namespace,
     taskQueue: cfg.taskQueue,

@@ -5,9 +5,19 @@ import { Connection } from '@temporalio/client';
 import { ensureSearchAttributes, startDevServer } from '../server/dev-server';
 import { loadConfig } from '../common/config';
 import { createWorkerFromConfig } from './create-worker';
+import { loadWorkerTools, type WorkerTools } from './toolset';
 import { installRuntime } from './telemetry';
 
 const cfg = loadConfig();
+// The tools first: an MCP server that does not start, or a tool source that
+// names what does not exist, stops the worker with the reason before it connects.
+let tools: WorkerTools;
+try {
+  tools = await loadWorkerTools(cfg);
+} catch (err) {
+  console.error(`worker not started: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+}
 installRuntime({ logLevel: 'INFO', metricsAddress: cfg.metricsAddress });
 const server = cfg.temporalAddress
   ? null
@@ -22,9 +32,15 @@ await ensureSearchAttributes(admin, cfg.namespace).catch((err: unknown) =>
 await admin.close();
 
 const connection = await NativeConnection.connect({ address });
-const worker = await createWorkerFromConfig(connection, cfg);
-console.log(`worker on ${address} namespace=${cfg.namespace} taskQueue=${cfg.taskQueue} model endpoint=${cfg.llmBaseUrl}${cfg.versioning ? ` deployment=${cfg.versioning.deploymentName} build=${cfg.versioning.buildId} (${cfg.versioning.defaultBehavior})` : ''}${cfg.metricsAddress ? ` metrics http://${cfg.metricsAddress}/metrics` : ''}`);
+const worker = await createWorkerFromConfig(connection, cfg, tools);
+const mcp = tools.mcp?.servers.map((s) => `${s.name}(${s.mcpTools.length} tools)`).join(' ');
+console.log(`worker on ${address} namespace=${cfg.namespace} taskQueue=${cfg.taskQueue} model endpoint=${cfg.llmBaseUrl}${cfg.versioning ? ` deployment=${cfg.versioning.deploymentName} build=${cfg.versioning.buildId} (${cfg.versioning.defaultBehavior})` : ''}${cfg.metricsAddress ? ` metrics http://${cfg.metricsAddress}/metrics` : ''}${mcp ? ` mcp ${mcp}` : ''}`);
 // worker.run() resolves after SIGINT/SIGTERM (the SDK installs those handlers).
-await worker.run();
+try {
+  await worker.run();
+} finally {
+  // The MCP connections end with the worker: stdio servers are stopped, HTTP sessions ended.
+  await tools.close();
+}
 await connection.close();
 await server?.stop();
