@@ -11,6 +11,7 @@ COPY activities ./activities
 COPY worker ./worker
 COPY server ./server
 COPY client ./client
+COPY examples ./examples
 COPY provider ./provider
 COPY bin ./bin
 COPY tsconfig.json ./

@@ -26,14 +26,16 @@ export default tseslint.config(
           })),
           patterns: [
             { group: ['../activities', '../activities/*', '../activities/**'], allowTypeImports: true, message: 'Import activities as types only: proxyActivities<typeof ...>.' },
-            { group: ['../worker/**', '../client/**', '../provider/**', '../server/**'], message: 'Workflow code must not reach worker, client, server or provider code.' },
+            { group: ['../worker/**', '../client/**', '../provider/**', '../server/**', '../stack/**', '../test/**', '../model/**'], message: 'Workflow code must not reach worker, client, server, stack or provider code.' },
           ],
         },
       ],
     },
   },
-  // The layers, bottom up: common, workflows, activities, worker and server
-  // (process start-up), client. Nothing imports a layer above its own.
+  // The layers, bottom up: common; workflows; activities; worker and server
+  // (process start-up); client; stack (`npm start`, everything at once); and
+  // the tests, benches and experiments on top. Nothing imports a layer above
+  // its own: `npm run lint` (part of `npm test`, so of CI) checks it.
   {
     files: ['common/**/*.ts'],
     rules: {
@@ -41,9 +43,26 @@ export default tseslint.config(
     },
   },
   {
-    files: ['worker/**/*.ts', 'server/**/*.ts', 'activities/**/*.ts'],
+    files: ['activities/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['../client/**', '../../client/**'], message: 'Only the client layer may import client/: move the shared piece to common/.' }] }],
+      'no-restricted-imports': ['error', { patterns: [{ group: above('worker', 'server', 'client', 'stack'), message: 'activities/ sits under worker/, server/ and client/: move the shared piece to common/.' }] }],
+    },
+  },
+  {
+    files: ['worker/**/*.ts', 'server/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: above('client', 'stack'), message: 'Only client/ and stack/ may import client/: move the shared piece to common/.' }] }],
+    },
+  },
+  {
+    files: ['client/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: above('stack', 'provider', 'model', 'server'), message: 'client/ talks to a running Temporal: starting processes (dev server, provider, model) belongs to stack/ and server/.' }] }],
     },
   },
 );
+
+/** Import patterns reaching these top-level folders (and the test helpers), from any depth. */
+function above(...folders) {
+  return [...folders, 'test'].flatMap((f) => [`../${f}/**`, `../../${f}/**`, `../../../${f}/**`]);
+}

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { execSync } from 'node:child_process';
 import { AGENT_LOOP_DYNAMIC_CONFIG, findFreePort, startDevServer } from '../server/dev-server';
 import { dataConverter } from '../common/payload-codec';
-import { startWorkerProcess, type WorkerProcess } from '../client/worker-process';
+import { startWorkerProcess, type WorkerProcess } from '../test/spawn-worker';
 import { startProvider } from '../provider/server';
 import { PROJECT_ROOT } from '../common/project-root';
 import { approveSignal } from '../workflows/messages';

@@ -12,8 +12,8 @@ import { startLocalModel } from '../model/local-model';
 import { approveSignal, cancelSignal, rejectSignal } from '../workflows/messages';
 import type { AgentInput, RunResult } from '../common/contract';
 import { startBenchStack } from '../bench/stack';
-import { waitForApproval } from '../client/wait-for-approval';
-import { startWorkerProcess } from '../client/worker-process';
+import { waitForApproval } from '../test/wait-for-approval';
+import { startWorkerProcess } from '../test/spawn-worker';
 import { addFault } from '../provider/control';
 import { CHAPTER } from './chapter';
 

@@ -17,7 +17,7 @@ import type { Toolset } from '../activities/tools/toolset';
 import type { AgentInput, RunDefaults, RunResult } from '../common/contract';
 
 export { addFault, providerRequests } from '../provider/control';
-export { waitForApproval } from '../client/wait-for-approval';
+export { waitForApproval } from './wait-for-approval';
 
 export interface Harness {
   client: Client;

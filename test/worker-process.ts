@@ -1,7 +1,7 @@
-// The suite's worker processes: client/worker-process.ts wired to the shared
+// The suite's worker processes: test/spawn-worker.ts wired to the shared
 // dev server, provider and workflow bundle.
 import { inject } from 'vitest';
-import { startWorkerProcess as start, type WorkerProcess } from '../client/worker-process';
+import { startWorkerProcess as start, type WorkerProcess } from './spawn-worker';
 
 export type { WorkerProcess };
 

@@ -19,8 +19,8 @@ import { loadConfig } from '../common/config';
 import { PROJECT_ROOT } from '../common/project-root';
 import { createWorkerFromConfig } from '../worker/create-worker';
 import { loadWorkerTools } from '../worker/toolset';
-import { main } from './cli';
-import { startCodecServer } from './codec-server';
+import { main } from '../client/cli';
+import { startCodecServer } from '../client/codec-server';
 import { isPortFree, startDevServer, type DevServer } from '../server/dev-server';
 import { dataConverter } from '../common/payload-codec';
 
