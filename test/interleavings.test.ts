@@ -16,7 +16,7 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle }
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { PROJECT_ROOT } from '../common/project-root';
 import { describe, expect, it } from 'vitest';
 import { approveSignal, cancelSignal, decideUpdate, rejectSignal, statusQuery, transcriptQuery } from '../workflows/messages';
@@ -98,8 +98,8 @@ describe.each(SEEDS)('interleavings, seed %i', (SEED) => {
     let worker: WorkerProcess | null = await startWorkerProcess(common);
     const inFlight: Promise<unknown>[] = [];
     const log: string[] = [];
+    const runs: Run[] = [];
     try {
-      const runs: Run[] = [];
       for (let i = 0; i < RUNS; i++) {
         const plan = planRun(r);
         const handle = await h.client.workflow.start('agentRun', {
@@ -176,13 +176,8 @@ describe.each(SEEDS)('interleavings, seed %i', (SEED) => {
         for (;;) {
           // Every run must come to rest: a run that never parks or closes is stuck, and that is a failure.
           const s = await waitFor(`${run.handle.workflowId} parked or closed`, () => isParkedOrClosed(run), 180_000).catch(async (err: unknown) => {
-            const history = await run.handle.fetchHistory();
-            const events = history.events ?? [];
-            // Kept for a replay test: the failing history is the most useful thing a flake leaves behind.
-            const saved = join(PROJECT_ROOT, '.data', 'failed-histories', `${run.handle.workflowId}.json`);
-            mkdirSync(dirname(saved), { recursive: true });
-            writeFileSync(saved, historyToJSON(history));
-            throw new Error(`${String(err)} (seed ${SEED}); its last events: ${events.slice(-12).map((e) => String(e.eventType)).join(', ')}; history saved to ${saved}; storm:\n${log.join('\n')}`);
+            const events = (await run.handle.fetchHistory()).events ?? [];
+            throw new Error(`${String(err)} (seed ${SEED}); its last events: ${events.slice(-12).map((e) => String(e.eventType)).join(', ')}; storm:\n${log.join('\n')}`);
           });
           if (s === 'closed') break;
           const awaited = s.interruption?.type === 'approval' ? s.interruption.callId : null;
@@ -228,6 +223,15 @@ describe.each(SEEDS)('interleavings, seed %i', (SEED) => {
       );
       const failures = report.filter((l) => l.includes('BROKEN'));
       expect(failures, `seed ${SEED}; events:\n${log.join('\n')}`).toEqual([]);
+    } catch (err) {
+      // Every run's history, for a replay test: the most useful thing a failure leaves behind.
+      const dir = join(PROJECT_ROOT, '.data', 'failed-histories', `seed-${SEED}`);
+      mkdirSync(dir, { recursive: true });
+      for (const run of runs) {
+        const history = await run.handle.fetchHistory().catch(() => null);
+        if (history) writeFileSync(join(dir, `${run.handle.workflowId.replaceAll('/', '_')}.json`), historyToJSON(history));
+      }
+      throw new Error(`${String(err)}\n(histories of seed ${SEED} saved in ${dir})`, { cause: err });
     } finally {
       await worker?.kill();
     }
