@@ -3,17 +3,13 @@
 // person's decision, taking signals, cancelling what runs, emitting the trace.
 // Everything here is replayed deterministically: no I/O, no Node built-ins.
 import * as wf from '@temporalio/workflow';
-import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import { exitForError, runResult } from './exits';
 import { applySummary, elideForWindow, planSummary } from './context-window';
 import { MAX_CACHE_CHARS } from './defaults';
 import { loopMetrics, type LoopMetrics } from './metrics';
 import { loopActivities, WAIT_CANCELLATION_PATCH, type LoopActivities } from './activity-options';
-import type { LoadedRun } from '../activities/load-run';
-import type { ResolvedConfig } from '../activities/resolve-config';
 import { ApprovalDesk, type AwaitingApproval } from './approvals';
 import { isContinueAsNewDue, type CarriedState } from './continue-as-new';
-import { InputError, parseInput } from './input';
 import {
   budgetLeft,
   cacheKey,
@@ -51,17 +47,7 @@ import {
 } from './loop';
 import { approveSignal, cancelSignal, decideUpdate, rejectSignal, statusQuery, transcriptQuery } from './messages';
 import { runSubAgent } from './sub-agent';
-import {
-  AGENT_AWAITING_CALL,
-  AGENT_AWAITING_TOOL,
-  AGENT_COST_USD,
-  AGENT_ERROR_TYPE,
-  AGENT_EXIT_REASON,
-  AGENT_MODEL,
-  AGENT_PARENT,
-  AGENT_STATUS,
-  AGENT_TURNS,
-} from './search-attributes';
+import { detailsText, statusAttributes, type VisibleState } from './visibility';
 import { MESSAGE_REFS_PATCH, noteFiled } from './message-refs';
 import { askForSummary, askModel, type ModelCallBase } from './model-call';
 import { needsApproval, toolDefinitions, type OpenAiToolDefinition, type SubAgentSpec, type ToolSpec } from '../common/tool-spec';
@@ -69,6 +55,7 @@ import { traceSinks, type TraceEventType } from './trace';
 import type { AgentInput, Interruption, RunConfig, RunResult, RunStatus, RunStatusView, ToolOutcome, Usage } from '../common/contract';
 
 export type { CarriedState } from './continue-as-new';
+import { BOUNDED_CACHE_PATCH, LOCAL_TOOLS_PATCH, loadPriorRun, resolveConfig, startingView, type Patches } from './run-setup';
 
 export async function agentRun(input: AgentInput, carried?: CarriedState): Promise<RunResult> {
   const info = wf.workflowInfo();
@@ -92,68 +79,6 @@ export async function agentRun(input: AgentInput, carried?: CarriedState): Promi
   const resumed: CarriedState | undefined = prior ? { version: 2, cfg, state: stateOf(prior), decisions: {}, seq: 0, executions: 0 } : undefined;
   return new AgentRun(info.workflowId, info.firstExecutionRunId, input, cfg, carried ?? resumed, patches).run();
 }
-
-const resumeActivity = wf.proxyActivities<Activities>({ startToCloseTimeout: '60s', retry: { maximumAttempts: 3 } });
-
-/** The stopped run's input, result and transcript; a non-retryable failure naming why when it cannot be resumed. */
-async function loadPriorRun(runId: string): Promise<Extract<LoadedRun, { ok: true }>> {
-  const loaded = await resumeActivity.loadRun({ runId });
-  if (!loaded.ok) throw ApplicationFailure.create({ type: 'ResumeRefused', message: `cannot resume: ${loaded.reason}`, nonRetryable: true });
-  return loaded;
-}
-
-/**
- * Fills the input's gaps with the worker's defaults in a local activity, so the
- * answer is recorded in history. Histories recorded before this existed
- * resolved the input in workflow code: they replay that way.
- */
-async function resolveConfig(input: AgentInput): Promise<RunConfig> {
-  let resolved: ResolvedConfig;
-  if (wf.patched(RESOLVED_CONFIG_PATCH)) {
-    resolved = await configActivity.resolveConfig(input);
-  } else {
-    try {
-      resolved = { ok: true, cfg: parseInput(input) };
-    } catch (err) {
-      if (!(err instanceof InputError)) throw err;
-      resolved = { ok: false, field: err.field, message: err.message };
-    }
-  }
-  if (resolved.ok) return resolved.cfg;
-  // Non-retryable: bad input fails the run at once, naming the field.
-  throw ApplicationFailure.create({ type: 'InvalidInput', message: resolved.message, nonRetryable: true, details: [{ field: resolved.field }] });
-}
-
-const RESOLVED_CONFIG_PATCH = 'resolved-config-v1';
-
-/** The patches asked in a run's first activation (see agentRun). */
-interface Patches {
-  waitForCancellation: boolean;
-  /** Model calls send stored messages by address (./message-refs). */
-  messageRefs: boolean;
-  /** The dedupe cache drops its oldest results past MAX_CACHE_CHARS. */
-  boundedCache: boolean;
-}
-const BOUNDED_CACHE_PATCH = 'bounded-cache-v1';
-const LOCAL_TOOLS_PATCH = 'local-read-tools-v1';
-
-function startingView(runId: string, carried: CarriedState | undefined): RunStatusView {
-  const s = carried?.state;
-  return {
-    runId,
-    status: 'running',
-    interruption: null,
-    turns: s?.turns ?? 0,
-    costUsd: s?.costUsd ?? 0,
-    toolRuns: s?.toolRuns ?? 0,
-    usage: { ...(s?.usage ?? { promptTokens: 0, completionTokens: 0 }) },
-    children: s?.children ?? noChildren(),
-  };
-}
-const configActivity = wf.proxyLocalActivities<Activities>({
-  startToCloseTimeout: '10s',
-  retry: { maximumAttempts: 5 },
-});
 
 class AgentRun {
   private readonly state: LoopState;
@@ -210,7 +135,7 @@ class AgentRun {
       exit = await this.scope.run(() => this.loop());
     } catch (err) {
       if (err instanceof wf.ContinueAsNew) throw err;
-      exit = this.exitForError(err);
+      exit = exitForError(err, this.cancelReason);
     }
     return this.finish(exit);
   }
@@ -494,25 +419,6 @@ class AgentRun {
     return { status: 'budget_exceeded', interruption: { type: 'max_budget' }, reason: 'budget spent' };
   }
 
-  private exitForError(err: unknown): Exit {
-    if (wf.isCancellation(err)) {
-      const reason = this.cancelReason ?? 'the workflow was cancelled';
-      return { status: 'interrupted', interruption: { type: 'cancelled', reason }, reason };
-    }
-    if (err instanceof ActivityFailure || err instanceof ChildWorkflowFailure) {
-      const msg = `${err.message}: ${err.cause?.message ?? 'unknown cause'}`;
-      // The failure's type (ProviderUnauthorized, ProviderBadRequest, …) travels with the result, for alerting.
-      const errorType = err.cause instanceof ApplicationFailure && err.cause.type ? err.cause.type : err instanceof ChildWorkflowFailure ? 'ChildWorkflowFailed' : 'ActivityFailed';
-      return { status: 'failed', interruption: null, reason: msg, error: err.cause?.message ?? err.message, errorType };
-    }
-    if (err instanceof ApplicationFailure) {
-      return { status: 'failed', interruption: null, reason: err.message, error: err.message, errorType: err.type ?? 'ApplicationFailure' };
-    }
-    // Anything else is a bug in this code: fail the workflow task so a fixed
-    // worker can replay and continue, instead of recording a wrong result.
-    throw err;
-  }
-
   private async finish(exit: Exit): Promise<RunResult> {
     this.status = exit.status;
     this.interruption = exit.interruption;
@@ -522,18 +428,7 @@ class AgentRun {
     this.emit('run_stopped', { status: exit.status, reason: exit.reason, turns: this.state.turns, costUsd: this.state.costUsd });
     // Let an in-flight `decide` update answer before the run closes.
     await wf.CancellationScope.nonCancellable(() => wf.condition(wf.allHandlersFinished));
-    return {
-      runId: this.runId,
-      status: exit.status,
-      interruption: exit.interruption,
-      ...exitFields(exit),
-      turns: this.state.turns,
-      toolRuns: this.state.toolRuns,
-      costUsd: this.state.costUsd,
-      usage: { ...this.state.usage },
-      promptTokensPerTurn: [...this.state.promptTokensPerTurn],
-      children: this.state.children ?? noChildren(),
-    };
+    return runResult(this.runId, exit, this.state);
   }
 
   // --- messages
@@ -599,35 +494,21 @@ class AgentRun {
     traceSinks.trace.event({ seq: this.seq, type, ...fields });
   }
 
-  /** The run's live state for the Web UI's details panel (not a command: free to update every turn). */
-  private showDetails(): void {
-    const i = this.interruption;
-    const state =
-      i?.type === 'approval' ? `**awaiting approval:** \`${i.toolName} ${JSON.stringify(i.args)}\` (call ${i.callId})` : `**${this.status}**`;
-    wf.setCurrentDetails(
-      `${state}\n\n**Task:** ${this.cfg.task.slice(0, 300)}\n\n**Turns:** ${this.state.turns}${this.cfg.maxTurns !== null ? ` of ${this.cfg.maxTurns}` : ''} · **Cost:** $${this.state.costUsd.toFixed(6)}${this.cfg.maxBudgetUsd !== null ? ` of $${this.cfg.maxBudgetUsd}` : ''} · **Model:** ${this.cfg.model}`,
-    );
-  }
-
   /**
    * One upsert per status change (start, parked, resumed, finished), never per
-   * turn: each is a command in history. A run parked on a person is live, so
-   * its AgentStatus is `awaiting_approval`, never an exit's name.
+   * turn: each is a command in history.
    */
   private upsertStatus(exit?: Exit): void {
     this.showDetails();
-    const awaiting = this.interruption?.type === 'approval' && !exit ? this.interruption : null;
-    const parent = wf.workflowInfo().parent?.workflowId;
-    wf.upsertSearchAttributes([
-      { key: AGENT_STATUS, value: awaiting ? 'awaiting_approval' : this.status },
-      { key: AGENT_MODEL, value: this.cfg.model },
-      { key: AGENT_TURNS, value: this.state.turns },
-      { key: AGENT_COST_USD, value: this.state.costUsd },
-      { key: AGENT_AWAITING_TOOL, value: awaiting ? awaiting.toolName : null },
-      { key: AGENT_AWAITING_CALL, value: awaiting ? awaiting.callId : null },
-      ...(exit ? [{ key: AGENT_EXIT_REASON, value: exit.reason.slice(0, 1000) }] : []),
-      ...(exit?.status === 'failed' ? [{ key: AGENT_ERROR_TYPE, value: exit.errorType }] : []),
-      ...(parent ? [{ key: AGENT_PARENT, value: parent }] : []),
-    ]);
+    wf.upsertSearchAttributes(statusAttributes(this.visible(), exit, wf.workflowInfo().parent?.workflowId));
+  }
+
+  /** The run's live state for the Web UI's details panel (not a command: free to update every turn). */
+  private showDetails(): void {
+    wf.setCurrentDetails(detailsText(this.visible()));
+  }
+
+  private visible(): VisibleState {
+    return { cfg: this.cfg, state: this.state, status: this.status, interruption: this.interruption };
   }
 }

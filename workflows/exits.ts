@@ -1,0 +1,42 @@
+// How a run's end becomes its result: an error thrown out of the loop mapped
+// to an exit (a Stop, a failed activity or child, a non-retryable failure),
+// and the exit with the run's totals as the workflow's result.
+import * as wf from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure } from '@temporalio/workflow';
+import type { RunResult } from '../common/contract';
+import { exitFields, noChildren, type Exit, type LoopState } from './loop';
+
+/** `cancelReason`: what the cancel signal said, if it came. Rethrows what is a bug in this code. */
+export function exitForError(err: unknown, cancelReason: string | null): Exit {
+  if (wf.isCancellation(err)) {
+    const reason = cancelReason ?? 'the workflow was cancelled';
+    return { status: 'interrupted', interruption: { type: 'cancelled', reason }, reason };
+  }
+  if (err instanceof ActivityFailure || err instanceof ChildWorkflowFailure) {
+    const msg = `${err.message}: ${err.cause?.message ?? 'unknown cause'}`;
+    // The failure's type (ProviderUnauthorized, ProviderBadRequest, …) travels with the result, for alerting.
+    const errorType = err.cause instanceof ApplicationFailure && err.cause.type ? err.cause.type : err instanceof ChildWorkflowFailure ? 'ChildWorkflowFailed' : 'ActivityFailed';
+    return { status: 'failed', interruption: null, reason: msg, error: err.cause?.message ?? err.message, errorType };
+  }
+  if (err instanceof ApplicationFailure) {
+    return { status: 'failed', interruption: null, reason: err.message, error: err.message, errorType: err.type ?? 'ApplicationFailure' };
+  }
+  // Anything else is a bug in this code: fail the workflow task so a fixed
+  // worker can replay and continue, instead of recording a wrong result.
+  throw err;
+}
+
+export function runResult(runId: string, exit: Exit, state: LoopState): RunResult {
+  return {
+    runId,
+    status: exit.status,
+    interruption: exit.interruption,
+    ...exitFields(exit),
+    turns: state.turns,
+    toolRuns: state.toolRuns,
+    costUsd: state.costUsd,
+    usage: { ...state.usage },
+    promptTokensPerTurn: [...state.promptTokensPerTurn],
+    children: state.children ?? noChildren(),
+  };
+}

@@ -1,0 +1,74 @@
+// How a run starts: the patches asked in its first activation, its
+// configuration resolved once (a local activity, recorded in history), the
+// stopped run it resumes, and what the status query answers meanwhile.
+import * as wf from '@temporalio/workflow';
+import { ApplicationFailure } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { LoadedRun } from '../activities/load-run';
+import type { ResolvedConfig } from '../activities/resolve-config';
+import type { AgentInput, RunConfig, RunStatusView } from '../common/contract';
+import type { CarriedState } from './continue-as-new';
+import { InputError, parseInput } from './input';
+import { noChildren } from './loop';
+
+const resumeActivity = wf.proxyActivities<Activities>({ startToCloseTimeout: '60s', retry: { maximumAttempts: 3 } });
+
+/** The stopped run's input, result and transcript; a non-retryable failure naming why when it cannot be resumed. */
+export async function loadPriorRun(runId: string): Promise<Extract<LoadedRun, { ok: true }>> {
+  const loaded = await resumeActivity.loadRun({ runId });
+  if (!loaded.ok) throw ApplicationFailure.create({ type: 'ResumeRefused', message: `cannot resume: ${loaded.reason}`, nonRetryable: true });
+  return loaded;
+}
+
+/**
+ * Fills the input's gaps with the worker's defaults in a local activity, so the
+ * answer is recorded in history. Histories recorded before this existed
+ * resolved the input in workflow code: they replay that way.
+ */
+export async function resolveConfig(input: AgentInput): Promise<RunConfig> {
+  let resolved: ResolvedConfig;
+  if (wf.patched(RESOLVED_CONFIG_PATCH)) {
+    resolved = await configActivity.resolveConfig(input);
+  } else {
+    try {
+      resolved = { ok: true, cfg: parseInput(input) };
+    } catch (err) {
+      if (!(err instanceof InputError)) throw err;
+      resolved = { ok: false, field: err.field, message: err.message };
+    }
+  }
+  if (resolved.ok) return resolved.cfg;
+  // Non-retryable: bad input fails the run at once, naming the field.
+  throw ApplicationFailure.create({ type: 'InvalidInput', message: resolved.message, nonRetryable: true, details: [{ field: resolved.field }] });
+}
+
+const RESOLVED_CONFIG_PATCH = 'resolved-config-v1';
+
+/** The patches asked in a run's first activation (see agentRun). */
+export interface Patches {
+  waitForCancellation: boolean;
+  /** Model calls send stored messages by address (./message-refs). */
+  messageRefs: boolean;
+  /** The dedupe cache drops its oldest results past MAX_CACHE_CHARS. */
+  boundedCache: boolean;
+}
+export const BOUNDED_CACHE_PATCH = 'bounded-cache-v1';
+export const LOCAL_TOOLS_PATCH = 'local-read-tools-v1';
+
+export function startingView(runId: string, carried: CarriedState | undefined): RunStatusView {
+  const s = carried?.state;
+  return {
+    runId,
+    status: 'running',
+    interruption: null,
+    turns: s?.turns ?? 0,
+    costUsd: s?.costUsd ?? 0,
+    toolRuns: s?.toolRuns ?? 0,
+    usage: { ...(s?.usage ?? { promptTokens: 0, completionTokens: 0 }) },
+    children: s?.children ?? noChildren(),
+  };
+}
+const configActivity = wf.proxyLocalActivities<Activities>({
+  startToCloseTimeout: '10s',
+  retry: { maximumAttempts: 5 },
+});

@@ -1,0 +1,52 @@
+// What ops see of a live run without asking it anything: the search
+// attributes they filter on (`temporal workflow list --query
+// 'AgentStatus="awaiting_approval"'`) and the Web UI's details panel.
+import type { SearchAttributeUpdatePair } from '@temporalio/common';
+import type { Interruption, RunConfig, RunStatus } from '../common/contract';
+import type { Exit, LoopState } from './loop';
+import {
+  AGENT_AWAITING_CALL,
+  AGENT_AWAITING_TOOL,
+  AGENT_COST_USD,
+  AGENT_ERROR_TYPE,
+  AGENT_EXIT_REASON,
+  AGENT_MODEL,
+  AGENT_PARENT,
+  AGENT_STATUS,
+  AGENT_TURNS,
+} from './search-attributes';
+
+export interface VisibleState {
+  cfg: RunConfig;
+  state: LoopState;
+  status: RunStatus;
+  interruption: Interruption | null;
+}
+
+/** The details panel, in markdown: what the run waits for, its task, turns, cost and model. */
+export function detailsText({ cfg, state, status, interruption: i }: VisibleState): string {
+  const head = i?.type === 'approval' ? `**awaiting approval:** \`${i.toolName} ${JSON.stringify(i.args)}\` (call ${i.callId})` : `**${status}**`;
+  const turns = `**Turns:** ${state.turns}${cfg.maxTurns !== null ? ` of ${cfg.maxTurns}` : ''}`;
+  const cost = `**Cost:** $${state.costUsd.toFixed(6)}${cfg.maxBudgetUsd !== null ? ` of $${cfg.maxBudgetUsd}` : ''}`;
+  return `${head}\n\n**Task:** ${cfg.task.slice(0, 300)}\n\n${turns} · ${cost} · **Model:** ${cfg.model}`;
+}
+
+/**
+ * The Agent* search attributes. A run parked on a person is live, so its
+ * AgentStatus is `awaiting_approval`, never an exit's name; the exit's reason
+ * and a failure's type are set once, when it ends.
+ */
+export function statusAttributes(v: VisibleState, exit: Exit | undefined, parent: string | undefined): SearchAttributeUpdatePair[] {
+  const awaiting = v.interruption?.type === 'approval' && !exit ? v.interruption : null;
+  return [
+    { key: AGENT_STATUS, value: awaiting ? 'awaiting_approval' : v.status },
+    { key: AGENT_MODEL, value: v.cfg.model },
+    { key: AGENT_TURNS, value: v.state.turns },
+    { key: AGENT_COST_USD, value: v.state.costUsd },
+    { key: AGENT_AWAITING_TOOL, value: awaiting ? awaiting.toolName : null },
+    { key: AGENT_AWAITING_CALL, value: awaiting ? awaiting.callId : null },
+    ...(exit ? [{ key: AGENT_EXIT_REASON, value: exit.reason.slice(0, 1000) }] : []),
+    ...(exit?.status === 'failed' ? [{ key: AGENT_ERROR_TYPE, value: exit.errorType }] : []),
+    ...(parent ? [{ key: AGENT_PARENT, value: parent }] : []),
+  ];
+}
