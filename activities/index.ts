@@ -1,6 +1,7 @@
 // The activities of one worker, built from its configuration. Workflows import
 // only the *type* of this object (see workflows/agent-run.ts).
 import { BUILT_IN_DEFAULTS } from '../workflows/defaults';
+import type { AgentActivities } from '../common/activity-contract';
 import type { RunDefaults } from '../common/contract';
 import { createCallModel, type ModelDeps } from './model';
 import { loadRun } from './load-run';
@@ -11,7 +12,8 @@ import { Toolset } from './tools/toolset';
 
 export type ActivityDeps = ModelDeps & ToolDeps & { defaults?: Partial<RunDefaults> };
 
-export function createActivities(deps: ActivityDeps) {
+/** Checked against the contract the workflow calls (common/activity-contract.ts). */
+export function createActivities(deps: ActivityDeps): AgentActivities {
   const callModel = createCallModel(deps);
   const toolset = deps.toolset ?? new Toolset(BUILTIN_TOOLS);
   const catalogue = toolset.specs();
@@ -30,4 +32,4 @@ export function createActivities(deps: ActivityDeps) {
   };
 }
 
-export type Activities = ReturnType<typeof createActivities>;
+export type Activities = AgentActivities;

@@ -5,11 +5,11 @@
 import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { transcriptQuery } from '../workflows/messages';
-import type { AgentInput, ChatMessage, RunResult } from '../common/contract';
+import type { AgentInput, RunResult } from '../common/contract';
+import type { LoadedRun } from '../common/activity-contract';
 
-export type LoadedRun =
-  | { ok: true; input: AgentInput; result: RunResult; messages: ChatMessage[] }
-  | { ok: false; reason: string };
+export type { LoadedRun } from '../common/activity-contract';
+
 
 const RESUMABLE = new Set(['max_turns_exceeded', 'budget_exceeded', 'interrupted']);
 

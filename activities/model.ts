@@ -5,11 +5,11 @@
 // 400/401/403/404 are not: retrying cannot fix them.
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { WireMessage } from '../workflows/message-refs';
 import type { OpenAiToolDefinition } from '../common/tool-spec';
 import { resolvePrompt, type MessageStore } from './message-store';
 import type { TraceWriter } from './trace-file';
 import type { AssistantMessage, ChatMessage, ModelReply, ToolCall } from '../common/contract';
+import type { CallModelInput } from '../common/activity-contract';
 
 export interface ModelDeps {
   baseUrl: string;
@@ -21,23 +21,6 @@ export interface ModelDeps {
   messageStore: MessageStore;
 }
 
-export interface CallModelInput {
-  runId: string;
-  /** The run chain's first execution run id: names the trace file. Absent in inputs scheduled before chains. */
-  chainId?: string;
-  /** seq of the last trace event before this call; attempt lines hang under it. */
-  traceSeq: number;
-  model: string;
-  /** The last prompt's messages, by the address of their list: this prompt starts with them. */
-  prefix?: { ref: string; count: number };
-  /** The prompt (after the prefix): messages the store holds by address, the others whole (inputs scheduled before refs: all whole). */
-  messages: WireMessage[];
-  /** The tool list whole, or its address in the store. */
-  tools?: OpenAiToolDefinition[];
-  toolsRef?: string;
-  /** Write the request to the trace before sending it. */
-  debug?: boolean;
-}
 
 const NON_RETRYABLE: Record<number, string> = {
   400: 'ProviderBadRequest',

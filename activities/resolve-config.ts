@@ -5,9 +5,9 @@
 // started with, never a re-derived one.
 import type { ToolSpec } from '../common/tool-spec';
 import { InputError, parseInput } from '../workflows/input';
-import type { RunConfig, RunDefaults } from '../common/contract';
+import type { RunDefaults } from '../common/contract';
+import type { ResolvedConfig } from '../common/activity-contract';
 
-export type ResolvedConfig = { ok: true; cfg: RunConfig } | { ok: false; field: string; message: string };
 
 /** `catalogue`: the specs of the tools this worker offers; the run records those it selects. */
 export function createResolveConfig(defaults: RunDefaults, catalogue: readonly ToolSpec[]) {

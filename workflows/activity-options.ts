@@ -7,7 +7,7 @@
 // counted, a progress line after the Stop. Waiting costs at most one
 // heartbeat interval (25 ms for tools) per Stop.
 import * as wf from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { AgentActivities as Activities } from '../common/activity-contract';
 import type { ToolSpec } from '../common/tool-spec';
 import type { RunConfig } from '../common/contract';
 

@@ -12,13 +12,11 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { utf8ToBytes } from '@noble/hashes/utils.js';
 import type { OpenAiToolDefinition } from '../common/tool-spec';
+import type { MessageRef, WireMessage } from '../common/activity-contract';
 import type { ChatMessage } from '../common/contract';
 
-/** A message the store holds, by address. */
-export interface MessageRef {
-  ref: string;
-}
-export type WireMessage = ChatMessage | MessageRef;
+export type { MessageRef, WireMessage } from '../common/activity-contract';
+
 
 export const isRef = (m: WireMessage): m is MessageRef => !('role' in m);
 

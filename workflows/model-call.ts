@@ -8,8 +8,7 @@
 // travels as one address per message for that turn.
 import * as wf from '@temporalio/workflow';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
-import type { Activities } from '../activities';
-import type { CallModelInput } from '../activities/model';
+import type { AgentActivities as Activities, CallModelInput } from '../common/activity-contract';
 import type { LoopState } from './loop';
 import { MESSAGE_STORE_MISS, promptByAddress, rememberPrompt } from './message-refs';
 import type { OpenAiToolDefinition } from '../common/tool-spec';

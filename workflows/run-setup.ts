@@ -3,9 +3,7 @@
 // stopped run it resumes, and what the status query answers meanwhile.
 import * as wf from '@temporalio/workflow';
 import { ApplicationFailure } from '@temporalio/workflow';
-import type { Activities } from '../activities';
-import type { LoadedRun } from '../activities/load-run';
-import type { ResolvedConfig } from '../activities/resolve-config';
+import type { AgentActivities as Activities, LoadedRun, ResolvedConfig } from '../common/activity-contract';
 import type { AgentInput, RunConfig, RunStatusView } from '../common/contract';
 import type { CarriedState } from './continue-as-new';
 import { InputError, parseInput } from './input';

@@ -16,21 +16,8 @@ import { Ledger } from './ledger';
 import { ToolError } from './tool-error';
 import { Toolset } from './toolset';
 import { ensureWorkspace } from './workspace';
+import type { RunToolInput } from '../../common/activity-contract';
 
-export interface RunToolInput {
-  runId: string;
-  /** The run chain's first execution run id: names the trace file. Absent in inputs scheduled before chains. */
-  chainId?: string;
-  callId: string;
-  idempotencyKey: string;
-  toolName: string;
-  args: Record<string, unknown>;
-  workspace: string;
-  /** seq of the tool_start trace line; progress lines hang under it. */
-  traceSeq: number;
-  /** The result is cut here, so the activity's result payload stays small too. */
-  maxResultChars: number;
-}
 
 export interface ToolDeps {
   workspaceRoot: string;

@@ -1,0 +1,62 @@
+// The activities' contract: every activity's name, input and output, as the
+// workflow calls them and the worker implements them (activities/index.ts is
+// checked against it). The workflow imports this, never the implementations.
+import type { AgentInput, ChatMessage, ModelReply, RunConfig, RunResult, ToolOutcome } from './contract';
+import type { OpenAiToolDefinition } from './tool-spec';
+
+export interface AgentActivities {
+  /** Fills a run's input from this worker's defaults and tools; a local activity, so the answer is in history. */
+  resolveConfig(input: unknown): Promise<ResolvedConfig>;
+  /** One model turn, every message whole (inputs scheduled before message addresses). */
+  callModel(input: CallModelInput): Promise<ModelReply>;
+  /** One model turn with messages by address: a new name, so a worker that predates addresses never runs one. */
+  callModelByAddress(input: CallModelInput): Promise<ModelReply>;
+  runTool(input: RunToolInput): Promise<ToolOutcome>;
+  /** Reads a stopped run for `resumeFrom`. */
+  loadRun(args: { runId: string }): Promise<LoadedRun>;
+}
+
+/** A message the store holds, by address. */
+export interface MessageRef {
+  ref: string;
+}
+export type WireMessage = ChatMessage | MessageRef;
+
+export interface CallModelInput {
+  runId: string;
+  /** The run chain's first execution run id: names the trace file. Absent in inputs scheduled before chains. */
+  chainId?: string;
+  /** seq of the last trace event before this call; attempt lines hang under it. */
+  traceSeq: number;
+  model: string;
+  /** The last prompt's messages, by the address of their list: this prompt starts with them. */
+  prefix?: { ref: string; count: number };
+  /** The prompt (after the prefix): messages the store holds by address, the others whole (inputs scheduled before refs: all whole). */
+  messages: WireMessage[];
+  /** The tool list whole, or its address in the store. */
+  tools?: OpenAiToolDefinition[];
+  toolsRef?: string;
+  /** Write the request to the trace before sending it. */
+  debug?: boolean;
+}
+
+export interface RunToolInput {
+  runId: string;
+  /** The run chain's first execution run id: names the trace file. Absent in inputs scheduled before chains. */
+  chainId?: string;
+  callId: string;
+  idempotencyKey: string;
+  toolName: string;
+  args: Record<string, unknown>;
+  workspace: string;
+  /** seq of the tool_start trace line; progress lines hang under it. */
+  traceSeq: number;
+  /** The result is cut here, so the activity's result payload stays small too. */
+  maxResultChars: number;
+}
+
+export type LoadedRun =
+  | { ok: true; input: AgentInput; result: RunResult; messages: ChatMessage[] }
+  | { ok: false; reason: string };
+
+export type ResolvedConfig = { ok: true; cfg: RunConfig } | { ok: false; field: string; message: string };
