@@ -2,9 +2,8 @@
 // transcript and limits, cancelled with its parent. The parent pays for it.
 import * as wf from '@temporalio/workflow';
 import type { SubAgentSpec } from '../common/tool-spec';
-import type { agentRun } from './agent-run';
 import { capToolResult } from './loop';
-import type { RunConfig, ToolOutcome, Usage } from '../common/contract';
+import type { AgentInput, RunConfig, RunResult, ToolOutcome, Usage } from '../common/contract';
 
 export interface SubAgentOutcome {
   outcome: ToolOutcome;
@@ -13,8 +12,8 @@ export interface SubAgentOutcome {
 }
 
 export async function runSubAgent(cfg: RunConfig, sub: SubAgentSpec, toolName: string, childId: string, task: string, budgetUsd: number): Promise<SubAgentOutcome> {
-  // By type name: importing the workflow function here would make a module cycle.
-  const child = await wf.executeChild<typeof agentRun>('agentRun', {
+  // By type name and signature: importing the workflow function here would make a module cycle.
+  const child = await wf.executeChild<(input: AgentInput) => Promise<RunResult>>('agentRun', {
     workflowId: childId,
     args: [
       {
