@@ -3,7 +3,7 @@
 // and helpers to start runs, wait for states, read traces and inject
 // provider faults.
 import { Client, Connection, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -81,6 +81,7 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
   let workerDone: Promise<void>;
   let nativeConnection: NativeConnection;
 
+  const started: { workflowId: string; runId: string }[] = [];
   beforeAll(async () => {
     if (!runtimeInstalled) {
       Runtime.install({ logger: new DefaultLogger('ERROR') });
@@ -106,16 +107,23 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
   afterAll(async () => {
     worker?.shutdown();
     await workerDone;
+    // Every run this file started replays on this code from its first event.
+    // The workers cache runs, so most of their tasks never replayed: a run
+    // whose replay would take another path than the cached run took fails here.
+    if (h.client) await replayAll(h.client, started);
     await h.client?.connection.close();
     await nativeConnection?.close();
   });
 
-  h.start = (input, id) =>
-    h.client.workflow.start('agentRun', {
+  h.start = async (input, id) => {
+    const handle = await h.client.workflow.start('agentRun', {
       taskQueue: h.taskQueue,
       workflowId: id ?? `${input.model ?? 'plan'}-${randomUUID().slice(0, 8)}`,
       args: [input],
     });
+    started.push({ workflowId: handle.workflowId, runId: handle.firstExecutionRunId });
+    return handle;
+  };
   h.startWorker = async (extra = {}) => {
     const w = await h.prepareWorker(extra);
     w.run();
@@ -178,4 +186,23 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | null | u
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** Replays these runs' histories (their first execution) in one replay worker; throws naming every run that diverges. */
+async function replayAll(client: Client, runs: readonly { workflowId: string; runId: string }[]): Promise<void> {
+  const histories = await Promise.all(
+    runs.map(async ({ workflowId, runId }) => ({ workflowId, history: await client.workflow.getHandle(workflowId, runId).fetchHistory() })),
+  );
+  const failures: string[] = [];
+  const replay = Worker.runReplayHistories(
+    { workflowBundle: { codePath: inject('workflowBundlePath') }, sinks: { trace: { event: { fn: () => {} } } }, dataConverter: dataConverter() },
+    histories,
+  );
+  let replayed = 0;
+  for await (const r of replay) {
+    replayed += 1;
+    if (r.error) failures.push(`${r.workflowId}: ${String(r.error)}`);
+  }
+  if (replayed !== runs.length) failures.push(`only ${replayed} of ${runs.length} histories were replayed`);
+  if (failures.length) throw new Error(`${failures.length} of ${runs.length} runs do not replay:\n${failures.join('\n')}`);
 }

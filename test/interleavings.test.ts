@@ -18,7 +18,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../common/project-root';
-import { describe, expect, it } from 'vitest';
+import { Worker } from '@temporalio/worker';
+import { describe, expect, inject, it } from 'vitest';
+import { dataConverter } from '../common/payload-codec';
 import { approveSignal, cancelSignal, decideUpdate, rejectSignal, statusQuery, transcriptQuery } from '../workflows/messages';
 import type { AgentInput, RunResult, RunStatusView } from '../common/contract';
 import { freshWorkspace, useHarness, waitFor } from './harness';
@@ -195,6 +197,20 @@ describe.each(SEEDS)('interleavings, seed %i', (SEED) => {
       // move on. Only what reached history counts, and that is read from history below.
       const settled = await Promise.race([Promise.allSettled(inFlight).then(() => true), new Promise<false>((res) => setTimeout(() => res(false), 15_000))]);
       if (!settled) log.push('some updates never got an answer (admitted, then their run closed)');
+
+      // Every run's history replays on this code from its first event: the
+      // workers ran with a cache, so their tasks mostly did not replay, and a
+      // replay after a restart must take exactly the path the cached run took.
+      for (const run of runs) {
+        const history = await run.handle.fetchHistory();
+        await Worker.runReplayHistory(
+          { workflowBundle: { codePath: inject('workflowBundlePath') }, sinks: { trace: { event: { fn: () => {} } } }, dataConverter: dataConverter() },
+          history,
+          run.handle.workflowId,
+        ).catch((err: unknown) => {
+          throw new Error(`${run.handle.workflowId} does not replay: ${String(err)}`);
+        });
+      }
 
       // Check every promise on every run.
       const report: string[] = [];
