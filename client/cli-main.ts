@@ -1,5 +1,6 @@
 // Entry point of the `agent-harness` bin and of `npm run cli`.
 import { main } from './cli';
+import { stopTracing } from '../common/tracing';
 
 // `agent-harness run | head`: a closed pipe ends the output, not with a stack trace.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
@@ -8,5 +9,7 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 });
 
 process.exitCode = await main(process.argv.slice(2));
+// Spans still batched (the run's start) are sent before the process ends.
+await stopTracing();
 // The Temporal connection keeps the event loop alive; the command is done.
 process.exit();

@@ -5,7 +5,7 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { readTrace, traceChains } from '../common/trace-format';
-import { loadConfig } from '../common/config';
+import { loadConfig, type HarnessConfig } from '../common/config';
 import { cancelSignal, decideUpdate, statusQuery, transcriptQuery } from '../workflows/messages';
 import type { AgentInput, RunResult } from '../common/contract';
 import { connectClient } from './connect';
@@ -63,7 +63,14 @@ export async function main(argv: string[], client?: Client): Promise<number> {
     console.log(usage ? `usage: agent-harness ${usage}` : USAGE);
     return usage ? 0 : USAGE_ERROR;
   }
-  const cfg = loadConfig();
+  let cfg: HarnessConfig;
+  try {
+    cfg = loadConfig();
+  } catch (err) {
+    // A bad setting (a profile that is not there, a missing TLS file) is one line naming it.
+    console.error(`agent-harness: ${err instanceof Error ? err.message : String(err)}`);
+    return USAGE_ERROR;
+  }
   try {
     // Flags are checked before connecting: a mistyped limit is refused at once.
     const runFlags = command === 'run' ? inputFromFlags(rest) : null;

@@ -1,18 +1,35 @@
-// A client for the CLI: TEMPORAL_ADDRESS, or the embedded dev server's port.
+// A client for the CLI: the configured Temporal (TEMPORAL_ADDRESS or a
+// profile of the temporal CLI's config file), or the embedded dev server's
+// port. With tracing on, its calls (the run's start first) are spans.
 import { Client, Connection } from '@temporalio/client';
-import { loadConfig, type HarnessConfig } from '../common/config';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
+import { loadConfig, temporalConnectOptions, type HarnessConfig } from '../common/config';
 import { dataConverter } from '../common/payload-codec';
+import { startTracing } from '../common/tracing';
 
 export async function connectClient(cfg: HarnessConfig = loadConfig()): Promise<Client> {
   const address = cfg.temporalAddress ?? `127.0.0.1:${cfg.devServer.port}`;
   let connection: Connection;
   try {
-    connection = await Connection.connect({ address, connectTimeout: 5000 });
+    connection = await Connection.connect({ ...temporalConnectOptions(cfg, address), connectTimeout: 5000 });
   } catch (err) {
     throw new Error(
-      `cannot reach Temporal at ${address} (${String(err)}). Start the stack with \`npm start -- --serve\` ` +
-        'or point TEMPORAL_ADDRESS at a running server.',
+      cfg.temporalAddress
+        ? `cannot reach Temporal at ${address} (${cfg.temporalConnection.source}): ${String(err)}`
+        : `cannot reach Temporal at ${address} (${String(err)}). Start the stack with \`npm start -- --serve\` ` +
+            'or point TEMPORAL_ADDRESS (or a profile: TEMPORAL_PROFILE) at a running server.',
     );
   }
-  return new Client({ connection, namespace: cfg.namespace, dataConverter: dataConverter() });
+  return harnessClient(connection, cfg);
+}
+
+/** A client with the harness's data converter and, when tracing is on, the OpenTelemetry client interceptor. */
+export function harnessClient(connection: Connection, cfg: HarnessConfig): Client {
+  const tracing = startTracing(cfg.tracing, 'agent-harness-client');
+  return new Client({
+    connection,
+    namespace: cfg.namespace,
+    dataConverter: dataConverter(),
+    ...(tracing ? { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } } : {}),
+  });
 }

@@ -1,15 +1,19 @@
 // Every environment variable the processes read, with its default, in one
 // place (the README's configuration table mirrors this file).
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { loadClientConfigProfile, toClientOptions } from '@temporalio/envconfig';
 import { PROJECT_ROOT } from './project-root';
 import { DEFAULT_TASK_QUEUE, type RunDefaults } from './contract';
 
 const DATA = resolve(PROJECT_ROOT, '.data');
 
 export interface HarnessConfig {
-  /** null: start (or reuse) the embedded dev server. */
+  /** null: start (or reuse) the embedded dev server. From TEMPORAL_ADDRESS or the selected profile. */
   temporalAddress: string | null;
   namespace: string;
+  /** How to reach temporalAddress: TLS, API key, gRPC headers (the profile and the TEMPORAL_* variables). */
+  temporalConnection: TemporalConnection;
   taskQueue: string;
   llmBaseUrl: string;
   llmApiKey: string | undefined;
@@ -49,6 +53,43 @@ export interface HarnessConfig {
   metricsAddress: string | null;
   /** Worker Versioning (WORKER_DEPLOYMENT_NAME, WORKER_BUILD_ID, WORKER_VERSIONING_BEHAVIOR), or null: an unversioned worker. */
   versioning: WorkerVersioning | null;
+  /** Where spans go (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces), or null: no tracing. */
+  tracing: TracingConfig | null;
+}
+
+/**
+ * OpenTelemetry tracing, by OTel's own variable names. The exporter reads the
+ * rest of them itself (OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT, _COMPRESSION and
+ * their _TRACES_ forms), the batch processor OTEL_BSP_*, and the resource
+ * OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES.
+ */
+export interface TracingConfig {
+  /** The OTLP/HTTP (JSON) traces URL. */
+  endpoint: string;
+}
+
+/**
+ * How to connect to Temporal, as the `temporal` CLI would: the profile
+ * TEMPORAL_PROFILE names (default: `default`) in the TOML file
+ * TEMPORAL_CONFIG_FILE names (default: ~/.config/temporalio/temporal.toml),
+ * overridden by TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY,
+ * TEMPORAL_TLS*, TEMPORAL_GRPC_META_* (read by @temporalio/envconfig).
+ * Applies only to a configured address: the embedded dev server is plain.
+ */
+export interface TemporalConnection {
+  /** true: TLS with the system's roots; an object: mTLS, a private CA, a server name. */
+  tls?: TemporalTls | boolean | null;
+  apiKey?: string;
+  metadata?: Record<string, string>;
+  /** What was read, for messages: `profile "cloud" of /home/me/.config/temporalio/temporal.toml`. */
+  source: string;
+}
+
+/** The SDK's TLSConfig, structurally (common/ imports no SDK internals). */
+export interface TemporalTls {
+  serverNameOverride?: string;
+  serverRootCACertificate?: Uint8Array;
+  clientCertPair?: { crt: Uint8Array; key: Uint8Array };
 }
 
 /**
@@ -69,9 +110,11 @@ export type VersioningBehaviorName = (typeof VERSIONING_BEHAVIORS)[number];
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig {
   const devPort = int(env, 'TEMPORAL_DEV_PORT', 7233);
   const providerPort = int(env, 'PORT', 8787);
+  const temporal = temporalProfile(env);
   return {
-    temporalAddress: env.TEMPORAL_ADDRESS || null,
-    namespace: env.TEMPORAL_NAMESPACE || 'default',
+    temporalAddress: temporal.address,
+    namespace: temporal.namespace,
+    temporalConnection: temporal.connection,
     taskQueue: env.AGENT_TASK_QUEUE || DEFAULT_TASK_QUEUE,
     llmBaseUrl: env.LLM_BASE_URL || `http://127.0.0.1:${providerPort}/v1`,
     llmApiKey: env.LLM_API_KEY || undefined,
@@ -92,6 +135,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig 
     toolModules: list(env.AGENT_TOOLS_MODULES) ?? [],
     toolNames: list(env.AGENT_TOOLS),
     versioning: workerVersioning(env),
+    tracing: tracing(env),
     mcpConfigPath: env.AGENT_MCP_CONFIG ? resolve(env.AGENT_MCP_CONFIG) : null,
     metricsAddress: env.METRICS_PORT && env.METRICS_PORT !== 'off' ? `${env.METRICS_HOST || '127.0.0.1'}:${int(env, 'METRICS_PORT', 9464)}` : null,
     runDefaults: {
@@ -100,6 +144,58 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig 
       ...(env.AGENT_DEFAULT_APPROVAL_TIMEOUT_MS ? { approvalTimeoutMs: int(env, 'AGENT_DEFAULT_APPROVAL_TIMEOUT_MS', 0) } : {}),
     },
   };
+}
+
+/**
+ * The connection settings of the selected profile with the environment's
+ * overrides. A file or profile that is named but missing, or a TLS file that
+ * does not exist, is an error naming it: never a silent fall back to the
+ * local dev server.
+ */
+function temporalProfile(env: NodeJS.ProcessEnv): { address: string | null; namespace: string; connection: TemporalConnection } {
+  // Empty variables count as unset, as everywhere else in this file.
+  const vars: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '') vars[k] = v;
+  const file = vars.TEMPORAL_CONFIG_FILE;
+  const profile = vars.TEMPORAL_PROFILE;
+  const source =
+    !profile && !file && vars.TEMPORAL_ADDRESS
+      ? 'TEMPORAL_ADDRESS'
+      : `${profile ? `profile "${profile}"` : 'the default profile'} of ${file ?? 'the temporal CLI config file (~/.config/temporalio/temporal.toml)'}`;
+  if (file && !existsSync(file)) throw new Error(`TEMPORAL_CONFIG_FILE names ${file}, which does not exist`);
+  let loaded: ReturnType<typeof toClientOptions>;
+  let metadata: Record<string, string> | undefined;
+  try {
+    const p = loadClientConfigProfile({ overrideEnvVars: vars });
+    metadata = p.grpcMeta;
+    // Reads the TLS files now: a missing one stops the process before it starts anything.
+    loaded = toClientOptions(p);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException & { path?: string };
+    if (e.code === 'ENOENT') throw new Error(`Temporal connection (${source}): the TLS file ${e.path ?? ''} does not exist`);
+    throw new Error(`Temporal connection (${source}): ${e.message}`);
+  }
+  const { address, apiKey, tls } = loaded.connectionOptions;
+  return {
+    address: address || null,
+    namespace: loaded.namespace || 'default',
+    connection: {
+      ...(tls !== undefined ? { tls } : {}),
+      ...(apiKey !== undefined ? { apiKey } : {}),
+      ...(metadata !== undefined ? { metadata } : {}),
+      source,
+    },
+  };
+}
+
+/** OTel's rule: the per-signal endpoint as is, the general one with /v1/traces appended. */
+function tracing(env: NodeJS.ProcessEnv): TracingConfig | null {
+  if (env.OTEL_SDK_DISABLED === 'true' || env.OTEL_TRACES_EXPORTER === 'none') return null;
+  const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  if (traces) return { endpoint: traces };
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  if (base) return { endpoint: `${base.replace(/\/+$/, '')}/v1/traces` };
+  return null;
 }
 
 function list(raw: string | undefined): string[] | null {
@@ -167,4 +263,15 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const n = Number(raw);
   if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got ${JSON.stringify(raw)}`);
   return n;
+}
+
+/**
+ * What Connection.connect and NativeConnection.connect both take to reach
+ * `address`: the profile's TLS, API key and gRPC headers when it is the
+ * configured address; the embedded dev server (no address configured) is plain.
+ */
+export function temporalConnectOptions(cfg: HarnessConfig, address: string): { address: string; tls?: TemporalTls | boolean | null; apiKey?: string; metadata?: Record<string, string> } {
+  if (!cfg.temporalAddress) return { address };
+  const { tls, apiKey, metadata } = cfg.temporalConnection;
+  return { address, ...(tls !== undefined ? { tls } : {}), ...(apiKey !== undefined ? { apiKey } : {}), ...(metadata !== undefined ? { metadata } : {}) };
 }

@@ -8,28 +8,29 @@
 //   npm start -- --serve              keep server, provider and worker up
 //   npm start -- --real               a real model on this machine (llama-server
 //                                     over SmolLM2-135M, provisioned on first use)
-import { Client, Connection } from '@temporalio/client';
+import { Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { installRuntime } from '../worker/telemetry';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { startLocalModel, type LocalModel } from '../model/local-model';
 import { startProvider, type RunningProvider } from '../provider/server';
-import { loadConfig } from '../common/config';
+import { loadConfig, temporalConnectOptions } from '../common/config';
+import { startTracing, stopTracing } from '../common/tracing';
 import { PROJECT_ROOT } from '../common/project-root';
 import { createWorkerFromConfig } from '../worker/create-worker';
 import { loadWorkerTools } from '../worker/toolset';
 import { main } from '../client/cli';
+import { harnessClient } from '../client/connect';
 import { startCodecServer } from '../client/codec-server';
 import { isPortFree, startDevServer, type DevServer } from '../server/dev-server';
-import { dataConverter } from '../common/payload-codec';
 
 const START_USAGE = `usage: npm start [-- [--serve] [--real] [run flags]]
   (no flags)     the embedded Temporal dev server, the scripted provider, a worker, and one \`plan\` run
   --serve        keep server, provider and worker up (Ctrl-C to stop)
   --real         a real model on this machine instead of the scripted provider
   run flags      passed to \`agent-harness run\` (see \`bin/agent-harness.mjs run --help\`), e.g. --model destructive
-environment: TEMPORAL_ADDRESS, TEMPORAL_DEV_PORT, TEMPORAL_UI_PORT, PORT, CODEC_PORT, MODEL_PORT (see the README)`;
+environment: TEMPORAL_ADDRESS (or TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE), OTEL_EXPORTER_OTLP_ENDPOINT, TEMPORAL_DEV_PORT, TEMPORAL_UI_PORT, PORT, CODEC_PORT, MODEL_PORT (see the README)`;
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
   console.log(START_USAGE);
   process.exit(0);
@@ -109,23 +110,29 @@ if (real) {
   }
 }
 
-const nativeConnection = await NativeConnection.connect({ address });
-const worker = await createWorkerFromConfig(nativeConnection, cfg, tools);
+const nativeConnection = await NativeConnection.connect(temporalConnectOptions(cfg, address));
+// One tracer provider for the worker and the client of this process.
+const tracing = startTracing(cfg.tracing, 'agent-harness');
+const worker = await createWorkerFromConfig(nativeConnection, cfg, tools, tracing);
 const workerDone = worker.run();
-console.log(`worker on task queue ${cfg.taskQueue}; traces in ${cfg.traceDir}${metricsAddress ? `; metrics http://${metricsAddress}/metrics` : ''}`);
+console.log(
+  `worker on task queue ${cfg.taskQueue}${cfg.temporalAddress ? ` at ${address} (${cfg.temporalConnection.source}, namespace ${cfg.namespace})` : ''}; traces in ${cfg.traceDir}` +
+    `${metricsAddress ? `; metrics http://${metricsAddress}/metrics` : ''}${tracing ? `; spans to ${tracing.endpoint}` : ''}`,
+);
 
 let code = 0;
 if (serve) {
   console.log('serving; Ctrl-C to stop');
   await workerDone;
 } else {
-  const client = new Client({ connection: await Connection.connect({ address }), namespace: cfg.namespace, dataConverter: dataConverter() });
+  const client = harnessClient(await Connection.connect(temporalConnectOptions(cfg, address)), cfg);
   code = await main(['run', ...args], client);
   worker.shutdown();
   await workerDone;
   await client.connection.close();
 }
 await nativeConnection.close();
+await stopTracing();
 await tools.close();
 await provider?.close();
 await localModel?.stop();

@@ -1,8 +1,17 @@
 // Builds a worker for the `agentRun` workflow: its activities, the trace sink,
 // and heartbeat throttling short enough that a Stop lands in well under a
 // second. Used by `npm run worker`, `npm start` and the tests alike.
-import { NativeConnection, Worker, type InjectedSinks, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Worker, type InjectedSink, type InjectedSinks, type WorkerOptions } from '@temporalio/worker';
+import {
+  makeWorkflowExporter,
+  OpenTelemetryActivityInboundInterceptor,
+  OpenTelemetryActivityOutboundInterceptor,
+  type OpenTelemetrySinks,
+  type OpenTelemetryWorkflowExporter,
+} from '@temporalio/interceptors-opentelemetry';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { fileURLToPath } from 'node:url';
+import { RUN_ID_ATTRIBUTE, type Tracing } from '../common/tracing';
 import { createActivities } from '../activities';
 import { dataConverter } from '../common/payload-codec';
 import { MessageStore } from '../activities/message-store';
@@ -16,6 +25,12 @@ import type { WorkerTools } from './toolset';
 import { ZERO_CACHE_REFUSED, type HarnessConfig, type WorkerVersioning } from '../common/config';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+/**
+ * Bundled with the workflows always, tracing on or off, so one bundle (the
+ * tests', a WORKFLOW_BUNDLE_PATH built ahead) serves both and a run's history
+ * is the same either way. With tracing off their spans go to a no-op sink.
+ */
+export const WORKFLOW_INTERCEPTOR_MODULES = [fileURLToPath(new URL('../workflows/tracing-interceptors.ts', import.meta.url))];
 
 export interface AgentWorkerOptions {
   connection: NativeConnection;
@@ -45,6 +60,8 @@ export interface AgentWorkerOptions {
   toolset?: Toolset;
   /** A Worker Deployment version to poll as; unset: an unversioned worker. */
   versioning?: WorkerVersioning | null;
+  /** OpenTelemetry spans for the workflow and its activities (common/tracing.ts), or null/unset: none exported. */
+  tracing?: Tracing | null;
 }
 
 /**
@@ -53,8 +70,9 @@ export interface AgentWorkerOptions {
  * loaded first so a bad tool source stops the process before it connects; the
  * caller closes them once the worker has stopped.
  */
-export async function createWorkerFromConfig(connection: NativeConnection, cfg: HarnessConfig, tools: WorkerTools): Promise<Worker> {
+export async function createWorkerFromConfig(connection: NativeConnection, cfg: HarnessConfig, tools: WorkerTools, tracing: Tracing | null = null): Promise<Worker> {
   return createAgentWorker({
+    tracing,
     toolset: tools.toolset,
     connection,
     namespace: cfg.namespace,
@@ -77,7 +95,8 @@ export async function createWorkerFromConfig(connection: NativeConnection, cfg: 
 export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worker> {
   if (opts.maxCachedWorkflows === 0) throw new Error(ZERO_CACHE_REFUSED);
   const trace = new TraceWriter(opts.traceDir);
-  const sinks: InjectedSinks<TraceSinks> = {
+  const sinks: InjectedSinks<TraceSinks & OpenTelemetrySinks> = {
+    exporter: opts.tracing ? workflowSpanSink(opts.tracing) : NO_WORKFLOW_SPANS.exporter,
     trace: {
       event: {
         // Called during replay too, but then it only fills a line that is
@@ -95,6 +114,13 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
     namespace: opts.namespace ?? 'default',
     taskQueue: opts.taskQueue,
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    interceptors: {
+      workflowModules: WORKFLOW_INTERCEPTOR_MODULES,
+      // A RunActivity span per model call and tool call (local activities too), child of the workflow's StartActivity.
+      ...(opts.tracing
+        ? { activity: [(ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) })] }
+        : {}),
+    },
     activities: createActivities({
       baseUrl: opts.llmBaseUrl,
       apiKey: opts.llmApiKey,
@@ -120,6 +146,39 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
     defaultHeartbeatThrottleInterval: '25ms',
     maxHeartbeatThrottleInterval: '25ms',
   });
+}
+
+/** The `exporter` sink of a bundle whose tracing interceptors have nowhere to send spans (tracing off; replay). */
+export const NO_WORKFLOW_SPANS: InjectedSinks<OpenTelemetrySinks> = { exporter: { export: { fn: () => {} } } };
+
+/**
+ * The package's sink for the workflow's spans, which also puts the run's id
+ * under the attribute the client's and the activities' spans carry it in
+ * (the package sets only `workflowId`, among all of WorkflowInfo, on these).
+ */
+function workflowSpanSink(tracing: Tracing): InjectedSink<OpenTelemetryWorkflowExporter> {
+  // The package copies all of WorkflowInfo onto each span; the nested parts
+  // (memo, search attributes, retry policy...) are dropped: they can be large
+  // and say nothing the scalar ones (workflowId, runId, taskQueue, attempt,
+  // historyLength...) do not.
+  const scalarsOnly: SpanProcessor = {
+    onStart: () => {},
+    onEnd: (span) => {
+      for (const [k, v] of Object.entries(span.attributes)) if (typeof v === 'object' && v !== null && !Array.isArray(v)) delete span.attributes[k];
+      tracing.spanProcessor.onEnd(span);
+    },
+    forceFlush: () => tracing.spanProcessor.forceFlush(),
+    shutdown: async () => {},
+  };
+  const sink = makeWorkflowExporter(scalarsOnly, tracing.resource);
+  return {
+    export: {
+      fn: (info, spans) => {
+        for (const span of spans) span.attributes[RUN_ID_ATTRIBUTE] = info.workflowId;
+        void sink.export.fn(info, spans);
+      },
+    },
+  };
 }
 
 /**
