@@ -10,7 +10,7 @@ import type { TestProject } from 'vitest/node';
 import { findFreePort, startDevServer } from '../server/dev-server';
 import { provisionLocalModel, type LocalModelFiles } from '../model/local-model';
 import { startProvider } from '../provider/server';
-import { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from '../worker/create-worker';
+import { WORKFLOWS_PATH } from '../worker/create-worker';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -39,7 +39,7 @@ export default async function setup(project: TestProject) {
   // per machine — about 7 minutes the first time, a file check after that.
   const localModelFiles = await provisionLocalModel();
   const provider = await startProvider();
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES, logger: quietLogger });
+  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger });
   const bundlePath = join(dir, 'workflow-bundle.js');
   writeFileSync(bundlePath, code);
 

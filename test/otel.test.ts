@@ -93,7 +93,8 @@ describe('OpenTelemetry spans', () => {
       taskQueue,
       traceDir: h.traceDir,
       workspaceRoot: h.workspaceRoot,
-      env: { ...otel, OTEL_SERVICE_NAME: 'otel-test-worker' },
+      // No prebuilt bundle: the worker bundles the workflows itself, with the tracing interceptors.
+      env: { ...otel, OTEL_SERVICE_NAME: 'otel-test-worker', WORKFLOW_BUNDLE_PATH: '' },
     });
     try {
       expect(worker.output()).toContain(`traces ${endpoint}/v1/traces`);

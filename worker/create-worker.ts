@@ -26,9 +26,12 @@ import { ZERO_CACHE_REFUSED, type HarnessConfig, type WorkerVersioning } from '.
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 /**
- * Bundled with the workflows always, tracing on or off, so one bundle (the
- * tests', a WORKFLOW_BUNDLE_PATH built ahead) serves both and a run's history
- * is the same either way. With tracing off their spans go to a no-op sink.
+ * Bundled with the workflows only when tracing is on: they cost every
+ * activation some work in the sandbox, and a loop that is not traced should
+ * not pay it. They add no command, so runs recorded with and without them
+ * replay on either bundle. A WORKFLOW_BUNDLE_PATH bundle is used as built:
+ * build it with these modules (bundleWorkflowCode's workflowInterceptorModules)
+ * to get workflow spans from it.
  */
 export const WORKFLOW_INTERCEPTOR_MODULES = [fileURLToPath(new URL('../workflows/tracing-interceptors.ts', import.meta.url))];
 
@@ -115,7 +118,7 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
     taskQueue: opts.taskQueue,
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     interceptors: {
-      workflowModules: WORKFLOW_INTERCEPTOR_MODULES,
+      ...(opts.tracing && !opts.workflowBundle ? { workflowModules: WORKFLOW_INTERCEPTOR_MODULES } : {}),
       // A RunActivity span per model call and tool call (local activities too), child of the workflow's StartActivity.
       ...(opts.tracing
         ? { activity: [(ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) })] }
