@@ -99,4 +99,25 @@ describe('a tool module chosen at worker start', () => {
     const request = await waitFor('the model_request trace line', () => h.trace(handle.workflowId).find((l) => l.type === 'model_request'));
     expect(request.tools).toEqual(TOOLS);
   });
+
+  it('a run keeps the specs it started with: a worker without the module still drives it, and its call fails as ToolNotOffered, not silently', async () => {
+    const queue = `own-tools-${Date.now()}`;
+    const common = { taskQueue: queue, traceDir: h.traceDir, workspaceRoot: h.workspaceRoot };
+    const withModule = await startWorkerProcess({ ...common, env: { AGENT_TOOLS_MODULES: join(PROJECT_ROOT, 'examples/tools/notes.ts') } });
+    const input = scripted([[{ name: 'write_note', args: { path: 'notes/late.txt', text: 'x' } }]]);
+    const handle = await h.client.workflow.start('agentRun', { taskQueue: queue, workflowId: `own-tools-deploy-${Date.now()}`, args: [input] });
+    await waitForApproval(handle, 's0_0');
+    await withModule.kill();
+    // The new deploy dropped the module; the run's recorded spec still asks for the approval it got.
+    const without = await startWorkerProcess(common);
+    try {
+      await handle.signal(approveSignal, { callId: 's0_0', by: 'alice' });
+      const r = (await handle.result()) as RunResult;
+      expect(r).toMatchObject({ status: 'failed', errorType: 'ToolNotOffered' });
+      expect(r.error).toContain('tool write_note is not offered by worker');
+      expect(existsSync(file(input.workspace, 'notes/late.txt'))).toBe(false);
+    } finally {
+      await without.kill();
+    }
+  });
 });

@@ -3,7 +3,7 @@
 // reaches it in a fraction of a second, and turns the tool's own failures into
 // an outcome the loop writes into the transcript. Only infrastructure faults
 // throw (and are retried by Temporal).
-import { Context } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { join } from 'node:path';
 import { argumentProblem } from '../../common/tool-args';
 import { capToolResult, toolMessage } from '../../workflows/loop';
@@ -44,8 +44,13 @@ export function createRunTool(deps: ToolDeps) {
 
   return async function runTool(input: RunToolInput): Promise<ToolOutcome> {
     const tool = toolset.runnable(input.toolName);
-    // A run recorded a tool this worker does not offer (a deploy removed it): no retry brings it back here.
-    if (!tool) return { ok: false, error: `tool ${input.toolName} is not offered by this worker (it offers ${toolset.names().join(', ')})`, permanent: true };
+    // The run recorded a tool this worker does not offer: in a rolling deploy,
+    // another worker of the queue may offer it, so the attempt fails and is
+    // retried (on any worker); when every attempt found none, the run fails
+    // with this type, not silently.
+    if (!tool) {
+      throw ApplicationFailure.retryable(`tool ${input.toolName} is not offered by worker ${process.pid} (it offers ${toolset.names().join(', ')})`, 'ToolNotOffered');
+    }
     const problem = argumentProblem(tool, input.args);
     if (problem) return { ok: false, error: problem, permanent: false };
 
