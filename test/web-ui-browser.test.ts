@@ -131,6 +131,7 @@ describe('the Web UI in a real browser', () => {
         expect(details).toContain(`Task: Free some space. ${m}`);
         expect(details).toMatch(/Turns: 2 of 15/);
         expect(details).toContain('Model: destructive');
+        expect(details).toMatch(/Cost: \$0\.\d{6} of \$1 /); // dollars, not read as math
         await screenshot(page, 'run-details.png');
       } finally {
         await page.close();
