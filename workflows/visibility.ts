@@ -23,13 +23,19 @@ export interface VisibleState {
   interruption: Interruption | null;
 }
 
-/** The details panel, in markdown: what the run waits for, its task, turns, cost and model. */
+/**
+ * The details panel, in markdown: what the run waits for, its task, turns, cost and model.
+ * Dollar signs are escaped: the Web UI's markdown reads `$…$` as math, so
+ * `$0.05 of $1` showed as `\(0.05 of \)1` (seen in a real browser).
+ */
 export function detailsText({ cfg, state, status, interruption: i }: VisibleState): string {
   const head = i?.type === 'approval' ? `**awaiting approval:** \`${i.toolName} ${JSON.stringify(i.args)}\` (call ${i.callId})` : `**${status}**`;
   const turns = `**Turns:** ${state.turns}${cfg.maxTurns !== null ? ` of ${cfg.maxTurns}` : ''}`;
-  const cost = `**Cost:** $${state.costUsd.toFixed(6)}${cfg.maxBudgetUsd !== null ? ` of $${cfg.maxBudgetUsd}` : ''}`;
-  return `${head}\n\n**Task:** ${cfg.task.slice(0, 300)}\n\n${turns} · ${cost} · **Model:** ${cfg.model}`;
+  const cost = `**Cost:** \\$${state.costUsd.toFixed(6)}${cfg.maxBudgetUsd !== null ? ` of \\$${cfg.maxBudgetUsd}` : ''}`;
+  return `${head}\n\n**Task:** ${noMath(cfg.task.slice(0, 300))}\n\n${turns} · ${cost} · **Model:** ${cfg.model}`;
 }
+
+const noMath = (text: string): string => text.replace(/\$/g, '\\$');
 
 /**
  * The Agent* search attributes. A run parked on a person is live, so its
