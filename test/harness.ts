@@ -47,6 +47,8 @@ export interface ExtraWorkerOptions {
   messageStoreDir?: string;
   /** The tools offered (default: the built-ins). */
   toolset?: Toolset;
+  /** Poll activity tasks only: no workflow task ever reaches this worker. */
+  activitiesOnly?: boolean;
 }
 
 /**
@@ -143,6 +145,7 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
       stickyTimeoutMs: TEST_CACHE.stickyTimeoutMs,
       runDefaults: extra.runDefaults,
       writeHooks: extra.writeHooks,
+      activitiesOnly: extra.activitiesOnly,
       messageStoreDir: extra.messageStoreDir,
       toolset: extra.toolset,
     });

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { traceChains } from '../common/trace-format';
 import { approveSignal, cancelSignal, decideUpdate, rejectSignal, transcriptQuery } from '../workflows/messages';
 import type { ChatMessage, RunResult } from '../common/contract';
-import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
+import { addFault, freshWorkspace, marker, providerRequests, useHarness, waitFor, waitForApproval } from './harness';
 
 const h = useHarness({ worker: false });
 const task = 'Which file mentions a timeout?';
@@ -19,6 +19,69 @@ const resultOf = (t: ChatMessage[], callId: string) => t.find((m) => m.role === 
 const exists = (ws: string, file: string) => existsSync(join(h.workspaceRoot, ws, file));
 
 describe('a decision is final', () => {
+  it('a decision and the reply that proposes its call, reaching the run in one activation, count: the decision is taken, as it would be in two', async () => {
+    // The turn-2 reply is recorded while no worker takes workflow tasks (an activities-only worker
+    // runs the model call's retry), and the decision is sent after it: the next worker gets both in
+    // one activation. Signals are applied after the activation's other jobs, so the decision meets the
+    // parked call — the state a worker that had run ahead of history (its cache filled by a query
+    // answered from a replay) would be in when the signal alone reached it.
+    const first = await h.startWorker();
+    const m = marker();
+    await addFault(h.providerUrl, { match: { taskIncludes: m, turn: 1 }, fault: { type: 'delay', ms: 15_000 }, times: 1 });
+    const ws = freshWorkspace();
+    const handle = await h.start({ task: `${task} ${m}`, model: 'destructive', workspace: ws });
+    await waitFor('the turn-2 model request, held', async () => (await providerRequests(h.providerUrl, m)).some((r) => r.turn === 1 && r.pending));
+    // No grace: the held call is cancelled with the worker, and its retry runs on a worker without workflows.
+    await first.shutdown();
+    const activities = await h.startWorker({ activitiesOnly: true });
+    let second: Awaited<ReturnType<typeof h.startWorker>> | null = null;
+    try {
+      const history = await waitFor('the turn-2 reply recorded, no task processing it yet', async () => {
+        const events = (await handle.fetchHistory()).events ?? [];
+        return events.filter((e) => e.activityTaskCompletedEventAttributes).length === 2 ? events : null;
+      });
+      const replyAt = Number(history.filter((e) => e.activityTaskCompletedEventAttributes)[1].eventId);
+      expect(history.some((e) => e.workflowTaskCompletedEventAttributes && Number(e.eventId) > replyAt)).toBe(false);
+      await handle.signal(approveSignal, { callId: 'c2', by: 'early' });
+      second = await h.startWorker();
+      await waitFor('the run to end', async () => ((await handle.describe()).status.name !== 'RUNNING' ? true : null), 20_000).catch(async (err: unknown) => {
+        const evs = (await handle.fetchHistory()).events ?? [];
+        throw new Error(`${String(err)}: trace ${JSON.stringify(h.events(handle.workflowId).map((l) => [l.type, l.callId, l.reason]))}; history tail ${evs.slice(-10).map((e) => e.eventType).join(',')}`);
+      });
+      const r = (await handle.result()) as RunResult;
+      expect(r).toMatchObject({ status: 'completed', output: 'Deleted access.log to free space.' });
+      const events = h.events(handle.workflowId);
+      expect(events.filter((l) => l.type === 'approval_decided').map((l) => [l.callId, l.decision, l.by])).toEqual([['c2', 'approve', 'early']]);
+      expect(events.filter((l) => l.type === 'signal_ignored')).toEqual([]);
+      expect(exists(ws, 'access.log')).toBe(false);
+    } finally {
+      await activities.shutdown();
+      await second?.shutdown();
+    }
+  });
+
+  it('a decision for a call not proposed yet is refused, however soon the call comes: never decided blind', async () => {
+    const worker = await h.startWorker();
+    const m = marker();
+    // The turn-2 reply (which proposes c2) is held while the early approval arrives.
+    await addFault(h.providerUrl, { match: { taskIncludes: m, turn: 1 }, fault: { type: 'delay', ms: 3000 }, times: 1 });
+    const ws = freshWorkspace();
+    const handle = await h.start({ task: `${task} ${m}`, model: 'destructive', workspace: ws });
+    try {
+      await waitFor('the turn-2 model request, held', async () => (await providerRequests(h.providerUrl, m)).some((r) => r.turn === 1 && r.pending));
+      await handle.signal(approveSignal, { callId: 'c2', by: 'early-bird' });
+      await waitForApproval(handle, 'c2');
+      const ignored = await waitFor('the early approval refused', () => h.events(handle.workflowId).find((l) => l.type === 'signal_ignored'));
+      expect(ignored).toMatchObject({ callId: 'c2', reason: expect.stringMatching(/no call was awaiting a decision when it arrived/) });
+      expect(h.events(handle.workflowId).filter((l) => l.type === 'approval_decided')).toEqual([]);
+      expect(exists(ws, 'access.log')).toBe(true);
+      await handle.signal(rejectSignal, { callId: 'c2', by: 'bob' });
+      expect(((await handle.result()) as RunResult).output).toBe('I did not delete anything: you declined the deletion.');
+    } finally {
+      await worker.shutdown();
+    }
+  });
+
   it('reject then approve, sent while the worker is down, reach one activation: the reject holds', async () => {
     const first = await h.startWorker();
     const ws = freshWorkspace();

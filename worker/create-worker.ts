@@ -59,6 +59,10 @@ export interface AgentWorkerOptions {
   writeHooks?: WriteHooks;
   /** Defaults for what a run's input leaves out (resolved once per run). */
   runDefaults?: Partial<RunDefaults>;
+  /** Poll activity tasks only (no workflow tasks): a worker that only runs model and tool calls. */
+  activitiesOnly?: boolean;
+  /** How long a shutdown lets running activities finish before cancelling them (SDK default: 0). */
+  shutdownGraceTimeMs?: number;
   /** The tools offered (default: the built-ins). */
   toolset?: Toolset;
   /** A Worker Deployment version to poll as; unset: an unversioned worker. */
@@ -116,7 +120,7 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
     connection: opts.connection,
     namespace: opts.namespace ?? 'default',
     taskQueue: opts.taskQueue,
-    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    ...(opts.activitiesOnly ? {} : opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     interceptors: {
       ...(opts.tracing && !opts.workflowBundle ? { workflowModules: WORKFLOW_INTERCEPTOR_MODULES } : {}),
       // A RunActivity span per model call and tool call (local activities too), child of the workflow's StartActivity.
@@ -140,6 +144,7 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
     ...(opts.versioning ? { workerDeploymentOptions: deploymentOptions(opts.versioning) } : {}),
     ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),
     ...(opts.stickyTimeoutMs !== undefined ? { stickyQueueScheduleToStartTimeout: opts.stickyTimeoutMs } : {}),
+    ...(opts.shutdownGraceTimeMs !== undefined ? { shutdownGraceTime: opts.shutdownGraceTimeMs } : {}),
     // Compresses the large, transcript-carrying payloads; small ones stay plain JSON.
     dataConverter: dataConverter(),
     // Cancellation reaches an activity only through a heartbeat's answer, so

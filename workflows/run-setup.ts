@@ -49,7 +49,10 @@ export interface Patches {
   messageRefs: boolean;
   /** The dedupe cache drops its oldest results past MAX_CACHE_CHARS. */
   boundedCache: boolean;
+  /** Signals and updates are applied after the activation's other jobs (AgentRun.receive). */
+  deferredSignals: boolean;
 }
+export const DEFERRED_SIGNALS_PATCH = 'deferred-signals-v1';
 export const BOUNDED_CACHE_PATCH = 'bounded-cache-v1';
 export const LOCAL_TOOLS_PATCH = 'local-read-tools-v1';
 
