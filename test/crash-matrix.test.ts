@@ -35,12 +35,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /**
  * Approves c2 once the run is parked on it in committed state: the search
  * attributes that the parking workflow task upserted, as describe reads them
- * from the server. A status query is not enough: with no cache, it replays
- * whatever history holds, including an activity result that no workflow task
- * has processed yet (the worker that took that task was just killed), so it
- * can say "parked on c2" ahead of the run. A signal sent then lands in the
- * same activation as that model reply; its handler runs first, finds no call
- * awaiting, is refused (signal_ignored) and the run parks on c2 for good.
+ * from the server. A status query is not enough: a worker without the run in
+ * its cache replays whatever history holds, including an activity result that
+ * no workflow task has processed yet (the worker that took that task was just
+ * killed), so it can say "parked on c2" a task ahead of the run; the run takes
+ * an approval sent then only if the redone task parks on c2.
  * Every call is bounded and retried: a lost approval would park the run forever.
  */
 async function approveWhenParked(handle: Awaited<ReturnType<typeof h.client.workflow.start>>, done: () => boolean, log: string[]) {
