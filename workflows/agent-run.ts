@@ -10,6 +10,7 @@ import { MAX_CACHE_CHARS } from './defaults';
 import { loopMetrics, type LoopMetrics } from './metrics';
 import { loopActivities, WAIT_CANCELLATION_PATCH, type LoopActivities } from './activity-options';
 import { ApprovalDesk, type AwaitingApproval } from './approvals';
+import { DecisionInbox, type Ticket } from './decision-inbox';
 import { isContinueAsNewDue, type CarriedState } from './continue-as-new';
 import {
   budgetLeft,
@@ -82,21 +83,7 @@ export async function agentRun(input: AgentInput, carried?: CarriedState): Promi
   return new AgentRun(info.workflowId, info.firstExecutionRunId, input, cfg, carried ?? resumed, patches).run();
 }
 
-/** A decide update's answer: whether the inbox applied its decision, and to which call. */
-interface Ticket {
-  done: boolean;
-  taken: string | null;
-  problem: string | null;
-}
-
-type Received =
-  /** `at`: the history length of the workflow task it arrived in (deferred decisions only). */
-  | { kind: 'decide'; signal: 'approve' | 'reject' | 'decide'; input: unknown; verdict: unknown; ticket?: Ticket; at?: number }
-  | { kind: 'cancel'; input: unknown };
-
 class AgentRun {
-  /** Signals and updates received, not yet applied (see receive). */
-  private readonly inbox: Received[] = [];
   private readonly state: LoopState;
   private readonly executions: number;
   /** Turns already taken when this execution started. */
@@ -104,6 +91,8 @@ class AgentRun {
   private status: RunStatus = 'running';
   private interruption: Interruption | null = null;
   private readonly approvals: ApprovalDesk;
+  /** Decisions received and not yet applied (see DecisionInbox). */
+  private readonly decisions: DecisionInbox;
   private cancelReason: string | null = null;
   private seq = 0;
   private readonly scope = new wf.CancellationScope();
@@ -125,6 +114,7 @@ class AgentRun {
   ) {
     this.state = carried?.state ?? initialState(cfg);
     this.approvals = new ApprovalDesk(carried?.decisions ?? {});
+    this.decisions = new DecisionInbox(this.approvals, patches.deferredSignals, (type, fields) => this.emit(type, fields));
     this.seq = carried?.seq ?? 0;
     this.executions = (carried?.executions ?? 0) + 1;
     this.turnsAtStart = this.state.turns;
@@ -243,7 +233,7 @@ class AgentRun {
   private async continueAsNew(): Promise<never> {
     // Signals and updates in flight finish here, not in limbo between executions.
     await wf.condition(() => {
-      this.drainInbox();
+      this.decisions.drain();
       return wf.allHandlersFinished();
     });
     const info = wf.workflowInfo();
@@ -379,7 +369,7 @@ class AgentRun {
     const parkedAt = Date.now();
     // Decisions received are applied here, when the loop waits for one (see receive).
     const decided = () => {
-      this.drainInbox();
+      this.decisions.drain();
       return decisions[req.key] !== undefined;
     };
     if (this.cfg.approvalTimeoutMs === null) await wf.condition(decided);
@@ -447,7 +437,7 @@ class AgentRun {
     this.interruption = exit.interruption;
     this.approvals.awaiting = null;
     // Decisions received and not applied are refused (traced) before the run's last line.
-    this.drainInbox();
+    this.decisions.drain();
     this.upsertStatus(exit);
     this.metrics.runs.add(1, { status: exit.status, error_type: exitFields(exit).errorType ?? '' });
     this.emit('run_stopped', { status: exit.status, reason: exit.reason, turns: this.state.turns, costUsd: this.state.costUsd });
@@ -455,7 +445,7 @@ class AgentRun {
     // Decisions still received are refused now (nothing awaits them), so their updates can answer.
     await wf.CancellationScope.nonCancellable(() =>
       wf.condition(() => {
-        this.drainInbox();
+        this.decisions.drain();
         return wf.allHandlersFinished();
       }),
     );
@@ -467,15 +457,16 @@ class AgentRun {
   private registerHandlers(): void {
     wf.setHandler(statusQuery, () => this.view());
     wf.setHandler(transcriptQuery, () => this.state.messages);
-    wf.setHandler(approveSignal, (input) => this.receive({ kind: 'decide', signal: 'approve', input, verdict: 'approve' }));
-    wf.setHandler(rejectSignal, (input) => this.receive({ kind: 'decide', signal: 'reject', input, verdict: 'reject' }));
-    wf.setHandler(cancelSignal, (input) => this.receive({ kind: 'cancel', input }));
+    wf.setHandler(approveSignal, (input) => this.decisions.receive({ signal: 'approve', input, verdict: 'approve' }));
+    wf.setHandler(rejectSignal, (input) => this.decisions.receive({ signal: 'reject', input, verdict: 'reject' }));
+    // A Stop is applied at once: it must interrupt whatever the loop waits for.
+    wf.setHandler(cancelSignal, (input) => this.cancel(input));
     wf.setHandler(
       decideUpdate,
       async (input) => {
         const key = this.approvals.awaiting?.key;
         const ticket: Ticket = { done: false, taken: null, problem: null };
-        this.receive({ kind: 'decide', signal: 'decide', input, verdict: input.decision, ticket });
+        this.decisions.receive({ signal: 'decide', input, verdict: input.decision, ticket });
         await wf.condition(() => ticket.done);
         // Accepted, then refused when applied (the state moved between the two): the caller learns why.
         if (this.patches.deferredSignals && ticket.problem !== null) throw ApplicationFailure.create({ type: 'DecisionRefused', message: ticket.problem, nonRetryable: true });
@@ -487,86 +478,21 @@ class AgentRun {
       {
         // Refused updates leave no trace in history: the caller learns at once.
         validator: (input) => {
-          const problem = this.approvals.problem(input, input?.decision) ?? this.pendingDecisionFor(input?.callId);
+          const problem = this.approvals.problem(input, input?.decision) ?? this.decisions.pendingFor(input?.callId);
           if (problem) throw new Error(problem);
         },
       },
     );
   }
 
-  /**
-   * A decision or a Stop, as its handler receives it. With the patch, a
-   * decision is not applied in its handler but when the loop waits for one
-   * (awaitDecision), or when the run ends: within one workflow task, a signal
-   * and the model reply that proposes its call can reach the workflow in one
-   * activation (the signal's handler runs first, before the reply) or in two
-   * (the reply first — a worker had run ahead of history: a query answered
-   * from a replay filled its cache, then the task brought only the signal).
-   * Applied where the loop waits, a decision meets the parked call either
-   * way, and a replay takes the path the first execution took. A Stop is
-   * applied at once: it must interrupt whatever the loop waits for.
-   */
-  private receive(m: Received): void {
-    if (!this.patches.deferredSignals || m.kind === 'cancel') return this.apply(m);
-    this.inbox.push({ ...m, at: wf.workflowInfo().historyLength });
-  }
-
-  /** Applies the decisions received so far, in arrival order. */
-  private drainInbox(): void {
-    for (const m of this.inbox.splice(0)) this.apply(m);
-  }
-
-  /** A decision received for this call and not applied yet: the first decision is final, so a second is refused at once. */
-  private pendingDecisionFor(callId: unknown): string | null {
-    const first = this.inbox.find((m) => m.kind === 'decide' && (m.input as { callId?: unknown } | null)?.callId === callId);
-    return first ? `already decided: call ${JSON.stringify(callId)} has a decision being applied; the first decision is final` : null;
-  }
-
-  private apply(m: Received): void {
-    if (m.kind === 'cancel') {
-      if (this.cancelReason !== null || (this.status !== 'running' && this.status !== 'interrupted')) {
-        this.emit('signal_ignored', { signal: 'cancel', reason: 'the run is already stopping' });
-        return;
-      }
-      const reason = (m.input as { reason?: unknown } | null)?.reason;
-      this.cancelReason = typeof reason === 'string' && reason.trim() ? reason : 'cancelled';
-      this.scope.cancel();
+  private cancel(input: unknown): void {
+    if (this.cancelReason !== null || (this.status !== 'running' && this.status !== 'interrupted')) {
+      this.emit('signal_ignored', { signal: 'cancel', reason: 'the run is already stopping' });
       return;
     }
-    // Only within the workflow task it arrived in: a decision that found no call
-    // to decide there is refused, as it always was — a call proposed later is
-    // never decided blind.
-    const stale = m.at !== undefined && m.at !== wf.workflowInfo().historyLength;
-    const taken = stale ? this.refuse(m.signal, m.input, this.staleProblem(m.input, m.verdict)) : this.decide(m.signal, m.input, m.verdict);
-    if (m.ticket) {
-      m.ticket.taken = taken.ok ? taken.key : null;
-      m.ticket.problem = taken.ok ? null : taken.problem;
-      m.ticket.done = true;
-    }
-  }
-
-  /** Why a decision applied after its workflow task is refused: the call was decided already, or none awaited one then. */
-  private staleProblem(input: unknown, verdict: unknown): string {
-    const problem = this.approvals.problem(input, verdict);
-    return problem !== null && problem.startsWith('already decided') ? problem : 'no call was awaiting a decision when it arrived';
-  }
-
-  private refuse(signal: 'approve' | 'reject' | 'decide', input: unknown, problem: string): { ok: false; problem: string } {
-    const callId = (input as { callId?: unknown } | null)?.callId ?? null;
-    this.emit('signal_ignored', { signal, callId, reason: problem.startsWith('already decided') ? problem : `${problem} (got callId ${JSON.stringify(callId)})` });
-    return { ok: false, problem };
-  }
-
-  /** Takes a decision for the awaited call, or refuses it (traced as signal_ignored). */
-  private decide(signal: 'approve' | 'reject' | 'decide', input: unknown, verdict: unknown): { ok: true; key: string } | { ok: false; problem: string } {
-    const taken = this.approvals.take(input, verdict);
-    if (!taken.ok) {
-      const callId = (input as { callId?: unknown } | null)?.callId ?? null;
-      this.emit('signal_ignored', { signal, callId, reason: taken.problem });
-      return { ok: false, problem: taken.problem };
-    }
-    this.emit('approval_decided', { callId: taken.call.callId, toolName: taken.call.toolName, ...taken.decision });
-    return { ok: true, key: taken.call.key };
+    const reason = (input as { reason?: unknown } | null)?.reason;
+    this.cancelReason = typeof reason === 'string' && reason.trim() ? reason : 'cancelled';
+    this.scope.cancel();
   }
 
   private view(): RunStatusView {
