@@ -87,7 +87,8 @@ describe.each(['stdio', 'http'] as const)('an MCP server over %s', (transport) =
     if (transport === 'http') http = await startHttpServer(served);
     const where = http ? { url: http.url } : stdioServer(served);
     // `list` is not annotated by the server: the config makes it read-only. `write` is not read-only: approval by default.
-    const config = writeConfig({ fs: { ...where, tools: ['list', 'read', 'write', 'slow'], readOnly: ['list'], timeoutMs: 120_000 } });
+    // Our own server: its readOnlyHint annotations (read, slow) are trusted; list is read-only by the config.
+    const config = writeConfig({ fs: { ...where, tools: ['list', 'read', 'write', 'slow'], readOnly: ['list'], trustAnnotations: true, timeoutMs: 120_000 } });
     tools = await loadWorkerTools({ ...noModules, mcpConfigPath: config });
     worker = await h.startWorker({ taskQueue: `mcp-${transport}-${randomUUID().slice(0, 8)}`, toolset: tools.toolset });
   });
@@ -242,7 +243,7 @@ describe('MCP config, names and policies', () => {
       { a: { command: 'node', args: ['s.js'], cwd: 'servers', env: { TOKEN: '${A_TOKEN}' } }, b: { url: 'https://mcp.example.com/mcp', headers: { authorization: 'Bearer ${B_TOKEN}' } } },
       { A_TOKEN: 'ta', B_TOKEN: 'tb' },
     );
-    expect(a).toMatchObject({ transport: 'stdio', prefix: 'a', cwd: '/etc/agent/servers', env: { TOKEN: 'ta' }, trustAnnotations: true, tools: null });
+    expect(a).toMatchObject({ transport: 'stdio', prefix: 'a', cwd: '/etc/agent/servers', env: { TOKEN: 'ta' }, trustAnnotations: false, tools: null });
     expect(b).toMatchObject({ transport: 'http', headers: { authorization: 'Bearer tb' } });
   });
 
@@ -268,7 +269,10 @@ describe('MCP config, names and policies', () => {
     expect(toolPolicy(s, 'get_secret', undefined)).toEqual({ readOnly: true, needsApproval: true });
     expect(toolPolicy(s, 'ping', undefined)).toEqual({ readOnly: false, needsApproval: false });
     expect(toolPolicy(s, 'drop_table', undefined)).toEqual({ readOnly: false, needsApproval: true });
-    expect(toolPolicy(s, 'search', { readOnlyHint: true })).toEqual({ readOnly: true, needsApproval: false });
+    // Annotations are not trusted by default: a server's readOnlyHint alone asks a person.
+    expect(toolPolicy(s, 'search', { readOnlyHint: true })).toEqual({ readOnly: false, needsApproval: true });
+    const [t] = parse({ t: { command: 'a', trustAnnotations: true } });
+    expect(toolPolicy(t, 'search', { readOnlyHint: true })).toEqual({ readOnly: true, needsApproval: false });
     const [u] = parse({ u: { command: 'a', trustAnnotations: false } });
     expect(toolPolicy(u, 'search', { readOnlyHint: true })).toEqual({ readOnly: false, needsApproval: true });
   });

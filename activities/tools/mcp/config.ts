@@ -67,7 +67,7 @@ export function parseMcpConfig(raw: unknown, opts: { source: string; baseDir: st
       prefix: optString(s.prefix, `${at}.prefix`, fail) ?? name,
       tools: s.tools === undefined ? null : strings(s.tools, `${at}.tools`, fail),
       readOnly: s.readOnly === undefined ? [] : strings(s.readOnly, `${at}.readOnly`, fail),
-      trustAnnotations: optBool(s.trustAnnotations, `${at}.trustAnnotations`, fail) ?? true,
+      trustAnnotations: optBool(s.trustAnnotations, `${at}.trustAnnotations`, fail) ?? false,
       requireApproval: s.requireApproval === undefined ? [] : strings(s.requireApproval, `${at}.requireApproval`, fail),
       skipApproval: s.skipApproval === undefined ? [] : strings(s.skipApproval, `${at}.skipApproval`, fail),
       timeoutMs: optPositive(s.timeoutMs, `${at}.timeoutMs`, fail) ?? null,
