@@ -10,7 +10,7 @@ import { BUILTIN_TOOLS } from './tools/builtin';
 import { createRunTool, type ToolDeps } from './tools/run-tool';
 import { Toolset } from './tools/toolset';
 
-export type ActivityDeps = ModelDeps & ToolDeps & { defaults?: Partial<RunDefaults> };
+export type ActivityDeps = ModelDeps & ToolDeps & { defaults?: Partial<RunDefaults>; /** Default: the built-ins. */ toolset?: Toolset };
 
 /** Checked against the contract the workflow calls (common/activity-contract.ts). */
 export function createActivities(deps: ActivityDeps): AgentActivities {

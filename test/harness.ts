@@ -12,6 +12,7 @@ import { afterAll, beforeAll, inject } from 'vitest';
 import { readTrace, type TraceLine } from '../common/trace-format';
 import { dataConverter } from '../common/payload-codec';
 import { createAgentWorker } from '../worker/create-worker';
+import { TEST_CACHE } from './spawn-worker';
 import type { WriteHooks } from '../activities/tools/context';
 import type { Toolset } from '../activities/tools/toolset';
 import type { AgentInput, RunDefaults, RunResult } from '../common/contract';
@@ -41,7 +42,7 @@ export interface ExtraWorkerOptions {
   taskQueue?: string;
   runDefaults?: Partial<RunDefaults>;
   writeHooks?: WriteHooks;
-  /** Default TEST_CACHE (see there). */
+  /** Default TEST_CACHE (test/spawn-worker.ts). */
   maxCachedWorkflows?: number;
   /** Default: the file's workspace root's .messages (shared with its other workers). */
   messageStoreDir?: string;
@@ -51,13 +52,6 @@ export interface ExtraWorkerOptions {
   activitiesOnly?: boolean;
 }
 
-/**
- * The suite's workers cache up to 64 runs (more than any test keeps alive, so
- * none is evicted for room: an eviction cancels a local activity mid-call) and
- * wait 1 s for a run's cached worker before another may take its task, so a
- * test that stops one worker sees a survivor take over promptly.
- */
-export const TEST_CACHE = { maxCachedWorkflows: 64, stickyTimeoutMs: 1000 } as const;
 
 let runtimeInstalled = false;
 

@@ -4,6 +4,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { PROJECT_ROOT } from '../common/project-root';
 
+/**
+ * The suite's workers cache up to 64 runs (more than any test keeps alive, so
+ * none is evicted for room: an eviction cancels a local activity mid-call) and
+ * wait 1 s for a run's cached worker before another may take its task, so a
+ * test that stops one worker sees a survivor take over promptly.
+ */
+export const TEST_CACHE = { maxCachedWorkflows: 64, stickyTimeoutMs: 1000 } as const;
+
 export interface WorkerProcess {
   child: ChildProcess;
   kill(): Promise<void>;
@@ -35,11 +43,8 @@ export async function startWorkerProcess(opts: WorkerProcessOptions): Promise<Wo
       AGENT_WORKSPACE: opts.workspaceRoot,
       LLM_BASE_URL: opts.llmBaseUrl,
       ...(opts.workflowBundlePath ? { WORKFLOW_BUNDLE_PATH: opts.workflowBundlePath } : {}),
-      // A cache big enough that no run is evicted for room (an eviction cancels a
-      // run's local activity mid-call), and a short sticky wait, so a survivor
-      // takes over a killed worker's runs within a second.
-      WORKER_MAX_CACHED_WORKFLOWS: '64',
-      WORKER_STICKY_TIMEOUT_MS: '1000',
+      WORKER_MAX_CACHED_WORKFLOWS: String(TEST_CACHE.maxCachedWorkflows),
+      WORKER_STICKY_TIMEOUT_MS: String(TEST_CACHE.stickyTimeoutMs),
       ...opts.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -232,10 +232,7 @@ class AgentRun {
 
   private async continueAsNew(): Promise<never> {
     // Signals and updates in flight finish here, not in limbo between executions.
-    await wf.condition(() => {
-      this.decisions.drain();
-      return wf.allHandlersFinished();
-    });
+    await wf.condition(() => this.handlersFinished());
     const info = wf.workflowInfo();
     this.emit('continued_as_new', { execution: this.executions + 1, historyLength: info.historyLength, historySize: info.historySize, turns: this.state.turns });
     const carried: CarriedState = {
@@ -442,13 +439,7 @@ class AgentRun {
     this.metrics.runs.add(1, { status: exit.status, error_type: exitFields(exit).errorType ?? '' });
     this.emit('run_stopped', { status: exit.status, reason: exit.reason, turns: this.state.turns, costUsd: this.state.costUsd });
     // Let an in-flight `decide` update answer before the run closes.
-    // Decisions still received are refused now (nothing awaits them), so their updates can answer.
-    await wf.CancellationScope.nonCancellable(() =>
-      wf.condition(() => {
-        this.decisions.drain();
-        return wf.allHandlersFinished();
-      }),
-    );
+    await wf.CancellationScope.nonCancellable(() => wf.condition(() => this.handlersFinished()));
     return runResult(this.runId, exit, this.state);
   }
 
@@ -483,6 +474,12 @@ class AgentRun {
         },
       },
     );
+  }
+
+  /** Every signal and update handler is done; decisions still received are refused first, so their updates can answer. */
+  private handlersFinished(): boolean {
+    this.decisions.drain();
+    return wf.allHandlersFinished();
   }
 
   private cancel(input: unknown): void {

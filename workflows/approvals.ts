@@ -28,16 +28,21 @@ export class ApprovalDesk {
     // Two decisions can reach one activation (sent while the worker was down,
     // or in one batch): the loop has not resumed yet, so the call still looks
     // awaited. The first decision is final; a later one never replaces it.
-    const taken = this.decisionFor(callId);
-    if (taken) {
-      const verb = taken.decision === 'approve' ? 'approved' : 'rejected';
-      return `already decided: call ${JSON.stringify(callId)} was ${verb}${taken.by ? ` by ${taken.by}` : ''}; the first decision is final`;
-    }
+    const decided = this.alreadyDecided(callId);
+    if (decided) return decided;
     if (!this.awaiting) return `no call is awaiting a decision (got callId ${JSON.stringify(callId)})`;
     if (this.awaiting.callId !== callId) {
       return `call ${JSON.stringify(callId)} is not awaiting a decision; ${JSON.stringify(this.awaiting.callId)} is`;
     }
     return null;
+  }
+
+  /** Why a decision for this call id comes too late: it was decided already (the first decision is final); null if not. */
+  alreadyDecided(callId: string): string | null {
+    const taken = this.decisionFor(callId);
+    if (!taken) return null;
+    const verb = taken.decision === 'approve' ? 'approved' : 'rejected';
+    return `already decided: call ${JSON.stringify(callId)} was ${verb}${taken.by ? ` by ${taken.by}` : ''}; the first decision is final`;
   }
 
   /** The decision already taken for a call id (ids are unique within a run's transcript). */

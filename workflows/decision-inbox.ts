@@ -61,7 +61,7 @@ export class DecisionInbox {
 
   private apply(m: ReceivedDecision, at: number | null): void {
     const stale = at !== null && at !== wf.workflowInfo().historyLength;
-    const outcome = stale ? this.refuse(m.signal, m.input, this.staleProblem(m.input, m.verdict)) : this.decide(m.signal, m.input, m.verdict);
+    const outcome = stale ? this.refuse(m.signal, m.input, this.staleProblem(m.input)) : this.decide(m.signal, m.input, m.verdict);
     if (m.ticket) {
       m.ticket.taken = outcome.ok ? outcome.key : null;
       m.ticket.problem = outcome.ok ? null : outcome.problem;
@@ -70,15 +70,18 @@ export class DecisionInbox {
   }
 
   /** Why a decision applied after its workflow task is refused: the call was decided already, or none awaited one then. */
-  private staleProblem(input: unknown, verdict: unknown): string {
-    const problem = this.desk.problem(input, verdict);
-    return problem !== null && problem.startsWith('already decided') ? problem : 'no call was awaiting a decision when it arrived';
+  private staleProblem(input: unknown): { problem: string; reason: string } {
+    const callId = (input as { callId?: unknown } | null)?.callId;
+    const decided = typeof callId === 'string' ? this.desk.alreadyDecided(callId) : null;
+    if (decided) return { problem: decided, reason: decided };
+    const problem = 'no call was awaiting a decision when it arrived';
+    return { problem, reason: `${problem} (got callId ${JSON.stringify(callId ?? null)})` };
   }
 
-  private refuse(signal: DecisionSignal, input: unknown, problem: string): Outcome {
+  private refuse(signal: DecisionSignal, input: unknown, why: { problem: string; reason: string }): Outcome {
     const callId = (input as { callId?: unknown } | null)?.callId ?? null;
-    this.emit('signal_ignored', { signal, callId, reason: problem.startsWith('already decided') ? problem : `${problem} (got callId ${JSON.stringify(callId)})` });
-    return { ok: false, problem };
+    this.emit('signal_ignored', { signal, callId, reason: why.reason });
+    return { ok: false, problem: why.problem };
   }
 
   /** Takes a decision for the awaited call, or refuses it (traced as signal_ignored). */

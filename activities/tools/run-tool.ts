@@ -10,14 +10,12 @@ import { capToolResult, toolMessage } from '../../workflows/loop';
 import type { MessageStore } from '../message-store';
 import type { ToolOutcome } from '../../common/contract';
 import type { TraceWriter } from '../trace-file';
-import { BUILTIN_TOOLS } from './builtin';
 import type { ToolContext, WriteHooks } from './context';
 import { Ledger } from './ledger';
 import { ToolError } from './tool-error';
-import { Toolset } from './toolset';
+import type { Toolset } from './toolset';
 import { ensureWorkspace } from './workspace';
 import type { RunToolInput } from '../../common/activity-contract';
-
 
 export interface ToolDeps {
   workspaceRoot: string;
@@ -33,14 +31,17 @@ export interface ToolDeps {
   ledgerDir?: string;
   /** Where the result is filed as the tool message, so the next prompt sends it by address. */
   messageStore?: MessageStore;
-  /** The tools this worker offers (default: the built-ins). */
-  toolset?: Toolset;
 }
 
-export function createRunTool(deps: ToolDeps) {
+export interface RunToolDeps extends ToolDeps {
+  /** The tools this worker offers. */
+  toolset: Toolset;
+}
+
+export function createRunTool(deps: RunToolDeps) {
   const ledger = new Ledger(deps.ledgerDir ?? join(deps.workspaceRoot, '.ledger'));
   const every = deps.heartbeatEveryMs ?? 25;
-  const toolset = deps.toolset ?? new Toolset(BUILTIN_TOOLS);
+  const { toolset } = deps;
 
   return async function runTool(input: RunToolInput): Promise<ToolOutcome> {
     const tool = toolset.runnable(input.toolName);
