@@ -43,7 +43,7 @@ export async function loadWorkerTools(cfg: ToolsetConfig, extra: readonly AnyToo
 }
 
 /** Built-ins, tool modules and `extra` (MCP tools come through loadWorkerTools, which also closes them). */
-export async function loadToolset(cfg: ToolsetConfig, extra: readonly AnyToolDefinition[] = []): Promise<Toolset> {
+async function loadToolset(cfg: ToolsetConfig, extra: readonly AnyToolDefinition[] = []): Promise<Toolset> {
   const defs: AnyToolDefinition[] = [...BUILTIN_TOOLS, ...extra];
   for (const path of cfg.toolModules) defs.push(...(await toolsOfModule(path)));
   const all = new Toolset(defs);
