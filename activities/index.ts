@@ -9,12 +9,15 @@ import { createResolveConfig } from './resolve-config';
 import { BUILTIN_TOOLS } from './tools/builtin';
 import { createRunTool, type ToolDeps } from './tools/run-tool';
 import { Toolset } from './tools/toolset';
+import { RunningCalls } from './running-calls';
 
 export type ActivityDeps = ModelDeps & ToolDeps & { defaults?: Partial<RunDefaults>; /** Default: the built-ins. */ toolset?: Toolset };
 
 /** Checked against the contract the workflow calls (common/activity-contract.ts). */
 export function createActivities(deps: ActivityDeps): AgentActivities {
-  const callModel = createCallModel(deps);
+  // One registry for model and tool calls: a Stop aborts whichever is running.
+  const calls = deps.calls ?? new RunningCalls();
+  const callModel = createCallModel({ ...deps, calls });
   const toolset = deps.toolset ?? new Toolset(BUILTIN_TOOLS);
   const catalogue = toolset.specs();
   // Runs that name no tools get the ones their tools offer by default.
@@ -27,7 +30,7 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
     // deploy a worker that predates addresses never runs such a call: it fails
     // the attempt (a retryable NotFoundError) and a retry reaches a new worker.
     callModelByAddress: callModel,
-    runTool: createRunTool({ ...deps, toolset }),
+    runTool: createRunTool({ ...deps, toolset, calls }),
     loadRun,
   };
 }

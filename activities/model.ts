@@ -10,13 +10,18 @@ import { resolvePrompt, type MessageStore } from './message-store';
 import type { TraceWriter } from './trace-file';
 import type { AssistantMessage, ChatMessage, ModelReply, ToolCall } from '../common/contract';
 import type { CallModelInput } from '../common/activity-contract';
+import { heartbeatEvery } from '../common/heartbeat';
+import { RunningCalls, type RunningCall } from './running-calls';
 
 export interface ModelDeps {
   baseUrl: string;
   apiKey?: string;
   /** When set, sent as `model` instead of the run's (LLM_MODEL): one setting points every run at a real server. */
   model?: string;
+  /** How often a running call heartbeats (default common/heartbeat.ts). */
   heartbeatEveryMs?: number;
+  /** The calls a Stop taken by a loop in this process aborts at once (default: a registry of its own). */
+  calls?: RunningCalls;
   trace: TraceWriter;
   messageStore: MessageStore;
 }
@@ -41,12 +46,12 @@ type Prompt = Omit<CallModelInput, 'messages' | 'tools' | 'toolsRef' | 'prefix'>
 
 export function createCallModel(deps: ModelDeps) {
   const url = `${deps.baseUrl.replace(/\/+$/, '')}/chat/completions`;
-  // Often enough that a Stop reaches a waiting call within ~50 ms (the run waits for it).
-  const every = deps.heartbeatEveryMs ?? 50;
+  const calls = deps.calls ?? new RunningCalls();
 
   return async function callModel(input: CallModelInput): Promise<ModelReply> {
     const activity = Context.current();
     const attempt = activity.info.attempt;
+    const call = calls.enter(activity);
     // Every attempt is visible in the trace: a retry says so when it starts
     // (its predecessor may have died without a word: a timeout, a crash), and
     // a failure says why before Temporal decides whether to retry it.
@@ -55,29 +60,34 @@ export function createCallModel(deps: ModelDeps) {
     }
     try {
       const { filed, ...prompt } = await resolvePrompt(deps.messageStore, input);
-      const reply = await callWith({ ...input, ...prompt }, activity);
+      const reply = await callWith({ ...input, ...prompt }, activity, call);
       // Filed before the workflow hears of the reply, so the next turn can send them by address.
       await Promise.all([filed, deps.messageStore.file(JSON.stringify(reply.message)).written]);
       return reply;
     } catch (err) {
-      if (!activity.cancellationSignal.aborted) {
-        const failure = err instanceof ApplicationFailure ? err : null;
-        deps.trace.write(input.runId, input.chainId, {
-          seq: input.traceSeq,
-          type: 'model_error',
-          attempt,
-          step: 1,
-          errorType: failure?.type ?? (err instanceof Error ? err.name : 'Error'),
-          message: err instanceof Error ? err.message : String(err),
-          retryable: !(failure?.nonRetryable ?? false),
-        });
+      if (call.signal.aborted) {
+        // The moment the Stop reached the call, on record (the benchmark measures it).
+        deps.trace.write(input.runId, input.chainId, { seq: input.traceSeq, type: 'model_cancelled', attempt, step: 1 });
+        throw call.outcome(err);
       }
+      const failure = err instanceof ApplicationFailure ? err : null;
+      deps.trace.write(input.runId, input.chainId, {
+        seq: input.traceSeq,
+        type: 'model_error',
+        attempt,
+        step: 1,
+        errorType: failure?.type ?? (err instanceof Error ? err.name : 'Error'),
+        message: err instanceof Error ? err.message : String(err),
+        retryable: !(failure?.nonRetryable ?? false),
+      });
       throw err;
+    } finally {
+      call.release();
     }
   };
 
   /** One attempt with the whole prompt in hand. */
-  async function callWith(input: Prompt, activity: Context): Promise<ModelReply> {
+  async function callWith(input: Prompt, activity: Context, call: RunningCall): Promise<ModelReply> {
     const attempt = activity.info.attempt;
     if (input.debug) {
       deps.trace.write(input.runId, input.chainId, {
@@ -90,13 +100,13 @@ export function createCallModel(deps: ModelDeps) {
         messages: input.messages.map((m, i) => ({ n: i + 1, ...m })),
       });
     }
-    return callOnce(input, activity);
+    return callOnce(input, activity, call);
   }
 
-  async function callOnce(input: Prompt, activity: Context): Promise<ModelReply> {
-    const ticker = setInterval(() => activity.heartbeat(), every);
+  async function callOnce(input: Prompt, activity: Context, call: RunningCall): Promise<ModelReply> {
+    // No heartbeat at the start: a call shorter than the interval sends none.
+    const ticker = setInterval(() => activity.heartbeat(), heartbeatEvery(deps.heartbeatEveryMs, activity.info.heartbeatTimeoutMs));
     try {
-      activity.heartbeat();
       let res: Response;
       try {
         res = await fetch(url, {
@@ -110,10 +120,10 @@ export function createCallModel(deps: ModelDeps) {
             messages: input.messages,
             ...(input.tools.length ? { tools: input.tools } : {}),
           }),
-          signal: activity.cancellationSignal,
+          signal: call.signal,
         });
       } catch (err) {
-        if (activity.cancellationSignal.aborted) throw err;
+        if (call.signal.aborted) throw err;
         throw ApplicationFailure.create({
           type: 'ProviderUnreachable',
           message: `could not reach the model provider at ${url}: ${describe(err)}`,

@@ -20,6 +20,8 @@ export interface BenchStack {
   address: string;
   /** The scripted provider's base URL (its /_control routes sit beside it). */
   providerUrl: string;
+  /** The dev server's Prometheus endpoint (./server-metrics.ts reads it). */
+  metricsUrl: string;
   close(): Promise<void>;
 }
 
@@ -27,6 +29,8 @@ export interface BenchStackOptions {
   dynamicConfig?: Record<string, unknown>;
   /** Another model endpoint than the scripted provider (the real-model seam). */
   llm?: { baseUrl: string; apiKey?: string; model?: string };
+  /** The worker runs the loop only; model and tool calls wait for another process (./activity-worker.ts). */
+  loopOnly?: boolean;
 }
 
 let runtimeInstalled = false;
@@ -36,7 +40,8 @@ export async function startBenchStack(opts: BenchStackOptions = {}): Promise<Ben
   if (!runtimeInstalled) Runtime.install({ logger: new DefaultLogger('ERROR') });
   runtimeInstalled = true;
   const dir = mkdtempSync(join(tmpdir(), 'agent-bench-'));
-  const server: DevServer = await startDevServer({ port: await findFreePort(), uiPort: null, dbFile: null, logFile: join(dir, 'server.log'), dynamicConfig });
+  const metricsPort = await findFreePort();
+  const server: DevServer = await startDevServer({ port: await findFreePort(), uiPort: null, dbFile: null, logFile: join(dir, 'server.log'), dynamicConfig, metricsPort });
   const provider: RunningProvider = await startProvider();
   const traceDir = join(dir, 'traces');
   const workspaceRoot = join(dir, 'ws');
@@ -49,6 +54,7 @@ export async function startBenchStack(opts: BenchStackOptions = {}): Promise<Ben
     llmModel: opts.llm?.model,
     workspaceRoot,
     traceDir,
+    loopOnly: opts.loopOnly,
   });
   const client = new Client({ connection: await Connection.connect({ address: server.address }), dataConverter: dataConverter() });
   return {
@@ -58,6 +64,7 @@ export async function startBenchStack(opts: BenchStackOptions = {}): Promise<Ben
     traceDir,
     workspaceRoot,
     providerUrl: provider.url,
+    metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
     address: server.address,
     close: async () => {
       await client.connection.close();

@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { loadClientConfigProfile, toClientOptions } from '@temporalio/envconfig';
 import { PROJECT_ROOT } from './project-root';
 import { DEFAULT_TASK_QUEUE, type RunDefaults } from './contract';
+import { DEFAULT_HEARTBEAT_MS } from './heartbeat';
 
 const DATA = resolve(PROJECT_ROOT, '.data');
 
@@ -55,6 +56,13 @@ export interface HarnessConfig {
   versioning: WorkerVersioning | null;
   /** Where spans go (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces), or null: no tracing. */
   tracing: TracingConfig | null;
+  /**
+   * How often a running model or tool call heartbeats (AGENT_HEARTBEAT_MS,
+   * default 5000): each heartbeat is a billed Action, and the bound on how
+   * long a Stop takes to reach a call running in another worker process
+   * (docs/cost.md). Capped per call at half its heartbeat timeout (10 s).
+   */
+  heartbeatEveryMs: number;
 }
 
 /**
@@ -136,6 +144,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig 
     toolNames: list(env.AGENT_TOOLS),
     versioning: workerVersioning(env),
     tracing: tracing(env),
+    heartbeatEveryMs: int(env, 'AGENT_HEARTBEAT_MS', DEFAULT_HEARTBEAT_MS),
     mcpConfigPath: env.AGENT_MCP_CONFIG ? resolve(env.AGENT_MCP_CONFIG) : null,
     metricsAddress: env.METRICS_PORT && env.METRICS_PORT !== 'off' ? `${env.METRICS_HOST || '127.0.0.1'}:${int(env, 'METRICS_PORT', 9464)}` : null,
     runDefaults: {

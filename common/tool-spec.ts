@@ -41,7 +41,7 @@ export interface ToolActivityOptions {
   local?: boolean;
   /** Per attempt; default: the run's `toolTimeoutMs`. */
   startToCloseTimeoutMs?: number;
-  /** Non-local tools only; default 5,000 (the tool activity heartbeats every 25 ms). */
+  /** Non-local tools only; default 10,000 (the tool activity heartbeats every 5 s, or half this if less). */
   heartbeatTimeoutMs?: number;
   /** Default: 5 attempts, 0.5 s doubling to 10 s. */
   retry?: { maximumAttempts?: number; initialIntervalMs?: number; backoffCoefficient?: number; maximumIntervalMs?: number };

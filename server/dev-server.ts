@@ -38,6 +38,8 @@ export interface DevServerOptions {
   uiCodecEndpoint?: string;
   /** Where the server's own output goes (default: discarded). */
   logFile?: string;
+  /** Serve the server's Prometheus metrics on this port (`/metrics`); unset: none. */
+  metricsPort?: number;
   binary?: string;
   startTimeoutMs?: number;
 }
@@ -99,6 +101,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   if (opts.uiPort === null) args.push('--headless');
   else args.push('--ui-port', String(opts.uiPort), '--ui-disable-news-fetch');
   if (opts.uiPort !== null && opts.uiCodecEndpoint) args.push('--ui-codec-endpoint', opts.uiCodecEndpoint);
+  if (opts.metricsPort !== undefined) args.push('--metrics-port', String(opts.metricsPort));
   if (opts.dbFile) {
     mkdirSync(dirname(opts.dbFile), { recursive: true });
     args.push('--db-filename', opts.dbFile);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { readTrace, type TraceLine } from '../common/trace-format';
 import { dataConverter } from '../common/payload-codec';
-import { createAgentWorker } from '../worker/create-worker';
+import { createAgentWorker, REPLAY_SINKS } from '../worker/create-worker';
 import { TEST_CACHE } from './spawn-worker';
 import type { WriteHooks } from '../activities/tools/context';
 import type { Toolset } from '../activities/tools/toolset';
@@ -192,7 +192,7 @@ async function replayAll(client: Client, runs: readonly { workflowId: string; ru
   );
   const failures: string[] = [];
   const replay = Worker.runReplayHistories(
-    { workflowBundle: { codePath: inject('workflowBundlePath') }, sinks: { trace: { event: { fn: () => {} } } }, dataConverter: dataConverter() },
+    { workflowBundle: { codePath: inject('workflowBundlePath') }, sinks: REPLAY_SINKS, dataConverter: dataConverter() },
     histories,
   );
   let replayed = 0;

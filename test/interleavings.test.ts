@@ -21,6 +21,7 @@ import { PROJECT_ROOT } from '../common/project-root';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, inject, it } from 'vitest';
 import { dataConverter } from '../common/payload-codec';
+import { REPLAY_SINKS } from '../worker/create-worker';
 import { approveSignal, cancelSignal, decideUpdate, rejectSignal, statusQuery, transcriptQuery } from '../workflows/messages';
 import type { AgentInput, RunResult, RunStatusView } from '../common/contract';
 import { freshWorkspace, useHarness, waitFor } from './harness';
@@ -204,7 +205,7 @@ describe.each(SEEDS)('interleavings, seed %i', (SEED) => {
       for (const run of runs) {
         const history = await run.handle.fetchHistory();
         await Worker.runReplayHistory(
-          { workflowBundle: { codePath: inject('workflowBundlePath') }, sinks: { trace: { event: { fn: () => {} } } }, dataConverter: dataConverter() },
+          { workflowBundle: { codePath: inject('workflowBundlePath') }, sinks: REPLAY_SINKS, dataConverter: dataConverter() },
           history,
           run.handle.workflowId,
         ).catch((err: unknown) => {

@@ -7,7 +7,7 @@ import { statusQuery, transcriptQuery } from '../workflows/messages';
 import type { RunResult } from '../common/contract';
 import { useHarness } from './harness';
 import { dataConverter } from '../common/payload-codec';
-import { NO_WORKFLOW_SPANS } from '../worker/create-worker';
+import { REPLAY_SINKS } from '../worker/create-worker';
 
 const h = useHarness();
 
@@ -68,7 +68,7 @@ describe('plan scenario', () => {
 
     // Its history replays on the current code without a determinism error.
     await Worker.runReplayHistory(
-      { workflowBundle: { codePath: inject('workflowBundlePath') }, sinks: { ...NO_WORKFLOW_SPANS, trace: { event: { fn: () => {} } } }, dataConverter: dataConverter() },
+      { workflowBundle: { codePath: inject('workflowBundlePath') }, sinks: REPLAY_SINKS, dataConverter: dataConverter() },
       await handle.fetchHistory(),
       handle.workflowId,
     );

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { dataConverter } from '../common/payload-codec';
-import { NO_WORKFLOW_SPANS } from '../worker/create-worker';
+import { REPLAY_SINKS } from '../worker/create-worker';
 
 const DIR = join(import.meta.dirname, 'fixtures', 'histories');
 const files = readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
@@ -20,7 +20,7 @@ describe('replay of saved histories', () => {
   it.each(files)('%s replays without a determinism error', async (file) => {
     const history = historyFromJSON(JSON.parse(readFileSync(join(DIR, file), 'utf8')));
     await Worker.runReplayHistory(
-      { workflowBundle: { codePath: inject('workflowBundlePath') }, sinks: { ...NO_WORKFLOW_SPANS, trace: { event: { fn: () => {} } } }, dataConverter: dataConverter() },
+      { workflowBundle: { codePath: inject('workflowBundlePath') }, sinks: REPLAY_SINKS, dataConverter: dataConverter() },
       history,
       `fixture-${file.replace(/\.json$/, '')}`,
     );

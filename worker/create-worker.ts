@@ -1,6 +1,7 @@
 // Builds a worker for the `agentRun` workflow: its activities, the trace sink,
-// and heartbeat throttling short enough that a Stop lands in well under a
-// second. Used by `npm run worker`, `npm start` and the tests alike.
+// the sink that stops a run's calls running in this process, and heartbeats
+// throttled to the interval the bill allows (common/heartbeat.ts). Used by
+// `npm run worker`, `npm start` and the tests alike.
 import { NativeConnection, Worker, type InjectedSink, type InjectedSinks, type WorkerOptions } from '@temporalio/worker';
 import {
   makeWorkflowExporter,
@@ -18,6 +19,9 @@ import { MessageStore } from '../activities/message-store';
 import { TraceWriter } from '../activities/trace-file';
 import { join } from 'node:path';
 import type { TraceSinks } from '../workflows/trace';
+import type { CallStopSinks } from '../workflows/stop-here';
+import { RunningCalls } from '../activities/running-calls';
+import { DEFAULT_HEARTBEAT_MS } from '../common/heartbeat';
 import type { RunDefaults } from '../common/contract';
 import type { WriteHooks } from '../activities/tools/context';
 import type { Toolset } from '../activities/tools/toolset';
@@ -61,6 +65,11 @@ export interface AgentWorkerOptions {
   runDefaults?: Partial<RunDefaults>;
   /** Poll activity tasks only (no workflow tasks): a worker that only runs model and tool calls. */
   activitiesOnly?: boolean;
+  /**
+   * Run the loop only: workflow tasks and the local activities they start,
+   * never a model or tool call of the task queue (another process runs those).
+   */
+  loopOnly?: boolean;
   /** How long a shutdown lets running activities finish before cancelling them (SDK default: 0). */
   shutdownGraceTimeMs?: number;
   /** The tools offered (default: the built-ins). */
@@ -69,6 +78,8 @@ export interface AgentWorkerOptions {
   versioning?: WorkerVersioning | null;
   /** OpenTelemetry spans for the workflow and its activities (common/tracing.ts), or null/unset: none exported. */
   tracing?: Tracing | null;
+  /** How often a running model or tool call heartbeats (AGENT_HEARTBEAT_MS; default common/heartbeat.ts). */
+  heartbeatEveryMs?: number;
 }
 
 /**
@@ -96,13 +107,16 @@ export async function createWorkerFromConfig(connection: NativeConnection, cfg: 
     stickyTimeoutMs: cfg.stickyTimeoutMs,
     runDefaults: cfg.runDefaults,
     versioning: cfg.versioning,
+    heartbeatEveryMs: cfg.heartbeatEveryMs,
   });
 }
 
 export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worker> {
   if (opts.maxCachedWorkflows === 0) throw new Error(ZERO_CACHE_REFUSED);
   const trace = new TraceWriter(opts.traceDir);
-  const sinks: InjectedSinks<TraceSinks & OpenTelemetrySinks> = {
+  const calls = new RunningCalls();
+  const heartbeatMs = opts.heartbeatEveryMs ?? DEFAULT_HEARTBEAT_MS;
+  const sinks: InjectedSinks<TraceSinks & CallStopSinks & OpenTelemetrySinks> = {
     exporter: opts.tracing ? workflowSpanSink(opts.tracing) : NO_WORKFLOW_SPANS.exporter,
     trace: {
       event: {
@@ -114,6 +128,11 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
         fn: (info, event) => void trace.write(info.workflowId, info.firstExecutionRunId, event, { onlyIfMissing: info.unsafe.isReplayingHistoryEvents }),
         callDuringReplay: true,
       },
+    },
+    // A Stop taken by a loop in this process aborts its calls running here at
+    // once. Never on replay: then the calls it stopped are long gone.
+    calls: {
+      stop: { fn: (info, reason) => void calls.stopRun(info.workflowId, info.runId, reason), callDuringReplay: false },
     },
   };
   return Worker.create({
@@ -139,25 +158,35 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
       defaults: opts.runDefaults,
       writeHooks: opts.writeHooks,
       toolset: opts.toolset,
+      calls,
+      heartbeatEveryMs: heartbeatMs,
     }),
     sinks,
+    ...(opts.loopOnly ? { enableNonLocalActivities: false } : {}),
     ...(opts.versioning ? { workerDeploymentOptions: deploymentOptions(opts.versioning) } : {}),
     ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),
     ...(opts.stickyTimeoutMs !== undefined ? { stickyQueueScheduleToStartTimeout: opts.stickyTimeoutMs } : {}),
     ...(opts.shutdownGraceTimeMs !== undefined ? { shutdownGraceTime: opts.shutdownGraceTimeMs } : {}),
     // Compresses the large, transcript-carrying payloads; small ones stay plain JSON.
     dataConverter: dataConverter(),
-    // Cancellation reaches an activity only through a heartbeat's answer, so
-    // the interval bounds how long a Stop takes to reach a running tool. 25 ms
-    // costs up to 40 small requests a second per *running* slow tool (fast
-    // tools run as local activities and send none).
-    defaultHeartbeatThrottleInterval: '25ms',
-    maxHeartbeatThrottleInterval: '25ms',
+    // At most one heartbeat per interval reaches the server, however often a
+    // tool reports progress: each one is billed. Cancellation reaches a call in
+    // another process through a heartbeat's answer, so the interval bounds that
+    // Stop; a call in this process is stopped through the `calls` sink.
+    defaultHeartbeatThrottleInterval: heartbeatMs,
+    maxHeartbeatThrottleInterval: heartbeatMs,
   });
 }
 
 /** The `exporter` sink of a bundle whose tracing interceptors have nowhere to send spans (tracing off; replay). */
 export const NO_WORKFLOW_SPANS: InjectedSinks<OpenTelemetrySinks> = { exporter: { export: { fn: () => {} } } };
+
+/** Every sink the workflows call, doing nothing: for replaying histories (a replay never writes a trace or stops a call). */
+export const REPLAY_SINKS: InjectedSinks<TraceSinks & CallStopSinks & OpenTelemetrySinks> = {
+  ...NO_WORKFLOW_SPANS,
+  trace: { event: { fn: () => {} } },
+  calls: { stop: { fn: () => {} } },
+};
 
 /**
  * The package's sink for the workflow's spans, which also puts the run's id

@@ -4,8 +4,10 @@
 // that as the default, but a call that leaves the option unset sends the
 // protocol's zero value, TRY_CANCEL, and then a run can close while its tool
 // still runs — a write landing unreported, a model reply billed but never
-// counted, a progress line after the Stop. Waiting costs at most one
-// heartbeat interval (25 ms for tools) per Stop.
+// counted, a progress line after the Stop. Waiting costs nothing when the call
+// runs in the loop's own process (the Stop aborts it there at once:
+// ./stop-here.ts) and at most one heartbeat interval (5 s by default) when it
+// runs in another.
 import * as wf from '@temporalio/workflow';
 import type { AgentActivities as Activities } from '../common/activity-contract';
 import type { ToolSpec } from '../common/tool-spec';
@@ -26,6 +28,16 @@ export interface LoopActivities {
 
 export type ToolActivity = Pick<wf.ActivityInterfaceFor<Activities>, 'runTool'>;
 
+/**
+ * How long a call may go without a heartbeat before Temporal retries it
+ * elsewhere (its worker died): twice the default heartbeat interval (5 s,
+ * common/heartbeat.ts), so one late heartbeat never fails a live call. Calls
+ * heartbeat at most every half of it whatever AGENT_HEARTBEAT_MS says. Not
+ * checked on replay (only the activity's type and id are), so histories
+ * recorded with 5 s for tools replay as they are.
+ */
+export const HEARTBEAT_TIMEOUT_MS = 10_000;
+
 const CANCELLATION = {
   wait: wf.ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   try: wf.ActivityCancellationType.TRY_CANCEL,
@@ -38,7 +50,7 @@ export function loopActivities(cfg: RunConfig, waitForCancellation: boolean): Lo
   return {
     model: wf.proxyActivities<Activities>({
       startToCloseTimeout: cfg.modelTimeoutMs,
-      heartbeatTimeout: '10s',
+      heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
       retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 6 },
       cancellationType: waitForCancellation ? CANCELLATION.wait : CANCELLATION.try,
     }),
@@ -67,6 +79,6 @@ function toolProxy(cfg: RunConfig, spec: ToolSpec, asLocal: boolean, waitForCanc
   const cancellationType = waitForCancellation ? CANCELLATION[o.cancellation ?? 'wait'] : CANCELLATION.try;
   const startToCloseTimeout = o.startToCloseTimeoutMs ?? cfg.toolTimeoutMs;
   if (asLocal) return wf.proxyLocalActivities<Activities>({ startToCloseTimeout, retry, cancellationType });
-  // Short, so a tool on a dead worker is retried quickly; the tool heartbeats far more often than this.
-  return wf.proxyActivities<Activities>({ startToCloseTimeout, heartbeatTimeout: o.heartbeatTimeoutMs ?? 5000, retry, cancellationType });
+  // Short, so a tool on a dead worker is retried quickly.
+  return wf.proxyActivities<Activities>({ startToCloseTimeout, heartbeatTimeout: o.heartbeatTimeoutMs ?? HEARTBEAT_TIMEOUT_MS, retry, cancellationType });
 }

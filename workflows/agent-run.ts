@@ -54,6 +54,7 @@ import { MESSAGE_REFS_PATCH, noteFiled } from './message-refs';
 import { askForSummary, askModel, type ModelCallBase } from './model-call';
 import { needsApproval, toolDefinitions, type OpenAiToolDefinition, type SubAgentSpec, type ToolSpec } from '../common/tool-spec';
 import { traceSinks, type TraceEventType } from './trace';
+import { stopCallsInThisProcess } from './stop-here';
 import type { AgentInput, Interruption, RunConfig, RunResult, RunStatus, RunStatusView, ToolOutcome, Usage } from '../common/contract';
 
 export type { CarriedState } from './continue-as-new';
@@ -490,6 +491,7 @@ class AgentRun {
     const reason = (input as { reason?: unknown } | null)?.reason;
     this.cancelReason = typeof reason === 'string' && reason.trim() ? reason : 'cancelled';
     this.scope.cancel();
+    stopCallsInThisProcess(this.cancelReason);
   }
 
   private view(): RunStatusView {

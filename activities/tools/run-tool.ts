@@ -1,8 +1,9 @@
 // The tool activity: validates the arguments against the tool's JSON schema,
-// runs the tool confined to the run's workspace, heartbeats so cancellation
-// reaches it in a fraction of a second, and turns the tool's own failures into
-// an outcome the loop writes into the transcript. Only infrastructure faults
-// throw (and are retried by Temporal).
+// runs the tool confined to the run's workspace, stops it when the run is
+// stopped (at once when the loop runs in this process, else at its next
+// heartbeat), and turns the tool's own failures into an outcome the loop
+// writes into the transcript. Only infrastructure faults throw (and are
+// retried by Temporal).
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { join } from 'node:path';
 import { argumentProblem } from '../../common/tool-args';
@@ -16,12 +17,16 @@ import { ToolError } from './tool-error';
 import type { Toolset } from './toolset';
 import { ensureWorkspace } from './workspace';
 import type { RunToolInput } from '../../common/activity-contract';
+import { heartbeatEvery } from '../../common/heartbeat';
+import { RunningCalls } from '../running-calls';
 
 export interface ToolDeps {
   workspaceRoot: string;
   trace: TraceWriter;
-  /** How often the tool heartbeats while it runs, in ms. */
+  /** How often the tool heartbeats while it runs, in ms (default common/heartbeat.ts). */
   heartbeatEveryMs?: number;
+  /** The calls a Stop taken by a loop in this process aborts at once (default: a registry of its own). */
+  calls?: RunningCalls;
   writeHooks?: WriteHooks;
   /**
    * The idempotency ledger of write tools (default: AGENT_WORKSPACE/.ledger).
@@ -40,7 +45,7 @@ export interface RunToolDeps extends ToolDeps {
 
 export function createRunTool(deps: RunToolDeps) {
   const ledger = new Ledger(deps.ledgerDir ?? join(deps.workspaceRoot, '.ledger'));
-  const every = deps.heartbeatEveryMs ?? 25;
+  const calls = deps.calls ?? new RunningCalls();
   const { toolset } = deps;
 
   return async function runTool(input: RunToolInput): Promise<ToolOutcome> {
@@ -74,24 +79,27 @@ export function createRunTool(deps: RunToolDeps) {
       ...(resumeFromStep ? { resumeFromStep } : {}),
     });
     let lastLabel: string | null = null;
+    const root = ensureWorkspace(deps.workspaceRoot, input.workspace);
+    const call = calls.enter(activity);
     // Heartbeat on a timer, not only on progress: the heartbeat's answer is how
-    // the cancellation of the run reaches this process.
-    // A local activity (a fast read-only tool) has no heartbeat: its cancellation
-    // comes straight from the worker that runs the loop.
+    // a Stop taken by a loop in another process reaches this one. The worker
+    // throttles them to one per interval; progress between two carries the
+    // latest step. A local activity (a fast read-only tool) has no heartbeat:
+    // its cancellation comes straight from the worker that runs the loop.
     const beat = (details: { step: number; label: string | null }) => {
       if (!activity.info.isLocal) activity.heartbeat(details);
     };
-    const ticker = setInterval(() => beat({ step, label: lastLabel }), every);
+    const ticker = setInterval(() => beat({ step, label: lastLabel }), heartbeatEvery(deps.heartbeatEveryMs, activity.info.heartbeatTimeoutMs));
     const ctx: ToolContext = {
-      root: ensureWorkspace(deps.workspaceRoot, input.workspace),
+      root,
       idempotencyKey: input.idempotencyKey,
       ledger,
-      signal: activity.cancellationSignal,
-      sleep: (ms) => activity.sleep(ms),
+      signal: call.signal,
+      sleep: call.sleep,
       resumeFromStep,
       hooks: deps.writeHooks ?? {},
       progress: (label) => {
-        if (activity.cancellationSignal.aborted) return;
+        if (call.signal.aborted) return;
         step += 1;
         lastLabel = label;
         beat({ step, label });
@@ -109,9 +117,8 @@ export function createRunTool(deps: RunToolDeps) {
     // The moment the Stop reached the tool, on record (the benchmark measures it).
     const onAbort = () =>
       deps.trace.write(input.runId, input.chainId, { seq: input.traceSeq, step: 0, attempt, type: 'tool_cancelled', toolName: input.toolName, callId: input.callId });
-    activity.cancellationSignal.addEventListener('abort', onAbort, { once: true });
+    call.signal.addEventListener('abort', onAbort, { once: true });
     try {
-      beat({ step, label: null });
       const content = capToolResult(await tool.run(ctx, input.args), input.maxResultChars);
       // Filed as the message the workflow will build from it (it checks the address before relying on it).
       // A store that cannot take it only costs the next prompt carrying it whole.
@@ -119,10 +126,11 @@ export function createRunTool(deps: RunToolDeps) {
       return { ok: true, content, ...(ref ? { ref } : {}) };
     } catch (err) {
       if (err instanceof ToolError) return { ok: false, error: err.message, permanent: err.permanent };
-      throw err;
+      throw call.outcome(err);
     } finally {
       clearInterval(ticker);
-      activity.cancellationSignal.removeEventListener('abort', onAbort);
+      call.signal.removeEventListener('abort', onAbort);
+      call.release();
     }
   };
 }

@@ -1,0 +1,25 @@
+// A worker process that runs model and tool calls only (no workflow task):
+// the benchmark's "other process", where a Stop reaches a running call only
+// through the answer to its next heartbeat. Prints "activity worker ready".
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { createAgentWorker } from '../worker/create-worker';
+
+const env = (name: string): string => {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is required`);
+  return v;
+};
+
+Runtime.install({ logger: new DefaultLogger('ERROR') });
+const connection = await NativeConnection.connect({ address: env('TEMPORAL_ADDRESS') });
+const worker = await createAgentWorker({
+  connection,
+  taskQueue: env('AGENT_TASK_QUEUE'),
+  llmBaseUrl: env('LLM_BASE_URL'),
+  workspaceRoot: env('AGENT_WORKSPACE'),
+  traceDir: env('TRACE_DIR'),
+  activitiesOnly: true,
+});
+console.log('activity worker ready');
+await worker.run();
+await connection.close();
