@@ -50,6 +50,10 @@ export interface ExtraWorkerOptions {
   toolset?: Toolset;
   /** Poll activity tasks only: no workflow task ever reaches this worker. */
   activitiesOnly?: boolean;
+  /** Run the loop (and its local activities) only: model and tool calls go to another worker. */
+  loopOnly?: boolean;
+  /** How often running calls heartbeat (default common/heartbeat.ts). */
+  heartbeatEveryMs?: number;
 }
 
 
@@ -140,6 +144,8 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
       runDefaults: extra.runDefaults,
       writeHooks: extra.writeHooks,
       activitiesOnly: extra.activitiesOnly,
+      loopOnly: extra.loopOnly,
+      heartbeatEveryMs: extra.heartbeatEveryMs,
       messageStoreDir: extra.messageStoreDir,
       toolset: extra.toolset,
     });
