@@ -10,6 +10,7 @@ import { BUILTIN_TOOLS } from './tools/builtin';
 import { createRunTool, type ToolDeps } from './tools/run-tool';
 import { Toolset } from './tools/toolset';
 import { RunningCalls } from './running-calls';
+import { heartbeatTimeoutFor } from '../common/heartbeat';
 
 export type ActivityDeps = ModelDeps & ToolDeps & { defaults?: Partial<RunDefaults>; /** Default: the built-ins. */ toolset?: Toolset };
 
@@ -23,7 +24,7 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
   // Runs that name no tools get the ones their tools offer by default.
   const defaultTools = catalogue.filter((s) => s.enabledByDefault !== false).map((s) => s.name);
   return {
-    resolveConfig: createResolveConfig({ ...BUILT_IN_DEFAULTS, tools: defaultTools, ...deps.defaults }, catalogue),
+    resolveConfig: createResolveConfig({ ...BUILT_IN_DEFAULTS, tools: defaultTools, ...deps.defaults }, catalogue, heartbeatTimeoutFor(deps.heartbeatEveryMs)),
     // Inputs with every message whole: histories and in-flight calls from before addresses.
     callModel,
     // Inputs with messages by address. A new name, so that during a rolling

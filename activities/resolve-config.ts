@@ -9,11 +9,15 @@ import type { RunDefaults } from '../common/contract';
 import type { ResolvedConfig } from '../common/activity-contract';
 
 
-/** `catalogue`: the specs of the tools this worker offers; the run records those it selects. */
-export function createResolveConfig(defaults: RunDefaults, catalogue: readonly ToolSpec[]) {
+/**
+ * `catalogue`: the specs of the tools this worker offers; the run records
+ * those it selects. `heartbeatTimeoutMs`: the calls' heartbeat timeout this
+ * worker's heartbeat interval asks for (the run records it too).
+ */
+export function createResolveConfig(defaults: RunDefaults, catalogue: readonly ToolSpec[], heartbeatTimeoutMs: number) {
   return async function resolveConfig(input: unknown): Promise<ResolvedConfig> {
     try {
-      return { ok: true, cfg: parseInput(input, defaults, catalogue) };
+      return { ok: true, cfg: { ...parseInput(input, defaults, catalogue), heartbeatTimeoutMs } };
     } catch (err) {
       // Bad input is an answer, not an activity failure: the workflow fails the run with it at once.
       if (err instanceof InputError) return { ok: false, field: err.field, message: err.message };

@@ -1,8 +1,12 @@
 // What a run costs the server, read from its history: the events it wrote and
-// the Temporal Cloud Actions they bill (a workflow started, an activity
-// scheduled or retried, a local activity, a signal, an update, a timer, a
-// search-attribute upsert, a child workflow). Heartbeats are Actions too, but
-// leave no event: they come from the server's metrics (./server-metrics.ts).
+// the Temporal Cloud Actions they bill, by Cloud's rules (docs.temporal.io
+// "Temporal Cloud Actions"): a workflow started, an activity scheduled or
+// retried, the markers of one workflow task (its local activities, and
+// patches) as one, a signal, an update, a timer, a search-attribute upsert
+// (not the SDK's `TemporalChangeVersion` ones, which are exempt), a child
+// workflow (two: its start and its execution). Heartbeats and queries are
+// Actions too but leave no event: heartbeats come from the server's metrics
+// (./server-metrics.ts).
 import proto from '@temporalio/proto';
 
 type History = proto.temporal.api.history.v1.IHistory;
@@ -16,20 +20,20 @@ export interface ActionCount {
   activitiesScheduled: number;
   /** Attempts after the first, as the started events record them (an attempt that timed out leaves no event of its own). */
   activityRetries: number;
-  /** Local activities (their markers): the upper bound of what Cloud bills, one Action per workflow task that runs any. */
+  /** Local activities (their markers). */
   localActivities: number;
-  /** Workflow tasks that ran at least one local activity: what Cloud bills for them. */
-  tasksWithLocalActivities: number;
+  /** Workflow tasks that recorded any marker (local activities, patches): one Action each. */
+  tasksWithMarkers: number;
   signals: number;
   updates: number;
   timers: number;
   upserts: number;
-  /** Of the upserts, the SDK's own `TemporalChangeVersion` upserts that go with a patch marker. */
+  /** Of the upserts, the SDK's own `TemporalChangeVersion` upserts that go with a patch marker (not billed). */
   patchUpserts: number;
   children: number;
   /** Patch markers (`patched()` asked in a run that is not replaying). */
   patchMarkers: number;
-  /** Everything above that bills, local activities counted per marker. */
+  /** The billed Actions these events stand for. */
   actions: number;
 }
 
@@ -40,7 +44,7 @@ export function countActions(histories: History | History[]): ActionCount {
     activitiesScheduled: 0,
     activityRetries: 0,
     localActivities: 0,
-    tasksWithLocalActivities: 0,
+    tasksWithMarkers: 0,
     signals: 0,
     updates: 0,
     timers: 0,
@@ -52,7 +56,7 @@ export function countActions(histories: History | History[]): ActionCount {
   };
   for (const history of Array.isArray(histories) ? histories : [histories]) {
     // Markers follow the WorkflowTaskCompleted of the task that recorded them.
-    let taskHadLocalActivity = false;
+    let taskHadMarker = false;
     for (const e of history.events ?? []) {
       c.events += 1;
       switch (e.eventType) {
@@ -66,15 +70,14 @@ export function countActions(histories: History | History[]): ActionCount {
           c.activityRetries += Math.max(0, (e.activityTaskStartedEventAttributes?.attempt ?? 1) - 1);
           break;
         case T.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
-          taskHadLocalActivity = false;
+          taskHadMarker = false;
           break;
         case T.EVENT_TYPE_MARKER_RECORDED: {
           const name = e.markerRecordedEventAttributes?.markerName;
-          if (name === 'core_local_activity') {
-            c.localActivities += 1;
-            if (!taskHadLocalActivity) c.tasksWithLocalActivities += 1;
-            taskHadLocalActivity = true;
-          } else if (name === 'core_patch') c.patchMarkers += 1;
+          if (name === 'core_local_activity') c.localActivities += 1;
+          else if (name === 'core_patch') c.patchMarkers += 1;
+          if (!taskHadMarker) c.tasksWithMarkers += 1;
+          taskHadMarker = true;
           break;
         }
         case T.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
@@ -100,7 +103,7 @@ export function countActions(histories: History | History[]): ActionCount {
       }
     }
   }
-  c.actions = c.starts + c.activitiesScheduled + c.activityRetries + c.localActivities + c.signals + c.updates + c.timers + c.upserts + c.children;
+  c.actions = c.starts + c.activitiesScheduled + c.activityRetries + c.tasksWithMarkers + c.signals + c.updates + c.timers + (c.upserts - c.patchUpserts) + 2 * c.children;
   return c;
 }
 
@@ -110,12 +113,12 @@ export function describeActions(c: ActionCount): string {
     `${c.starts} start`,
     `${c.activitiesScheduled} activities`,
     ...(c.activityRetries ? [`${c.activityRetries} retries`] : []),
-    `${c.localActivities} local activities`,
+    `${c.tasksWithMarkers} tasks with markers (${c.localActivities} local activities, ${c.patchMarkers} patches)`,
     ...(c.signals ? [`${c.signals} signals`] : []),
     ...(c.updates ? [`${c.updates} updates`] : []),
     ...(c.timers ? [`${c.timers} timers`] : []),
-    `${c.upserts} upserts (${c.patchUpserts} of them for patches)`,
+    `${c.upserts - c.patchUpserts} upserts (+${c.patchUpserts} exempt, for patches)`,
     ...(c.children ? [`${c.children} children`] : []),
   ];
-  return `${c.actions} Actions (${parts.join(', ')}); ${c.events} events, ${c.patchMarkers} patch markers`;
+  return `${c.actions} Actions (${parts.join(', ')}); ${c.events} events`;
 }

@@ -19,6 +19,7 @@ const worker = await createAgentWorker({
   workspaceRoot: env('AGENT_WORKSPACE'),
   traceDir: env('TRACE_DIR'),
   activitiesOnly: true,
+  ...(process.env.AGENT_HEARTBEAT_MS ? { heartbeatEveryMs: Number(process.env.AGENT_HEARTBEAT_MS) } : {}),
 });
 console.log('activity worker ready');
 await worker.run();

@@ -11,6 +11,7 @@ import type { AgentInput, RunResult } from '../common/contract';
 import { connectClient } from './connect';
 import { ALREADY_FINISHED, EXIT_CODES, NOT_FOUND, USAGE_ERROR } from './exit-codes';
 import { follow, runAndFollow, summaryOf } from './follow';
+import { startingAttributes } from '../workflows/visibility';
 
 const USAGE = `usage: agent-harness <command> [options]
   run [--task T] [--model M] [--max-turns N|none] [--budget USD|none] [--tool-errors describe|generic|fatal]
@@ -286,7 +287,7 @@ async function run(c: Client, flags: ReturnType<typeof inputFromFlags>): Promise
 async function startRun(c: Client, input: AgentInput, workflowId: string, detach: boolean, what: string): Promise<number> {
   const cfg = loadConfig();
   if (detach) {
-    await c.workflow.start('agentRun', { taskQueue: cfg.taskQueue, workflowId, args: [input], staticSummary: summaryOf(input) });
+    await c.workflow.start('agentRun', { taskQueue: cfg.taskQueue, workflowId, args: [input], staticSummary: summaryOf(input), typedSearchAttributes: startingAttributes(input) });
     console.log(workflowId);
     return 0;
   }

@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolveTraceFile, type TraceLine } from '../common/trace-format';
 import type { AgentInput, RunResult } from '../common/contract';
 import { renderEvent, summaryLine } from './render';
+import { startingAttributes } from '../workflows/visibility';
 
 export interface FollowOptions {
   taskQueue: string;
@@ -30,6 +31,8 @@ export async function runAndFollow(client: Client, input: AgentInput, opts: Foll
     args: [input],
     // The Web UI shows the task as the run's summary.
     staticSummary: summaryOf(input),
+    // Set at the start, they cost no upsert (see startingAttributes).
+    typedSearchAttributes: startingAttributes(input),
   });
   const result = await follow(handle.workflowId, () => handle.result() as Promise<RunResult>, { ...opts, chainId: handle.firstExecutionRunId });
   const out = opts.out ?? console.log;

@@ -60,7 +60,9 @@ export interface HarnessConfig {
    * How often a running model or tool call heartbeats (AGENT_HEARTBEAT_MS,
    * default 5000): each heartbeat is a billed Action, and the bound on how
    * long a Stop takes to reach a call running in another worker process
-   * (docs/cost.md). Capped per call at half its heartbeat timeout (10 s).
+   * (docs/cost.md). The runs this worker starts record a heartbeat timeout of
+   * twice this (at least 10 s); a call heartbeats at least every half of its
+   * run's timeout, whatever this says.
    */
   heartbeatEveryMs: number;
 }

@@ -137,6 +137,13 @@ export interface RunConfig {
   context: ContextPolicy | null;
   /** The run this one continues, or null. */
   resumeFrom: string | null;
+  /**
+   * How long a model or tool call may go without a heartbeat before Temporal
+   * retries it, as the worker that started the run set it (twice its
+   * heartbeat interval, at least 10 s). Absent in configurations recorded
+   * before it: 10 s (workflows/activity-options.ts).
+   */
+  heartbeatTimeoutMs?: number;
 }
 
 /** What an input left out is filled from these. */

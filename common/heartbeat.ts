@@ -9,6 +9,18 @@
 
 export const DEFAULT_HEARTBEAT_MS = 5000;
 
+/** The least heartbeat timeout a run gets: a shorter one retries live calls on a loaded machine. */
+export const MIN_HEARTBEAT_TIMEOUT_MS = 10_000;
+
+/**
+ * The heartbeat timeout a worker with this interval gives the runs it starts
+ * (recorded in their configuration): twice the interval, so one late
+ * heartbeat never fails a live call, and at least MIN_HEARTBEAT_TIMEOUT_MS.
+ */
+export function heartbeatTimeoutFor(heartbeatEveryMs: number | undefined): number {
+  return Math.max(MIN_HEARTBEAT_TIMEOUT_MS, 2 * (heartbeatEveryMs ?? DEFAULT_HEARTBEAT_MS));
+}
+
 /**
  * The interval a call uses: the configured one, but at most half its
  * activity's heartbeat timeout, so one late heartbeat (a loaded machine, a

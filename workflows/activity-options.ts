@@ -30,11 +30,11 @@ export type ToolActivity = Pick<wf.ActivityInterfaceFor<Activities>, 'runTool'>;
 
 /**
  * How long a call may go without a heartbeat before Temporal retries it
- * elsewhere (its worker died): twice the default heartbeat interval (5 s,
- * common/heartbeat.ts), so one late heartbeat never fails a live call. Calls
- * heartbeat at most every half of it whatever AGENT_HEARTBEAT_MS says. Not
- * checked on replay (only the activity's type and id are), so histories
- * recorded with 5 s for tools replay as they are.
+ * elsewhere (its worker died), when the run's configuration does not say
+ * (recorded before it did): twice the default heartbeat interval (5 s,
+ * common/heartbeat.ts). Calls heartbeat at least every half of it. Not checked
+ * on replay (only the activity's type and id are), so histories recorded with
+ * 5 s for tools replay as they are.
  */
 export const HEARTBEAT_TIMEOUT_MS = 10_000;
 
@@ -50,7 +50,7 @@ export function loopActivities(cfg: RunConfig, waitForCancellation: boolean): Lo
   return {
     model: wf.proxyActivities<Activities>({
       startToCloseTimeout: cfg.modelTimeoutMs,
-      heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
+      heartbeatTimeout: cfg.heartbeatTimeoutMs ?? HEARTBEAT_TIMEOUT_MS,
       retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 6 },
       cancellationType: waitForCancellation ? CANCELLATION.wait : CANCELLATION.try,
     }),
@@ -80,5 +80,5 @@ function toolProxy(cfg: RunConfig, spec: ToolSpec, asLocal: boolean, waitForCanc
   const startToCloseTimeout = o.startToCloseTimeoutMs ?? cfg.toolTimeoutMs;
   if (asLocal) return wf.proxyLocalActivities<Activities>({ startToCloseTimeout, retry, cancellationType });
   // Short, so a tool on a dead worker is retried quickly.
-  return wf.proxyActivities<Activities>({ startToCloseTimeout, heartbeatTimeout: o.heartbeatTimeoutMs ?? HEARTBEAT_TIMEOUT_MS, retry, cancellationType });
+  return wf.proxyActivities<Activities>({ startToCloseTimeout, heartbeatTimeout: o.heartbeatTimeoutMs ?? cfg.heartbeatTimeoutMs ?? HEARTBEAT_TIMEOUT_MS, retry, cancellationType });
 }

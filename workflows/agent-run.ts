@@ -8,7 +8,7 @@ import { exitForError, runResult } from './exits';
 import { applySummary, elideForWindow, planSummary } from './context-window';
 import { MAX_CACHE_CHARS } from './defaults';
 import { loopMetrics, type LoopMetrics } from './metrics';
-import { loopActivities, WAIT_CANCELLATION_PATCH, type LoopActivities } from './activity-options';
+import { loopActivities, type LoopActivities } from './activity-options';
 import { ApprovalDesk, type AwaitingApproval } from './approvals';
 import { DecisionInbox, type Ticket } from './decision-inbox';
 import { isContinueAsNewDue, type CarriedState } from './continue-as-new';
@@ -49,8 +49,8 @@ import {
 } from './loop';
 import { approveSignal, cancelSignal, decideUpdate, rejectSignal, statusQuery, transcriptQuery } from './messages';
 import { runSubAgent } from './sub-agent';
-import { detailsText, statusAttributes, type VisibleState } from './visibility';
-import { MESSAGE_REFS_PATCH, noteFiled } from './message-refs';
+import { attributesToUpsert, detailsText, statusAttributes, type VisibleState } from './visibility';
+import { noteFiled } from './message-refs';
 import { askForSummary, askModel, type ModelCallBase } from './model-call';
 import { needsApproval, toolDefinitions, type OpenAiToolDefinition, type SubAgentSpec, type ToolSpec } from '../common/tool-spec';
 import { traceSinks, type TraceEventType } from './trace';
@@ -58,18 +58,13 @@ import { stopCallsInThisProcess } from './stop-here';
 import type { AgentInput, Interruption, RunConfig, RunResult, RunStatus, RunStatusView, ToolOutcome, Usage } from '../common/contract';
 
 export type { CarriedState } from './continue-as-new';
-import { BOUNDED_CACHE_PATCH, DEFERRED_SIGNALS_PATCH, LOCAL_TOOLS_PATCH, loadPriorRun, resolveConfig, startingView, type Patches } from './run-setup';
+import { askPatches, loadPriorRun, localToolsPatched, resolveConfig, startingView, type Patches } from './run-setup';
 
 export async function agentRun(input: AgentInput, carried?: CarriedState): Promise<RunResult> {
   const info = wf.workflowInfo();
   // Asked first, before anything awaits: where a patch is asked must not move
   // between the original run and its replay.
-  const patches: Patches = {
-    waitForCancellation: wf.patched(WAIT_CANCELLATION_PATCH),
-    messageRefs: wf.patched(MESSAGE_REFS_PATCH),
-    boundedCache: wf.patched(BOUNDED_CACHE_PATCH),
-    deferredSignals: wf.patched(DEFERRED_SIGNALS_PATCH),
-  };
+  const patches = askPatches();
   // Queries are not buffered like signals: answer them while the
   // configuration is being resolved, before the run replaces these handlers.
   const starting = startingView(info.workflowId, carried);
@@ -79,7 +74,7 @@ export async function agentRun(input: AgentInput, carried?: CarriedState): Promi
   const prior = !carried && typeof input?.resumeFrom === 'string' ? await loadPriorRun(input.resumeFrom) : null;
   // Resolved once per run and carried from execution to execution: a new
   // default on a new worker never changes a run already under way.
-  const cfg = carried?.cfg ?? (await resolveConfig(prior ? resumedInput(prior.input, input) : input));
+  const cfg = carried?.cfg ?? (await resolveConfig(prior ? resumedInput(prior.input, input) : input, patches));
   const resumed: CarriedState | undefined = prior ? { version: 2, cfg, state: stateOf(prior), decisions: {}, seq: 0, executions: 0 } : undefined;
   return new AgentRun(info.workflowId, info.firstExecutionRunId, input, cfg, carried ?? resumed, patches).run();
 }
@@ -288,7 +283,7 @@ class AgentRun {
     this.emit('tool_start', { toolName, args, callId: call.id });
     const started = Date.now();
     // Guarded: histories recorded before local tools scheduled these as activities.
-    const activity = this.activities.tool(spec, spec.activity?.local === true && wf.patched(LOCAL_TOOLS_PATCH));
+    const activity = this.activities.tool(spec, spec.activity?.local === true && localToolsPatched(this.patches));
     let outcome: ToolOutcome;
     try {
       outcome = await activity.runTool.executeWithOptions({ summary: callSummary(toolName, args, this.approvals.decisions[key] ?? null) }, [{
@@ -513,12 +508,16 @@ class AgentRun {
   }
 
   /**
-   * One upsert per status change (start, parked, resumed, finished), never per
-   * turn: each is a command in history.
+   * At most one upsert per status change (start, parked, resumed, finished),
+   * never per turn, carrying only what changed: each is a command in history
+   * and a billed Action. A run whose client set its starting attributes
+   * upserts nothing at its start.
    */
   private upsertStatus(exit?: Exit): void {
     this.showDetails();
-    wf.upsertSearchAttributes(statusAttributes(this.visible(), exit, wf.workflowInfo().parent?.workflowId));
+    const info = wf.workflowInfo();
+    const pairs = attributesToUpsert(statusAttributes(this.visible(), exit, info.parent?.workflowId), info.typedSearchAttributes, this.patches.all);
+    if (pairs.length > 0) wf.upsertSearchAttributes(pairs);
   }
 
   /** The run's live state for the Web UI's details panel (not a command: free to update every turn). */

@@ -2,6 +2,8 @@
 // configuration resolved once (a local activity, recorded in history), the
 // stopped run it resumes, and what the status query answers meanwhile.
 import * as wf from '@temporalio/workflow';
+import { WAIT_CANCELLATION_PATCH } from './activity-options';
+import { MESSAGE_REFS_PATCH } from './message-refs';
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { AgentActivities as Activities, LoadedRun, ResolvedConfig } from '../common/activity-contract';
 import type { AgentInput, RunConfig, RunStatusView } from '../common/contract';
@@ -23,9 +25,9 @@ export async function loadPriorRun(runId: string): Promise<Extract<LoadedRun, { 
  * answer is recorded in history. Histories recorded before this existed
  * resolved the input in workflow code: they replay that way.
  */
-export async function resolveConfig(input: AgentInput): Promise<RunConfig> {
+export async function resolveConfig(input: AgentInput, patches: Patches): Promise<RunConfig> {
   let resolved: ResolvedConfig;
-  if (wf.patched(RESOLVED_CONFIG_PATCH)) {
+  if (patches.all || wf.patched(RESOLVED_CONFIG_PATCH)) {
     resolved = await configActivity.resolveConfig(input);
   } else {
     try {
@@ -44,6 +46,8 @@ const RESOLVED_CONFIG_PATCH = 'resolved-config-v1';
 
 /** The patches asked in a run's first activation (see agentRun). */
 export interface Patches {
+  /** patched(ALL_PATCHES): every patch of this file holds, none of them asked (./run-setup.ts askPatches). */
+  all: boolean;
   waitForCancellation: boolean;
   /** Model calls send stored messages by address (./message-refs). */
   messageRefs: boolean;
@@ -55,6 +59,37 @@ export interface Patches {
 export const DEFERRED_SIGNALS_PATCH = 'deferred-signals-v1';
 export const BOUNDED_CACHE_PATCH = 'bounded-cache-v1';
 export const LOCAL_TOOLS_PATCH = 'local-read-tools-v1';
+
+/**
+ * Stands for every patch before it. Each patch asked in a run that is not
+ * replaying writes a marker and a `TemporalChangeVersion` upsert to its
+ * history: six patches cost a new run twelve events for branches only old
+ * histories take. A run that records this one marker takes every new branch
+ * and asks no other patch; a history recorded before it has no such marker,
+ * so its replay finds this false and asks each patch where it always did.
+ */
+export const ALL_PATCHES = 'all-patches-v1';
+
+/**
+ * The patches of a run's first activation: one marker for a new run, the six
+ * as before for a history recorded before ALL_PATCHES. Call it first, before
+ * anything awaits, as agentRun always asked them.
+ */
+export function askPatches(): Patches {
+  if (wf.patched(ALL_PATCHES)) return { all: true, waitForCancellation: true, messageRefs: true, boundedCache: true, deferredSignals: true };
+  return {
+    all: false,
+    waitForCancellation: wf.patched(WAIT_CANCELLATION_PATCH),
+    messageRefs: wf.patched(MESSAGE_REFS_PATCH),
+    boundedCache: wf.patched(BOUNDED_CACHE_PATCH),
+    deferredSignals: wf.patched(DEFERRED_SIGNALS_PATCH),
+  };
+}
+
+/** Whether a read-only tool marked `local` runs as a local activity: asked at its first call in histories from before ALL_PATCHES. */
+export function localToolsPatched(patches: Patches): boolean {
+  return patches.all || wf.patched(LOCAL_TOOLS_PATCH);
+}
 
 export function startingView(runId: string, carried: CarriedState | undefined): RunStatusView {
   const s = carried?.state;

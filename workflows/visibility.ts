@@ -1,8 +1,8 @@
 // What ops see of a live run without asking it anything: the search
 // attributes they filter on (`temporal workflow list --query
 // 'AgentStatus="awaiting_approval"'`) and the Web UI's details panel.
-import type { SearchAttributeUpdatePair } from '@temporalio/common';
-import type { Interruption, RunConfig, RunStatus } from '../common/contract';
+import type { SearchAttributePair, SearchAttributeUpdatePair, TypedSearchAttributes } from '@temporalio/common';
+import type { AgentInput, Interruption, RunConfig, RunStatus } from '../common/contract';
 import type { Exit, LoopState } from './loop';
 import {
   AGENT_AWAITING_CALL,
@@ -54,5 +54,32 @@ export function statusAttributes(v: VisibleState, exit: Exit | undefined, parent
     ...(exit ? [{ key: AGENT_EXIT_REASON, value: exit.reason.slice(0, 1000) }] : []),
     ...(exit?.status === 'failed' ? [{ key: AGENT_ERROR_TYPE, value: exit.errorType }] : []),
     ...(parent ? [{ key: AGENT_PARENT, value: parent }] : []),
+  ];
+}
+
+/**
+ * What an upsert must carry: every attribute (histories recorded before
+ * ALL_PATCHES upserted them all), or only those whose value differs from what
+ * the run shows already (set at its start, carried by continue-as-new, or
+ * upserted before). Empty: no upsert at all. Each upsert is a billed Action
+ * and a visibility write; values the run started with are neither.
+ */
+export function attributesToUpsert(all: SearchAttributeUpdatePair[], shown: TypedSearchAttributes, onlyChanged: boolean): SearchAttributeUpdatePair[] {
+  if (!onlyChanged) return all;
+  return all.filter((p) => (shown.get(p.key) ?? null) !== (p.value ?? null));
+}
+
+/**
+ * The attributes a client sets when it starts a run (free: no upsert, no
+ * Action), so the run need not upsert them itself: it is `running`, at turn
+ * 0, and on the model its input names. A run started without them (`temporal
+ * workflow start`) upserts them in its first workflow task.
+ */
+export function startingAttributes(input: AgentInput): SearchAttributePair[] {
+  return [
+    { key: AGENT_STATUS, value: 'running' },
+    { key: AGENT_TURNS, value: 0 },
+    { key: AGENT_COST_USD, value: 0 },
+    ...(typeof input.model === 'string' && input.model !== '' ? [{ key: AGENT_MODEL, value: input.model }] : []),
   ];
 }
