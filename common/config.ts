@@ -65,7 +65,17 @@ export interface HarnessConfig {
    * run's timeout, whatever this says.
    */
   heartbeatEveryMs: number;
+  /**
+   * AGENT_SEARCH_ATTRIBUTES: `create` (default) adds the search attributes the
+   * namespace lacks at worker start; `check` only checks (an API key without
+   * admin rights, as on Temporal Cloud). Either way a worker whose namespace
+   * lacks one stops at start, naming it and the command that creates it.
+   */
+  searchAttributes: SearchAttributeMode;
 }
+
+export const SEARCH_ATTRIBUTE_MODES = ['create', 'check'] as const;
+export type SearchAttributeMode = (typeof SEARCH_ATTRIBUTE_MODES)[number];
 
 /**
  * OpenTelemetry tracing, by OTel's own variable names. The exporter reads the
@@ -147,6 +157,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig 
     versioning: workerVersioning(env),
     tracing: tracing(env),
     heartbeatEveryMs: int(env, 'AGENT_HEARTBEAT_MS', DEFAULT_HEARTBEAT_MS),
+    searchAttributes: searchAttributeMode(env),
     mcpConfigPath: env.AGENT_MCP_CONFIG ? resolve(env.AGENT_MCP_CONFIG) : null,
     metricsAddress: env.METRICS_PORT && env.METRICS_PORT !== 'off' ? `${env.METRICS_HOST || '127.0.0.1'}:${int(env, 'METRICS_PORT', 9464)}` : null,
     runDefaults: {
@@ -236,6 +247,13 @@ function workerVersioning(env: NodeJS.ProcessEnv): WorkerVersioning | null {
     throw new Error(`WORKER_VERSIONING_BEHAVIOR must be one of ${VERSIONING_BEHAVIORS.join(', ')}, got ${JSON.stringify(behavior)}`);
   }
   return { deploymentName, buildId, defaultBehavior };
+}
+
+function searchAttributeMode(env: NodeJS.ProcessEnv): SearchAttributeMode {
+  const raw = env.AGENT_SEARCH_ATTRIBUTES || 'create';
+  const mode = SEARCH_ATTRIBUTE_MODES.find((m) => m === raw);
+  if (!mode) throw new Error(`AGENT_SEARCH_ATTRIBUTES must be one of ${SEARCH_ATTRIBUTE_MODES.join(', ')}, got ${JSON.stringify(raw)}`);
+  return mode;
 }
 
 function isVersioningBehavior(s: string): s is VersioningBehaviorName {

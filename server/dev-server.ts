@@ -3,12 +3,12 @@
 // restart, the Web UI on, nothing fetched from the internet, and our search
 // attributes registered.
 import { Connection } from '@temporalio/client';
-import proto from '@temporalio/proto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
-import { SEARCH_ATTRIBUTES, type SearchAttributeTypeName } from '../workflows/search-attributes';
+import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+import { requireSearchAttributes } from '../worker/search-attribute-check';
 import { findTemporalCli } from './temporal-cli';
 
 /**
@@ -87,7 +87,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   const address = `127.0.0.1:${opts.port}`;
   const running = await tryConnect(address, 1000);
   if (running) {
-    await ensureSearchAttributes(running, 'default');
+    await requireSearchAttributes(running, 'default', 'create');
     await running.close();
     return { address, child: null, stop: async () => {} };
   }
@@ -122,7 +122,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     if (conn) {
       // The flag registers search attributes only when the namespace is
       // created; an existing SQLite file needs them added here.
-      await ensureSearchAttributes(conn, 'default');
+      await requireSearchAttributes(conn, 'default', 'create');
       await conn.close();
       break;
     }
@@ -143,30 +143,4 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
         setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
       }),
   };
-}
-
-const INDEXED_TYPE: Record<SearchAttributeTypeName, number> = {
-  Keyword: proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
-  Int: proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_INT,
-  Double: proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE,
-  Text: proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_TEXT,
-};
-
-/** Adds our custom search attributes to the namespace unless it has them already. */
-export async function ensureSearchAttributes(conn: Connection, namespace: string): Promise<void> {
-  const existing = await conn.operatorService.listSearchAttributes({ namespace });
-  const have = new Set(Object.keys(existing.customAttributes ?? {}));
-  const missing = Object.keys(SEARCH_ATTRIBUTES).filter((n) => !have.has(n));
-  if (missing.length === 0) return;
-  try {
-    await conn.operatorService.addSearchAttributes({
-      namespace,
-      searchAttributes: Object.fromEntries(
-        missing.map((n) => [n, INDEXED_TYPE[SEARCH_ATTRIBUTES[n]]]),
-      ),
-    });
-  } catch (err) {
-    // Another process added them first: that is the state we wanted.
-    if (!/already exists/i.test(String(err))) throw err;
-  }
 }

@@ -24,6 +24,7 @@ import { main } from '../client/cli';
 import { harnessClient } from '../client/connect';
 import { startCodecServer } from '../client/codec-server';
 import { isPortFree, startDevServer, type DevServer } from '../server/dev-server';
+import { requireSearchAttributes } from '../worker/search-attribute-check';
 
 const START_USAGE = `usage: npm start [-- [--serve] [--real] [run flags]]
   (no flags)     the embedded Temporal dev server, the scripted provider, a worker, and one \`plan\` run
@@ -88,6 +89,14 @@ if (!cfg.temporalAddress) {
   );
 }
 const address = cfg.temporalAddress ?? server?.address ?? '';
+// A configured server's namespace must have the Agent* search attributes
+// (the embedded one got them above): otherwise every run would hang at its
+// first step. Stops here naming what is missing and how to create it.
+if (cfg.temporalAddress) {
+  const admin = await Connection.connect(temporalConnectOptions(cfg, address));
+  await requireSearchAttributes(admin, cfg.namespace, cfg.searchAttributes);
+  await admin.close();
+}
 
 let provider: RunningProvider | null = null;
 let localModel: LocalModel | null = null;

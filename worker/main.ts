@@ -5,12 +5,13 @@
 // OTEL_EXPORTER_OTLP_ENDPOINT (or _TRACES_ENDPOINT) is set.
 import { NativeConnection } from '@temporalio/worker';
 import { Connection } from '@temporalio/client';
-import { ensureSearchAttributes, startDevServer } from '../server/dev-server';
+import { startDevServer } from '../server/dev-server';
 import { loadConfig, temporalConnectOptions, type HarnessConfig } from '../common/config';
 import { startTracing, stopTracing } from '../common/tracing';
 import { createWorkerFromConfig } from './create-worker';
 import { loadWorkerTools, type WorkerTools } from './toolset';
 import { installRuntime } from './telemetry';
+import { requireSearchAttributes } from './search-attribute-check';
 
 let cfg: HarnessConfig;
 try {
@@ -34,12 +35,16 @@ const server = cfg.temporalAddress
   : await startDevServer({ port: cfg.devServer.port, uiPort: cfg.devServer.uiPort, dbFile: cfg.devServer.dbFile });
 const address = cfg.temporalAddress ?? server?.address ?? '';
 
-// Registering search attributes is idempotent; the workflow upserts them.
+// The runs upsert the Agent* search attributes: a namespace without them
+// would fail every run's first workflow task forever, so the worker stops now.
 const connectOptions = temporalConnectOptions(cfg, address);
 const admin = await Connection.connect(connectOptions);
-await ensureSearchAttributes(admin, cfg.namespace).catch((err: unknown) =>
-  console.warn(`could not register search attributes (${String(err)}); register the Agent* search attributes of workflows/search-attributes.ts yourself`),
-);
+try {
+  await requireSearchAttributes(admin, cfg.namespace, cfg.searchAttributes);
+} catch (err) {
+  console.error(`worker not started: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+}
 await admin.close();
 
 const connection = await NativeConnection.connect(connectOptions);
