@@ -15,7 +15,18 @@ export interface HarnessConfig {
   namespace: string;
   /** How to reach temporalAddress: TLS, API key, gRPC headers (the profile and the TEMPORAL_* variables). */
   temporalConnection: TemporalConnection;
+  /** The task queue clients start runs on (AGENT_TASK_QUEUE, default `agent-harness`). */
   taskQueue: string;
+  /**
+   * Whether AGENT_TASK_QUEUE names the queue. If not, a worker whose tools
+   * differ from the built-in set polls a queue of its own (worker/tool-routing.ts).
+   */
+  taskQueueNamed: boolean;
+  /**
+   * AGENT_TOOLSET_CHECK: `refuse` (default) stops a worker at start when its
+   * queue is polled by workers offering other tools; `warn` only says so.
+   */
+  toolsetCheck: ToolsetCheck;
   llmBaseUrl: string;
   llmApiKey: string | undefined;
   /** Sent as every request's `model` instead of the run's: the seam to a real server. */
@@ -73,6 +84,9 @@ export interface HarnessConfig {
    */
   searchAttributes: SearchAttributeMode;
 }
+
+export const TOOLSET_CHECKS = ['refuse', 'warn'] as const;
+export type ToolsetCheck = (typeof TOOLSET_CHECKS)[number];
 
 export const SEARCH_ATTRIBUTE_MODES = ['create', 'check'] as const;
 export type SearchAttributeMode = (typeof SEARCH_ATTRIBUTE_MODES)[number];
@@ -136,6 +150,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig 
     namespace: temporal.namespace,
     temporalConnection: temporal.connection,
     taskQueue: env.AGENT_TASK_QUEUE || DEFAULT_TASK_QUEUE,
+    taskQueueNamed: !!env.AGENT_TASK_QUEUE,
+    toolsetCheck: oneOf(env, 'AGENT_TOOLSET_CHECK', TOOLSET_CHECKS),
     llmBaseUrl: env.LLM_BASE_URL || `http://127.0.0.1:${providerPort}/v1`,
     llmApiKey: env.LLM_API_KEY || undefined,
     llmModel: env.LLM_MODEL || undefined,
@@ -157,7 +173,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig 
     versioning: workerVersioning(env),
     tracing: tracing(env),
     heartbeatEveryMs: int(env, 'AGENT_HEARTBEAT_MS', DEFAULT_HEARTBEAT_MS),
-    searchAttributes: searchAttributeMode(env),
+    searchAttributes: oneOf(env, 'AGENT_SEARCH_ATTRIBUTES', SEARCH_ATTRIBUTE_MODES),
     mcpConfigPath: env.AGENT_MCP_CONFIG ? resolve(env.AGENT_MCP_CONFIG) : null,
     metricsAddress: env.METRICS_PORT && env.METRICS_PORT !== 'off' ? `${env.METRICS_HOST || '127.0.0.1'}:${int(env, 'METRICS_PORT', 9464)}` : null,
     runDefaults: {
@@ -249,11 +265,12 @@ function workerVersioning(env: NodeJS.ProcessEnv): WorkerVersioning | null {
   return { deploymentName, buildId, defaultBehavior };
 }
 
-function searchAttributeMode(env: NodeJS.ProcessEnv): SearchAttributeMode {
-  const raw = env.AGENT_SEARCH_ATTRIBUTES || 'create';
-  const mode = SEARCH_ATTRIBUTE_MODES.find((m) => m === raw);
-  if (!mode) throw new Error(`AGENT_SEARCH_ATTRIBUTES must be one of ${SEARCH_ATTRIBUTE_MODES.join(', ')}, got ${JSON.stringify(raw)}`);
-  return mode;
+/** One of `values` (the first when unset), or an error naming the variable. */
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[]): T {
+  const raw = env[name] || values[0];
+  const found = values.find((v) => v === raw);
+  if (found === undefined) throw new Error(`${name} must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`);
+  return found;
 }
 
 function isVersioningBehavior(s: string): s is VersioningBehaviorName {

@@ -25,6 +25,7 @@ import { harnessClient } from '../client/connect';
 import { startCodecServer } from '../client/codec-server';
 import { isPortFree, startDevServer, type DevServer } from '../server/dev-server';
 import { requireSearchAttributes } from '../worker/search-attribute-check';
+import { chooseTaskQueue } from '../worker/tool-routing';
 
 const START_USAGE = `usage: npm start [-- [--serve] [--real] [run flags]]
   (no flags)     the embedded Temporal dev server, the scripted provider, a worker, and one \`plan\` run
@@ -91,10 +92,17 @@ if (!cfg.temporalAddress) {
 const address = cfg.temporalAddress ?? server?.address ?? '';
 // A configured server's namespace must have the Agent* search attributes
 // (the embedded one got them above): otherwise every run would hang at its
-// first step. Stops here naming what is missing and how to create it.
-if (cfg.temporalAddress) {
+// first step. Stops here naming what is missing and how to create it. And the
+// worker of this process joins a queue only if its other workers offer the
+// same tools (worker/tool-routing.ts); this process's runs go to that queue.
+{
   const admin = await Connection.connect(temporalConnectOptions(cfg, address));
-  await requireSearchAttributes(admin, cfg.namespace, cfg.searchAttributes);
+  if (cfg.temporalAddress) await requireSearchAttributes(admin, cfg.namespace, cfg.searchAttributes);
+  const route = await chooseTaskQueue(admin, { namespace: cfg.namespace, named: cfg.taskQueueNamed ? cfg.taskQueue : null, toolset: tools.toolset, versioning: cfg.versioning, check: cfg.toolsetCheck });
+  cfg.taskQueue = route.taskQueue;
+  // The run below is started by the CLI's code, which reads the queue from the environment.
+  process.env.AGENT_TASK_QUEUE = route.taskQueue;
+  for (const line of route.notes) console.log(line);
   await admin.close();
 }
 

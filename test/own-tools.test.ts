@@ -109,7 +109,9 @@ describe('a tool module chosen at worker start', () => {
     await waitForApproval(handle, 's0_0');
     await withModule.kill();
     // The new deploy dropped the module; the run's recorded spec still asks for the approval it got.
-    const without = await startWorkerProcess(common);
+    // Without Worker Versioning, a deploy that changes a queue's tools must say it knows (AGENT_TOOLSET_CHECK=warn):
+    // the killed worker still shows among the queue's pollers for a minute.
+    const without = await startWorkerProcess({ ...common, env: { AGENT_TOOLSET_CHECK: 'warn' } });
     try {
       await handle.signal(approveSignal, { callId: 's0_0', by: 'alice' });
       const r = (await handle.result()) as RunResult;

@@ -10,6 +10,8 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../common/config';
+import { BUILTIN_TOOLS } from '../activities/tools/builtin';
+import { toolsetHash } from '../worker/tool-routing';
 import { approveSignal } from '../workflows/messages';
 import { AGENT_AWAITING_CALL } from '../workflows/search-attributes';
 import type { RunResult } from '../common/contract';
@@ -46,8 +48,8 @@ function deployment(behavior: Behavior) {
         env: { WORKER_DEPLOYMENT_NAME: deploymentName, WORKER_BUILD_ID: buildId, WORKER_VERSIONING_BEHAVIOR: behavior },
       });
       workers.push(w);
-      // The SDK's default worker identity; activities' started events carry it.
-      return `${w.child.pid}@${hostname()}`;
+      // The worker's identity (the SDK's pid@host and its tool set); activities' started events carry it.
+      return `${w.child.pid}@${hostname()} tools:${toolsetHash(BUILTIN_TOOLS.map((t) => t.name))}`;
     },
     /**
      * Makes a build current as `temporal worker deployment set-current-version`

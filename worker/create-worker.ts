@@ -24,7 +24,9 @@ import { RunningCalls } from '../activities/running-calls';
 import { DEFAULT_HEARTBEAT_MS } from '../common/heartbeat';
 import type { RunDefaults } from '../common/contract';
 import type { WriteHooks } from '../activities/tools/context';
-import type { Toolset } from '../activities/tools/toolset';
+import { Toolset } from '../activities/tools/toolset';
+import { BUILTIN_TOOLS } from '../activities/tools/builtin';
+import { workerIdentity } from './tool-routing';
 import type { WorkerTools } from './toolset';
 import { ZERO_CACHE_REFUSED, type HarnessConfig, type WorkerVersioning } from '../common/config';
 
@@ -115,6 +117,7 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
   if (opts.maxCachedWorkflows === 0) throw new Error(ZERO_CACHE_REFUSED);
   const trace = new TraceWriter(opts.traceDir);
   const calls = new RunningCalls();
+  const toolset = opts.toolset ?? new Toolset(BUILTIN_TOOLS);
   const heartbeatMs = opts.heartbeatEveryMs ?? DEFAULT_HEARTBEAT_MS;
   const sinks: InjectedSinks<TraceSinks & CallStopSinks & OpenTelemetrySinks> = {
     exporter: opts.tracing ? workflowSpanSink(opts.tracing) : NO_WORKFLOW_SPANS.exporter,
@@ -157,11 +160,13 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
       trace,
       defaults: opts.runDefaults,
       writeHooks: opts.writeHooks,
-      toolset: opts.toolset,
+      toolset,
       calls,
       heartbeatEveryMs: heartbeatMs,
     }),
     sinks,
+    // Carries the tool-set hash: a worker about to join this queue reads it (worker/tool-routing.ts).
+    identity: workerIdentity(toolset),
     ...(opts.loopOnly ? { enableNonLocalActivities: false } : {}),
     ...(opts.versioning ? { workerDeploymentOptions: deploymentOptions(opts.versioning) } : {}),
     ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),

@@ -12,6 +12,7 @@ import { createWorkerFromConfig } from './create-worker';
 import { loadWorkerTools, type WorkerTools } from './toolset';
 import { installRuntime } from './telemetry';
 import { requireSearchAttributes } from './search-attribute-check';
+import { chooseTaskQueue, toolsetHash } from './tool-routing';
 
 let cfg: HarnessConfig;
 try {
@@ -36,13 +37,22 @@ const server = cfg.temporalAddress
 const address = cfg.temporalAddress ?? server?.address ?? '';
 
 // The runs upsert the Agent* search attributes: a namespace without them
-// would fail every run's first workflow task forever, so the worker stops now.
+// would fail every run's first workflow task forever, so the worker stops now
+// (worker/search-attribute-check.ts).
 const connectOptions = temporalConnectOptions(cfg, address);
 const admin = await Connection.connect(connectOptions);
+// Runs go only where their tools are: a tool set other than the built-in one
+// polls a queue of its own unless AGENT_TASK_QUEUE names one, and a worker
+// never joins a queue whose other workers offer other tools (worker/tool-routing.ts).
+let routing: string[];
 try {
   await requireSearchAttributes(admin, cfg.namespace, cfg.searchAttributes);
+  const route = await chooseTaskQueue(admin, { namespace: cfg.namespace, named: cfg.taskQueueNamed ? cfg.taskQueue : null, toolset: tools.toolset, versioning: cfg.versioning, check: cfg.toolsetCheck });
+  cfg.taskQueue = route.taskQueue;
+  routing = route.notes;
 } catch (err) {
   console.error(`worker not started: ${err instanceof Error ? err.message : String(err)}`);
+  await tools.close();
   process.exit(1);
 }
 await admin.close();
@@ -51,7 +61,8 @@ const connection = await NativeConnection.connect(connectOptions);
 const tracing = startTracing(cfg.tracing, 'agent-harness-worker');
 const worker = await createWorkerFromConfig(connection, cfg, tools, tracing);
 const mcp = tools.mcp?.servers.map((s) => `${s.name}(${s.mcpTools.length} tools)`).join(' ');
-console.log(`worker on ${address}${cfg.temporalAddress ? ` (${cfg.temporalConnection.source})` : ''} namespace=${cfg.namespace} taskQueue=${cfg.taskQueue} model endpoint=${cfg.llmBaseUrl}${cfg.versioning ? ` deployment=${cfg.versioning.deploymentName} build=${cfg.versioning.buildId} (${cfg.versioning.defaultBehavior})` : ''}${cfg.metricsAddress ? ` metrics http://${cfg.metricsAddress}/metrics` : ''}${tracing ? ` traces ${tracing.endpoint}` : ''}${mcp ? ` mcp ${mcp}` : ''}`);
+for (const line of routing) console.log(line);
+console.log(`worker on ${address}${cfg.temporalAddress ? ` (${cfg.temporalConnection.source})` : ''} namespace=${cfg.namespace} taskQueue=${cfg.taskQueue} tools=${toolsetHash(tools.toolset.names())} model endpoint=${cfg.llmBaseUrl}${cfg.versioning ? ` deployment=${cfg.versioning.deploymentName} build=${cfg.versioning.buildId} (${cfg.versioning.defaultBehavior})` : ''}${cfg.metricsAddress ? ` metrics http://${cfg.metricsAddress}/metrics` : ''}${tracing ? ` traces ${tracing.endpoint}` : ''}${mcp ? ` mcp ${mcp}` : ''}`);
 // worker.run() resolves after SIGINT/SIGTERM (the SDK installs those handlers).
 try {
   await worker.run();

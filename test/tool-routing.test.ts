@@ -1,0 +1,98 @@
+// Runs go only where their tools are, with two worker processes of different
+// tool sets on one server: the built-ins, and the built-ins plus the notes
+// tools (examples/tools/notes.ts). A worker never joins a queue whose other
+// workers offer other tools; one whose tools differ from the built-in set
+// polls a queue of its own, and every task of a run started there — its loop
+// and its tool calls — is taken by a worker of that tool set.
+import proto from '@temporalio/proto';
+import type { WorkflowHandle } from '@temporalio/client';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BUILTIN_TOOLS } from '../activities/tools/builtin';
+import { DEFAULT_TASK_QUEUE, type RunResult } from '../common/contract';
+import { livePollers, taskQueueFor, toolsetHash } from '../worker/tool-routing';
+import { Toolset } from '../activities/tools/toolset';
+import { useHarness, waitFor } from './harness';
+import { startWorkerProcess, type WorkerProcess } from './worker-process';
+
+const { EventType } = proto.temporal.api.enums.v1;
+const h = useHarness({ worker: false });
+const workers: WorkerProcess[] = [];
+afterAll(async () => {
+  await Promise.all(workers.map((w) => w.kill()));
+});
+
+const NOTES = { AGENT_TOOLS_MODULES: 'examples/tools/notes.ts' };
+const notesHash = toolsetHash([...BUILTIN_TOOLS.map((t) => t.name), 'write_note', 'count_words']);
+
+async function worker(env: Record<string, string>, taskQueue = h.taskQueue): Promise<WorkerProcess> {
+  const w = await startWorkerProcess({ taskQueue, traceDir: h.traceDir, workspaceRoot: h.workspaceRoot, env });
+  workers.push(w);
+  return w;
+}
+
+async function refused(env: Record<string, string>): Promise<string> {
+  const err = await worker(env).then(
+    () => null,
+    (e: unknown) => (e instanceof Error ? e.message : String(e)),
+  );
+  expect(err, 'the worker joined a queue whose workers offer other tools').not.toBeNull();
+  return err ?? '';
+}
+
+/** The identities that took this run's workflow and activity tasks. */
+async function takenBy(handle: WorkflowHandle): Promise<Set<string>> {
+  const events = (await handle.fetchHistory()).events ?? [];
+  const ids = new Set<string>();
+  for (const e of events) {
+    if (e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED) ids.add(e.workflowTaskStartedEventAttributes?.identity ?? '');
+    if (e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED) ids.add(e.activityTaskStartedEventAttributes?.identity ?? '');
+  }
+  return ids;
+}
+
+describe('runs go only where their tools are', () => {
+  it('the built-in tool set keeps the contract’s queue name', () => {
+    expect(taskQueueFor(null, new Toolset(BUILTIN_TOOLS))).toBe(DEFAULT_TASK_QUEUE);
+  });
+
+  it('a worker with other tools refuses a queue whose workers offer the built-ins, names them, and joins with a warning only if told to', async () => {
+    const builtins = await worker({});
+    await waitFor('the built-ins worker polling', async () => (await livePollers(h.client, 'default', h.taskQueue, null)).some((p) => p.identity.startsWith(`${builtins.child.pid}@`)));
+    const out = await refused(NOTES);
+    expect(out).toContain(`task queue ${h.taskQueue} is polled by worker(s) offering other tools than this one (tools:${notesHash}`);
+    expect(out).toContain(`${builtins.child.pid}@`);
+    const warned = await worker({ ...NOTES, AGENT_TOOLSET_CHECK: 'warn' });
+    expect(warned.output()).toContain(`warning (AGENT_TOOLSET_CHECK=warn): task queue ${h.taskQueue} is polled by worker(s) offering other tools`);
+    await warned.kill();
+  });
+
+  it('without a queue named, the other tool set polls its own, and every task of a run started there is taken by it', async () => {
+    // AGENT_TASK_QUEUE empty counts as unset: the queue comes from the tools.
+    const notes = await worker({ ...NOTES, AGENT_TASK_QUEUE: '' }, '');
+    const ownQueue = `${DEFAULT_TASK_QUEUE}-${notesHash}`;
+    expect(notes.output()).toContain(`polls a task queue of its own, ${ownQueue}`);
+    expect(notes.output()).toContain(`taskQueue=${ownQueue} tools=${notesHash}`);
+    const ws = `notes-${randomUUID().slice(0, 8)}`;
+    mkdirSync(join(h.workspaceRoot, ws), { recursive: true });
+    writeFileSync(join(h.workspaceRoot, ws, 'notes.txt'), 'three short words');
+    // A read (a local activity, in the loop's worker) and a write (an activity of the queue).
+    const script = JSON.stringify([[{ name: 'count_words', args: { path: 'notes.txt' } }], [{ name: 'write_note', args: { path: 'tmp/n.txt', text: 'hi' } }]]);
+    const handles = await Promise.all(
+      Array.from({ length: 4 }, (_, i) =>
+        h.client.workflow.start('agentRun', {
+          taskQueue: ownQueue,
+          workflowId: `notes-run-${i}-${randomUUID().slice(0, 8)}`,
+          args: [{ task: `Count, then note. script:${script}`, model: 'script', tools: ['count_words', 'write_note'], workspace: ws }],
+        }),
+      ),
+    );
+    for (const handle of handles) {
+      const r = (await handle.result()) as RunResult;
+      expect(r).toMatchObject({ status: 'completed', toolRuns: 2 });
+      for (const id of await takenBy(handle)) expect(id).toMatch(new RegExp(`^${notes.child.pid}@\\S+ tools:${notesHash}$`));
+    }
+  });
+});

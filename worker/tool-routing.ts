@@ -1,0 +1,141 @@
+// Runs go only where their tools are. The design: one task queue per tool set.
+// A run records its tools when it starts and every task of it (its loop, its
+// model and tool calls, its sub-agents) stays on the queue it was started on,
+// so if every worker of a queue offers the same tools, no run is ever taken by
+// a worker lacking a tool it may call. Chosen over Worker Versioning, which
+// routes by code version (a deploy), not by capability: two tool sets live
+// side by side for good, and each would otherwise need a deployment of its
+// own. Versioning still covers a rolling deploy that changes a queue's tools.
+//
+// - The built-in tool set polls AGENT_TASK_QUEUE (default `agent-harness`,
+//   the contract's name). Any other set (tool modules, MCP servers, a narrowed
+//   AGENT_TOOLS) polls its own queue, `agent-harness-<tool-set hash>`, unless
+//   AGENT_TASK_QUEUE names one.
+// - Every worker's identity carries its tool-set hash (`tools:1a2b3c4d`), and
+//   a worker checks at start who else polls its queue (DescribeTaskQueue): a
+//   worker offering other tools there stops it (AGENT_TOOLSET_CHECK=refuse,
+//   the default) or is named in a warning (`warn`: a rolling deploy that
+//   changes the tools without Worker Versioning, where a call that reaches a
+//   worker without its tool is retried until one that has it takes it).
+import type { Connection } from '@temporalio/client';
+import proto from '@temporalio/proto';
+import { createHash } from 'node:crypto';
+import { hostname } from 'node:os';
+import { BUILTIN_TOOLS } from '../activities/tools/builtin';
+import type { Toolset } from '../activities/tools/toolset';
+import { DEFAULT_TASK_QUEUE } from '../common/contract';
+import type { ToolsetCheck, WorkerVersioning } from '../common/config';
+
+const { TaskQueueType, TaskQueueKind } = proto.temporal.api.enums.v1;
+
+/** A poller that polled this long ago is still alive (a long poll lasts about a minute). */
+const LIVE_POLLER_MS = 75_000;
+
+/** The tool set's fingerprint: its tool names (a run may call any of them by name). */
+export function toolsetHash(names: readonly string[]): string {
+  return createHash('sha256').update([...names].sort().join('\n')).digest('hex').slice(0, 8);
+}
+
+const IDENTITY_HASH = /(?:^|\s)tools:([0-9a-f]{8})(?:\s|$)/;
+
+/** The SDK's default identity (`pid@host`) with the tool-set hash: what other workers read from DescribeTaskQueue. */
+export function workerIdentity(toolset: Toolset): string {
+  return `${process.pid}@${hostname()} tools:${toolsetHash(toolset.names())}`;
+}
+
+export function isBuiltinToolset(toolset: Toolset): boolean {
+  return toolsetHash(toolset.names()) === toolsetHash(BUILTIN_TOOLS.map((t) => t.name));
+}
+
+/** The queue this worker polls: the named one, the contract's for the built-in set, else the set's own. */
+export function taskQueueFor(named: string | null, toolset: Toolset): string {
+  if (named !== null) return named;
+  return isBuiltinToolset(toolset) ? DEFAULT_TASK_QUEUE : `${DEFAULT_TASK_QUEUE}-${toolsetHash(toolset.names())}`;
+}
+
+/** Thrown when joining the queue would let runs reach a worker lacking their tools. */
+export class ToolsetConflict extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ToolsetConflict';
+  }
+}
+
+export interface QueuePoller {
+  identity: string;
+  /** The tool-set hash its identity carries, or null (a worker that predates it, or another program). */
+  toolset: string | null;
+  secondsAgo: number;
+}
+
+/** The live pollers of the queue (workflow and activity tasks) of this worker's deployment version, if versioned. */
+export async function livePollers(conn: Pick<Connection, 'workflowService'>, namespace: string, taskQueue: string, versioning: WorkerVersioning | null): Promise<QueuePoller[]> {
+  const byIdentity = new Map<string, QueuePoller>();
+  for (const taskQueueType of [TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY]) {
+    const res = await conn.workflowService.describeTaskQueue({ namespace, taskQueue: { name: taskQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL }, taskQueueType });
+    for (const p of res.pollers ?? []) {
+      const identity = p.identity ?? '';
+      const at = Number(p.lastAccessTime?.seconds ?? 0) * 1000 + Math.floor((p.lastAccessTime?.nanos ?? 0) / 1e6);
+      const secondsAgo = Math.max(0, Math.round((Date.now() - at) / 1000));
+      if (secondsAgo * 1000 > LIVE_POLLER_MS) continue;
+      // Another build of a Worker Deployment runs other runs: its tools may differ.
+      const d = p.deploymentOptions;
+      if (versioning && d?.deploymentName && (d.deploymentName !== versioning.deploymentName || d.buildId !== versioning.buildId)) continue;
+      if (!versioning && d?.deploymentName) continue;
+      byIdentity.set(identity, { identity, toolset: IDENTITY_HASH.exec(identity)?.[1] ?? null, secondsAgo });
+    }
+  }
+  return [...byIdentity.values()];
+}
+
+/**
+ * Checks the queue's other pollers before this worker joins it. Returns the
+ * lines to print; throws ToolsetConflict when a poller offers other tools
+ * and `check` is `refuse`.
+ */
+export async function checkQueueToolsets(
+  conn: Pick<Connection, 'workflowService'>,
+  opts: { namespace: string; taskQueue: string; toolset: Toolset; versioning: WorkerVersioning | null; check: ToolsetCheck },
+): Promise<string[]> {
+  const mine = toolsetHash(opts.toolset.names());
+  const pollers = await livePollers(conn, opts.namespace, opts.taskQueue, opts.versioning);
+  const other = pollers.filter((p) => p.toolset !== null && p.toolset !== mine);
+  const unknown = pollers.filter((p) => p.toolset === null);
+  const same = pollers.filter((p) => p.toolset === mine);
+  const lines: string[] = [];
+  if (same.length > 0) lines.push(`task queue ${opts.taskQueue}: joining ${same.length} worker(s) offering the same tools (tools:${mine})`);
+  if (unknown.length > 0) {
+    lines.push(`task queue ${opts.taskQueue} is also polled by ${unknown.map(describe).join(', ')}, which do(es) not say what tools it offers: a run started there may reach a worker without the tools it needs`);
+  }
+  if (other.length > 0) {
+    const problem =
+      `task queue ${opts.taskQueue} is polled by worker(s) offering other tools than this one (tools:${mine}: ${opts.toolset.names().join(', ')}): ${other.map(describe).join(', ')}. ` +
+      'A run started there could be taken by a worker lacking a tool it may call. Give this worker its own queue (unset AGENT_TASK_QUEUE for one named after its tools, or name one), ' +
+      'or, for a rolling deploy that changes the tools, use Worker Versioning (WORKER_DEPLOYMENT_NAME, WORKER_BUILD_ID). Workers that stopped drop off this list within about a minute.';
+    if (opts.check === 'refuse') throw new ToolsetConflict(`${problem} AGENT_TOOLSET_CHECK=warn starts it anyway.`);
+    lines.push(`warning (AGENT_TOOLSET_CHECK=warn): ${problem}`);
+  }
+  return lines;
+}
+
+const describe = (p: QueuePoller) => `${p.identity} (seen ${p.secondsAgo} s ago)`;
+
+/**
+ * The queue a worker with these tools polls, checked against its other
+ * pollers (see checkQueueToolsets), and the lines to print at start.
+ * `named`: AGENT_TASK_QUEUE, or null.
+ */
+export async function chooseTaskQueue(
+  conn: Pick<Connection, 'workflowService'>,
+  opts: { namespace: string; named: string | null; toolset: Toolset; versioning: WorkerVersioning | null; check: ToolsetCheck },
+): Promise<{ taskQueue: string; notes: string[] }> {
+  const taskQueue = taskQueueFor(opts.named, opts.toolset);
+  const notes = await checkQueueToolsets(conn, { ...opts, taskQueue });
+  if (opts.named === null && taskQueue !== DEFAULT_TASK_QUEUE) {
+    notes.unshift(
+      `its tools differ from the built-in set, so it polls a task queue of its own, ${taskQueue}: start the runs that need them there ` +
+        `(AGENT_TASK_QUEUE=${taskQueue} npm run cli -- run …, or temporal workflow start --task-queue ${taskQueue} …), or name the queue with AGENT_TASK_QUEUE`,
+    );
+  }
+  return { taskQueue, notes };
+}
