@@ -15,8 +15,12 @@ import { ActivityNotFoundError } from '@temporalio/client';
 
 /** How long an attempt stopped here keeps offering its cancellation before the server's heartbeat timeout takes over. */
 const REPORT_FOR_MS = 30_000;
-const FIRST_RETRY_MS = 5;
-const MAX_RETRY_MS = 200;
+/**
+ * Between offers: the workflow task carrying the request usually lands within
+ * tens of milliseconds, and the run's result waits for it, so offer often at
+ * first (each offer waits for the previous answer), then back off.
+ */
+const retryAfterMs = (elapsedMs: number) => (elapsedMs < 1000 ? 10 : 100);
 
 export interface RunningCall {
   /** Aborted when Temporal cancels the attempt or a Stop of its run is taken in this process. */
@@ -109,15 +113,15 @@ function sleepUnless(signal: AbortSignal, ms: number): Promise<void> {
 function reportCancelled(activity: Context): void {
   const { taskToken } = activity.info;
   const client = activity.client;
-  const deadline = Date.now() + REPORT_FOR_MS;
+  const started = Date.now();
   void (async () => {
-    for (let wait = FIRST_RETRY_MS; ; wait = Math.min(MAX_RETRY_MS, wait * 2)) {
-      await new Promise((r) => setTimeout(r, wait));
+    for (;;) {
+      await new Promise((r) => setTimeout(r, retryAfterMs(Date.now() - started)));
       try {
         await client.activity.reportCancellation(taskToken);
         return;
       } catch (err) {
-        if (err instanceof ActivityNotFoundError || Date.now() > deadline) return;
+        if (err instanceof ActivityNotFoundError || Date.now() - started > REPORT_FOR_MS) return;
       }
     }
   })();

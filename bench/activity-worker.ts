@@ -3,6 +3,7 @@
 // through the answer to its next heartbeat. Prints "activity worker ready".
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { createAgentWorker } from '../worker/create-worker';
+import { benchToolset } from './long-call-tool';
 
 const env = (name: string): string => {
   const v = process.env[name];
@@ -19,6 +20,7 @@ const worker = await createAgentWorker({
   workspaceRoot: env('AGENT_WORKSPACE'),
   traceDir: env('TRACE_DIR'),
   activitiesOnly: true,
+  toolset: benchToolset(),
   ...(process.env.AGENT_HEARTBEAT_MS ? { heartbeatEveryMs: Number(process.env.AGENT_HEARTBEAT_MS) } : {}),
 });
 console.log('activity worker ready');

@@ -2,22 +2,33 @@
 // in-process loop) and the closest peer (@temporalio/ai-sdk running the same
 // agent as a workflow on the same server), interleaved within one run, on the
 // server settings this project ships and on the dev server's defaults. Then
-// throughput (concurrent runs) and how fast a Stop reaches a running tool.
+// throughput (concurrent runs), and what a run costs the server beside the
+// peer: Actions per turn, heartbeats per minute of a running call, and how
+// fast a Stop reaches a running call in the loop's process and in another
+// (./bill.ts). BENCH_PARTS=time,throughput,bill picks parts; BENCH_STOPS,
+// BENCH_BILL_SECONDS size the last.
 // Every figure is min/median/max over the repetitions, with ratios taken
 // inside each repetition; the report goes to reports/bench.md with its commit.
-import { execSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
-import { readTrace } from '../common/trace-format';
+import { execSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { PROJECT_ROOT } from '../common/project-root';
-import { cancelSignal } from '../workflows/messages';
 import type { AgentInput, RunResult } from '../common/contract';
 import { runFloor } from './floor';
 import { startBenchStack, type BenchStack } from './stack';
+import { startPeer } from './peer-process';
+import { describeActions, type ActionCount } from './actions';
+import { measureActions, measureHeartbeats, measureStops, withPeerStack } from './bill';
+import { DEFAULT_HEARTBEAT_MS } from '../common/heartbeat';
+import { startingAttributes } from '../workflows/visibility';
 
 const REPS = Number(process.env.BENCH_REPS ?? 3);
 const TURNS = 20;
 const CONCURRENT = Number(process.env.BENCH_CONCURRENT ?? 200);
-const CANCELS = Number(process.env.BENCH_CANCELS ?? 20);
+const STOPS = Number(process.env.BENCH_STOPS ?? 20);
+/** How long the call is held whose heartbeats are counted. */
+const BILL_SECONDS = Number(process.env.BENCH_BILL_SECONDS ?? 60);
+/** Which parts run (BENCH_PARTS=time,throughput,bill; default all). */
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'time,throughput,bill').split(','));
 
 type Stat = { min: number; median: number; max: number };
 const stat = (xs: number[]): Stat => {
@@ -35,7 +46,8 @@ async function msPerTurn(stack: BenchStack, variant: 'floor' | 'ours' | 'peer'):
     turns = (await runFloor(stack.providerUrl, 'runaway', TURNS)).turns;
   } else if (variant === 'ours') {
     const input: AgentInput = { task: 'Keep listing files.', model: 'runaway', dedupe: 'off', limits: { maxTurns: TURNS, maxBudgetUsd: null } };
-    const r = (await stack.client.workflow.execute('agentRun', { taskQueue: stack.taskQueue, workflowId: `cmp-ours-${++seq}`, args: [input] })) as RunResult;
+    // Started as the CLI starts runs: its starting search attributes set (no upsert at its start).
+    const r = (await stack.client.workflow.execute('agentRun', { taskQueue: stack.taskQueue, workflowId: `cmp-ours-${++seq}`, args: [input], typedSearchAttributes: startingAttributes(input) })) as RunResult;
     turns = r.turns;
   } else {
     const r = (await stack.client.workflow.execute('peerAgent', { taskQueue: 'peer', workflowId: `cmp-peer-${++seq}`, args: ['Keep listing files.', 'runaway', TURNS] })) as { steps: number };
@@ -76,26 +88,6 @@ async function compare(server: string, dynamicConfig: Record<string, unknown>): 
   return out;
 }
 
-/**
- * The peer runs in its own process from its own package (bench/peer), with
- * @temporalio/* 1.23 as @temporalio/ai-sdk requires: two copies of
- * @temporalio/proto cannot share a process. Installed on first use.
- */
-async function startPeer(stack: BenchStack): Promise<ChildProcess> {
-  const dir = `${PROJECT_ROOT}/bench/peer`;
-  if (!existsSync(`${dir}/node_modules/@temporalio/ai-sdk`)) execSync('npm install --no-audit --no-fund', { cwd: dir, stdio: 'inherit' });
-  const child = spawn(process.execPath, ['--import', 'tsx', `${dir}/main.ts`], {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, TEMPORAL_ADDRESS: stack.address, PEER_TASK_QUEUE: 'peer', LLM_BASE_URL: stack.providerUrl, AGENT_WORKSPACE: stack.workspaceRoot },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    child.stdout?.on('data', (b: Buffer) => b.toString().includes('peer ready') && resolve());
-    child.once('exit', (code) => reject(new Error(`the peer worker exited with ${code}`)));
-  });
-  return child;
-}
-
 async function throughput(): Promise<{ runsPerSec: number; ms: number }> {
   const stack = await startBenchStack();
   const running = stack.worker.run();
@@ -117,32 +109,6 @@ async function throughput(): Promise<{ runsPerSec: number; ms: number }> {
   }
 }
 
-async function cancels(): Promise<{ toTool: number[]; toResult: number[] }> {
-  const stack = await startBenchStack();
-  const running = stack.worker.run();
-  const toTool: number[] = [];
-  const toResult: number[] = [];
-  try {
-    for (let i = 0; i < CANCELS; i++) {
-      const id = `cancel-${i}`;
-      const handle = await stack.client.workflow.start('agentRun', { taskQueue: stack.taskQueue, workflowId: id, args: [{ task: 'Scan.', model: 'slow' }] });
-      while (!readTrace(stack.traceDir, id).some((l) => l.type === 'tool_progress')) await new Promise((r) => setTimeout(r, 20));
-      const stopAt = Date.now();
-      await handle.signal(cancelSignal, { reason: 'user pressed Stop' });
-      await handle.result();
-      toResult.push(Date.now() - stopAt);
-      const aborted = readTrace(stack.traceDir, id).find((l) => l.type === 'tool_cancelled');
-      if (!aborted) throw new Error(`run ${id}: the tool never saw the Stop`);
-      toTool.push(Date.parse(aborted.ts) - stopAt);
-    }
-  } finally {
-    stack.worker.shutdown();
-    await running;
-    await stack.close();
-  }
-  return { toTool, toResult };
-}
-
 const lines: string[] = [];
 const say = (l: string) => {
   console.log(l);
@@ -151,20 +117,48 @@ const say = (l: string) => {
 const commit = execSync('git rev-parse --short HEAD', { cwd: PROJECT_ROOT }).toString().trim();
 say(`# Benchmark (commit ${commit}, ${new Date().toISOString().slice(0, 10)}, ${REPS} repetitions, interleaved)`);
 say('');
-say(`Per-turn wall time of a ${TURNS}-turn \`runaway\` run (a model call and a list_files call per turn, scripted provider at 0 ms): min / median / max.`);
-say('');
-say('| server | floor: in-process loop (ms/turn) | ours (ms/turn) | peer: @temporalio/ai-sdk (ms/turn) | ours ÷ floor | ours ÷ peer |');
-say('|---|---|---|---|---|---|');
-for (const [name, cfg] of [
-  ['shipped settings (transferProcessorMaxPollRPS 1000)', {}],
-  ['dev-server defaults (20/s)', { 'history.transferProcessorMaxPollRPS': 20 }],
-] as const) {
-  const c = await compare(name, cfg);
-  say(`| ${name} | ${fmt(stat(c.perTurn.floor))} | ${fmt(stat(c.perTurn.ours))} | ${fmt(stat(c.perTurn.peer))} | ${fmt(stat(c.oursOverFloor), 2)}× | ${fmt(stat(c.oursOverPeer), 2)}× |`);
+if (PARTS.has('time')) {
+  say(`Per-turn wall time of a ${TURNS}-turn \`runaway\` run (a model call and a list_files call per turn, scripted provider at 0 ms): min / median / max.`);
+  say('');
+  say('| server | floor: in-process loop (ms/turn) | ours (ms/turn) | peer: @temporalio/ai-sdk (ms/turn) | ours ÷ floor | ours ÷ peer |');
+  say('|---|---|---|---|---|---|');
+  for (const [name, cfg] of [
+    ['shipped settings (transferProcessorMaxPollRPS 1000)', {}],
+    ['dev-server defaults (20/s)', { 'history.transferProcessorMaxPollRPS': 20 }],
+  ] as const) {
+    const c = await compare(name, cfg);
+    say(`| ${name} | ${fmt(stat(c.perTurn.floor))} | ${fmt(stat(c.perTurn.ours))} | ${fmt(stat(c.perTurn.peer))} | ${fmt(stat(c.oursOverFloor), 2)}× | ${fmt(stat(c.oursOverPeer), 2)}× |`);
+  }
 }
 say('');
-const tp = await throughput();
-say(`Throughput: ${CONCURRENT} concurrent \`plan\` runs (3 turns, 2 tools each) in ${(tp.ms / 1000).toFixed(1)} s = ${tp.runsPerSec.toFixed(1)} runs/s.`);
-const c = await cancels();
-say(`Stop → the running tool sees it (\`tool_cancelled\`): p50 ${pct(c.toTool, 0.5)} ms, p95 ${pct(c.toTool, 0.95)} ms, max ${Math.max(...c.toTool)} ms; → the run's result: p50 ${pct(c.toResult, 0.5)} ms, p95 ${pct(c.toResult, 0.95)} ms (${CANCELS} Stops of \`slow\`).`);
+if (PARTS.has('throughput')) {
+  const tp = await throughput();
+  say(`Throughput: ${CONCURRENT} concurrent \`plan\` runs (3 turns, 2 tools each) in ${(tp.ms / 1000).toFixed(1)} s = ${tp.runsPerSec.toFixed(1)} runs/s.`);
+  say('');
+}
+if (PARTS.has('bill')) {
+  for (const l of await billSection()) say(l);
+}
 writeFileSync(`${PROJECT_ROOT}/reports/bench.md`, lines.join('\n') + '\n');
+
+/** Actions per turn ours vs the peer, heartbeats per minute of a running call, and Stop both ways (./bill.ts). */
+async function billSection(): Promise<string[]> {
+  const out: string[] = ['## What a run costs the server (Temporal Cloud Actions)', ''];
+  const { a, hb } = await withPeerStack(async (stack) => ({ a: await measureActions(stack, TURNS), hb: await measureHeartbeats(stack, BILL_SECONDS) }));
+  const perTurn = (c: ActionCount) => (c.actions / a.turns).toFixed(2);
+  out.push(`A ${a.turns}-turn \`runaway\` run, Actions by Temporal Cloud's rules, counted from its history (heartbeats and queries are not in history: see below).`, '');
+  out.push('| | Actions | per turn | events | breakdown |', '|---|---|---|---|---|');
+  for (const [name, c] of [['ours, started by the CLI', a.ours], ['ours, started bare (`temporal workflow start`)', a.oursBare], ['peer: @temporalio/ai-sdk', a.peer]] as const) {
+    out.push(`| ${name} | ${c.actions} | ${perTurn(c)} | ${c.events} | ${describeActions(c)} |`);
+  }
+  out.push('', `A \`plan\` run (3 turns): ${a.plan.events} events, ${a.plan.upserts} upserts (${a.plan.patchUpserts} for the patch), ${a.plan.patchMarkers + a.plan.localActivities} markers (${a.plan.patchMarkers} patch, ${a.plan.localActivities} local activities), ${a.plan.actions} Actions; started bare: ${a.planBare.events} events, ${a.planBare.upserts} upserts, ${a.planBare.actions} Actions.`, '');
+  out.push(`Heartbeat RPCs per minute of a running call (one call held ${hb.seconds} s; the server's \`service_requests{operation="RecordActivityTaskHeartbeat"}\`): ours, model call ${hb.oursModel.toFixed(1)}, tool ${hb.oursTool.toFixed(1)}; peer, model call ${hb.peerModel.toFixed(1)} (its activities never heartbeat, so a Stop cannot reach them).`, '');
+  out.push(`Stop → the running call sees it (\`tool_cancelled\`, \`model_cancelled\`) and → the run's result, ms, p50 / p95 / max of ${STOPS} Stops each, at random moments of the ${DEFAULT_HEARTBEAT_MS} ms heartbeat interval:`, '');
+  out.push('| the call runs in | tool: sees it | tool: result | model: sees it | model: result |', '|---|---|---|---|---|');
+  for (const [where, name] of [['same', 'the worker process that runs the loop'], ['other', 'another worker process']] as const) {
+    const s = await measureStops(where, STOPS);
+    const row = (xs: number[]) => `${pct(xs, 0.5)} / ${pct(xs, 0.95)} / ${Math.max(...xs)}`;
+    out.push(`| ${name} | ${row(s.tool)} | ${row(s.toolResult)} | ${row(s.model)} | ${row(s.modelResult)} |`);
+  }
+  return out;
+}

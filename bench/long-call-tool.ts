@@ -2,6 +2,8 @@
 // what a running call costs and how fast a Stop reaches it: the built-in
 // scan_archive lasts 3 s, shorter than one heartbeat interval.
 import { defineTool, type ToolDefinition } from '../activities/tools/define-tool';
+import { BUILTIN_TOOLS } from '../activities/tools/builtin';
+import { Toolset } from '../activities/tools/toolset';
 
 export const LONG_CALL = 'long_call';
 
@@ -24,6 +26,9 @@ export function longCallTool(opts: { heartbeatTimeoutMs?: number } = {}): ToolDe
     },
   });
 }
+
+/** The benchmark's tools: the built-ins and a call that lasts as long as asked. */
+export const benchToolset = () => new Toolset([...BUILTIN_TOOLS, longCallTool()]);
 
 /** The scripted provider's `script` task that calls it once, then answers. */
 export const longCallTask = (seconds: number, marker = '') => `Wait. ${marker} script:[[{"name":"${LONG_CALL}","args":{"seconds":${seconds}}}]]`;

@@ -9,6 +9,8 @@ import { findFreePort, startDevServer, type DevServer } from '../server/dev-serv
 import { dataConverter } from '../common/payload-codec';
 import { startProvider, type RunningProvider } from '../provider/server';
 import { createAgentWorker } from '../worker/create-worker';
+import type { Toolset } from '../activities/tools/toolset';
+import { benchToolset } from './long-call-tool';
 
 export interface BenchStack {
   client: Client;
@@ -31,6 +33,8 @@ export interface BenchStackOptions {
   llm?: { baseUrl: string; apiKey?: string; model?: string };
   /** The worker runs the loop only; model and tool calls wait for another process (./activity-worker.ts). */
   loopOnly?: boolean;
+  /** The tools offered (default: the built-ins and ./long-call-tool.ts's long_call). */
+  toolset?: Toolset;
 }
 
 let runtimeInstalled = false;
@@ -55,6 +59,7 @@ export async function startBenchStack(opts: BenchStackOptions = {}): Promise<Ben
     workspaceRoot,
     traceDir,
     loopOnly: opts.loopOnly,
+    toolset: opts.toolset ?? benchToolset(),
   });
   const client = new Client({ connection: await Connection.connect({ address: server.address }), dataConverter: dataConverter() });
   return {
