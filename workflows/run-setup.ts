@@ -67,6 +67,7 @@ export const LOCAL_TOOLS_PATCH = 'local-read-tools-v1';
  * histories take. A run that records this one marker takes every new branch
  * and asks no other patch; a history recorded before it has no such marker,
  * so its replay finds this false and asks each patch where it always did.
+ * A patch added after it is asked on its own, never implied by this one.
  */
 export const ALL_PATCHES = 'all-patches-v1';
 
