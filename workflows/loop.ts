@@ -75,16 +75,6 @@ export function initialState(cfg: RunConfig): LoopState {
   };
 }
 
-/**
- * A resumed run's input: the stopped run's, with what the new input sets on
- * top (limits above all); the transcript comes from the stopped run, so its
- * task is kept.
- */
-export function resumedInput(prior: AgentInput, next: AgentInput): AgentInput {
-  const { task: _task, ...overrides } = next;
-  return { ...prior, ...overrides, task: prior.task, limits: { ...prior.limits, ...next.limits } };
-}
-
 /** The loop's state to continue a stopped run from: its transcript and totals. */
 export function stateOf(prior: { result: RunResult; messages: ChatMessage[] }): LoopState {
   const r = prior.result;
