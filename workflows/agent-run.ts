@@ -262,7 +262,7 @@ class AgentRun {
     const parsed = parseCall(call, this.specs);
     if (!parsed.ok) return this.toolFailed(pending, parsed.toolName, parsed.error, false);
     const { toolName, args, spec } = parsed;
-    const key = idempotencyKey(this.runId, this.chainId, pending);
+    const key = idempotencyKey(this.runId, this.chainId, pending, this.state);
 
     // Approval comes before the cache: a cached result never stands in for a decision.
     if (needsApproval(spec.needsApproval, args)) {
