@@ -2,7 +2,7 @@
 // attributes they filter on (`temporal workflow list --query
 // 'AgentStatus="awaiting_approval"'`) and the Web UI's details panel.
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
-import type { Interruption, RunConfig, RunStatus } from '../common/contract';
+import { agentStatusOf, type Interruption, type RunConfig, type RunStatus } from '../common/contract';
 import type { Exit, LoopState } from './loop';
 import {
   AGENT_AWAITING_CALL,
@@ -45,7 +45,7 @@ const noMath = (text: string): string => text.replace(/\$/g, '\\$');
 export function statusAttributes(v: VisibleState, exit: Exit | undefined, parent: string | undefined): SearchAttributeUpdatePair[] {
   const awaiting = v.interruption?.type === 'approval' && !exit ? v.interruption : null;
   return [
-    { key: AGENT_STATUS, value: awaiting ? 'awaiting_approval' : v.status },
+    { key: AGENT_STATUS, value: agentStatusOf(exit?.status ?? v.status, v.interruption, exit !== undefined) },
     { key: AGENT_MODEL, value: v.cfg.model },
     { key: AGENT_TURNS, value: v.state.turns },
     { key: AGENT_COST_USD, value: v.state.costUsd },
