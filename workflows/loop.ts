@@ -322,8 +322,9 @@ export function parseCall(call: ToolCall, enabled: readonly ToolSpec[]): ParsedC
   let args: unknown;
   try {
     args = call.function.arguments.trim() === '' ? {} : JSON.parse(call.function.arguments);
-  } catch (err) {
-    return { ok: false, toolName: name, error: `the arguments of ${name} are not valid JSON (${(err as Error).message}).` };
+  } catch {
+    // Our own words, not the JSON parser's: its text differs between Node versions, and this goes into the transcript.
+    return { ok: false, toolName: name, error: `the arguments of ${name} are not valid JSON; send one JSON object, like {"path": "errors.log"}.` };
   }
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
     return { ok: false, toolName: name, error: `the arguments of ${name} must be a JSON object.` };
