@@ -17,10 +17,14 @@
 //   - first build with empty Go caches: ~3.5 minutes on 2 cores, ~1.8 GB of
 //     modules downloaded (measured figures in docs/cluster.md);
 //   - fresh clone, warm Go caches: a relink, well under a minute.
-// Prints one JSON line on stdout: { version, server, sqlTool, schemaDir }.
+// PostgreSQL comes from the machine: initdb and postgres on PATH or under
+// /usr/lib/postgresql/N/bin; where they are missing and we are root with apt,
+// Debian's postgresql package is installed (without its default cluster: the
+// cluster code runs its own instance on a free port).
+// Prints one JSON line on stdout: { version, server, sqlTool, schemaDir, pgBin }.
 // TEMPORAL_SERVER_DIR points at another folder holding the same layout.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -86,6 +90,31 @@ function build(version, binDir, schemaDir) {
   return seconds;
 }
 
+/** The folder of initdb and postgres: on PATH, in Debian's versioned folders, or installed now from apt. */
+export function ensurePostgres() {
+  const find = () => {
+    const onPath = spawnSync('sh', ['-c', 'command -v initdb'], { encoding: 'utf8' }).stdout.trim();
+    if (onPath && existsSync(join(dirname(onPath), 'postgres'))) return dirname(onPath);
+    const base = '/usr/lib/postgresql';
+    const versions = existsSync(base) ? readdirSync(base).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a)) : [];
+    return versions.map((v) => join(base, v, 'bin')).find((d) => existsSync(join(d, 'initdb'))) ?? null;
+  };
+  const found = find();
+  if (found) return found;
+  const apt = spawnSync('sh', ['-c', 'command -v apt-get'], { encoding: 'utf8' }).stdout.trim();
+  if (process.getuid?.() !== 0 || !apt) {
+    throw new Error('PostgreSQL (initdb, postgres) not found: install it (Debian: apt-get install postgresql) or put its bin folder on PATH');
+  }
+  log('installing Debian\'s postgresql (apt-get), without its default cluster');
+  mkdirSync('/etc/postgresql-common', { recursive: true });
+  const conf = '/etc/postgresql-common/createcluster.conf';
+  if (!existsSync(conf)) writeFileSync(conf, 'create_main_cluster = false\n');
+  execFileSync('sh', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null'], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000 });
+  const installed = find();
+  if (!installed) throw new Error('apt-get installed postgresql but no initdb was found under /usr/lib/postgresql');
+  return installed;
+}
+
 export function installClusterServer() {
   const version = composeServerVersion();
   const dir = resolve(process.env.TEMPORAL_SERVER_DIR || join(root, '.temporal', 'cluster', `v${version}`));
@@ -104,7 +133,7 @@ export function installClusterServer() {
     if (!got?.includes(version)) throw new Error(`${server} --version says ${got ?? 'nothing'}, expected ${version}`);
     writeFileSync(stamp, JSON.stringify({ module: `${MODULE}@v${version}`, go: goVersion(), buildSeconds: seconds, at: new Date().toISOString() }) + '\n');
   }
-  return { version, server, sqlTool, schemaDir };
+  return { version, server, sqlTool, schemaDir, pgBin: ensurePostgres() };
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

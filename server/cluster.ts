@@ -11,7 +11,7 @@
 // One process per service (frontend, history, matching, worker), as users
 // scale it: a test can kill the history service alone, or restart PostgreSQL.
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, openSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, openSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { PROJECT_ROOT } from '../common/project-root';
@@ -30,10 +30,12 @@ export interface ServerInstall {
   server: string;
   sqlTool: string;
   schemaDir: string;
+  /** The folder of initdb and postgres. */
+  pgBin: string;
 }
 
 export interface ClusterOptions {
-  /** Logs and the database live here (default: a new folder in the system temp folder). */
+  /** The services' logs and the job scripts' output go here (default: a new folder in the system temp folder). */
   dir?: string;
   /** The frontend's gRPC port (default: a free one). */
   frontendPort?: number;
@@ -75,14 +77,13 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<TemporalC
   const install = installClusterServer();
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'agent-harness-cluster-'));
   mkdirSync(dir, { recursive: true });
-  // PostgreSQL runs as its own user when we are root: it must reach its folder in here.
-  chmodSync(dir, 0o755);
   const basePath = `${dirname(install.server)}${delimiter}${process.env.PATH ?? ''}`;
   const baseEnv = { PATH: basePath, HOME: process.env.HOME ?? dir };
 
-  // PostgreSQL, as the compose file's postgresql service (user, password).
+  // PostgreSQL, as the compose file's postgresql service (user, password). Its
+  // data goes to the system temp folder, which its own user can reach when we are root.
   const pgEnv = composeServiceEnv('postgresql');
-  const postgres = await startPostgres({ port: await findFreePort(), user: pgEnv.POSTGRES_USER, password: pgEnv.POSTGRES_PASSWORD, parentDir: dir });
+  const postgres = await startPostgres({ port: await findFreePort(), user: pgEnv.POSTGRES_USER, password: pgEnv.POSTGRES_PASSWORD, binDir: install.pgBin, logFile: join(dir, 'postgres.log') });
   const stopAll: (() => Promise<void>)[] = [() => postgres.stop()];
   try {
     // The schema job: its script, with the database where it runs here and

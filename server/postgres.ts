@@ -7,21 +7,23 @@
 // and never leave it behind. PostgreSQL refuses to run as root: as root, it
 // runs as the `postgres` user the Debian package creates.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { waitForPort } from './wait-for-port';
 
 export interface PostgresOptions {
-  /** Folder holding initdb, postgres (default: found on PATH, then /usr/lib/postgresql/N/bin). */
-  binDir?: string;
+  /** Folder holding initdb and postgres (scripts/install-cluster-server.mjs finds or installs them). */
+  binDir: string;
   port: number;
   user: string;
   password: string;
   /** Four Temporal service processes each open their own pools: more than the default 100. */
   maxConnections?: number;
-  /** Parent of the data folder (default: the system temp folder). */
+  /** Where the data folder is made (default: the system temp folder); the data folder goes at stop. */
   parentDir?: string;
+  /** Where the server's output goes (default: beside the data folder, removed with it). */
+  logFile?: string;
 }
 
 export interface Postgres {
@@ -30,18 +32,6 @@ export interface Postgres {
   /** Stops as a crash would (SIGQUIT: no checkpoint, recovery at the next start), then starts again on the same data. */
   restart(): Promise<void>;
   stop(): Promise<void>;
-}
-
-/** The folder of the machine's initdb and postgres, or null. */
-export function findPostgresBin(): string | null {
-  const onPath = spawnSync('sh', ['-c', 'command -v initdb'], { encoding: 'utf8' }).stdout.trim();
-  // /usr/local/bin/initdb is often a link into the versioned folder; postgres sits beside it either way.
-  if (onPath && existsSync(join(onPath, '..', 'postgres'))) return join(onPath, '..');
-  const root = '/usr/lib/postgresql';
-  if (!existsSync(root)) return null;
-  const versions = readdirSync(root).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
-  const found = versions.map((v) => join(root, v, 'bin')).find((d) => existsSync(join(d, 'initdb')));
-  return found ?? null;
 }
 
 /** Runs `argv` as the postgres user when we are root (setpriv execs in place: the pid stays the program's). */
@@ -60,11 +50,10 @@ function ownedByPostgres(path: string): void {
 }
 
 export async function startPostgres(opts: PostgresOptions): Promise<Postgres> {
-  const bin = opts.binDir ?? findPostgresBin();
-  if (!bin) throw new Error('PostgreSQL not found: run `npm run cluster:install` (it installs Debian\'s postgresql as root), or put initdb and postgres on PATH');
+  const bin = opts.binDir;
   const home = mkdtempSync(join(opts.parentDir ?? tmpdir(), 'agent-harness-pg-'));
   const dataDir = join(home, 'data');
-  const log = join(home, 'postgres.log');
+  const log = opts.logFile ?? join(home, 'postgres.log');
   const pwfile = join(home, 'pwfile');
   mkdirSync(dataDir, { mode: 0o700 });
   writeFileSync(pwfile, opts.password + '\n', { mode: 0o600 });

@@ -68,4 +68,4 @@ while [ -n "$todo" ]; do
   check
   [ -n "$todo" ] && sleep 2
 done
-echo "namespace $ns ready: search attributes" $attributes
+echo "namespace $ns ready ($tries retries): search attributes" $attributes

@@ -106,11 +106,13 @@ describe('the contract through the temporal CLI, on the cluster', () => {
       expect(holder, `no run set ${name}`).toBeDefined();
       const value = attrs.get(holder!)![name];
       // Keyword and Int by equality; Double by range (its text form is not exact);
-      // Text by a word of it (full-text match).
-      const word = String(value).split(/\W+/).find((w) => w.length > 3) ?? String(value);
+      // Text by a word of it: PostgreSQL visibility casts the text to a tsvector
+      // as is, so a word matches a whitespace-separated token exactly.
+      const tokens = (v: unknown) => (typeof v === 'string' ? v.split(/\s+/) : []);
+      const word = tokens(value).find((w) => /^[A-Za-z]{4,}$/.test(w)) ?? String(value);
       const [query, matches] =
         type === 'Double' ? [`${name} >= ${Number(value) / 2}`, (v: unknown) => typeof v === 'number' && v >= Number(value) / 2]
-        : type === 'Text' ? [`${name} = "${word}"`, (v: unknown) => typeof v === 'string' && v.toLowerCase().includes(word.toLowerCase())]
+        : type === 'Text' ? [`${name} = "${word}"`, (v: unknown) => tokens(v).includes(word)]
         : type === 'Int' ? [`${name} = ${String(value)}`, (v: unknown) => v === value]
         : [`${name} = "${String(value)}"`, (v: unknown) => v === value];
       const want = ids.filter((id) => matches(attrs.get(id)?.[name])).sort();

@@ -8,10 +8,11 @@
 import { Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
+import { PROJECT_ROOT } from '../../common/project-root';
 import { startCluster } from '../../server/cluster';
 import { startProvider } from '../../provider/server';
 import { WORKFLOWS_PATH } from '../../worker/create-worker';
@@ -30,7 +31,10 @@ const { IndexedValueType } = proto.temporal.api.enums.v1;
 
 export default async function setup(project: TestProject) {
   const started = Date.now();
-  const cluster = await startCluster();
+  // The last run's service logs stay in .data/cluster for a failure's post-mortem.
+  const dir = join(PROJECT_ROOT, '.data', 'cluster');
+  rmSync(dir, { recursive: true, force: true });
+  const cluster = await startCluster({ dir });
   const teardown: (() => Promise<void>)[] = [() => cluster.stop()];
   try {
     console.log(`[cluster] temporal-server ${cluster.version}, 4 service processes, PostgreSQL on ${cluster.postgres.port}: up in ${Math.round((Date.now() - started) / 1000)} s (${cluster.dir})`);
