@@ -14,8 +14,9 @@
 // modules and compiled packages stay in Go's own caches (GOMODCACHE, GOCACHE,
 // per machine), so a fresh clone on a machine that built once only relinks.
 //   - cache hit (binaries there and answering their version): a second or so;
-//   - first build with empty Go caches: ~3.5 minutes on 2 cores, ~1.8 GB of
-//     modules downloaded (measured figures in docs/cluster.md);
+//   - first build with empty Go caches: minutes on 2 cores (~3.5 on an idle
+//     machine, 25 under heavy load), ~1.6 GB of modules downloaded (figures in
+//     docs/cluster.md);
 //   - fresh clone, warm Go caches: a relink, well under a minute.
 // PostgreSQL comes from the machine: initdb and postgres on PATH or under
 // /usr/lib/postgresql/N/bin; where they are missing and we are root with apt,
@@ -61,7 +62,7 @@ function goVersion() {
 /** Builds both binaries into `binDir` and copies the module's schema/ to `schemaDir`. */
 function build(version, binDir, schemaDir) {
   const go = goVersion();
-  log(`building ${MODULE}@v${version} (cmd/server, cmd/tools/sql) with ${go}, CGO off; the first build on a machine downloads ~1.8 GB of modules and takes minutes`);
+  log(`building ${MODULE}@v${version} (cmd/server, cmd/tools/sql) with ${go}, CGO off; the first build on a machine downloads ~1.6 GB of modules and takes minutes (docs/cluster.md)`);
   const started = Date.now();
   const tmp = mkdtempSync(join(dirname(binDir), '.build-'));
   try {

@@ -11,7 +11,7 @@
 // One process per service (frontend, history, matching, worker), as users
 // scale it: a test can kill the history service alone, or restart PostgreSQL.
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, openSync, symlinkSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, openSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { PROJECT_ROOT } from '../common/project-root';
@@ -69,7 +69,7 @@ export function installClusterServer(): ServerInstall {
 function runComposeJob(name: string, env: Record<string, string>, logFile: string): void {
   const r = spawnSync('sh', [join(PROJECT_ROOT, 'deploy', 'compose', name)], { env, encoding: 'utf8', timeout: 300_000 });
   const out = `${r.stdout ?? ''}${r.stderr ?? ''}`;
-  execFileSync('sh', ['-c', 'cat >> "$0"', logFile], { input: out });
+  appendFileSync(logFile, out);
   if (r.status !== 0) throw new Error(`deploy/compose/${name} exited ${r.status ?? r.signal}:\n${out.trim().split('\n').slice(-20).join('\n')}`);
 }
 
