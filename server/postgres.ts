@@ -29,8 +29,10 @@ export interface PostgresOptions {
 export interface Postgres {
   port: number;
   dataDir: string;
-  /** Stops as a crash would (SIGQUIT: no checkpoint, recovery at the next start), then starts again on the same data. */
-  restart(): Promise<void>;
+  /** Stops as a crash would (SIGQUIT: no checkpoint, recovery at the next start). */
+  crash(): Promise<void>;
+  /** Starts again on the same data (after crash()); returns once it accepts connections. */
+  start(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -93,10 +95,8 @@ export async function startPostgres(opts: PostgresOptions): Promise<Postgres> {
   return {
     port: opts.port,
     dataDir,
-    restart: async () => {
-      await halt('SIGQUIT');
-      await start();
-    },
+    crash: () => halt('SIGQUIT'),
+    start,
     stop: async () => {
       await halt('SIGINT');
       rmSync(home, { recursive: true, force: true });

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SERVICES, type ServiceName, type TemporalCluster } from '../../server/cluster';
 
-/** POST /service/<name>/kill | /service/<name>/start | /postgres/restart; GET /service/<name> answers its pid. */
+/** POST /service/<name>/kill | /service/<name>/start | /postgres/crash | /postgres/start; GET /service/<name> answers its pid. */
 export async function startClusterControl(cluster: TemporalCluster): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
     const answer = (status: number, body: unknown) => {
@@ -14,7 +14,8 @@ export async function startClusterControl(cluster: TemporalCluster): Promise<{ u
     };
     const [, what, name, action] = (req.url ?? '').split('/');
     const act = async (): Promise<unknown> => {
-      if (what === 'postgres' && name === 'restart' && req.method === 'POST') return cluster.postgres.restart();
+      if (what === 'postgres' && name === 'crash' && req.method === 'POST') return cluster.postgres.crash();
+      if (what === 'postgres' && name === 'start' && req.method === 'POST') return cluster.postgres.start();
       if (what !== 'service' || !SERVICES.includes(name as ServiceName)) throw new Error(`no such switch: ${req.method} ${req.url}`);
       const service = name as ServiceName;
       if (req.method === 'GET' && action === undefined) return { pid: cluster.pid(service) };

@@ -2,7 +2,10 @@
 // killed with SIGKILL and started again, or PostgreSQL crashes (no checkpoint)
 // and comes back. At that moment one run is mid-tool (the slow scan), one is
 // parked on an approval, and one is inside its delete — intent recorded in
-// the ledger, file not yet removed. Every run finishes as it would have,
+// the ledger, file not yet removed — which then lands while the server is
+// down, so its completion reaches the server only after the restart (and a
+// retry of it, if the server timed the attempt out meanwhile, finds the
+// ledger's result instead of acting). Every run finishes as it would have,
 // nothing recorded is lost, and no write acts twice: the delete reaches its
 // irreversible step once per run (counted at that step), each call's
 // executions are distinct attempts, the ledger holds one finished entry per
@@ -16,7 +19,7 @@ import { AGENT_AWAITING_CALL } from '../../workflows/search-attributes';
 import type { RunResult } from '../../common/contract';
 import type { TraceLine } from '../../common/trace-format';
 import { freshWorkspace, useHarness, waitFor } from '../harness';
-import { killService, restartPostgres, startService } from './faults';
+import { crashPostgres, killService, startPostgres, startService } from './faults';
 
 const h = useHarness({ worker: false });
 
@@ -64,7 +67,7 @@ function ledgerEntries(workflowId: string): { key: string; state: string }[] {
 
 const workflowLines = (t: TraceLine[]) => t.filter((l) => l.step === undefined);
 
-async function underFault(crash: () => Promise<void>) {
+async function underFault(crash: () => Promise<unknown>, recover: () => Promise<unknown>) {
   const gate = commitGate();
   const worker = await h.startWorker({ writeHooks: gate.hooks });
   try {
@@ -79,8 +82,10 @@ async function underFault(crash: () => Promise<void>) {
     await parkedOn(parked, 'c2');
 
     await crash();
-
     gate.open();
+    await waitFor('the held delete to land while the server is down', () => ledgerEntries(writing.workflowId).some((e) => e.state === 'done'));
+    await recover();
+
     await untilAccepted('the approval after the fault', () => parked.signal(approveSignal, { callId: 'c2', by: 'ops' }));
     const results = (await Promise.all([scan, parked, writing].map((r) => untilAccepted(`${r.workflowId}'s result`, () => r.result())))) as RunResult[];
     expect(results[0]).toMatchObject({ status: 'completed', turns: 2, toolRuns: 1 });
@@ -114,13 +119,10 @@ async function underFault(crash: () => Promise<void>) {
 
 describe('the server fails under runs in flight', () => {
   it('the history service process is killed (SIGKILL) and started again', async () => {
-    await underFault(async () => {
-      await killService('history');
-      await startService('history');
-    });
+    await underFault(() => killService('history'), () => startService('history'));
   });
 
   it('PostgreSQL crashes and comes back on its data', async () => {
-    await underFault(() => restartPostgres().then(() => {}));
+    await underFault(crashPostgres, startPostgres);
   });
 });

@@ -15,5 +15,7 @@ export const killService = (s: ServiceName) => call('POST', `/service/${s}/kill`
 /** Starts it again on the same ports and database; returns once it listens. */
 export const startService = (s: ServiceName) => call('POST', `/service/${s}/start`);
 export const servicePid = async (s: ServiceName) => ((await call('GET', `/service/${s}`)) as { pid: number | null }).pid;
-/** PostgreSQL stopped as a crash would (no checkpoint) and started again on its data. */
-export const restartPostgres = () => call('POST', '/postgres/restart');
+/** PostgreSQL stopped as a crash would (SIGQUIT: no checkpoint); returns once it is gone. */
+export const crashPostgres = () => call('POST', '/postgres/crash');
+/** PostgreSQL started again on its data (crash recovery); returns once it accepts connections. */
+export const startPostgres = () => call('POST', '/postgres/start');
