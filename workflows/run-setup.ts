@@ -9,6 +9,7 @@ import type { CarriedState } from './continue-as-new';
 import { InputError, parseInput } from './input';
 import { noChildren } from './loop';
 import { AGENT_ERROR_TYPE, AGENT_EXIT_REASON, AGENT_STATUS } from './search-attributes';
+import { searchableText } from './visibility';
 
 const resumeActivity = wf.proxyActivities<Activities>({ startToCloseTimeout: '60s', retry: { maximumAttempts: 3 } });
 
@@ -91,6 +92,6 @@ export function failedAtStart(view: RunStatusView, err: ApplicationFailure): voi
   wf.upsertSearchAttributes([
     { key: AGENT_STATUS, value: 'failed' },
     { key: AGENT_ERROR_TYPE, value: errorType },
-    { key: AGENT_EXIT_REASON, value: err.message.slice(0, 1000) },
+    { key: AGENT_EXIT_REASON, value: searchableText(err.message) },
   ]);
 }

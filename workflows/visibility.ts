@@ -51,8 +51,19 @@ export function statusAttributes(v: VisibleState, exit: Exit | undefined, parent
     { key: AGENT_COST_USD, value: v.state.costUsd },
     { key: AGENT_AWAITING_TOOL, value: awaiting ? awaiting.toolName : null },
     { key: AGENT_AWAITING_CALL, value: awaiting ? awaiting.callId : null },
-    ...(exit ? [{ key: AGENT_EXIT_REASON, value: exit.reason.slice(0, 1000) }] : []),
+    ...(exit ? [{ key: AGENT_EXIT_REASON, value: searchableText(exit.reason) }] : []),
     ...(exit?.status === 'failed' ? [{ key: AGENT_ERROR_TYPE, value: exit.errorType }] : []),
     ...(parent ? [{ key: AGENT_PARENT, value: parent }] : []),
   ];
+}
+
+/**
+ * A Text search attribute's value, safe for every visibility store. Temporal's
+ * PostgreSQL visibility casts Text values with a raw `::tsvector`, which
+ * rejects ':' and unbalanced quotes ("syntax error in tsvector") and with it
+ * the whole row: the run would stay RUNNING in `workflow list`
+ * (temporalio/temporal PR #11085). The reason keeps its words.
+ */
+export function searchableText(text: string): string {
+  return text.replace(/[:'\\]/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 1000);
 }
