@@ -63,44 +63,59 @@ const devServers = (env: Record<string, string>) => processesWith('start-dev', `
 const recordOf = (env: Record<string, string>) => join(env.TEMPORAL_DB_FILE, '..', `temporal-server-${env.TEMPORAL_DEV_PORT}.json`);
 
 describe('npm start that cannot start', () => {
-  it('a busy provider port: one line naming the scripted provider and PORT, exit 2, no dev server started', { timeout: 120_000 }, async () => {
+  it.each([
+    ['PORT', 'the scripted provider', ''],
+    ['METRICS_PORT', 'Prometheus metrics', ' (or METRICS_PORT=off)'],
+    ['CODEC_PORT', 'the codec server the Web UI calls', ''],
+  ])('a busy %s that was set: one line naming %s and the variable, exit 2, no dev server started', { timeout: 120_000 }, async (name, what, extra) => {
     const env = await stackEnv();
-    const busy = await occupy(Number(env.PORT));
+    const port = await findFreePort();
+    const busy = await occupy(port);
     try {
-      const s = npmStart(env);
+      const s = npmStart({ ...env, [name]: String(port) });
       expect(await s.exited).toBe(2);
-      expect(s.output()).toBe(`npm start: port ${env.PORT} (the scripted provider) is busy: free it, or set PORT to another port\n`);
+      expect(s.output()).toBe(`npm start: port ${port} (${what}) is busy: free it, or set ${name} to another port${extra}\n`);
       expect(devServers(env)).toEqual([]);
     } finally {
       busy.close();
     }
   });
 
-  it('a busy METRICS_PORT that was set: an error naming METRICS_PORT, not metrics dropped', { timeout: 120_000 }, async () => {
+  it('a failure after the dev server and the provider started: one line, and both are stopped; busy default ports are said, not fatal', { timeout: 120_000 }, async () => {
     const env = await stackEnv();
-    const port = await findFreePort();
-    const busy = await occupy(port);
+    const missing = join(env.TEMPORAL_DB_FILE, '..', 'no-bundle.js');
+    // The defaults of the extras, held (by this test, or already by another npm start).
+    const held = await Promise.all([9464, 8888].map(async (p) => ((await isPortFree(p)) ? occupy(p) : null)));
     try {
-      const s = npmStart({ ...env, METRICS_PORT: String(port) });
+      const s = npmStart({ ...env, METRICS_PORT: '', CODEC_PORT: '', WORKFLOW_BUNDLE_PATH: missing });
       expect(await s.exited).toBe(2);
-      expect(s.output()).toBe(`npm start: port ${port} (Prometheus metrics) is busy: free it, or set METRICS_PORT to another port (or METRICS_PORT=off)\n`);
+      const lines = s.output().trim().split('\n');
+      expect(lines.slice(0, 2)).toEqual([
+        'metrics off: port 9464 is busy (another npm start?); set METRICS_PORT to serve them on another port',
+        'codec server not started: port 8888 is busy (another npm start?); the Web UI calls what answers there, or set CODEC_PORT',
+      ]);
+      expect(lines[2]).toMatch(/^Temporal dev server on 127\.0\.0\.1:\d+ /);
+      expect(lines[3]).toBe(`scripted provider on http://127.0.0.1:${env.PORT}/v1`);
+      expect(lines.slice(4)).toEqual([`npm start: WORKFLOW_BUNDLE_PATH names ${missing}, which does not exist: build the bundle there, or unset it to bundle workflows/ at start`]);
+      expect(devServers(env)).toEqual([]);
+      expect(await isPortFree(Number(env.PORT))).toBe(true);
+      expect(await isPortFree(Number(env.TEMPORAL_DEV_PORT))).toBe(true);
+      expect(existsSync(recordOf(env))).toBe(false);
     } finally {
-      busy.close();
+      for (const h of held) h?.close();
     }
   });
 
-  it('a failure after the dev server and the provider started: one line, and both are stopped', { timeout: 120_000 }, async () => {
+  it('the dev server dying under a serving stack: one line naming its log, and the rest is stopped', { timeout: 120_000 }, async () => {
     const env = await stackEnv();
-    const missing = join(env.TEMPORAL_DB_FILE, '..', 'no-bundle.js');
-    const s = npmStart({ ...env, WORKFLOW_BUNDLE_PATH: missing });
-    expect(await s.exited).toBe(2);
-    const lines = s.output().trim().split('\n');
-    expect(lines[0]).toMatch(/^Temporal dev server on 127\.0\.0\.1:\d+ /);
-    expect(lines[1]).toBe(`scripted provider on http://127.0.0.1:${env.PORT}/v1`);
-    expect(lines.slice(2)).toEqual([`npm start: WORKFLOW_BUNDLE_PATH names ${missing}, which does not exist: build the bundle there, or unset it to bundle workflows/ at start`]);
-    expect(devServers(env)).toEqual([]);
+    const s = npmStart(env, '--serve');
+    await waitFor('the stack to serve', () => s.output().includes('serving; Ctrl-C to stop'));
+    const serverPid = (JSON.parse(readFileSync(recordOf(env), 'utf8')) as { pid: number }).pid;
+    process.kill(serverPid, 'SIGKILL');
+    expect(await s.exited).toBe(1);
+    expect(s.output().trim().split('\n').at(-1)).toBe(`npm start: the Temporal dev server exited (SIGKILL); see ${join(PROJECT_ROOT, '.data/temporal-server.log')}`);
     expect(await isPortFree(Number(env.PORT))).toBe(true);
-    expect(await isPortFree(Number(env.TEMPORAL_DEV_PORT))).toBe(true);
+    expect(await isPortFree(Number(env.CODEC_PORT))).toBe(true);
     expect(existsSync(recordOf(env))).toBe(false);
   });
 });
