@@ -12,6 +12,7 @@ import { EXIT_CODES, NOT_FOUND, USAGE_ERROR } from '../client/exit-codes';
 import type { RunResult } from '../common/contract';
 import { statusQuery } from '../workflows/messages';
 import { freshWorkspace, useHarness, waitFor } from './harness';
+import { isDocumented } from './documented';
 
 const h = useHarness();
 const exec = promisify(execFile);
@@ -51,6 +52,7 @@ describe('run: flags are checked before a run starts', () => {
     expect(r.stderr.startsWith(`agent-harness run: ${problem}`)).toBe(true);
     expect(r.stderr.trimEnd()).toMatch(/\(see agent-harness run --help\)$/);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(isDocumented(r.stderr)).toBe(true);
     expect(await started(id)).toBe(false);
   });
 
@@ -68,6 +70,7 @@ describe('no server', () => {
     );
     expect(r?.code).toBe(USAGE_ERROR);
     expect(r?.stderr).toBe('agent-harness: cannot reach the Temporal server at 127.0.0.1:1 (TEMPORAL_ADDRESS): no answer in time; check that the server is running and that TEMPORAL_ADDRESS names it\n');
+    expect(isDocumented(r?.stderr ?? '')).toBe(true);
   });
 });
 
@@ -76,6 +79,7 @@ describe('resume', () => {
     const r = await cli('resume', 'nope');
     expect(r.code).toBe(NOT_FOUND);
     expect(r.stderr).toBe('no such run: nope\n');
+    expect(isDocumented(r.stderr)).toBe(true);
   });
 
   it('of a run stopped at its turn cap needs a higher cap: refused, naming the flag, before any run starts', async () => {
@@ -87,10 +91,11 @@ describe('resume', () => {
     const notHigher = await cli('resume', id, '--max-turns', '2', '--id', `${id}-again`);
     expect(notHigher.code).toBe(USAGE_ERROR);
     expect(notHigher.stderr).toBe(`agent-harness resume: --max-turns 2 does not raise the cap: run ${id} has taken 2 turns; give more than 2 (or none) (see agent-harness resume --help)\n`);
+    expect([same.stderr, notHigher.stderr].every(isDocumented)).toBe(true);
     expect(await started(`${id}-again`)).toBe(false);
-    const raised = await cli('resume', id, '--max-turns', '3');
+    const raised = await cli('resume', id, '--max-turns', '4');
     expect(raised.code).toBe(EXIT_CODES.max_turns_exceeded);
-    expect(raised.stdout).toMatch(/^turns=3 /m);
+    expect(raised.stdout).toMatch(/^turns=4 /m);
   });
 
   it('of a run stopped at its budget needs a higher budget', async () => {
@@ -101,6 +106,7 @@ describe('resume', () => {
     expect(r.code).toBe(USAGE_ERROR);
     expect(r.stderr.startsWith(`agent-harness resume: run ${id} stopped at its budget after spending $${spent.toFixed(6)}: give a higher budget, e.g. --budget `)).toBe(true);
     expect(r.stderr).toMatch(/--budget \d+(\.\d+)? \(or none\) \(see agent-harness resume --help\)\n$/);
+    expect(isDocumented(r.stderr)).toBe(true);
     expect(await started(`${id}-again`)).toBe(false);
   });
 
@@ -115,11 +121,13 @@ describe('resume', () => {
     expect(again.stderr).toBe(
       `run ${id} stopped because nobody decided on delete_file call c2 in time; the new run asks again with the same approval timeout: pass --approval-timeout-ms MS (or none) to change it\n`,
     );
+    expect(isDocumented(again.stderr)).toBe(true);
     // The same 300 ms: it stops the same way.
     expect(((await h.client.workflow.getHandle(`${id}-2`).result()) as RunResult).interruption).toMatchObject({ type: 'approval', callId: 'c2' });
 
     const longer = await cli('resume', id, '--id', `${id}-3`, '--approval-timeout-ms', '600000', '--detach');
     expect(longer.stderr).toBe(`run ${id} stopped because nobody decided on delete_file call c2 in time; the new run asks again and waits up to 600000 ms for a decision\n`);
+    expect(isDocumented(longer.stderr)).toBe(true);
     await waitFor('the resumed run to park on c2', async () => (await h.client.workflow.getHandle(`${id}-3`).query(statusQuery)).interruption?.type === 'approval');
     expect((await cli('approve', `${id}-3`, 'c2')).code).toBe(0);
     expect(((await h.client.workflow.getHandle(`${id}-3`).result()) as RunResult).status).toBe('completed');

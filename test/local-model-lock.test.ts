@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../common/project-root';
 import { waitFor } from './harness';
+import { isDocumented } from './documented';
 
 const VERSION = '11434.0.0';
 
@@ -40,6 +41,7 @@ describe('the local model installer', () => {
       writeFileSync(join(cache, 'chat-template.jinja'), '');
       rmSync(`${cache}.lock`);
 
+      expect(isDocumented(stderr.split('\n')[0])).toBe(true);
       expect(await exited).toBe(0);
       expect(JSON.parse(stdout)).toEqual({ model: weights, server: join(cache, 'llama-server'), template: join(cache, 'chat-template.jinja') });
       expect(stderr).not.toContain('building llama-server (');

@@ -14,6 +14,7 @@ import { PROJECT_ROOT } from '../common/project-root';
 import { findFreePort, isPortFree } from '../server/dev-server';
 import { waitFor } from './harness';
 import { isAlive, parentOf, processesWith } from './processes';
+import { isDocumented } from './documented';
 
 interface Stack {
   child: ChildProcess;
@@ -75,6 +76,7 @@ describe('npm start that cannot start', () => {
       const s = npmStart({ ...env, [name]: String(port) });
       expect(await s.exited).toBe(2);
       expect(s.output()).toBe(`npm start: port ${port} (${what}) is busy: free it, or set ${name} to another port${extra}\n`);
+      expect(isDocumented(s.output())).toBe(true);
       expect(devServers(env)).toEqual([]);
     } finally {
       busy.close();
@@ -94,9 +96,11 @@ describe('npm start that cannot start', () => {
         'metrics off: port 9464 is busy (another npm start?); set METRICS_PORT to serve them on another port',
         'codec server not started: port 8888 is busy (another npm start?); the Web UI calls what answers there, or set CODEC_PORT',
       ]);
+      expect(lines.slice(0, 2).every(isDocumented)).toBe(true);
       expect(lines[2]).toMatch(/^Temporal dev server on 127\.0\.0\.1:\d+ /);
       expect(lines[3]).toBe(`scripted provider on http://127.0.0.1:${env.PORT}/v1`);
       expect(lines.slice(4)).toEqual([`npm start: WORKFLOW_BUNDLE_PATH names ${missing}, which does not exist: build the bundle there, or unset it to bundle workflows/ at start`]);
+      expect(isDocumented(lines[4])).toBe(true);
       expect(devServers(env)).toEqual([]);
       expect(await isPortFree(Number(env.PORT))).toBe(true);
       expect(await isPortFree(Number(env.TEMPORAL_DEV_PORT))).toBe(true);
@@ -113,7 +117,9 @@ describe('npm start that cannot start', () => {
     const serverPid = (JSON.parse(readFileSync(recordOf(env), 'utf8')) as { pid: number }).pid;
     process.kill(serverPid, 'SIGKILL');
     expect(await s.exited).toBe(1);
-    expect(s.output().trim().split('\n').at(-1)).toBe(`npm start: the Temporal dev server exited (SIGKILL); see ${join(PROJECT_ROOT, '.data/temporal-server.log')}`);
+    const last = s.output().trim().split('\n').at(-1) ?? '';
+    expect(last).toBe(`npm start: the Temporal dev server exited (SIGKILL); see ${join(PROJECT_ROOT, '.data/temporal-server.log')}`);
+    expect(isDocumented(last)).toBe(true);
     expect(await isPortFree(Number(env.PORT))).toBe(true);
     expect(await isPortFree(Number(env.CODEC_PORT))).toBe(true);
     expect(existsSync(recordOf(env))).toBe(false);
@@ -134,6 +140,7 @@ describe('npm start and the dev server of another npm start', () => {
       const second = npmStart({ ...env, CODEC_PORT: String(await findFreePort()) });
       expect(await second.exited, second.output()).toBe(0);
       expect(second.output()).toContain(`reusing the Temporal dev server of the npm start running as pid ${first.child.pid}\n`);
+      expect(isDocumented(`reusing the Temporal dev server of the npm start running as pid ${first.child.pid}`)).toBe(true);
       expect(second.output()).toContain(`reusing the scripted provider on port ${env.PORT}\n`);
       expect(second.output()).toMatch(/status=completed\n$/);
       expect(isAlive(serverPid)).toBe(true);
@@ -148,6 +155,7 @@ describe('npm start and the dev server of another npm start', () => {
       third = npmStart(env, '--serve');
       await waitFor('the third stack to serve', () => third?.output().includes('serving; Ctrl-C to stop'));
       expect(third.output()).toContain(`stopped the Temporal dev server (pid ${serverPid}) that an earlier npm start left running on port ${env.TEMPORAL_DEV_PORT}\n`);
+      expect(isDocumented(`stopped the Temporal dev server (pid ${serverPid}) that an earlier npm start left running on port ${env.TEMPORAL_DEV_PORT}`)).toBe(true);
       expect(isAlive(serverPid)).toBe(false);
       const replacement = devServers(env);
       expect(replacement).toHaveLength(1);

@@ -18,6 +18,7 @@ import { useHarness, waitFor } from './harness';
 import { startWorkerProcess } from './worker-process';
 import { startWorkerProcess as startBareWorkerProcess } from './spawn-worker';
 import { isAlive, processesWith } from './processes';
+import { isDocumented } from './documented';
 
 const h = useHarness({ worker: false });
 
@@ -51,6 +52,7 @@ describe('a worker that cannot start says why in one line', () => {
       'worker not started: cannot reach the Temporal server at 127.0.0.1:1 (TEMPORAL_ADDRESS): connection refused; check that the server is running and that TEMPORAL_ADDRESS names it\n',
     );
     expect(r.stdout).toBe('');
+    expect(isDocumented(r.stderr)).toBe(true);
   });
 
   it('a busy METRICS_PORT: the port and the variable, exit 1', async () => {
@@ -59,6 +61,7 @@ describe('a worker that cannot start says why in one line', () => {
       const r = await workerExit({ TEMPORAL_ADDRESS: h.address, METRICS_PORT: String(busy.port) });
       expect(r.code).toBe(1);
       expect(r.stderr).toBe(`worker not started: port ${busy.port} (Prometheus metrics, METRICS_PORT) is busy: free it, set METRICS_PORT to another port, or METRICS_PORT=off\n`);
+      expect(isDocumented(r.stderr)).toBe(true);
     } finally {
       busy.server.close();
     }
@@ -73,6 +76,7 @@ describe('a worker that cannot start says why in one line', () => {
       expect(r.stderr).toBe(
         `worker not started: port ${busy.port} (Temporal gRPC) is busy and no Temporal server answers there: free it, set TEMPORAL_DEV_PORT to another port, or point TEMPORAL_ADDRESS at a running server\n`,
       );
+      expect(isDocumented(r.stderr)).toBe(true);
       expect(processesWith('start-dev', `--port ${busy.port}`)).toEqual([]);
     } finally {
       busy.server.close();
@@ -111,6 +115,7 @@ describe('a running worker', () => {
       expect(lines.filter((l) => l.startsWith('reconnected to the Temporal server'))).toHaveLength(1);
       // Nothing but the start line and those two: no core WARN lines, no colour codes.
       expect(lines).toHaveLength(3);
+      expect(lines.slice(1).every(isDocumented)).toBe(true);
       expect(worker.output()).not.toMatch(/WARN|\x1b\[/);
 
       const client = new Client({ connection: await Connection.connect({ address: server.address }), dataConverter: dataConverter() });
