@@ -66,7 +66,8 @@ async function refusal(ns: string, env: Record<string, string>): Promise<string>
 }
 
 describe('a worker checks its namespace’s search attributes at start', () => {
-  it('lacking one that it may not create, it exits naming it and the command; the command as printed fixes it', async () => {
+  // Two worker processes and a dozen CLI calls: minutes on a loaded 2-core machine.
+  it('lacking one that it may not create, it exits naming it and the command; the command as printed fixes it', { timeout: 300_000 }, async () => {
     const all = Object.keys(SEARCH_ATTRIBUTES);
     const ns = await namespaceWith(all.filter((n) => n !== 'AgentErrorType'));
     const out = await refusal(ns, { AGENT_SEARCH_ATTRIBUTES: 'check' });
@@ -80,13 +81,13 @@ describe('a worker checks its namespace’s search attributes at start', () => {
     expect(w.output()).toContain(`namespace=${ns}`);
   });
 
-  it('one with the wrong type stops it too, naming both types', async () => {
+  it('one with the wrong type stops it too, naming both types', { timeout: 180_000 }, async () => {
     const ns = await namespaceWith(Object.keys(SEARCH_ATTRIBUTES), { AgentTurns: 'Keyword' });
     const out = await refusal(ns, {});
     expect(out).toContain(`namespace ${ns} has AgentTurns as Keyword, but the runs set AgentTurns as Int`);
   });
 
-  it('allowed to create them (the default), it adds what is missing and starts', async () => {
+  it('allowed to create them (the default), it adds what is missing and starts', { timeout: 180_000 }, async () => {
     const ns = await namespaceWith([]);
     const w = await startWorker(ns, {});
     expect(w.output()).toContain(`namespace=${ns}`);

@@ -58,7 +58,8 @@ describe('runs go only where their tools are', () => {
     expect(taskQueueFor(null, new Toolset(BUILTIN_TOOLS))).toBe(DEFAULT_TASK_QUEUE);
   });
 
-  it('a worker with other tools refuses a queue whose workers offer the built-ins, names them, and joins with a warning only if told to', async () => {
+  // Three worker processes start one after another: minutes on a loaded 2-core machine.
+  it('a worker with other tools refuses a queue whose workers offer the built-ins, names them, and joins with a warning only if told to', { timeout: 300_000 }, async () => {
     const builtins = await worker({});
     await waitFor('the built-ins worker polling', async () => (await livePollers(h.client, 'default', h.taskQueue, null)).some((p) => p.identity.startsWith(`${builtins.child.pid}@`)));
     const out = await refused(NOTES);
@@ -69,7 +70,7 @@ describe('runs go only where their tools are', () => {
     await warned.kill();
   });
 
-  it('without a queue named, the other tool set polls its own, and every task of a run started there is taken by it', async () => {
+  it('without a queue named, the other tool set polls its own, and every task of a run started there is taken by it', { timeout: 180_000 }, async () => {
     // AGENT_TASK_QUEUE empty counts as unset: the queue comes from the tools.
     const notes = await worker({ ...NOTES, AGENT_TASK_QUEUE: '' }, '');
     const ownQueue = `${DEFAULT_TASK_QUEUE}-${notesHash}`;
