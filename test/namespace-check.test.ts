@@ -15,6 +15,7 @@ import { findTemporalCli } from '../server/temporal-cli';
 import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
 import { createCommands, searchAttributeGaps } from '../worker/search-attribute-check';
 import { useHarness, waitFor } from './harness';
+import { isDocumented } from './documented';
 import { startWorkerProcess, type WorkerProcess } from './worker-process';
 
 const h = useHarness({ worker: false });
@@ -55,13 +56,17 @@ function startWorker(ns: string, env: Record<string, string>): Promise<WorkerPro
   });
 }
 
-/** The worker's output when it exits before it is ready (startWorkerProcess rejects with it). */
+/** The worker's output when it exits before it is ready (startWorkerProcess rejects with it); its refusal is in the manual. */
 async function refusal(ns: string, env: Record<string, string>): Promise<string> {
   const err = await startWorker(ns, env).then(
     () => null,
     (e: unknown) => (e instanceof Error ? e.message : String(e)),
   );
   expect(err, 'the worker started, but it should have refused').not.toBeNull();
+  const lines = (err ?? '').split('\n');
+  const from = lines.findIndex((l) => l.startsWith('worker not started: '));
+  expect(from).toBeGreaterThan(-1);
+  for (const line of [lines[from], ...lines.slice(from + 1).filter((l) => l.startsWith('  '))]) expect(isDocumented(line), line).toBe(true);
   return err ?? '';
 }
 

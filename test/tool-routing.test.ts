@@ -15,6 +15,7 @@ import { DEFAULT_TASK_QUEUE, type RunResult } from '../common/contract';
 import { livePollers, taskQueueFor, toolsetHash } from '../worker/tool-routing';
 import { Toolset } from '../activities/tools/toolset';
 import { useHarness, waitFor } from './harness';
+import { isDocumented } from './documented';
 import { startWorkerProcess, type WorkerProcess } from './worker-process';
 
 const { EventType } = proto.temporal.api.enums.v1;
@@ -39,6 +40,8 @@ async function refused(env: Record<string, string>): Promise<string> {
     (e: unknown) => (e instanceof Error ? e.message : String(e)),
   );
   expect(err, 'the worker joined a queue whose workers offer other tools').not.toBeNull();
+  const line = (err ?? '').split('\n').find((l) => l.startsWith('worker not started: '));
+  expect(line && isDocumented(line), line).toBe(true);
   return err ?? '';
 }
 
@@ -66,7 +69,9 @@ describe('runs go only where their tools are', () => {
     expect(out).toContain(`task queue ${h.taskQueue} is polled by worker(s) offering other tools than this one (tools:${notesHash}`);
     expect(out).toContain(`${builtins.child.pid}@`);
     const warned = await worker({ ...NOTES, AGENT_TOOLSET_CHECK: 'warn' });
-    expect(warned.output()).toContain(`warning (AGENT_TOOLSET_CHECK=warn): task queue ${h.taskQueue} is polled by worker(s) offering other tools`);
+    const warning = warned.output().split('\n').find((l) => l.startsWith('warning (AGENT_TOOLSET_CHECK=warn): '));
+    expect(warning).toContain(`warning (AGENT_TOOLSET_CHECK=warn): task queue ${h.taskQueue} is polled by worker(s) offering other tools`);
+    expect(isDocumented(warning ?? ''), warning).toBe(true);
     await warned.kill();
   });
 
@@ -74,7 +79,9 @@ describe('runs go only where their tools are', () => {
     // AGENT_TASK_QUEUE empty counts as unset: the queue comes from the tools.
     const notes = await worker({ ...NOTES, AGENT_TASK_QUEUE: '' }, '');
     const ownQueue = `${DEFAULT_TASK_QUEUE}-${notesHash}`;
-    expect(notes.output()).toContain(`polls a task queue of its own, ${ownQueue}`);
+    const note = notes.output().split('\n').find((l) => l.startsWith('its tools differ from the built-in set'));
+    expect(note).toContain(`polls a task queue of its own, ${ownQueue}`);
+    expect(isDocumented(note ?? ''), note).toBe(true);
     expect(notes.output()).toContain(`taskQueue=${ownQueue} tools=${notesHash}`);
     const ws = `notes-${randomUUID().slice(0, 8)}`;
     mkdirSync(join(h.workspaceRoot, ws), { recursive: true });
