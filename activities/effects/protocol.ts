@@ -153,7 +153,8 @@ async function actHolding(call: WriteCall, claim: Claim, act: (guard: EffectGuar
       throw ApplicationFailure.retryable(`${call.toolName}: ${err.message}; this attempt did not act`, 'EffectClaimLost');
     }
     if (err instanceof NothingChanged) {
-      await claim.release();
+      // A store that cannot take the release leaves the claim to expire: the next attempt then says "unknown", never acts blind.
+      await claim.release().catch(() => {});
       call.note?.({ verdict: 'released' });
       if (err.reason instanceof ToolError) return { ok: false, error: err.reason.message, permanent: err.reason.permanent };
       throw err.reason;
@@ -243,9 +244,19 @@ class Claim {
     return Date.now() + this.skew;
   }
 
-  /** Renews the lease; throws EffectClaimLost when the claim is gone or this attempt's time is up. */
+  /**
+   * Renews the lease; throws EffectClaimLost when the claim is gone or this
+   * attempt's time is up. Called right before acting, so a store that fails
+   * here means nothing was done (NothingChanged: Temporal retries).
+   */
   async confirm(): Promise<void> {
-    if (!(await this.renew())) throw new EffectClaimLost(this.lost ?? 'the claim is gone');
+    let held: boolean;
+    try {
+      held = await this.renew();
+    } catch (err) {
+      throw new NothingChanged(err);
+    }
+    if (!held) throw new EffectClaimLost(this.lost ?? 'the claim is gone');
   }
 
   renew(): Promise<boolean> {
