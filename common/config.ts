@@ -26,7 +26,7 @@ export interface HarnessConfig {
    * PostgreSQL database every worker reaches (AGENT_LEDGER_URL).
    */
   ledger: LedgerConfig;
-  /** How long and how large the ledger may grow, applied by the worker (docs/effects.md). */
+  /** How long and how large the ledger, the traces and the message store may grow, applied by the worker (docs/effects.md). */
   retention: RetentionConfig;
   /** Where model calls file prompt messages by content address (a cache: safe to delete). */
   messageStoreDir: string;
@@ -68,10 +68,16 @@ export type LedgerConfig = { kind: 'folder'; dir: string } | { kind: 'postgres';
 export interface RetentionConfig {
   /** false: the worker removes nothing (AGENT_RETENTION=off). */
   enabled: boolean;
-  /** Records of runs closed longer ago than this go; null: the namespace's retention (AGENT_RETENTION_MAX_AGE_MS). */
+  /**
+   * Ledger records and traces of runs closed longer ago than this go, and
+   * messages unused for this long; null: the namespace's retention
+   * (AGENT_RETENTION_MAX_AGE_MS).
+   */
   maxAgeMs: number | null;
-  /** Past this size the oldest records of closed runs go first; null: no size limit (AGENT_LEDGER_MAX_BYTES). */
-  maxBytes: number | null;
+  /** Past these sizes the oldest of closed runs (least recently used messages) go first; null: no size limit. */
+  ledgerMaxBytes: number | null;
+  traceMaxBytes: number | null;
+  messageStoreMaxBytes: number | null;
   /** How often the worker applies it (AGENT_RETENTION_INTERVAL_MS, default 1 h). */
   intervalMs: number;
 }
@@ -242,7 +248,9 @@ function retention(env: NodeJS.ProcessEnv): RetentionConfig {
   return {
     enabled: mode === 'on',
     maxAgeMs: env.AGENT_RETENTION_MAX_AGE_MS ? int(env, 'AGENT_RETENTION_MAX_AGE_MS', 0) : null,
-    maxBytes: env.AGENT_LEDGER_MAX_BYTES ? int(env, 'AGENT_LEDGER_MAX_BYTES', 0) : null,
+    ledgerMaxBytes: env.AGENT_LEDGER_MAX_BYTES ? int(env, 'AGENT_LEDGER_MAX_BYTES', 0) : null,
+    traceMaxBytes: env.AGENT_TRACE_MAX_BYTES ? int(env, 'AGENT_TRACE_MAX_BYTES', 0) : null,
+    messageStoreMaxBytes: env.AGENT_MESSAGE_STORE_MAX_BYTES ? int(env, 'AGENT_MESSAGE_STORE_MAX_BYTES', 0) : null,
     intervalMs: int(env, 'AGENT_RETENTION_INTERVAL_MS', 3_600_000),
   };
 }

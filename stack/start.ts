@@ -19,7 +19,7 @@ import { loadConfig, temporalConnectOptions } from '../common/config';
 import { startTracing, stopTracing } from '../common/tracing';
 import { PROJECT_ROOT } from '../common/project-root';
 import { createWorkerFromConfig } from '../worker/create-worker';
-import { startWorkerEffects } from '../worker/effects';
+import { startWorkerStorage } from '../worker/storage';
 import { loadWorkerTools } from '../worker/toolset';
 import { main } from '../client/cli';
 import { harnessClient } from '../client/connect';
@@ -114,8 +114,8 @@ if (real) {
 const nativeConnection = await NativeConnection.connect(temporalConnectOptions(cfg, address));
 // One tracer provider for the worker and the client of this process.
 const tracing = startTracing(cfg.tracing, 'agent-harness');
-const effects = await startWorkerEffects(cfg, nativeConnection);
-const worker = await createWorkerFromConfig(nativeConnection, cfg, tools, effects.store, tracing);
+const storage = await startWorkerStorage(cfg, nativeConnection);
+const worker = await createWorkerFromConfig(nativeConnection, cfg, tools, storage.effects, tracing);
 const workerDone = worker.run();
 console.log(
   `worker on task queue ${cfg.taskQueue}${cfg.temporalAddress ? ` at ${address} (${cfg.temporalConnection.source}, namespace ${cfg.namespace})` : ''}; traces in ${cfg.traceDir}` +
@@ -133,7 +133,7 @@ if (serve) {
   await workerDone;
   await client.connection.close();
 }
-await effects.close();
+await storage.close();
 await nativeConnection.close();
 await stopTracing();
 await tools.close();

@@ -1,17 +1,23 @@
-// Retention of the effect ledger, applied by a real worker process on its
-// own schedule (AGENT_RETENTION_INTERVAL_MS), and one pass driven directly for
-// the size limit. A closed run's records go once it has been closed longer
-// than the maximum age; a running run keeps its records whatever their age or
-// the size; a run started after a cleanup loses nothing.
+// Retention of the effect ledger, the traces and the message store, applied
+// by a real worker process on its own schedule (AGENT_RETENTION_INTERVAL_MS),
+// and passes driven directly for the size limits. A closed run's records and
+// trace go once it has been closed longer than the maximum age; a running
+// run keeps its records and trace whatever their age or the size; messages
+// (a cache) go when unused, and a run that needed them sends them inline; a
+// run started after a cleanup loses nothing.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { FolderEffectStore } from '../activities/effects/folder-store';
 import type { EffectRecord } from '../activities/effects/record';
-import { namespaceRetentionMs, sweepLedger } from '../activities/effects/retention';
+import { sweepLedger } from '../activities/effects/retention';
+import { namespaceRetentionMs } from '../activities/workflow-state';
+import { MessageStore, TOUCH_EVERY_MS } from '../activities/message-store';
+import { sweepMessages } from '../activities/message-retention';
+import { sweepTraces, traceWorkflowId } from '../activities/trace-retention';
 import { approveSignal, transcriptQuery } from '../workflows/messages';
 import type { AgentInput, RunResult } from '../common/contract';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
@@ -47,17 +53,24 @@ describe('ledger retention, applied by the worker', () => {
       await approve(closed, 'c2');
       expect(((await closed.result()) as RunResult).status).toBe('completed');
 
-      // The worker's passes remove the closed run's record…
+      expect(h.trace(closed.workflowId).at(-1)).toMatchObject({ type: 'run_stopped' });
+      // The worker's passes remove the closed run's record and trace…
       await waitFor('the closed run\'s record to be removed', async () => (await recordsOf(store, closed.workflowId)).length === 0);
-      // …and, two passes later still, the running run's is there (it is older than the maximum age too).
+      await waitFor('the closed run\'s trace to be removed', () => h.trace(closed.workflowId).length === 0);
+      // …and, two passes later still, the running run's are there (older than the maximum age too).
       const passes = sweeps(worker.output()).length;
       await waitFor('two more retention passes', () => sweeps(worker.output()).length >= passes + 2);
       expect(await recordsOf(store, running.workflowId)).toEqual([kept]);
+      expect(h.trace(running.workflowId).some((l) => l.type === 'approval_required')).toBe(true);
       expect(sweeps(worker.output()).at(-1)).toMatch(/removed \d+ records, \d+ left \(\d+ bytes\), 1 of running workflows kept \(max age 1 ms\)$/);
+      expect(worker.output()).toMatch(/retention: traces \S+: removed \d+ files, \d+ left \(\d+ bytes\), 1 of running workflows kept/);
+      // The message store is a cache: unused for 1 ms, the running run's messages went too.
+      expect(worker.output()).toMatch(/retention: messages \S+: removed [1-9]\d* files/);
 
-      // The running run goes on: its second delete finds no file (the first did delete it) and it ends.
+      // The running run goes on: its second delete finds no file (the first did delete it), and its next
+      // prompt, whose messages the store no longer holds, is sent inline: it ends as it would have.
       await running.signal(approveSignal, { callId: 'c2', by: 'alice' });
-      expect(((await running.result()) as RunResult).status).toBe('completed');
+      expect((await running.result()) as RunResult).toMatchObject({ status: 'completed', output: 'Deleted access.log.', turns: 3 });
 
       // A run started after the cleanup: its write is claimed, done and reported as usual.
       const later = await start({ task: 'Free some space.', model: 'destructive', workspace: freshWorkspace() });
@@ -68,6 +81,53 @@ describe('ledger retention, applied by the worker', () => {
     } finally {
       await worker.kill();
     }
+  });
+});
+
+describe('trace and message retention, one pass', () => {
+  it('a trace file is named by its workflow id (dots and child ids too); by size, the least recently written closed ones go first', async () => {
+    expect(traceWorkflowId('plan-1a2b.0199b1e2-7c3d-7e4f-8a5b-6c7d8e9f0a1b.jsonl')).toBe('plan-1a2b');
+    expect(traceWorkflowId('v1.2.release.0199b1e2-7c3d-7e4f-8a5b-6c7d8e9f0a1b.jsonl')).toBe('v1.2.release');
+    expect(traceWorkflowId(`${encodeURIComponent('parent/child-r1')}.0199b1e2-7c3d-7e4f-8a5b-6c7d8e9f0a1b.jsonl`)).toBe('parent/child-r1');
+    expect(traceWorkflowId('old-run.jsonl')).toBe('old-run');
+    expect(traceWorkflowId('notes.txt')).toBeNull();
+
+    const dir = mkdtempSync(join(tmpdir(), 'trace-retention-'));
+    const file = (id: string, secondsAgo: number) => {
+      const path = join(dir, `${id}.0199b1e2-7c3d-7e4f-8a5b-6c7d8e9f0a1b.jsonl`);
+      writeFileSync(path, 'x'.repeat(100));
+      const t = new Date(Date.now() - secondsAgo * 1000);
+      utimesSync(path, t, t);
+    };
+    file('running', 40);
+    file('closed-old', 30);
+    file('closed-new', 20);
+    const states = { running: { running: true }, 'closed-old': { running: false, closedAt: Date.now() - 30_000 }, 'closed-new': { running: false, closedAt: Date.now() - 20_000 } } as const;
+    const stateOf = async (id: string) => states[id as keyof typeof states];
+    // By age (25 s): only the closed one closed before it.
+    expect(await sweepTraces(dir, stateOf, { maxAgeMs: 25_000, maxBytes: null })).toEqual({ removed: 1, files: 2, bytes: 200, keptInFlight: 1 });
+    // By size: the running one is the oldest, yet stays.
+    expect(await sweepTraces(dir, stateOf, { maxAgeMs: 3_600_000, maxBytes: 150 })).toEqual({ removed: 1, files: 1, bytes: 100, keptInFlight: 1 });
+    expect(readdirSync(dir)).toEqual(['running.0199b1e2-7c3d-7e4f-8a5b-6c7d8e9f0a1b.jsonl']);
+  });
+
+  it('messages go when unused for the maximum age or, past the size limit, least recently used first; using one keeps it', async () => {
+    const store = new MessageStore(mkdtempSync(join(tmpdir(), 'message-retention-')));
+    const refs = await Promise.all(['"a"', '"b"', '"c"'].map((t) => store.put(t)));
+    const age = (ref: string, secondsAgo: number) => {
+      const t = new Date(Date.now() - secondsAgo * 1000);
+      utimesSync(join(store.dir, ref.slice(0, 2), `${ref}.json`), t, t);
+    };
+    age(refs[0], 3 * TOUCH_EVERY_MS / 1000);
+    age(refs[1], 2 * TOUCH_EVERY_MS / 1000);
+    age(refs[2], 10);
+    // Read from another process's store: the read refreshes the file's time.
+    expect(await new MessageStore(store.dir).get(refs[0])).toBe('"a"');
+    await waitFor('the touch', () => statSync(join(store.dir, refs[0].slice(0, 2), `${refs[0]}.json`)).mtimeMs > Date.now() - 60_000);
+    expect(await sweepMessages(store.dir, { maxAgeMs: TOUCH_EVERY_MS, maxBytes: null })).toMatchObject({ removed: 1, files: 2 });
+    expect(await new MessageStore(store.dir).get(refs[1])).toBeNull();
+    expect(await sweepMessages(store.dir, { maxAgeMs: TOUCH_EVERY_MS, maxBytes: 3 })).toMatchObject({ removed: 1, files: 1, bytes: 3 });
+    expect(await new MessageStore(store.dir).get(refs[0])).toBe('"a"');
   });
 });
 

@@ -34,11 +34,14 @@ describe('worker configuration', () => {
     expect(() => loadConfig({ AGENT_LEDGER_URL: 'postgres://u:secret@db:5432' })).toThrow(/^AGENT_LEDGER_URL names no database/);
     // A URL that does not parse is named without its password.
     expect(() => loadConfig({ AGENT_LEDGER_URL: 'postgres://u:secret@db:port/x' })).toThrow('AGENT_LEDGER_URL is not a URL: "postgres://…@db:port/x"');
-    expect(loadConfig({}).retention).toEqual({ enabled: true, maxAgeMs: null, maxBytes: null, intervalMs: 3_600_000 });
-    expect(loadConfig({ AGENT_RETENTION: 'off', AGENT_RETENTION_MAX_AGE_MS: '86400000', AGENT_LEDGER_MAX_BYTES: '1000000', AGENT_RETENTION_INTERVAL_MS: '60000' }).retention).toEqual({
+    expect(loadConfig({}).retention).toEqual({ enabled: true, maxAgeMs: null, ledgerMaxBytes: null, traceMaxBytes: null, messageStoreMaxBytes: null, intervalMs: 3_600_000 });
+    const set = { AGENT_RETENTION: 'off', AGENT_RETENTION_MAX_AGE_MS: '86400000', AGENT_LEDGER_MAX_BYTES: '1000000', AGENT_TRACE_MAX_BYTES: '2000000', AGENT_MESSAGE_STORE_MAX_BYTES: '3000000', AGENT_RETENTION_INTERVAL_MS: '60000' };
+    expect(loadConfig(set).retention).toEqual({
       enabled: false,
       maxAgeMs: 86_400_000,
-      maxBytes: 1_000_000,
+      ledgerMaxBytes: 1_000_000,
+      traceMaxBytes: 2_000_000,
+      messageStoreMaxBytes: 3_000_000,
       intervalMs: 60_000,
     });
     expect(() => loadConfig({ AGENT_RETENTION: 'sometimes' })).toThrow('AGENT_RETENTION must be on or off, got "sometimes"');

@@ -76,7 +76,7 @@ export interface AgentWorkerOptions {
  * A worker configured from the environment (worker/config.ts), as `npm run
  * worker` and `npm start` run it. `tools` comes from loadWorkerTools(cfg),
  * loaded first so a bad tool source stops the process before it connects, and
- * `effects` from startWorkerEffects (worker/effects.ts); the caller closes
+ * `effects` from startWorkerStorage (worker/storage.ts); the caller closes
  * both once the worker has stopped.
  */
 export async function createWorkerFromConfig(

@@ -9,7 +9,7 @@ import { ensureSearchAttributes, startDevServer } from '../server/dev-server';
 import { loadConfig, temporalConnectOptions, type HarnessConfig } from '../common/config';
 import { startTracing, stopTracing } from '../common/tracing';
 import { createWorkerFromConfig } from './create-worker';
-import { startWorkerEffects } from './effects';
+import { startWorkerStorage } from './storage';
 import { loadWorkerTools, type WorkerTools } from './toolset';
 import { installRuntime } from './telemetry';
 
@@ -45,17 +45,17 @@ await admin.close();
 
 const connection = await NativeConnection.connect(connectOptions);
 const tracing = startTracing(cfg.tracing, 'agent-harness-worker');
-const effects = await startWorkerEffects(cfg, connection);
-const worker = await createWorkerFromConfig(connection, cfg, tools, effects.store, tracing);
+const storage = await startWorkerStorage(cfg, connection);
+const worker = await createWorkerFromConfig(connection, cfg, tools, storage.effects, tracing);
 const mcp = tools.mcp?.servers.map((s) => `${s.name}(${s.mcpTools.length} tools)`).join(' ');
-console.log(`worker on ${address}${cfg.temporalAddress ? ` (${cfg.temporalConnection.source})` : ''} namespace=${cfg.namespace} ledger=${effects.store.where} taskQueue=${cfg.taskQueue} model endpoint=${cfg.llmBaseUrl}${cfg.versioning ? ` deployment=${cfg.versioning.deploymentName} build=${cfg.versioning.buildId} (${cfg.versioning.defaultBehavior})` : ''}${cfg.metricsAddress ? ` metrics http://${cfg.metricsAddress}/metrics` : ''}${tracing ? ` traces ${tracing.endpoint}` : ''}${mcp ? ` mcp ${mcp}` : ''}`);
+console.log(`worker on ${address}${cfg.temporalAddress ? ` (${cfg.temporalConnection.source})` : ''} namespace=${cfg.namespace} ledger=${storage.effects.where} taskQueue=${cfg.taskQueue} model endpoint=${cfg.llmBaseUrl}${cfg.versioning ? ` deployment=${cfg.versioning.deploymentName} build=${cfg.versioning.buildId} (${cfg.versioning.defaultBehavior})` : ''}${cfg.metricsAddress ? ` metrics http://${cfg.metricsAddress}/metrics` : ''}${tracing ? ` traces ${tracing.endpoint}` : ''}${mcp ? ` mcp ${mcp}` : ''}`);
 // worker.run() resolves after SIGINT/SIGTERM (the SDK installs those handlers).
 try {
   await worker.run();
 } finally {
   // The MCP connections end with the worker: stdio servers are stopped, HTTP sessions ended.
   await tools.close();
-  await effects.close();
+  await storage.close();
 }
 await connection.close();
 await stopTracing();

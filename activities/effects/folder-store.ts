@@ -56,13 +56,13 @@ export class FolderEffectStore implements EffectStore {
     return this.put(this.keyDir(key), version + 1, { released: true, key });
   }
 
-  async oldest(before: number, limit: number): Promise<EffectRecord[]> {
+  async oldest(before: number, limit: number, offset = 0): Promise<EffectRecord[]> {
     const out: EffectRecord[] = [];
     for (const dir of await this.keyDirs()) {
       const latest = await this.latest(dir).catch(() => null);
       if (latest && !isTombstone(latest.data) && latest.data.claimedAt < before) out.push(latest.data);
     }
-    return out.sort((a, b) => a.claimedAt - b.claimedAt).slice(0, limit);
+    return out.sort((a, b) => a.claimedAt - b.claimedAt || (a.key < b.key ? -1 : 1)).slice(offset, offset + limit);
   }
 
   async remove(keys: readonly string[]): Promise<number> {

@@ -149,11 +149,11 @@ export class PostgresEffectStore implements EffectStore {
     return rowCount === 1;
   }
 
-  async oldest(before: number, limit: number): Promise<EffectRecord[]> {
+  async oldest(before: number, limit: number, offset = 0): Promise<EffectRecord[]> {
     await this.setUp();
     const { rows } = await this.pool.query<Row>(
-      `SELECT * FROM ${TABLE} WHERE state <> 'released' AND claimed_at < $1 ORDER BY claimed_at LIMIT $2`,
-      [Number.isFinite(before) ? new Date(before) : new Date(8.64e15), limit],
+      `SELECT * FROM ${TABLE} WHERE state <> 'released' AND claimed_at < $1 ORDER BY claimed_at, key LIMIT $2 OFFSET $3`,
+      [Number.isFinite(before) ? new Date(before) : new Date(8.64e15), limit, offset],
     );
     return rows.map(toRecord);
   }

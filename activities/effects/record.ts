@@ -65,8 +65,8 @@ export interface EffectStore {
   replace(record: EffectRecord, version: number): Promise<boolean>;
   /** Releases a claim (nothing happened): false when the record changed since it was read. */
   release(key: string, version: number): Promise<boolean>;
-  /** Retention: records claimed before `before` (ms), oldest first, at most `limit`. */
-  oldest(before: number, limit: number): Promise<EffectRecord[]>;
+  /** Retention: records claimed before `before` (ms), oldest first, at most `limit`, skipping the first `offset`. */
+  oldest(before: number, limit: number, offset?: number): Promise<EffectRecord[]>;
   /** Retention: removes these records for good. */
   remove(keys: readonly string[]): Promise<number>;
   /** Retention: how many records, and about how many bytes they take. */

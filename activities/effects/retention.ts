@@ -7,14 +7,16 @@
 // records of closed workflows first. A workflow that is running (its latest
 // run: a reset or continued run included) keeps every record, whatever its age
 // or the size: an in-flight run never loses what protects its writes.
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import { removable, workflowStates } from '../workflow-state';
 import type { EffectRecord, EffectStore } from './record';
 
 export interface LedgerRetention {
   maxAgeMs: number;
   maxBytes: number | null;
-  /** Records looked at per pass and per step (bounded work per pass). */
+  /** Records looked at per step, and steps per pass (bounded work per pass). */
   batch?: number;
+  pages?: number;
 }
 
 export interface SweepResult {
@@ -24,61 +26,44 @@ export interface SweepResult {
   size: { records: number; bytes: number };
 }
 
-type WorkflowState = { running: true } | { running: false; closedAt: number | null };
-
 /** One pass. `now` is this host's clock (the records' times are the store's; a little skew only shifts the pass). */
 export async function sweepLedger(store: EffectStore, client: Client, limits: LedgerRetention, now = Date.now()): Promise<SweepResult> {
   const batch = limits.batch ?? 500;
-  const states = new Map<string, Promise<WorkflowState>>();
-  const stateOf = (workflowId: string) => {
-    let s = states.get(workflowId);
-    if (!s) states.set(workflowId, (s = workflowState(client, workflowId)));
-    return s;
-  };
+  const stateOf = workflowStates(client);
   let removed = 0;
   const inFlight = new Set<string>();
-  const removable = async (records: EffectRecord[], closedBefore: number) => {
+  const goners = async (records: EffectRecord[], closedBefore: number) => {
     const keys: string[] = [];
     for (const r of records) {
       const s = await stateOf(r.workflowId);
       if (s.running) inFlight.add(r.key);
-      else if (s.closedAt === null || s.closedAt < closedBefore) keys.push(r.key);
+      else if (removable(s, closedBefore)) keys.push(r.key);
     }
     return keys;
   };
 
   // By age: closed (or forgotten by the server) for longer than maxAge. A
-  // record is never younger than its run's close, so only old ones are asked about.
+  // record is never younger than its run's close, so only old ones are asked
+  // about; paged, so old records of running workflows never hide the rest.
   const cutoff = now - limits.maxAgeMs;
-  removed += await store.remove(await removable(await store.oldest(cutoff, batch), cutoff));
+  const old: string[] = [];
+  for (let offset = 0, page = 0; page < (limits.pages ?? 20); page++) {
+    const records = await store.oldest(cutoff, batch, offset);
+    old.push(...(await goners(records, cutoff)));
+    if (records.length < batch) break;
+    offset += records.length;
+  }
+  removed += await store.remove(old);
 
   // By size: the oldest records of closed workflows, whatever their age.
   let size = await store.size();
-  while (limits.maxBytes !== null && size.bytes > limits.maxBytes) {
-    const keys = await removable(await store.oldest(Number.POSITIVE_INFINITY, batch), Number.POSITIVE_INFINITY);
-    if (keys.length === 0) break;
+  for (let kept = 0; limits.maxBytes !== null && size.bytes > limits.maxBytes; ) {
+    const records = await store.oldest(Number.POSITIVE_INFINITY, batch, kept);
+    if (records.length === 0) break;
+    const keys = await goners(records, Number.POSITIVE_INFINITY);
+    kept += records.length - keys.length;
     removed += await store.remove(keys);
     size = await store.size();
   }
   return { removed, keptInFlight: inFlight.size, size };
-}
-
-async function workflowState(client: Client, workflowId: string): Promise<WorkflowState> {
-  try {
-    const d = await client.workflow.getHandle(workflowId).describe();
-    if (d.status.name === 'RUNNING') return { running: true };
-    return { running: false, closedAt: d.closeTime?.getTime() ?? null };
-  } catch (err) {
-    // Gone from the server (past its retention): no retry and no reset can ask for its records.
-    if (err instanceof WorkflowNotFoundError) return { running: false, closedAt: null };
-    throw err;
-  }
-}
-
-/** The namespace's retention of closed workflows, in ms (null when the server does not say). */
-export async function namespaceRetentionMs(client: Client, namespace: string): Promise<number | null> {
-  const ns = await client.workflowService.describeNamespace({ namespace });
-  const ttl = ns.config?.workflowExecutionRetentionTtl;
-  if (!ttl?.seconds) return null;
-  return Number(ttl.seconds) * 1000 + Math.round((ttl.nanos ?? 0) / 1e6);
 }
