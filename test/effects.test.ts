@@ -15,6 +15,7 @@ import { PostgresEffectStore } from '../activities/effects/postgres-store';
 import { runWrite, type EffectGuard, type EffectNote, type WriteAttempt, type WriteCall } from '../activities/effects/protocol';
 import type { EffectStore } from '../activities/effects/record';
 import { NothingChanged, ToolError } from '../activities/tools/tool-error';
+import { renderEvent } from '../client/render';
 import { startPostgres, type TestPostgres } from './postgres';
 
 let postgres: TestPostgres;
@@ -272,6 +273,17 @@ describe.each(['folder', 'postgres'] as const)('the effect protocol on the %s st
     expect((await store.size()).records).toBe(before.records + 1);
     expect(await store.remove([key])).toBe(1);
     expect((await store.read(key)).found).toBeNull();
+  });
+});
+
+describe('the CLI', () => {
+  it('prints what the ledger decided when a person should know: unknown outcomes, earlier runs, late results', () => {
+    const line = (fields: Record<string, unknown>) => renderEvent({ ts: '', runId: 'r', seq: 5, step: 0, attempt: 2, type: 'effect', toolName: 'delete_file', callId: 'c2', ...fields }, 'r');
+    const holder = { runId: 'run-A', attempt: 1, worker: '101@host-a' };
+    expect(line({ verdict: 'unknown', holder })).toBe('  ⚠ delete_file (call c2): outcome unknown: attempt 1 on 101@host-a started it and did not report; not done again');
+    expect(line({ verdict: 'earlier_run', holder })).toBe('  ↺ delete_file (call c2): already done by run run-A; not done again');
+    expect(line({ verdict: 'late' })).toMatch(/acted after another attempt had declared its outcome unknown/);
+    expect(line({ verdict: 'acted' })).toBeNull();
   });
 });
 
