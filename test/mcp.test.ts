@@ -140,7 +140,7 @@ describe.each(['stdio', 'http'] as const)('an MCP server over %s', (transport) =
     // The write landed exactly once, with the call's idempotency key in _meta.
     const writes = readRecord(served.record).filter((l) => l.tool === 'write');
     expect(writes.map((l) => l.event)).toEqual(['call', 'done']);
-    expect(writes[0].key).toMatch(new RegExp(`^${id}@.+/c2$`));
+    expect(writes[0].key).toMatch(new RegExp(`^${id}@.+/call2$`));
     expect(writes[1].key).toBe(writes[0].key);
     expect(readFileSync(join(served.root, 'out/report.txt'), 'utf8')).toBe('written through MCP');
 
@@ -150,7 +150,7 @@ describe.each(['stdio', 'http'] as const)('an MCP server over %s', (transport) =
       const lines = readRecord(served.record).filter((l) => l.tool === 'slow');
       return lines.some((l) => l.event === 'cancelled') ? lines : null;
     });
-    expect(slow[0]).toMatchObject({ event: 'call', key: expect.stringMatching(/\/c3$/) });
+    expect(slow[0]).toMatchObject({ event: 'call', key: expect.stringMatching(/\/call3$/) });
     expect(slow.at(-1)).toMatchObject({ event: 'cancelled', reason: expect.stringContaining('CancelledFailure') });
     expect(slow.filter((l) => l.event === 'done')).toEqual([]);
     const lastStep = slow.filter((l) => l.event === 'progress').at(-1)?.step ?? 0;
