@@ -153,18 +153,18 @@ describe.each(['folder', 'postgres'] as const)('the effect protocol on the %s st
     const paused = new Promise<void>((r) => (release = r));
     let zombieActed = false;
     // The zombie's time runs out while it is paused before its irreversible step (a host cut off, a long GC).
-    const zombie = runWrite(call({ key, leaseMs: 200, deadline: Date.now() + 250 }), async (g) => {
+    const zombie = runWrite(call({ key, leaseMs: 200, deadline: Date.now() + 2000 }), async (g) => {
       await paused;
       await g.confirm();
       zombieActed = true;
       return 'zombie deleted it';
-    });
+    }).catch((e: unknown) => e);
     await waitForRecord(store, key, 'claimed');
     await waitUntil(async () => (await store.read(key)).now > ((await store.read(key)).found?.record.leaseUntil ?? 0) + 50);
     const taker = await runWrite(call({ key, attempt: attempt({ attempt: 2, worker: '202@host-b' }) }), counter().act);
     expect(taker).toMatchObject({ outcomeUnknown: true });
     release();
-    const err = await zombie.catch((e: unknown) => e);
+    const err = await zombie;
     expect(zombieActed).toBe(false);
     expect(err).toMatchObject({ type: 'EffectClaimLost', message: expect.stringContaining('this attempt did not act') });
     expect((await store.read(key)).found?.record.state).toBe('unknown');
@@ -174,12 +174,13 @@ describe.each(['folder', 'postgres'] as const)('the effect protocol on the %s st
     const key = freshKey();
     let release!: () => void;
     const paused = new Promise<void>((r) => (release = r));
-    const zombie = runWrite(call({ key, leaseMs: 200, deadline: Date.now() + 250 }), async (g) => {
+    const zombie = runWrite(call({ key, leaseMs: 200, deadline: Date.now() + 2000 }), async (g) => {
       await g.confirm();
-      // Acted, then paused before reporting, past its lease.
+      // Acted, then paused before reporting, past its time and its lease.
       await paused;
       return 'deleted access.log (late)';
     });
+    void zombie.catch(() => {});
     await waitForRecord(store, key, 'claimed');
     await waitUntil(async () => (await store.read(key)).now > ((await store.read(key)).found?.record.leaseUntil ?? 0) + 50);
     expect(await runWrite(call({ key, attempt: attempt({ attempt: 2 }) }), counter().act)).toMatchObject({ outcomeUnknown: true });
@@ -189,6 +190,44 @@ describe.each(['folder', 'postgres'] as const)('the effect protocol on the %s st
     expect(notes.at(-1)).toMatchObject({ verdict: 'late' });
     // Whoever asks next learns what happened.
     expect(await runWrite(call({ key, attempt: attempt({ attempt: 3 }) }), counter().act)).toEqual({ ok: true, content: 'deleted access.log (late)' });
+  });
+
+  it('an attempt out of time before it acted releases its claim (nobody took it over): the retry acts', async () => {
+    const key = freshKey();
+    const err = await runWrite(call({ key, deadline: Date.now() + 100 }), async (g) => {
+      await new Promise((r) => setTimeout(r, 300));
+      await g.confirm();
+      return 'acted late';
+    }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ type: 'EffectClaimLost', message: expect.stringContaining("attempt 1's time is up") });
+    expect((await store.read(key)).found).toBeNull();
+    const w = counter();
+    expect(await runWrite(call({ key, attempt: attempt({ attempt: 2 }) }), w.act)).toEqual({ ok: true, content: 'deleted access.log (#1)' });
+    expect(w.acted).toBe(1);
+  });
+
+  it('a tool that acted and then ran out of time still records what it did (the claim was still its own)', async () => {
+    const key = freshKey();
+    const out = await runWrite(call({ key, deadline: Date.now() + 1500 }), async (g) => {
+      await g.confirm();
+      await new Promise((r) => setTimeout(r, 2000));
+      return 'deleted access.log (slowly)';
+    });
+    expect(out).toEqual({ ok: true, content: 'deleted access.log (slowly)' });
+    expect((await store.read(key)).found?.record).toMatchObject({ state: 'done', outcome: { ok: true, content: 'deleted access.log (slowly)' } });
+  });
+
+  it('a tool of several steps that loses its claim after one has maybe acted: the outcome is unknown, not "did not act"', async () => {
+    const key = freshKey();
+    const out = await runWrite(call({ key, deadline: Date.now() + 1500 }), async (g) => {
+      await g.confirm();
+      // step 1 done; step 2 comes too late
+      await new Promise((r) => setTimeout(r, 2000));
+      await g.confirm();
+      return 'both steps';
+    });
+    expect(out).toMatchObject({ outcomeUnknown: true, content: expect.stringContaining('got no answer (lost its claim after it began (attempt 1\'s time is up') });
+    expect((await store.read(key)).found?.record.state).toBe('unknown');
   });
 
   it('attempts racing on one key (many hosts at once): exactly one acts, every other answers with its result', async () => {

@@ -169,7 +169,7 @@ export class FolderEffectStore implements EffectStore {
     }
     const at = Date.parse(old.at ?? '') || 0;
     const holder = { runId: '', attempt: 0, worker: 'a worker of an earlier version', token: 'legacy' };
-    const base = { key, workflowId: key.split('@')[0] ?? '', toolName: 'a write', holder, claimedAt: at, leaseUntil: at };
+    const base = { key, workflowId: key.split('@')[0] ?? '', toolName: 'write', holder, claimedAt: at, leaseUntil: at };
     const record: EffectRecord =
       old.state === 'done' && typeof old.result === 'string'
         ? { ...base, state: 'done', outcome: { ok: true, content: old.result }, doneAt: at }

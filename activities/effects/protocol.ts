@@ -142,15 +142,32 @@ export async function runWrite(call: WriteCall, act: (guard: EffectGuard) => Pro
 async function actHolding(call: WriteCall, claim: Claim, act: (guard: EffectGuard) => Promise<string>): Promise<WriteOutcome> {
   crashPoint('effect:after_claim');
   let outcome: RecordedOutcome;
+  // Whether the tool passed a confirm(): from then on it may have acted.
+  let mayHaveActed = false;
   try {
     await claim.confirm();
-    outcome = { ok: true, content: await act({ confirm: () => claim.confirm() }) };
-  } catch (err) {
+    outcome = {
+      ok: true,
+      content: await act({
+        confirm: async () => {
+          await claim.confirm();
+          mayHaveActed = true;
+        },
+      }),
+    };
+  } catch (caught) {
     claim.stop();
+    let err = caught;
     if (err instanceof EffectClaimLost) {
-      // Checked right before acting: this attempt did nothing, and someone else owns the call now.
-      call.note?.({ verdict: 'lost', reason: err.message });
-      throw ApplicationFailure.retryable(`${call.toolName}: ${err.message}; this attempt did not act`, 'EffectClaimLost');
+      if (!mayHaveActed) {
+        // Checked right before acting: this attempt did nothing. Out of time
+        // (not taken over), it still holds the claim: released, so a retry may act.
+        await claim.release().catch(() => {});
+        call.note?.({ verdict: 'lost', reason: err.message });
+        throw ApplicationFailure.retryable(`${call.toolName}: ${err.message}; this attempt did not act`, 'EffectClaimLost');
+      }
+      // A tool that confirms before each of several steps lost its claim after one: it may have acted.
+      err = new Error(`lost its claim after it began (${err.message})`);
     }
     if (err instanceof NothingChanged) {
       // A store that cannot take the release leaves the claim to expire: the next attempt then says "unknown", never acts blind.
@@ -228,6 +245,8 @@ class Claim {
   private readonly timer: NodeJS.Timeout;
   /** The store's clock minus this host's: leases are written on the store's clock. */
   private readonly skew: number;
+  /** Lost only because this attempt's time is up: nobody took the claim over, it still holds its version. */
+  private timeUp = false;
 
   constructor(
     private readonly store: EffectStore,
@@ -264,6 +283,7 @@ class Claim {
       if (this.lost) return false;
       if (Date.now() > this.call.deadline) {
         this.lost = `attempt ${this.call.attempt.attempt}'s time is up (Temporal has given up on it)`;
+        this.timeUp = true;
         clearInterval(this.timer);
         return false;
       }
@@ -287,7 +307,7 @@ class Claim {
   release(): Promise<void> {
     this.stop();
     return this.serial(async () => {
-      if (!this.lost) await this.store.release(this.record.key, this.version);
+      if (!this.lost || this.timeUp) await this.store.release(this.record.key, this.version);
     });
   }
 
@@ -296,8 +316,8 @@ class Claim {
     this.stop();
     return this.serial(async () => {
       const declared: EffectRecord = { ...this.record, state: 'unknown', unknownAt: this.storeNow(), unknownBy: this.call.attempt.worker, unknownReason: reason };
-      // Lost meanwhile: another attempt declared it unknown already.
-      if (!this.lost) await this.store.replace(declared, this.version);
+      // Taken over meanwhile: another attempt declared it unknown already.
+      if (!this.lost || this.timeUp) await this.store.replace(declared, this.version);
       return declared;
     });
   }
@@ -307,7 +327,8 @@ class Claim {
     this.stop();
     return this.serial(async () => {
       const done: EffectRecord = { ...this.record, state: 'done', outcome, doneAt: this.storeNow() };
-      if (!this.lost && (await this.store.replace(done, this.version))) return 'recorded' as const;
+      // Out of time but not taken over, the claim is still this attempt's: the result is recorded as usual.
+      if ((!this.lost || this.timeUp) && (await this.store.replace(done, this.version))) return 'recorded' as const;
       for (;;) {
         const { found } = await this.store.read(this.record.key);
         const r = found?.record;
