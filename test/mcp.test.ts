@@ -151,7 +151,7 @@ describe.each(['stdio', 'http'] as const)('an MCP server over %s', (transport) =
       const lines = readRecord(served.record).filter((l) => l.tool === 'slow');
       return lines.some((l) => l.event === 'cancelled') ? lines : null;
     });
-    expect(slow[0]).toMatchObject({ event: 'call', key: expect.stringMatching(/\/c3$/) });
+    expect(slow[0]).toMatchObject({ event: 'call', key: expect.stringMatching(/\/call3$/) });
     expect(slow.at(-1)).toMatchObject({ event: 'cancelled', reason: expect.stringContaining('CancelledFailure') });
     expect(slow.filter((l) => l.event === 'done')).toEqual([]);
     const lastStep = slow.filter((l) => l.event === 'progress').at(-1)?.step ?? 0;
