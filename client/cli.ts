@@ -1,7 +1,7 @@
 // The harness's command line: run (start and follow), approve, reject,
 // cancel, status, transcript, result, trace, list. Exit codes tell the five
 // exits apart (client/exit-codes.ts).
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { ApplicationFailure, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { readTrace, traceChains } from '../common/trace-format';
@@ -74,7 +74,18 @@ export async function main(argv: string[], client?: Client): Promise<number> {
       }
       case 'result': {
         const runId = need(rest[0], 'runId');
-        const r = (await (await conn()).workflow.getHandle(runId).result()) as RunResult;
+        const r = await (await conn()).workflow.getHandle(runId).result().then(
+          (ok) => ok as RunResult,
+          (err: unknown) => {
+            // A run that failed outright (bad input, a refused resume) has no result
+            // object: print the same fields a failed result has, with the cause.
+            if (!(err instanceof WorkflowFailedError)) throw err;
+            const cause = err.cause;
+            const errorType = cause instanceof ApplicationFailure ? (cause.type ?? 'ApplicationFailure') : (cause?.name ?? 'WorkflowFailed');
+            const error = cause?.message ?? err.message;
+            return { runId, workflowId: runId, status: 'failed', agentStatus: 'failed', reason: error, error, errorType } as const;
+          },
+        );
         console.log(JSON.stringify(r, null, 2));
         return EXIT_CODES[r.status];
       }

@@ -129,6 +129,15 @@ describe('the agent-harness CLI', () => {
     expect((await outcome(['cancel', id])).code).toBe(ALREADY_FINISHED);
   });
 
+  it('result of a run that failed outright prints its error and type and exits 1, like a failed result', async () => {
+    const id = `cli-badinput-${freshWorkspace()}`;
+    const handle = await h.client.workflow.start('agentRun', { taskQueue: h.taskQueue, workflowId: id, args: [{ task: 'x', limits: { maxTurns: -1 } }] });
+    await handle.result().catch(() => undefined);
+    const r = await outcome(['result', id]);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout)).toMatchObject({ workflowId: id, status: 'failed', agentStatus: 'failed', errorType: 'InvalidInput', error: expect.stringContaining('invalid input: limits.maxTurns') });
+  });
+
   it('piping run into head ends quietly; costs print without float noise', async () => {
     const r = await exec('bash', ['-o', 'pipefail', '-c', `"${bin}" run --model runaway --max-turns 12 | head -n 2`], { env: env(), timeout: 60_000 });
     expect(r.stdout.trim().split('\n')).toHaveLength(2);
