@@ -5,8 +5,11 @@
 // it on shared storage, like the ledger); a worker that does not find an
 // address answers MessageStoreMiss and the workflow sends everything inline.
 // Nothing here is the truth: deleting the folder at any time loses nothing.
+// The worker's retention (activities/message-retention.ts) removes files not
+// used for a while: filing or reading a text touches its file (at most every
+// TOUCH_EVERY_MS), so a run that is working keeps its messages.
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { isRef, MESSAGE_STORE_MISS, type WireMessage } from '../workflows/message-refs';
@@ -16,11 +19,15 @@ import type { ChatMessage } from '../common/contract';
 const addressOf = (json: string): string => createHash('sha256').update(json).digest('base64url');
 const ADDRESS = /^[A-Za-z0-9_-]{43}$/;
 const MEMORY_CHARS = 16 * 1024 * 1024;
+/** How often a text used from memory has its file's time refreshed (retention goes by it). */
+export const TOUCH_EVERY_MS = 10 * 60_000;
 
 export class MessageStore {
   /** Addresses this process wrote or read recently: no file system call for them again. */
   private readonly known = new Map<string, string>();
   private knownChars = 0;
+  /** When each known text's file was last written or touched. */
+  private readonly touched = new Map<string, number>();
 
   constructor(readonly dir: string) {}
 
@@ -31,7 +38,10 @@ export class MessageStore {
   /** Files a JSON text under its address (once: the same text always has the same address). */
   async put(json: string): Promise<string> {
     const ref = addressOf(json);
-    if (this.known.has(ref)) return ref;
+    if (this.known.has(ref)) {
+      this.touch(ref);
+      return ref;
+    }
     const file = this.path(ref);
     await mkdir(join(this.dir, ref.slice(0, 2)), { recursive: true });
     // Written aside and renamed: a reader never sees half a file.
@@ -39,6 +49,7 @@ export class MessageStore {
     await writeFile(tmp, json);
     await rename(tmp, file);
     this.remember(ref, json);
+    this.touched.set(ref, Date.now());
     return ref;
   }
 
@@ -49,13 +60,20 @@ export class MessageStore {
    */
   file(json: string): { ref: string; written: Promise<void> } {
     const ref = addressOf(json);
-    return { ref, written: this.known.has(ref) ? Promise.resolve() : this.put(json).then(() => undefined, () => undefined) };
+    if (this.known.has(ref)) {
+      this.touch(ref);
+      return { ref, written: Promise.resolve() };
+    }
+    return { ref, written: this.put(json).then(() => undefined, () => undefined) };
   }
 
   /** The JSON text filed under `ref`, or null when it is missing or does not match its address. */
   async get(ref: string): Promise<string | null> {
     const hit = this.known.get(ref);
-    if (hit !== undefined) return hit;
+    if (hit !== undefined) {
+      this.touch(ref);
+      return hit;
+    }
     if (!ADDRESS.test(ref)) return null;
     let json: string;
     try {
@@ -65,7 +83,27 @@ export class MessageStore {
     }
     if (addressOf(json) !== ref) return null;
     this.remember(ref, json);
+    this.touched.delete(ref);
+    this.touch(ref);
     return json;
+  }
+
+  /** Refreshes the file's time (retention keeps what is used); a file that is gone is simply filed again next time. */
+  private touch(ref: string): void {
+    const now = Date.now();
+    if (now - (this.touched.get(ref) ?? 0) < TOUCH_EVERY_MS) return;
+    this.touched.set(ref, now);
+    const at = new Date(now);
+    utimes(this.path(ref), at, at).catch(() => this.forget(ref));
+  }
+
+  /** A file removed under us (retention): the next put writes it again. */
+  private forget(ref: string): void {
+    const text = this.known.get(ref);
+    if (text === undefined) return;
+    this.known.delete(ref);
+    this.touched.delete(ref);
+    this.knownChars -= text.length;
   }
 
   // A bounded memory of recent texts (oldest out first): the next turn's
@@ -76,6 +114,7 @@ export class MessageStore {
     for (const [old, text] of this.known) {
       if (this.knownChars <= MEMORY_CHARS) break;
       this.known.delete(old);
+      this.touched.delete(old);
       this.knownChars -= text.length;
     }
   }

@@ -41,10 +41,28 @@ export function renderEvent(l: TraceLine, runId: string): string | null {
       return `  ✂ context: ${String(l.elided)} old tool results elided, ${String(l.droppedTurns)} old turns dropped (~${String(l.estimatedTokensBefore)} → ~${String(l.estimatedTokensAfter)} of ${String(l.windowTokens)} tokens)`;
     case 'context_summarized':
       return `  ✂ context: the ${String(l.turns)} earliest turns summarized for ${usd(l.summaryCostUsd)} (~${String(l.estimatedTokensBefore)} → ~${String(l.estimatedTokensAfter)} of ${String(l.windowTokens)} tokens)`;
+    case 'effect':
+      return renderEffect(l);
     case 'stop_prevailed':
       return `  ■ the Stop came first: the run's ${String(l.over)} (${clip(String(l.overReason))}) is not its result`;
     case 'run_stopped':
       return `stopped: ${String(l.status)} (${String(l.reason)})`;
+    default:
+      return null;
+  }
+}
+
+/** What the effect ledger decided for a write, when a person should know (docs/effects.md). */
+function renderEffect(l: TraceLine): string | null {
+  const h = l.holder as { runId?: string; attempt?: number; worker?: string } | undefined;
+  const call = `${String(l.toolName)} (call ${String(l.callId)})`;
+  switch (l.verdict) {
+    case 'unknown':
+      return `  ⚠ ${call}: outcome unknown${h ? `: attempt ${String(h.attempt)} on ${String(h.worker)} started it and did not report` : `: ${String(l.reason)}`}; not done again`;
+    case 'earlier_run':
+      return `  ↺ ${call}: already done by run ${String(h?.runId)}; not done again`;
+    case 'late':
+      return `  ⚠ ${call}: acted after another attempt had declared its outcome unknown; the ledger now holds its result`;
     default:
       return null;
   }

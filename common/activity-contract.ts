@@ -53,6 +53,12 @@ export interface RunToolInput {
   traceSeq: number;
   /** The result is cut here, so the activity's result payload stays small too. */
   maxResultChars: number;
+  /**
+   * A person decided that a write whose outcome is unknown should be tried
+   * again: the effect protocol claims the call anew and acts (without it, an
+   * unknown outcome is reported again, never acted on).
+   */
+  retryUnknown?: boolean;
 }
 
 export type LoadedRun =

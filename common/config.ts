@@ -32,8 +32,14 @@ export interface HarnessConfig {
   /** Sent as every request's `model` instead of the run's: the seam to a real server. */
   llmModel: string | undefined;
   workspaceRoot: string;
-  /** Where write tools record what they did, per idempotency key. */
-  ledgerDir: string;
+  /**
+   * The effect ledger: where write tools claim each call and record what came
+   * of it (docs/effects.md). A folder on this host (LEDGER_DIR), or a
+   * PostgreSQL database every worker reaches (AGENT_LEDGER_URL).
+   */
+  ledger: LedgerConfig;
+  /** How long and how large the ledger, the traces and the message store may grow, applied by the worker (docs/effects.md). */
+  retention: RetentionConfig;
   /** Where model calls file prompt messages by content address (a cache: safe to delete). */
   messageStoreDir: string;
   traceDir: string;
@@ -90,6 +96,27 @@ export type ToolsetCheck = (typeof TOOLSET_CHECKS)[number];
 
 export const SEARCH_ATTRIBUTE_MODES = ['create', 'check'] as const;
 export type SearchAttributeMode = (typeof SEARCH_ATTRIBUTE_MODES)[number];
+
+export type LedgerConfig = { kind: 'folder'; dir: string } | { kind: 'postgres'; url: string };
+
+export interface RetentionConfig {
+  /** false: the worker removes nothing (AGENT_RETENTION=off). */
+  enabled: boolean;
+  /**
+   * Ledger records and traces of runs closed longer ago than this go, and
+   * messages unused for this long; null: the namespace's retention
+   * (AGENT_RETENTION_MAX_AGE_MS).
+   */
+  maxAgeMs: number | null;
+  /** Past these sizes the oldest of closed runs (least recently used messages) go first; null: no size limit. */
+  ledgerMaxBytes: number | null;
+  traceMaxBytes: number | null;
+  messageStoreMaxBytes: number | null;
+  /** How often the worker applies it (AGENT_RETENTION_INTERVAL_MS, default 1 h). */
+  intervalMs: number;
+  /** A line for every pass (AGENT_RETENTION_LOG=passes), or only for passes that removed something (changes, the default). */
+  logEveryPass: boolean;
+}
 
 /**
  * OpenTelemetry tracing, by OTel's own variable names. The exporter reads the
@@ -156,7 +183,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig 
     llmApiKey: env.LLM_API_KEY || undefined,
     llmModel: env.LLM_MODEL || undefined,
     workspaceRoot: resolve(env.AGENT_WORKSPACE || resolve(DATA, 'workspace')),
-    ledgerDir: resolve(env.LEDGER_DIR || resolve(env.AGENT_WORKSPACE || resolve(DATA, 'workspace'), '.ledger')),
+    ledger: ledger(env),
+    retention: retention(env),
     messageStoreDir: resolve(env.MESSAGE_STORE_DIR || resolve(env.AGENT_WORKSPACE || resolve(DATA, 'workspace'), '.messages')),
     traceDir: resolve(env.TRACE_DIR || resolve(DATA, 'traces')),
     devServer: {
@@ -234,6 +262,44 @@ function tracing(env: NodeJS.ProcessEnv): TracingConfig | null {
   const base = env.OTEL_EXPORTER_OTLP_ENDPOINT;
   if (base) return { endpoint: `${base.replace(/\/+$/, '')}/v1/traces` };
   return null;
+}
+
+/** AGENT_LEDGER_URL (postgres://…) or the folder LEDGER_DIR: one of the two, never both. */
+function ledger(env: NodeJS.ProcessEnv): LedgerConfig {
+  const url = env.AGENT_LEDGER_URL;
+  if (!url) return { kind: 'folder', dir: resolve(env.LEDGER_DIR || resolve(env.AGENT_WORKSPACE || resolve(DATA, 'workspace'), '.ledger')) };
+  if (env.LEDGER_DIR) throw new Error('AGENT_LEDGER_URL and LEDGER_DIR are both set: the ledger is one store, set one of them');
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error(`AGENT_LEDGER_URL is not a URL: ${JSON.stringify(url.replace(/\/\/[^@/]*@/, '//…@'))}`);
+  }
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
+    throw new Error(`AGENT_LEDGER_URL must be a postgres:// URL (or unset for the folder LEDGER_DIR), got ${parsed.protocol}//…`);
+  }
+  if (parsed.pathname.length <= 1) throw new Error('AGENT_LEDGER_URL names no database: give the ledger its own, e.g. postgres://user:pass@host:5432/agent_ledger');
+  return { kind: 'postgres', url };
+}
+
+function retentionLog(env: NodeJS.ProcessEnv): 'changes' | 'passes' {
+  const mode = env.AGENT_RETENTION_LOG || 'changes';
+  if (mode !== 'changes' && mode !== 'passes') throw new Error(`AGENT_RETENTION_LOG must be changes or passes, got ${JSON.stringify(mode)}`);
+  return mode;
+}
+
+function retention(env: NodeJS.ProcessEnv): RetentionConfig {
+  const mode = env.AGENT_RETENTION || 'on';
+  if (mode !== 'on' && mode !== 'off') throw new Error(`AGENT_RETENTION must be on or off, got ${JSON.stringify(mode)}`);
+  return {
+    enabled: mode === 'on',
+    maxAgeMs: env.AGENT_RETENTION_MAX_AGE_MS ? int(env, 'AGENT_RETENTION_MAX_AGE_MS', 0) : null,
+    ledgerMaxBytes: env.AGENT_LEDGER_MAX_BYTES ? int(env, 'AGENT_LEDGER_MAX_BYTES', 0) : null,
+    traceMaxBytes: env.AGENT_TRACE_MAX_BYTES ? int(env, 'AGENT_TRACE_MAX_BYTES', 0) : null,
+    messageStoreMaxBytes: env.AGENT_MESSAGE_STORE_MAX_BYTES ? int(env, 'AGENT_MESSAGE_STORE_MAX_BYTES', 0) : null,
+    intervalMs: int(env, 'AGENT_RETENTION_INTERVAL_MS', 3_600_000),
+    logEveryPass: retentionLog(env) === 'passes',
+  };
 }
 
 function list(raw: string | undefined): string[] | null {

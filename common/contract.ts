@@ -224,11 +224,21 @@ export interface RunStatusView {
   children: ChildSpend;
 }
 
-/** What the tool activity reports. Tool failures are observations, not throws. */
+/**
+ * What the tool activity reports. Tool failures are observations, not throws.
+ * `ref`: the store address of the tool message built from `content`, when the
+ * activity filed it. The effect protocol of writes (docs/effects.md) adds:
+ * - `outcomeUnknown`: an attempt of this write started and never reported (a
+ *   worker killed, a request that timed out after it was sent); whether it
+ *   happened nobody knows, and it was not done again. `content` says so in
+ *   words the model can read; a run may park for a person instead.
+ * - `earlierRun`: another run of this workflow (before a reset) already did
+ *   (or tried) this call; `content`/`error` say "already deleted by run R at
+ *   T (not deleted again): …". Its Temporal run id.
+ */
 export type ToolOutcome =
-  /** `ref`: the store address of the tool message built from `content`, when the activity filed it. */
-  | { ok: true; content: string; ref?: string }
-  | { ok: false; error: string; permanent: boolean };
+  | { ok: true; content: string; ref?: string; outcomeUnknown?: true; earlierRun?: string }
+  | { ok: false; error: string; permanent: boolean; earlierRun?: string };
 
 /** What the model activity returns for one turn. */
 export interface ModelReply {

@@ -22,6 +22,7 @@ import { loadConfig, temporalConnectOptions, type HarnessConfig } from '../commo
 import { startTracing, stopTracing } from '../common/tracing';
 import { PROJECT_ROOT } from '../common/project-root';
 import { createWorkerFromConfig } from '../worker/create-worker';
+import { startWorkerStorage } from '../worker/storage';
 import { loadWorkerTools } from '../worker/toolset';
 import { startupRefusal, workerNotCreated } from '../worker/startup-errors';
 import { cannotReach } from '../common/connection-errors';
@@ -143,7 +144,9 @@ async function start(): Promise<number> {
   // One tracer provider for the worker and the client of this process.
   const tracing = startTracing(cfg.tracing, 'agent-harness');
   teardown.add('tracing', () => stopTracing());
-  const worker = await createWorkerFromConfig(nativeConnection, cfg, tools, tracing).catch((err: unknown) => {
+  const storage = await startWorkerStorage(cfg, nativeConnection);
+  teardown.add('the effect ledger and its retention', () => storage.close());
+  const worker = await createWorkerFromConfig(nativeConnection, cfg, tools, storage.effects, tracing).catch((err: unknown) => {
     throw new Error(workerNotCreated(err, cfg.workflowBundlePath));
   });
   const workerDone = worker.run();

@@ -3,13 +3,17 @@
 // (approved) and `slow`; a new worker process takes over. Every run must end
 // exactly like the uncrashed one: same result, turns and cost; no recorded tool
 // run again; the interrupted delete lands once; a gapless, duplicate-free trace.
+// One honest exception: a kill between the delete's claim and its recorded
+// result leaves its outcome unknown, and the retry says so to the model
+// (docs/effects.md) instead of the uncrashed run's words — a longer tool
+// result, so a slightly larger cost.
 import type { WorkflowHandle } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { TraceLine } from '../common/trace-format';
-import { approveSignal } from '../workflows/messages';
+import { approveSignal, transcriptQuery } from '../workflows/messages';
 import { AGENT_AWAITING_CALL } from '../workflows/search-attributes';
 import type { AgentInput, RunResult } from '../common/contract';
 import { addFault, freshWorkspace, providerRequests, useHarness, waitFor } from './harness';
@@ -28,6 +32,8 @@ interface Outcome {
   trace: TraceLine[];
   modelRequestsPerTurn: number[];
   deletedFile: boolean;
+  /** The delete's result as the model read it (destructive only). */
+  deleteResult: string | null;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -144,7 +150,8 @@ async function runCase(scenario: Scenario, kill: Kill): Promise<Outcome> {
     await waitFor('run_stopped in the trace', () => trace().some((l) => l.type === 'run_stopped'));
     const requests = await providerRequests(h.providerUrl, m);
     const perTurn = Array.from({ length: result.turns }, (_, t) => requests.filter((r) => r.turn === t).length);
-    return { result, trace: trace(), modelRequestsPerTurn: perTurn, deletedFile: !existsSync(join(h.workspaceRoot, workspace, 'access.log')) };
+    const deleteResult = scenario === 'destructive' ? ((await handle.query(transcriptQuery)).find((x) => x.role === 'tool' && x.tool_call_id === 'c2')?.content ?? null) : null;
+    return { result, trace: trace(), modelRequestsPerTurn: perTurn, deletedFile: !existsSync(join(h.workspaceRoot, workspace, 'access.log')), deleteResult };
   } finally {
     finished = true;
     await first.kill();
@@ -184,7 +191,13 @@ describe.each(['plan', 'destructive', 'slow'] as const)('crash matrix: %s', (sce
         turns: baseline.result.turns,
         toolRuns: baseline.result.toolRuns,
       });
-      expect(r.costUsd).toBeCloseTo(baseline.result.costUsd, 12);
+      // A kill between the delete's claim and its record: the retry says the outcome is unknown, never deletes again.
+      const unknown = o.deleteResult !== null && o.deleteResult.startsWith('outcome unknown: a previous attempt on ');
+      if (k && 'mid' in k && k.mid === 'delete') expect(unknown).toBe(true);
+      if (!unknown) {
+        expect(o.deleteResult).toBe(baseline.deleteResult);
+        expect(r.costUsd).toBeCloseTo(baseline.result.costUsd, 12);
+      }
       // The trace: the same events, each once, seq without gaps.
       const lines = workflowLines(o.trace);
       expect(lines.map((l) => l.seq)).toEqual(lines.map((_, i) => i + 1));
@@ -213,11 +226,13 @@ describe.each(['plan', 'destructive', 'slow'] as const)('crash matrix: %s', (sce
         expect(Number(retry?.resumeFromStep)).toBeGreaterThanOrEqual(1);
         expect(o.trace.filter((l) => l.type === 'tool_progress').at(-1)?.label).toBe('scanned 1200 of 1200 files');
       }
+      if (unknown) expect(retried).toHaveLength(1);
       const notes = [
+        ...(unknown ? ['delete outcome unknown (said so, not deleted again)'] : []),
         ...(retried.length ? [`tool retried: ${retried.map(([c, l]) => `${c} (${l.length} attempts)`).join(', ')}`] : []),
         ...(extra ? [`model call retried: ${extra}`] : []),
       ];
-      matrix.push(`${scenario} | ${label} | ${r.status}, turns=${r.turns}, tools=${r.toolRuns}, cost=$${r.costUsd.toFixed(6)} = uncrashed${notes.length ? `; ${notes.join('; ')}` : ''}`);
+      matrix.push(`${scenario} | ${label} | ${r.status}, turns=${r.turns}, tools=${r.toolRuns}, cost=$${r.costUsd.toFixed(6)}${unknown ? '' : ' = uncrashed'}${notes.length ? `; ${notes.join('; ')}` : ''}`);
     }
   });
 });

@@ -151,7 +151,7 @@ describe.each(['stdio', 'http'] as const)('an MCP server over %s', (transport) =
       const lines = readRecord(served.record).filter((l) => l.tool === 'slow');
       return lines.some((l) => l.event === 'cancelled') ? lines : null;
     });
-    expect(slow[0]).toMatchObject({ event: 'call', key: expect.stringMatching(/\/c3$/) });
+    expect(slow[0]).toMatchObject({ event: 'call', key: expect.stringMatching(/\/call3$/) });
     expect(slow.at(-1)).toMatchObject({ event: 'cancelled', reason: expect.stringContaining('CancelledFailure') });
     expect(slow.filter((l) => l.event === 'done')).toEqual([]);
     const lastStep = slow.filter((l) => l.event === 'progress').at(-1)?.step ?? 0;
@@ -277,16 +277,26 @@ describe('MCP config, names and policies', () => {
 
   it('approval: not read-only asks by default; requireApproval wins; untrusted annotations make nothing read-only', () => {
     const [s] = parse({ s: { command: 'a', readOnly: ['get_*'], requireApproval: ['get_secret'], skipApproval: ['ping'] } });
-    expect(toolPolicy(s, 'get_user', undefined)).toEqual({ readOnly: true, needsApproval: false });
-    expect(toolPolicy(s, 'get_secret', undefined)).toEqual({ readOnly: true, needsApproval: true });
-    expect(toolPolicy(s, 'ping', undefined)).toEqual({ readOnly: false, needsApproval: false });
-    expect(toolPolicy(s, 'drop_table', undefined)).toEqual({ readOnly: false, needsApproval: true });
+    expect(toolPolicy(s, 'get_user', undefined)).toEqual({ readOnly: true, needsApproval: false, idempotent: false });
+    expect(toolPolicy(s, 'get_secret', undefined)).toEqual({ readOnly: true, needsApproval: true, idempotent: false });
+    expect(toolPolicy(s, 'ping', undefined)).toEqual({ readOnly: false, needsApproval: false, idempotent: false });
+    expect(toolPolicy(s, 'drop_table', undefined)).toEqual({ readOnly: false, needsApproval: true, idempotent: false });
     // Annotations are not trusted by default: a server's readOnlyHint alone asks a person.
-    expect(toolPolicy(s, 'search', { readOnlyHint: true })).toEqual({ readOnly: false, needsApproval: true });
+    expect(toolPolicy(s, 'search', { readOnlyHint: true })).toEqual({ readOnly: false, needsApproval: true, idempotent: false });
     const [t] = parse({ t: { command: 'a', trustAnnotations: true } });
-    expect(toolPolicy(t, 'search', { readOnlyHint: true })).toEqual({ readOnly: true, needsApproval: false });
+    expect(toolPolicy(t, 'search', { readOnlyHint: true })).toEqual({ readOnly: true, needsApproval: false, idempotent: false });
     const [u] = parse({ u: { command: 'a', trustAnnotations: false } });
-    expect(toolPolicy(u, 'search', { readOnlyHint: true })).toEqual({ readOnly: false, needsApproval: true });
+    expect(toolPolicy(u, 'search', { readOnlyHint: true })).toEqual({ readOnly: false, needsApproval: true, idempotent: false });
+  });
+
+  it('idempotent writes: listed in the config, or marked idempotentHint by a trusted server; never a read-only tool', () => {
+    const [s] = parse({ s: { command: 'a', idempotent: ['put_*'], readOnly: ['get_*'] } });
+    expect(toolPolicy(s, 'put_value', undefined)).toMatchObject({ readOnly: false, idempotent: true });
+    expect(toolPolicy(s, 'append_line', { idempotentHint: true })).toMatchObject({ idempotent: false });
+    expect(toolPolicy(s, 'get_value', undefined)).toMatchObject({ readOnly: true, idempotent: false });
+    const [t] = parse({ t: { command: 'a', trustAnnotations: true } });
+    expect(toolPolicy(t, 'append_line', { idempotentHint: true })).toMatchObject({ readOnly: false, idempotent: true });
+    expect(() => parse({ u: { command: 'a', idempotent: 'put_*' } })).toThrow('mcp.json: servers.u.idempotent must be a list of strings');
   });
 
   it('the test server reads the key where the harness sends it', () => {

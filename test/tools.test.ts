@@ -1,11 +1,13 @@
-// The tools on real files: the idempotency ledger keeps a retried delete from
-// acting twice, and large files are cut with a note the model can read.
+// The tools on real files: a delete says what it did (the effect protocol that
+// keeps a retried delete from acting twice is test/effects.test.ts), and large
+// files are cut with a note the model can read.
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { plainToolContext } from '../activities/tools/context';
 import { deleteFile } from '../activities/tools/delete-file';
+import { NothingChanged, ToolError } from '../activities/tools/tool-error';
 import { listFiles } from '../activities/tools/list-files';
 import { READ_LIMIT_BYTES, readFile } from '../activities/tools/read-file';
 
@@ -13,30 +15,20 @@ function context(key = 'run-1/m3/c2') {
   return plainToolContext(mkdtempSync(join(tmpdir(), 'tools-unit-')), key);
 }
 
-describe('delete_file idempotency', () => {
-  it('a retry of the same call reports the same success and deletes nothing more', async () => {
+describe('delete_file', () => {
+  it('deletes the file and says so', async () => {
     const ctx = context();
     expect(await deleteFile(ctx, { path: 'access.log' })).toBe('deleted access.log');
-    // Someone recreates the file; the retried activity must not delete it again.
-    writeFileSync(join(ctx.root, 'access.log'), 'new content');
-    expect(await deleteFile(ctx, { path: 'access.log' })).toBe('deleted access.log');
-    expect(existsSync(join(ctx.root, 'access.log'))).toBe(true);
+    expect(existsSync(join(ctx.root, 'access.log'))).toBe(false);
   });
 
-  it('a crash between the unlink and the final record is completed by the retry, not failed', async () => {
-    const ctx = context();
-    ctx.ledger.put(ctx.idempotencyKey, { state: 'started', at: new Date().toISOString() });
-    await deleteFile({ ...ctx, idempotencyKey: 'someone-else' }, { path: 'access.log' });
-    expect(await deleteFile(ctx, { path: 'access.log' })).toBe('deleted access.log');
-    expect(ctx.ledger.get(ctx.idempotencyKey)).toMatchObject({ state: 'done' });
-  });
-
-  it('another call (another key) on a missing file gets an error the model can act on', async () => {
+  it('a missing file is an error the model can act on, marked as changing nothing (its claim is released)', async () => {
     const ctx = context();
     await deleteFile(ctx, { path: 'access.log' });
-    await expect(deleteFile({ ...ctx, idempotencyKey: 'run-1/m5/c3' }, { path: 'access.log' })).rejects.toThrow(
-      'no such file: access.log. Call list_files to see what exists.',
-    );
+    const err = await deleteFile(ctx, { path: 'access.log' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NothingChanged);
+    expect((err as NothingChanged).reason).toBeInstanceOf(ToolError);
+    expect((err as NothingChanged).message).toBe('no such file: access.log. Call list_files to see what exists.');
   });
 });
 

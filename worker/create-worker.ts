@@ -24,6 +24,7 @@ import { RunningCalls } from '../activities/running-calls';
 import { DEFAULT_HEARTBEAT_MS } from '../common/heartbeat';
 import type { RunDefaults } from '../common/contract';
 import type { WriteHooks } from '../activities/tools/context';
+import type { EffectStore } from '../activities/effects/record';
 import { Toolset } from '../activities/tools/toolset';
 import { BUILTIN_TOOLS } from '../activities/tools/builtin';
 import { workerIdentity } from './tool-routing';
@@ -50,8 +51,8 @@ export interface AgentWorkerOptions {
   /** Overrides the model name of every run (LLM_MODEL). */
   llmModel?: string;
   workspaceRoot: string;
-  /** Default: workspaceRoot/.ledger. */
-  ledgerDir?: string;
+  /** The effect ledger of write tools (default: a folder store in workspaceRoot/.ledger). */
+  effects?: EffectStore;
   /** Default: workspaceRoot/.messages. */
   messageStoreDir?: string;
   traceDir: string;
@@ -87,10 +88,17 @@ export interface AgentWorkerOptions {
 /**
  * A worker configured from the environment (worker/config.ts), as `npm run
  * worker` and `npm start` run it. `tools` comes from loadWorkerTools(cfg),
- * loaded first so a bad tool source stops the process before it connects; the
- * caller closes them once the worker has stopped.
+ * loaded first so a bad tool source stops the process before it connects, and
+ * `effects` from startWorkerStorage (worker/storage.ts); the caller closes
+ * both once the worker has stopped.
  */
-export async function createWorkerFromConfig(connection: NativeConnection, cfg: HarnessConfig, tools: WorkerTools, tracing: Tracing | null = null): Promise<Worker> {
+export async function createWorkerFromConfig(
+  connection: NativeConnection,
+  cfg: HarnessConfig,
+  tools: WorkerTools,
+  effects: EffectStore,
+  tracing: Tracing | null = null,
+): Promise<Worker> {
   return createAgentWorker({
     tracing,
     toolset: tools.toolset,
@@ -101,7 +109,7 @@ export async function createWorkerFromConfig(connection: NativeConnection, cfg: 
     llmApiKey: cfg.llmApiKey,
     llmModel: cfg.llmModel,
     workspaceRoot: cfg.workspaceRoot,
-    ledgerDir: cfg.ledgerDir,
+    effects,
     messageStoreDir: cfg.messageStoreDir,
     traceDir: cfg.traceDir,
     workflowBundle: cfg.workflowBundlePath ? { codePath: cfg.workflowBundlePath } : undefined,
@@ -155,7 +163,7 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
       apiKey: opts.llmApiKey,
       model: opts.llmModel,
       workspaceRoot: opts.workspaceRoot,
-      ledgerDir: opts.ledgerDir,
+      effects: opts.effects,
       messageStore: new MessageStore(opts.messageStoreDir ?? join(opts.workspaceRoot, '.messages')),
       trace,
       defaults: opts.runDefaults,

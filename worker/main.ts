@@ -11,6 +11,7 @@ import { startDevServer, type DevServer } from '../server/dev-server';
 import { loadConfig, temporalConnectOptions, type HarnessConfig } from '../common/config';
 import { startTracing, stopTracing } from '../common/tracing';
 import { createWorkerFromConfig } from './create-worker';
+import { startWorkerStorage } from './storage';
 import { loadWorkerTools, type WorkerTools } from './toolset';
 import { installRuntime } from './telemetry';
 import { startupRefusal, workerNotCreated } from './startup-errors';
@@ -78,10 +79,12 @@ const routing = await (async () => {
 await admin.close();
 
 const tracing = startTracing(cfg.tracing, 'agent-harness-worker');
-const worker = await createWorkerFromConfig(connection, cfg, tools, tracing).catch((err: unknown) => notStarted(workerNotCreated(err, cfg.workflowBundlePath)));
+// Opened after the connection (its retention asks the server about runs); a database it cannot reach is one line.
+const storage = await startWorkerStorage(cfg, connection).catch((err: unknown) => notStarted(errorLine(err)));
+const worker = await createWorkerFromConfig(connection, cfg, tools, storage.effects, tracing).catch((err: unknown) => notStarted(workerNotCreated(err, cfg.workflowBundlePath)));
 const mcp = tools.mcp?.servers.map((s) => `${s.name}(${s.mcpTools.length} tools)`).join(' ');
 for (const line of routing) console.log(line);
-console.log(`worker on ${address}${cfg.temporalAddress ? ` (${cfg.temporalConnection.source})` : ''} namespace=${cfg.namespace} taskQueue=${cfg.taskQueue} tools=${toolsetHash(tools.toolset.names())} model endpoint=${cfg.llmBaseUrl}${cfg.versioning ? ` deployment=${cfg.versioning.deploymentName} build=${cfg.versioning.buildId} (${cfg.versioning.defaultBehavior})` : ''}${cfg.metricsAddress ? ` metrics http://${cfg.metricsAddress}/metrics` : ''}${tracing ? ` traces ${tracing.endpoint}` : ''}${mcp ? ` mcp ${mcp}` : ''}`);
+console.log(`worker on ${address}${cfg.temporalAddress ? ` (${cfg.temporalConnection.source})` : ''} namespace=${cfg.namespace} ledger=${storage.effects.where} taskQueue=${cfg.taskQueue} tools=${toolsetHash(tools.toolset.names())} model endpoint=${cfg.llmBaseUrl}${cfg.versioning ? ` deployment=${cfg.versioning.deploymentName} build=${cfg.versioning.buildId} (${cfg.versioning.defaultBehavior})` : ''}${cfg.metricsAddress ? ` metrics http://${cfg.metricsAddress}/metrics` : ''}${tracing ? ` traces ${tracing.endpoint}` : ''}${mcp ? ` mcp ${mcp}` : ''}`);
 // An outage from here on is one line when it starts and one when it ends.
 watch.watch(connection, address);
 running = true;
@@ -95,6 +98,7 @@ try {
   watch.stop();
   // The MCP connections end with the worker: stdio servers are stopped, HTTP sessions ended.
   await tools.close();
+  await storage.close();
 }
 await connection.close();
 await stopTracing();

@@ -1,5 +1,4 @@
-import { join } from 'node:path';
-import { Ledger } from './ledger';
+import type { EffectGuard } from '../effects/protocol';
 import { ensureWorkspace } from './workspace';
 
 /** What a tool implementation gets from the activity that runs it. */
@@ -8,7 +7,21 @@ export interface ToolContext {
   root: string;
   /** One per logical operation (the tool call), stable across retries. */
   idempotencyKey: string;
-  ledger: Ledger;
+  /**
+   * A write's claim on its call (activities/effects/protocol.ts): call
+   * `await ctx.effect.confirm()` right before the irreversible step; it throws
+   * when another attempt took the call over, and then the step must not
+   * happen. The harness claims the call before `run` and records its result
+   * after, so a write never keeps its own ledger. A no-op for read-only and
+   * idempotent tools.
+   */
+  effect: EffectGuard;
+  /**
+   * When this attempt must stop starting anything (ms since the epoch, this
+   * host's clock): the activity's timeout less a margin. A tool that calls out
+   * bounds its requests by it, so no request outlives its attempt.
+   */
+  deadline: number;
   /** Fires when the run is cancelled; tools that wait must listen. */
   signal: AbortSignal;
   /** Reports progress to the trace and the heartbeat. */
@@ -34,14 +47,15 @@ export interface WriteHooks {
 
 /**
  * A context for running a tool outside an activity — the benchmark's
- * in-process loop and the unit tests: a seeded workspace under `base`, its own
- * ledger, no cancellation, no progress reporting.
+ * in-process loop and the unit tests: a seeded workspace under `base`, no
+ * effect protocol (nothing retries), no cancellation, no progress reporting.
  */
 export function plainToolContext(base: string, idempotencyKey = 'plain'): ToolContext {
   return {
     root: ensureWorkspace(base, 'w'),
     idempotencyKey,
-    ledger: new Ledger(join(base, '.ledger')),
+    effect: { confirm: async () => {} },
+    deadline: Number.POSITIVE_INFINITY,
     signal: new AbortController().signal,
     progress: () => {},
     sleep: (ms) => new Promise((r) => setTimeout(r, ms)),

@@ -16,17 +16,32 @@ export interface ToolDefinition {
   description: string;
   parameters: JsonSchema;
   readOnly: boolean;
+  /**
+   * A write that may simply be done again (the same call twice changes nothing
+   * more than once: "set X to 5", a PUT, an upsert by key). Default false:
+   * a write goes through the effect protocol (claim, act, record), and an
+   * attempt that finds an earlier one without a result reports the outcome as
+   * unknown instead of acting again. An idempotent write skips the protocol
+   * and is retried by Temporal like a read.
+   */
+  idempotent?: boolean;
+  /** The effect in the past tense for "already deleted by run R at T (not deleted again)" (default "done"). */
+  pastTense?: string;
   /** Default false. A rule (see ApprovalRule) is evaluated by the workflow on each call's arguments. */
   needsApproval?: ApprovalRule;
   activity?: ToolActivityOptions;
   enabledByDefault?: boolean;
   origin?: string;
-  /** Runs in an activity, confined to the run's workspace (ctx.root). Throw ToolError for an error the model should see. */
+  /**
+   * Runs in an activity, confined to the run's workspace (ctx.root). Throw
+   * ToolError for an error the model should see; a write that failed before
+   * it changed anything throws NothingChanged(reason), so it may be retried.
+   */
   run: ToolRun;
 }
 
 /** A tool that runs a child agent run: no `run`, the workflow starts the child. */
-export interface SubAgentDefinition extends Omit<ToolDefinition, 'run' | 'activity'> {
+export interface SubAgentDefinition extends Omit<ToolDefinition, 'run' | 'activity' | 'idempotent' | 'pastTense'> {
   subAgent: SubAgentSpec;
 }
 

@@ -1,43 +1,40 @@
-// delete_file: the demo's one write. A person approves each call; the
-// idempotency ledger makes a retried call act at most once.
+// delete_file: the demo's one write. A person approves each call; the effect
+// protocol (activities/effects/protocol.ts) makes a retried call act at most
+// once and say what really happened.
 import { CancelledFailure } from '@temporalio/common';
 import { existsSync, statSync, unlinkSync } from 'node:fs';
 import { defineTool, type ToolRun } from './define-tool';
 import { crashPoint } from './crash-point';
-import { ToolError } from './tool-error';
+import { NothingChanged, ToolError } from './tool-error';
 import { assertReadable, PATH_ARG, resolveInside } from './workspace';
 
 /**
- * Deletes one file, at most once per idempotency key: the intent is recorded
- * before the unlink and the result after, so a retry after a crash between
- * the two finds the file gone *by this call* and reports success again.
+ * Deletes one file. The harness has claimed the call before this runs and
+ * records the result after; everything up to the unlink changes nothing, so
+ * its failures release the claim (NothingChanged), and the claim is checked
+ * once more right before the unlink.
  */
 export const deleteFile: ToolRun = async (ctx, args) => {
   const rel = String(args.path);
-  const full = resolveInside(ctx.root, rel);
-  assertReadable(ctx.root, full);
-  const prior = ctx.ledger.get(ctx.idempotencyKey);
-  if (prior?.state === 'done') return prior.result;
-  const result = `deleted ${rel}`;
-  if (!existsSync(full)) {
-    if (prior?.state === 'started') {
-      ctx.ledger.put(ctx.idempotencyKey, { state: 'done', at: new Date().toISOString(), result });
-      return result;
-    }
-    throw new ToolError(`no such file: ${rel}. Call list_files to see what exists.`);
+  let full: string;
+  try {
+    full = resolveInside(ctx.root, rel);
+    assertReadable(ctx.root, full);
+    if (!existsSync(full)) throw new ToolError(`no such file: ${rel}. Call list_files to see what exists.`);
+    if (!statSync(full).isFile()) throw new ToolError(`${rel} is not a regular file; only files can be deleted.`);
+  } catch (err) {
+    throw new NothingChanged(err);
   }
-  if (!statSync(full).isFile()) throw new ToolError(`${rel} is not a regular file; only files can be deleted.`);
   await ctx.hooks.beforeAct?.(ctx.signal);
   // The last moment a Stop can prevent the write: past it, the write lands and
   // its result is reported (the workflow waits for it), so the transcript
   // says what really happened.
-  if (ctx.signal.aborted) throw new CancelledFailure(`delete_file stopped before deleting ${rel}: nothing changed`);
-  ctx.ledger.put(ctx.idempotencyKey, { state: 'started', at: new Date().toISOString() });
+  if (ctx.signal.aborted) throw new NothingChanged(new CancelledFailure(`delete_file stopped before deleting ${rel}: nothing changed`));
   await ctx.hooks.beforeCommit?.(ctx.signal);
+  await ctx.effect.confirm();
   unlinkSync(full);
   crashPoint('delete_file:after_unlink');
-  ctx.ledger.put(ctx.idempotencyKey, { state: 'done', at: new Date().toISOString(), result });
-  return result;
+  return `deleted ${rel}`;
 };
 
 export default defineTool({
@@ -45,6 +42,7 @@ export default defineTool({
   description: 'Delete a file from the workspace. A person must approve each call.',
   parameters: { type: 'object', properties: { path: PATH_ARG }, required: ['path'], additionalProperties: false },
   readOnly: false,
+  pastTense: 'deleted',
   needsApproval: true,
   origin: 'builtin',
   run: deleteFile,

@@ -3,22 +3,33 @@
 // stopped (at once when the loop runs in this process, else at its next
 // heartbeat), and turns the tool's own failures into an outcome the loop
 // writes into the transcript. Only infrastructure faults throw (and are
-// retried by Temporal).
+// retried by Temporal). A write (neither read-only nor idempotent) runs inside
+// the effect protocol (activities/effects/protocol.ts): claimed before it
+// acts, recorded after, never done blind a second time.
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { argumentProblem } from '../../common/tool-args';
 import { capToolResult, toolMessage } from '../../workflows/loop';
 import type { MessageStore } from '../message-store';
 import type { ToolOutcome } from '../../common/contract';
 import type { TraceWriter } from '../trace-file';
+import { FolderEffectStore } from '../effects/folder-store';
+import { runWrite, safetyMarginMs, type EffectNote, type WriteOutcome } from '../effects/protocol';
+import type { EffectStore } from '../effects/record';
 import type { ToolContext, WriteHooks } from './context';
-import { Ledger } from './ledger';
-import { ToolError } from './tool-error';
+import { NothingChanged, ToolError } from './tool-error';
 import type { Toolset } from './toolset';
 import { ensureWorkspace } from './workspace';
 import type { RunToolInput } from '../../common/activity-contract';
 import { heartbeatEvery } from '../../common/heartbeat';
 import { RunningCalls } from '../running-calls';
+
+/** This process as Temporal names workers (the SDK's default identity): it goes into every claim. */
+export const WORKER_IDENTITY = `${process.pid}@${hostname()}`;
+
+/** A claim's lease when the activity has no heartbeat timeout (tool activities always have one). */
+const DEFAULT_LEASE_MS = 30_000;
 
 export interface ToolDeps {
   workspaceRoot: string;
@@ -29,11 +40,12 @@ export interface ToolDeps {
   calls?: RunningCalls;
   writeHooks?: WriteHooks;
   /**
-   * The idempotency ledger of write tools (default: AGENT_WORKSPACE/.ledger).
-   * Every worker that may retry a write must see the same ledger: with workers
-   * on several hosts, put it (and the workspaces) on shared storage.
+   * The effect ledger of write tools (default: a folder store in
+   * AGENT_WORKSPACE/.ledger). Every worker that may retry a write must reach
+   * the same ledger: with workers on several hosts, a PostgreSQL store
+   * (AGENT_LEDGER_URL; see docs/effects.md).
    */
-  ledgerDir?: string;
+  effects?: EffectStore;
   /** Where the result is filed as the tool message, so the next prompt sends it by address. */
   messageStore?: MessageStore;
 }
@@ -44,7 +56,7 @@ export interface RunToolDeps extends ToolDeps {
 }
 
 export function createRunTool(deps: RunToolDeps) {
-  const ledger = new Ledger(deps.ledgerDir ?? join(deps.workspaceRoot, '.ledger'));
+  const effects = deps.effects ?? new FolderEffectStore(join(deps.workspaceRoot, '.ledger'));
   const calls = deps.calls ?? new RunningCalls();
   const { toolset } = deps;
 
@@ -61,7 +73,11 @@ export function createRunTool(deps: RunToolDeps) {
     if (problem) return { ok: false, error: problem, permanent: false };
 
     const activity = Context.current();
-    const attempt = activity.info.attempt;
+    const { info } = activity;
+    const attempt = info.attempt;
+    // Past this the attempt starts nothing: Temporal times it out a little later (its clock started first).
+    const timeouts = [Date.now() + info.startToCloseTimeoutMs, ...(info.scheduleToCloseTimeoutMs > 0 ? [info.scheduledTimestampMs + info.scheduleToCloseTimeoutMs] : [])];
+    const deadline = Math.min(...timeouts) - safetyMarginMs(info.startToCloseTimeoutMs);
     // Progress heartbeated by an earlier attempt (a worker that died mid-tool).
     const prior = activity.info.heartbeatDetails as { step?: unknown } | undefined;
     const resumeFromStep = typeof prior?.step === 'number' ? prior.step : 0;
@@ -93,7 +109,8 @@ export function createRunTool(deps: RunToolDeps) {
     const ctx: ToolContext = {
       root,
       idempotencyKey: input.idempotencyKey,
-      ledger,
+      effect: { confirm: async () => {} },
+      deadline,
       signal: call.signal,
       sleep: call.sleep,
       resumeFromStep,
@@ -118,14 +135,34 @@ export function createRunTool(deps: RunToolDeps) {
     const onAbort = () =>
       deps.trace.write(input.runId, input.chainId, { seq: input.traceSeq, step: 0, attempt, type: 'tool_cancelled', toolName: input.toolName, callId: input.callId });
     call.signal.addEventListener('abort', onAbort, { once: true });
+    const write = !tool.readOnly && !tool.idempotent;
+    const note = (n: EffectNote) =>
+      deps.trace.write(input.runId, input.chainId, { seq: input.traceSeq, step: 0, attempt, type: 'effect', toolName: input.toolName, callId: input.callId, ...n });
     try {
-      const content = capToolResult(await tool.run(ctx, input.args), input.maxResultChars);
+      const outcome: WriteOutcome = write
+        ? await runWrite(
+            {
+              store: effects,
+              key: input.idempotencyKey,
+              toolName: input.toolName,
+              attempt: { workflowId: info.workflowExecution?.workflowId ?? input.runId, runId: info.workflowExecution?.runId ?? '', attempt, worker: WORKER_IDENTITY },
+              deadline,
+              leaseMs: info.heartbeatTimeoutMs || DEFAULT_LEASE_MS,
+              signal: call.signal,
+              pastTense: tool.pastTense,
+              retryUnknown: input.retryUnknown === true,
+              note,
+            },
+            async (effect) => capToolResult(await tool.run({ ...ctx, effect }, input.args), input.maxResultChars),
+          )
+        : await runRead(() => tool.run(ctx, input.args), input.maxResultChars);
+      if (!outcome.ok) return outcome;
       // Filed as the message the workflow will build from it (it checks the address before relying on it).
       // A store that cannot take it only costs the next prompt carrying it whole.
-      const ref = await deps.messageStore?.put(JSON.stringify(toolMessage(input.callId, input.toolName, content))).catch(() => undefined);
-      return { ok: true, content, ...(ref ? { ref } : {}) };
+      const ref = await deps.messageStore?.put(JSON.stringify(toolMessage(input.callId, input.toolName, outcome.content))).catch(() => undefined);
+      return { ...outcome, ...(ref ? { ref } : {}) };
     } catch (err) {
-      if (err instanceof ToolError) return { ok: false, error: err.message, permanent: err.permanent };
+      // A Stop taken in this process is reported by the call itself (activities/running-calls.ts).
       throw call.outcome(err);
     } finally {
       clearInterval(ticker);
@@ -133,4 +170,15 @@ export function createRunTool(deps: RunToolDeps) {
       call.release();
     }
   };
+}
+
+/** A read-only or idempotent tool: its errors are the model's (ToolError) or Temporal's to retry. */
+async function runRead(run: () => Promise<string>, maxResultChars: number): Promise<WriteOutcome> {
+  try {
+    return { ok: true, content: capToolResult(await run(), maxResultChars) };
+  } catch (err) {
+    const e = err instanceof NothingChanged ? err.reason : err;
+    if (e instanceof ToolError) return { ok: false, error: e.message, permanent: e.permanent };
+    throw e;
+  }
 }

@@ -10,3 +10,18 @@ export class ToolError extends Error {
     this.name = 'ToolError';
   }
 }
+
+/**
+ * Thrown by a write that failed before it changed anything (a missing file, a
+ * server it could not reach, a Stop that came first): the claim on the call's
+ * key is released, so a retry may act, and `reason` goes on as if a read-only
+ * tool had thrown it (a ToolError reaches the model, anything else is retried
+ * by Temporal). Any other failure of a write after it started leaves the
+ * outcome unknown, and nobody acts on it blind.
+ */
+export class NothingChanged extends Error {
+  constructor(readonly reason: unknown) {
+    super(reason instanceof Error ? reason.message : String(reason));
+    this.name = 'NothingChanged';
+  }
+}

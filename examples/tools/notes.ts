@@ -5,10 +5,15 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { defineTool } from '../../activities/tools/define-tool';
-import { ToolError } from '../../activities/tools/tool-error';
+import { NothingChanged, ToolError } from '../../activities/tools/tool-error';
 import { assertReadable, PATH_ARG, resolveInside } from '../../activities/tools/workspace';
 
-/** A write: asks a person unless the note goes under tmp/; acts at most once per call, even when retried. */
+/**
+ * A write: asks a person unless the note goes under tmp/. The harness claims
+ * each call before `run` and records its result after (the effect protocol),
+ * so a retried call never writes twice; `ctx.effect.confirm()` checks the
+ * claim once more right before the file changes.
+ */
 export const writeNote = defineTool({
   name: 'write_note',
   description: 'Write a text note to a file of the workspace (replacing it). Notes outside tmp/ need a person\'s approval.',
@@ -19,20 +24,23 @@ export const writeNote = defineTool({
     additionalProperties: false,
   },
   readOnly: false,
+  pastTense: 'written',
   // Data, evaluated by the workflow on each call: "tmp/../x" counts as outside tmp/.
   needsApproval: { argument: 'path', unlessInside: ['tmp'] },
   activity: { startToCloseTimeoutMs: 10_000, retry: { maximumAttempts: 3 } },
   async run(ctx, args) {
     const rel = String(args.path);
-    const full = resolveInside(ctx.root, rel);
-    const done = ctx.ledger.get(ctx.idempotencyKey);
-    if (done?.state === 'done') return done.result;
-    ctx.ledger.put(ctx.idempotencyKey, { state: 'started', at: new Date().toISOString() });
+    let full: string;
+    try {
+      full = resolveInside(ctx.root, rel);
+    } catch (err) {
+      // A bad path: nothing was written, so the call may be tried again.
+      throw new NothingChanged(err);
+    }
+    await ctx.effect.confirm();
     mkdirSync(dirname(full), { recursive: true });
     writeFileSync(full, String(args.text));
-    const result = `wrote ${String(args.text).length} characters to ${rel}`;
-    ctx.ledger.put(ctx.idempotencyKey, { state: 'done', at: new Date().toISOString(), result });
-    return result;
+    return `wrote ${String(args.text).length} characters to ${rel}`;
   },
 });
 

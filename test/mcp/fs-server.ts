@@ -11,6 +11,11 @@
 //   list  {}                      files under the folder (not annotated: the config makes it read-only)
 //   read  {path}                  a file's text (readOnlyHint)
 //   write {path, content}         writes a file; a key it has seen before is answered without writing again
+//
+// Faults, as flags: `--ignore-keys` makes `write` behave like a third-party
+// server (the idempotency key in _meta is ignored: every call writes);
+// `--stall-after-write` makes it write, then never answer (until the call is
+// cancelled): the outcome a client cannot know.
 //   slow  {steps, stepMs}         reports progress each step, stops when cancelled (readOnlyHint)
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -26,7 +31,7 @@ export const IDEMPOTENCY_META_KEY = 'io.agent-harness/idempotencyKey';
 export interface RecordLine {
   at: string;
   tool: string;
-  event: 'call' | 'progress' | 'cancelled' | 'done';
+  event: 'call' | 'progress' | 'cancelled' | 'done' | 'stalled';
   key?: string;
   path?: string;
   step?: number;
@@ -43,7 +48,12 @@ function arg(name: string): string | undefined {
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
-function buildServer(root: string, recordFile: string): McpServer {
+interface Faults {
+  ignoreKeys: boolean;
+  stallAfterWrite: boolean;
+}
+
+function buildServer(root: string, recordFile: string, faults: Faults): McpServer {
   const record = (line: Omit<RecordLine, 'at'>) => appendFileSync(recordFile, `${JSON.stringify({ at: new Date().toISOString(), ...line })}\n`);
   const inside = (p: string) => {
     const full = resolve(root, p);
@@ -73,16 +83,21 @@ function buildServer(root: string, recordFile: string): McpServer {
   server.registerTool(
     'write',
     { description: 'Write a text file in the served folder.', inputSchema: { path: z.string(), content: z.string() }, annotations: { idempotentHint: true } },
-    ({ path, content }, extra) => {
+    async ({ path, content }, extra) => {
       const key = extra._meta?.[IDEMPOTENCY_META_KEY];
       const k = typeof key === 'string' ? key : undefined;
-      const seen = k !== undefined && readRecord(recordFile).some((l) => l.tool === 'write' && l.event === 'done' && l.key === k);
+      const seen = !faults.ignoreKeys && k !== undefined && readRecord(recordFile).some((l) => l.tool === 'write' && l.event === 'done' && l.key === k);
       record({ tool: 'write', event: 'call', key: k, path });
       if (seen) return text(`wrote ${path} (already done for this key)`);
       const full = inside(path);
       mkdirSync(dirname(full), { recursive: true });
       writeFileSync(full, content);
       record({ tool: 'write', event: 'done', key: k, path });
+      if (faults.stallAfterWrite) {
+        record({ tool: 'write', event: 'stalled', key: k, path });
+        await new Promise<void>((resolve) => (extra.signal.aborted ? resolve() : extra.signal.addEventListener('abort', () => resolve(), { once: true })));
+        record({ tool: 'write', event: 'cancelled', key: k, path, reason: String(extra.signal.reason) });
+      }
       return text(`wrote ${content.length} characters to ${path}`);
     },
   );
@@ -124,10 +139,11 @@ function buildServer(root: string, recordFile: string): McpServer {
 async function main() {
   const root = resolve(arg('--root') ?? process.cwd());
   const recordFile = resolve(arg('--record') ?? join(root, '..', 'mcp-record.jsonl'));
+  const faults = { ignoreKeys: process.argv.includes('--ignore-keys'), stallAfterWrite: process.argv.includes('--stall-after-write') };
   mkdirSync(root, { recursive: true });
   const port = arg('--http');
   if (port === undefined) {
-    await buildServer(root, recordFile).connect(new StdioServerTransport());
+    await buildServer(root, recordFile, faults).connect(new StdioServerTransport());
     return;
   }
   // Stateful streamable HTTP: one transport (and server) per session, so a
@@ -149,7 +165,7 @@ async function main() {
         t.onclose = () => {
           if (t.sessionId) sessions.delete(t.sessionId);
         };
-        await buildServer(root, recordFile).connect(t);
+        await buildServer(root, recordFile, faults).connect(t);
         transport = t;
       }
       await transport.handleRequest(req, res);

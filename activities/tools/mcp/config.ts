@@ -14,11 +14,18 @@ interface ServerPolicy {
   readOnly: string[];
   /** Believe the server's `readOnlyHint` annotations (default true). */
   trustAnnotations: boolean;
+  /**
+   * Writes that may simply be done again (retried by Temporal, outside the
+   * effect protocol), besides those the server marks idempotentHint when its
+   * annotations are trusted. Any other write that fails after it was sent is
+   * reported as an unknown outcome, never sent again.
+   */
+  idempotent: string[];
   /** Always ask a person (wins over skipApproval). */
   requireApproval: string[];
   /** Never ask a person. */
   skipApproval: string[];
-  /** Per attempt, for the activity and the MCP request (null: the run's toolTimeoutMs). */
+  /** Per attempt, for the activity (null: the run's toolTimeoutMs); the MCP request ends a margin before it. */
   timeoutMs: number | null;
   /** How long connecting and listing may take at worker start. */
   connectTimeoutMs: number;
@@ -34,7 +41,7 @@ export type McpServerConfig = ServerPolicy &
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 
-const COMMON_KEYS = ['prefix', 'tools', 'readOnly', 'trustAnnotations', 'requireApproval', 'skipApproval', 'timeoutMs', 'connectTimeoutMs', 'enabledByDefault'];
+const COMMON_KEYS = ['prefix', 'tools', 'readOnly', 'idempotent', 'trustAnnotations', 'requireApproval', 'skipApproval', 'timeoutMs', 'connectTimeoutMs', 'enabledByDefault'];
 const STDIO_KEYS = ['command', 'args', 'env', 'cwd'];
 const HTTP_KEYS = ['url', 'headers'];
 
@@ -67,6 +74,7 @@ export function parseMcpConfig(raw: unknown, opts: { source: string; baseDir: st
       prefix: optString(s.prefix, `${at}.prefix`, fail) ?? name,
       tools: s.tools === undefined ? null : strings(s.tools, `${at}.tools`, fail),
       readOnly: s.readOnly === undefined ? [] : strings(s.readOnly, `${at}.readOnly`, fail),
+      idempotent: s.idempotent === undefined ? [] : strings(s.idempotent, `${at}.idempotent`, fail),
       trustAnnotations: optBool(s.trustAnnotations, `${at}.trustAnnotations`, fail) ?? false,
       requireApproval: s.requireApproval === undefined ? [] : strings(s.requireApproval, `${at}.requireApproval`, fail),
       skipApproval: s.skipApproval === undefined ? [] : strings(s.skipApproval, `${at}.skipApproval`, fail),

@@ -16,6 +16,7 @@ export interface CallOptions {
   signal: AbortSignal;
   meta: Record<string, unknown>;
   onProgress(p: { progress: number; total?: number; message?: string }): void;
+  /** The request's whole time, progress notifications or not: the caller keeps it inside its activity's. */
   timeoutMs: number;
 }
 
@@ -46,6 +47,11 @@ export class McpConnection {
     return tools;
   }
 
+  /** Connects (if not connected): a call that fails here never reached the server. */
+  async ready(): Promise<void> {
+    await this.client();
+  }
+
   async callTool(name: string, args: Record<string, unknown>, opts: CallOptions): Promise<CallToolResult> {
     const client = await this.client();
     try {
@@ -53,8 +59,11 @@ export class McpConnection {
         signal: opts.signal,
         // The progress callback also asks the server for progress (a progressToken in _meta).
         onprogress: opts.onProgress,
+        // Progress resets the idle timeout, never the total: a server that keeps
+        // reporting cannot keep the request alive past its activity's attempt.
         timeout: opts.timeoutMs,
         resetTimeoutOnProgress: true,
+        maxTotalTimeout: opts.timeoutMs,
       })) as CallToolResult;
     } catch (err) {
       // A broken transport: the next attempt connects again.
