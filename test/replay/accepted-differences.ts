@@ -58,6 +58,11 @@ export const ACCEPTED_DIFFERENCES: AcceptedDifference[] = [
         (/^continueAsNew\[1\]\.(cfg|state\.children|state\.messagesAtLastCall)$/.test(d.path) && d.recorded === undefined)),
   },
   {
+    why: 'continue-as-new carries the run chain\'s id: a reset run\'s chain is its own run id, which its later executions cannot learn from the server',
+    fixtures: /^(runaway-cap-40-continued|v2-runaway-continued-each-turn|v3-bulky-window|v3-runaway-no-dedupe-continued)$/,
+    matches: (d) => d.at === 'ending' && d.path === 'continueAsNew[1].chainId' && d.recorded === undefined && typeof d.replayed === 'string',
+  },
+  {
     why: 'a tool stopped while it ran counts as a tool run and gets a "stopped" result (the truthful Stop): the first recording counted none',
     fixtures: /^slow-cancelled$/,
     matches: (d) => d.at === 'ending' && d.path === 'result.toolRuns' && d.recorded === 0 && d.replayed === 1,
