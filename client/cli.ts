@@ -11,6 +11,7 @@ import type { AgentInput, RunResult } from '../common/contract';
 import { connectClient } from './connect';
 import { ALREADY_FINISHED, EXIT_CODES, NOT_FOUND, USAGE_ERROR } from './exit-codes';
 import { follow, runAndFollow, summaryOf } from './follow';
+import { chainOfRun, latestChain } from './run-history';
 
 const USAGE = `usage: agent-harness <command> [options]
   run [--task T] [--model M] [--max-turns N|none] [--budget USD|none] [--tool-errors describe|generic|fatal]
@@ -26,8 +27,8 @@ const USAGE = `usage: agent-harness <command> [options]
   transcript <runId>      query the messages
   result <runId>          wait for the result (exit code = its status)
   trace <runId> [--run-id R] [--follow]
-                          print the JSONL trace of the latest run of that id, or of run R
-                          (any execution's run id; a workflow id can be used again)
+                          print the JSONL trace of the current run of that id, or of run R
+                          (any execution's run id; an id can be used again or reset)
   list [--awaiting] [--status S] [--min-cost USD] [--limit N]
                           runs as a table, newest first; --awaiting: parked on a person
   <command> --help         that command's usage (no server needed)
@@ -110,7 +111,7 @@ export async function main(argv: string[], client?: Client): Promise<number> {
           options: { follow: { type: 'boolean' }, 'run-id': { type: 'string' } },
         });
         const runId = need(positionals[0], 'runId');
-        const chainId = values['run-id'] === undefined ? undefined : await chainOf(conn, cfg.traceDir, runId, values['run-id']);
+        const chainId = await traceChainFor(conn, cfg.traceDir, runId, values['run-id'], values.follow === true);
         if (values.follow) {
           const c = await conn();
           const wait = () => c.workflow.getHandle(runId, values['run-id']).result() as Promise<RunResult>;
@@ -157,13 +158,18 @@ function need(v: string | undefined, name: string): string {
 }
 
 /**
- * The chain (first execution's run id) a run id belongs to: its own trace
- * file, or the server's word for a later execution of the chain.
+ * The chain whose trace to show: run R's (its own trace file, or the chain
+ * history links it to: a later execution, a reset run's); without R, the
+ * only chain on disk (no server needed), or, when the id has run several
+ * times, the chain of the run the server holds as current. Never the
+ * files' timestamps: they come from the clocks of the hosts that wrote them.
  */
-async function chainOf(conn: () => Promise<Client>, traceDir: string, workflowId: string, runId: string): Promise<string> {
-  if (traceChains(traceDir, workflowId).includes(runId)) return runId;
-  const d = await (await conn()).workflow.getHandle(workflowId, runId).describe();
-  return d.raw.workflowExecutionInfo?.firstRunId || runId;
+async function traceChainFor(conn: () => Promise<Client>, traceDir: string, workflowId: string, runId: string | undefined, follow: boolean): Promise<string | undefined> {
+  const onDisk = traceChains(traceDir, workflowId);
+  if (runId !== undefined) return onDisk.includes(runId) ? runId : chainOfRun(await conn(), workflowId, runId);
+  // A followed run may not have written its first line yet: the server knows which run it is.
+  if (onDisk.length <= 1 && !follow) return onDisk[0];
+  return latestChain(await conn(), workflowId);
 }
 
 /** A numeric flag: a number, or (for limits) `none`; anything else is a usage error naming the flag. */
