@@ -3,9 +3,9 @@
 // the turn cap, the budget, an interruption; a completed or failed run is
 // refused with the reason, and so is a run still going.
 import { Context } from '@temporalio/activity';
-import { WorkflowNotFoundError } from '@temporalio/client';
-import { transcriptQuery } from '../workflows/messages';
-import type { AgentInput, RunResult } from '../common/contract';
+import { QueryNotRegisteredError, WorkflowNotFoundError } from '@temporalio/client';
+import { configQuery, transcriptQuery } from '../workflows/messages';
+import type { AgentInput, RunConfig, RunResult } from '../common/contract';
 import type { LoadedRun } from '../common/activity-contract';
 
 export type { LoadedRun } from '../common/activity-contract';
@@ -39,5 +39,10 @@ export async function loadRun(args: { runId: string }): Promise<LoadedRun> {
   );
   const input = client.options.loadedDataConverter.payloadConverter.fromPayload<AgentInput>(decoded);
   const messages = await handle.query(transcriptQuery);
-  return { ok: true, input, result, messages };
+  const config = await handle.query(configQuery).catch((err: unknown) => {
+    // A run recorded before the query existed: its raw input is all there is.
+    if (err instanceof QueryNotRegisteredError) return undefined;
+    throw err;
+  });
+  return { ok: true, input, result, messages, ...(config ? { config } : {}) };
 }

@@ -56,7 +56,8 @@ export interface RunToolInput {
 }
 
 export type LoadedRun =
-  | { ok: true; input: AgentInput; result: RunResult; messages: ChatMessage[] }
+  /** `config`: the stopped run's resolved configuration (absent for runs that predate the config query: their raw input is used). */
+  | { ok: true; input: AgentInput; config?: RunConfig; result: RunResult; messages: ChatMessage[] }
   | { ok: false; reason: string };
 
 export type ResolvedConfig = { ok: true; cfg: RunConfig } | { ok: false; field: string; message: string };

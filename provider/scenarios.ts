@@ -118,6 +118,15 @@ export const SCENARIOS: Record<string, (input: ScriptInput) => ScriptedReply> = 
         ? call('c2', 'delete_file', { path: 'access.log' })
         : answer('Deleted access.log.'),
 
+  // A provider that names every turn's call `call_0` (as some OpenAI-compatible
+  // servers do): two deletions, each put to a person, then the last tool text.
+  same_call_id: ({ turn, toolText }) =>
+    turn === 0
+      ? call('call_0', 'delete_file', { path: 'access.log' })
+      : turn === 1
+        ? call('call_0', 'delete_file', { path: 'notes.txt' })
+        : answer(`Done. ${toolText.split('\n').slice(-2).join(' | ')}`),
+
   slow: ({ turn, toolText }) =>
     turn === 0 ? call('c1', 'scan_archive') : answer(`The scan finished: ${toolText.split('\n').pop() ?? ''}`),
 

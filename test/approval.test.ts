@@ -103,3 +103,23 @@ describe('destructive scenario', () => {
     expect(existsSync(join(h.workspaceRoot, ws, 'access.log'))).toBe(true);
   });
 });
+
+describe('a provider that sends the same call id every turn', () => {
+  it('each call is its own decision and its own effect: the second call_0 is asked about, not taken as decided', async () => {
+    const ws = freshWorkspace();
+    const handle = await h.start({ task, model: 'same_call_id', workspace: ws });
+    await waitForApproval(handle, 'call_0');
+    await handle.signal(approveSignal, { callId: 'call_0', by: 'alice' });
+    // The second reply names its call call_0 again: a new call, parked for its own decision.
+    await waitFor('the second call_0 to park', () => h.events(handle.workflowId).filter((l) => l.type === 'approval_required').length === 2);
+    expect(await handle.query(statusQuery)).toMatchObject({ interruption: { callId: 'call_0', args: { path: 'notes.txt' } } });
+    await handle.signal(rejectSignal, { callId: 'call_0', reason: 'keep the notes', by: 'bob' });
+    const r = (await handle.result()) as RunResult;
+    expect(r).toMatchObject({ status: 'completed', turns: 3, toolRuns: 1 });
+    expect(existsSync(join(h.workspaceRoot, ws, 'access.log'))).toBe(false);
+    expect(existsSync(join(h.workspaceRoot, ws, 'notes.txt'))).toBe(true);
+    const decided = h.events(handle.workflowId).filter((l) => l.type === 'approval_decided');
+    expect(decided.map((l) => [l.decision, l.by])).toEqual([['approve', 'alice'], ['reject', 'bob']]);
+    expect(h.events(handle.workflowId).some((l) => l.type === 'signal_ignored')).toBe(false);
+  });
+});

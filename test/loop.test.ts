@@ -81,10 +81,11 @@ describe('money', () => {
 describe('replies that break the protocol', () => {
   const history: ChatMessage[] = [{ role: 'user', content: 't' }, { role: 'assistant', content: null, tool_calls: [call('c1')] }];
   const reply = (calls: ToolCall[]): ModelReply => ({ message: { role: 'assistant', content: null, tool_calls: calls }, usage: { promptTokens: 1, completionTokens: 1 }, finishReason: 'tool_calls' });
-  it('refuses an empty id, an id used twice in one reply, and an id reused from an earlier turn', () => {
+  it('refuses an empty id and an id used twice in one reply; an id an earlier turn used is accepted', () => {
     expect(replyProtocolProblem([], reply([call('')]))).toMatch(/without an id/);
     expect(replyProtocolProblem([], reply([call('x'), call('x')]))).toMatch(/reused/);
-    expect(replyProtocolProblem(history, reply([call('c1')]))).toMatch(/reused/);
+    // An id an earlier turn used is the provider's habit, not a break: calls are named by occurrence.
+    expect(replyProtocolProblem(history, reply([call('c1')]))).toBeNull();
     expect(replyProtocolProblem(history, reply([call('c2'), call('c3')]))).toBeNull();
   });
 });

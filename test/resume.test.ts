@@ -5,8 +5,9 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { approveSignal, transcriptQuery } from '../workflows/messages';
+import { approveSignal, configQuery, transcriptQuery } from '../workflows/messages';
 import type { RunResult } from '../common/contract';
 import { freshWorkspace, useHarness, waitForApproval } from './harness';
 
@@ -31,6 +32,49 @@ describe('resume', () => {
     const after = await next.query(transcriptQuery);
     expect(after.slice(0, before.length)).toEqual(before);
     expect(h.events(next.workflowId)[0]).toMatchObject({ type: 'run_started', resumedFrom: first.workflowId, turns: 3, maxTurns: 6, model: 'runaway' });
+  });
+
+  it('a resumed run can be resumed again: the whole configuration carries on, not only the last input', async () => {
+    // Non-default model, policies and tools, so a fallback to a default would show.
+    const base = { task, model: 'runaway', dedupe: 'off', toolErrors: 'generic', tools: ['list_files', 'read_file'], limits: { maxTurns: 3, maxBudgetUsd: null } } as const;
+    const one = await h.start(base as never);
+    await one.result();
+    const two = await h.start({ resumeFrom: one.workflowId, limits: { maxTurns: 6 } } as never);
+    await two.result();
+    const three = await h.start({ resumeFrom: two.workflowId, limits: { maxTurns: 9 } } as never);
+    const r = (await three.result()) as RunResult;
+    expect(r).toMatchObject({ status: 'max_turns_exceeded', turns: 9, toolRuns: 9 });
+    expect(await three.query(configQuery)).toMatchObject({ task, model: 'runaway', dedupe: 'off', toolErrors: 'generic', tools: ['list_files', 'read_file'], maxTurns: 9, maxBudgetUsd: null, resumeFrom: two.workflowId });
+  });
+
+  it('property: any chain of stop and resume ends where one run with the last cap ends — no turn, message or cost lost or repeated', async () => {
+    const direct = new Map<number, { result: RunResult; messages: unknown }>();
+    const straight = async (cap: number) => {
+      if (!direct.has(cap)) {
+        const run = await h.start({ task, model: 'runaway', dedupe: 'off', limits: { maxTurns: cap, maxBudgetUsd: null } });
+        direct.set(cap, { result: (await run.result()) as RunResult, messages: await run.query(transcriptQuery) });
+      }
+      return direct.get(cap) as { result: RunResult; messages: unknown };
+    };
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 3 }), fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 1, maxLength: 3 }), async (first, steps) => {
+        let run = await h.start({ task, model: 'runaway', dedupe: 'off', limits: { maxTurns: first, maxBudgetUsd: null } });
+        let cap = first;
+        await run.result();
+        for (const step of steps) {
+          cap += step;
+          run = await h.start({ resumeFrom: run.workflowId, limits: { maxTurns: cap } } as never);
+          await run.result();
+        }
+        const chained = (await run.result()) as RunResult;
+        const one = await straight(cap);
+        const { runId: _a, ...chainedTotals } = chained;
+        const { runId: _b, ...directTotals } = one.result;
+        expect(chainedTotals).toEqual(directTotals);
+        expect(await run.query(transcriptQuery)).toEqual(one.messages);
+      }),
+      { numRuns: Number(process.env.RESUME_CHAIN_RUNS ?? 6), endOnFailure: true },
+    );
   });
 
   it('a run interrupted on an approval: the resumed run asks again for the pending call first, and approving runs it', async () => {

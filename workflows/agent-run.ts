@@ -4,7 +4,7 @@
 // Everything here is replayed deterministically: no I/O, no Node built-ins.
 import * as wf from '@temporalio/workflow';
 import { ApplicationFailure } from '@temporalio/workflow';
-import { exitForError, runResult } from './exits';
+import { exitForError, isCancelledExit, runResult } from './exits';
 import { applySummary, elideForWindow, planSummary } from './context-window';
 import { MAX_CACHE_CHARS } from './defaults';
 import { loopMetrics, type LoopMetrics } from './metrics';
@@ -28,7 +28,6 @@ import {
   callSummary,
   nextStep,
   noChildren,
-  resumedInput,
   stateOf,
   notRunText,
   parseCall,
@@ -47,7 +46,8 @@ import {
   type LoopState,
   type PendingCall,
 } from './loop';
-import { approveSignal, cancelSignal, decideUpdate, rejectSignal, statusQuery, transcriptQuery } from './messages';
+import { approveSignal, cancelSignal, configQuery, decideUpdate, rejectSignal, statusQuery, transcriptQuery } from './messages';
+import { inputOfConfig, resumedInput } from '../common/resume-input';
 import { runSubAgent } from './sub-agent';
 import { detailsText, statusAttributes, type VisibleState } from './visibility';
 import { MESSAGE_REFS_PATCH, noteFiled } from './message-refs';
@@ -78,7 +78,7 @@ export async function agentRun(input: AgentInput, carried?: CarriedState): Promi
   const prior = !carried && typeof input?.resumeFrom === 'string' ? await loadPriorRun(input.resumeFrom) : null;
   // Resolved once per run and carried from execution to execution: a new
   // default on a new worker never changes a run already under way.
-  const cfg = carried?.cfg ?? (await resolveConfig(prior ? resumedInput(prior.input, input) : input));
+  const cfg = carried?.cfg ?? (await resolveConfig(prior ? resumedInput(prior.config ? inputOfConfig(prior.config) : prior.input, input) : input));
   const resumed: CarriedState | undefined = prior ? { version: 2, cfg, state: stateOf(prior), decisions: {}, seq: 0, executions: 0 } : undefined;
   // The run chain: names this run's trace file and effect keys. A reset run
   // replays an earlier run's history up to the reset point, yet is a run of
@@ -121,7 +121,7 @@ class AgentRun {
   ) {
     this.state = carried?.state ?? initialState(cfg);
     this.approvals = new ApprovalDesk(carried?.decisions ?? {});
-    this.decisions = new DecisionInbox(this.approvals, patches.deferredSignals, (type, fields) => this.emit(type, fields));
+    this.decisions = new DecisionInbox(this.approvals, patches.deferredSignals, (type, fields) => this.emit(type, fields), () => this.stopped);
     this.seq = carried?.seq ?? 0;
     this.executions = (carried?.executions ?? 0) + 1;
     this.turnsAtStart = this.state.turns;
@@ -150,11 +150,21 @@ class AgentRun {
       if (err instanceof wf.ContinueAsNew) throw err;
       exit = exitForError(err, this.cancelReason);
     }
+    // A Stop taken before the result is recorded wins over whatever the loop
+    // reached meanwhile (a model answer or a failure that landed in the same
+    // moment): the person asked the run to stop, and it says so.
+    if (this.stopped && !isCancelledExit(exit)) {
+      this.emit('stop_prevailed', { over: exit.status, overReason: exit.reason });
+      exit = this.stopExit();
+    }
     return this.finish(exit);
   }
 
   private async loop(): Promise<Exit> {
     for (;;) {
+      // After a Stop nothing new starts: a call still pending stays pending
+      // (a resume asks for it again), and no model call is made.
+      if (this.stopped) return this.stopExit();
       const step = nextStep(this.state, this.cfg);
       if (step.kind === 'drain') {
         const stop = await this.handleCall(step.pending);
@@ -239,7 +249,7 @@ class AgentRun {
 
   private async continueAsNew(): Promise<never> {
     // Signals and updates in flight finish here, not in limbo between executions.
-    await wf.condition(() => this.handlersFinished());
+    await this.settleHandlers();
     const info = wf.workflowInfo();
     this.emit('continued_as_new', { execution: this.executions + 1, historyLength: info.historyLength, historySize: info.historySize, turns: this.state.turns });
     const carried: CarriedState = {
@@ -260,10 +270,11 @@ class AgentRun {
     const parsed = parseCall(call, this.specs);
     if (!parsed.ok) return this.toolFailed(pending, parsed.toolName, parsed.error, false);
     const { toolName, args, spec } = parsed;
-    const key = idempotencyKey(this.runId, this.chainId, pending);
+    const key = idempotencyKey(this.runId, this.chainId, pending, this.state);
 
     // Approval comes before the cache: a cached result never stands in for a decision.
     if (needsApproval(spec.needsApproval, args)) {
+      if (this.stopped) return this.stopExit();
       const decision = await this.awaitDecision({ key, callId: call.id, toolName, args });
       if (decision === null) {
         return {
@@ -290,6 +301,8 @@ class AgentRun {
       return null;
     }
 
+    // A Stop taken while this call waited (for its decision, say): it never starts.
+    if (this.stopped) return this.stopExit();
     if (spec.subAgent) return this.subAgent(pending, spec, spec.subAgent, args, cacheable ? ck : null);
 
     this.emit('tool_start', { toolName, args, callId: call.id });
@@ -338,6 +351,16 @@ class AgentRun {
     this.metrics.toolErrors.add(1, { tool: toolName, kind: 'stopped' });
   }
 
+  /** A Stop was taken: the cancel signal, or Temporal's own cancellation of the workflow. */
+  private get stopped(): boolean {
+    return this.cancelReason !== null || this.scope.consideredCancelled;
+  }
+
+  private stopExit(): Exit {
+    const reason = this.cancelReason ?? 'the workflow was cancelled';
+    return { status: 'interrupted', interruption: { type: 'cancelled', reason }, reason };
+  }
+
   private remember(key: string, content: string): void {
     rememberResult(this.state, key, content, this.patches.boundedCache ? MAX_CACHE_CHARS : null);
   }
@@ -372,13 +395,7 @@ class AgentRun {
     this.emit('approval_required', { toolName: req.toolName, args: req.args, callId: req.callId });
     this.metrics.approvalsRequested.add(1, { tool: req.toolName });
     const parkedAt = Date.now();
-    // Decisions received are applied here, when the loop waits for one (see receive).
-    const decided = () => {
-      this.decisions.drain();
-      return decisions[req.key] !== undefined;
-    };
-    if (this.cfg.approvalTimeoutMs === null) await wf.condition(decided);
-    else await wf.condition(decided, this.cfg.approvalTimeoutMs);
+    await this.decisionOrTimeout(req.key);
     this.approvals.awaiting = null;
     const decision = decisions[req.key] ?? null;
     if (decision) {
@@ -389,6 +406,34 @@ class AgentRun {
       this.upsertStatus();
     }
     return decision;
+  }
+
+  /**
+   * Waits until the call has a decision or the approval timeout passes.
+   * Handlers only enqueue decisions; they are applied here, where the loop
+   * waits (see DecisionInbox), and the condition itself only looks. The
+   * timer is started once for the whole wait, as wf.condition(fn, timeout)
+   * would: the same commands either way.
+   */
+  private async decisionOrTimeout(key: string): Promise<void> {
+    const decided = () => this.approvals.decisions[key] !== undefined;
+    const untilDecided = async () => {
+      for (;;) {
+        this.decisions.drain();
+        if (decided()) return;
+        // decided(): histories recorded before the inbox took decisions in their handler.
+        await wf.condition(() => this.decisions.hasPending() || decided());
+      }
+    };
+    const timeout = this.cfg.approvalTimeoutMs;
+    if (timeout === null) return untilDecided();
+    await wf.CancellationScope.cancellable(async () => {
+      try {
+        await Promise.race([wf.sleep(timeout), untilDecided()]);
+      } finally {
+        wf.CancellationScope.current().cancel();
+      }
+    });
   }
 
   /**
@@ -411,6 +456,11 @@ class AgentRun {
     const child = await runSubAgent(this.cfg, sub, toolName, subAgentChildId(this.runId, pending, toolName), task, childBudget(left));
     // The parent pays for its children: their spend counts against its budget.
     recordChildSpend(this.state, child.costUsd, child.usage);
+    if (this.stopped) {
+      // The child was stopped with its parent: that is a Stop, not a tool failure.
+      this.recordStopped(pending, toolName, started);
+      return this.stopExit();
+    }
     this.state.toolRuns += 1;
     this.emit('tool_result', { toolName, callId: call.id, ms: Date.now() - started, ok: child.outcome.ok, childCostUsd: child.costUsd });
     const failed = child.outcome.ok ? null : this.toolFailed(pending, toolName, child.outcome.error, child.outcome.permanent);
@@ -447,7 +497,7 @@ class AgentRun {
     this.metrics.runs.add(1, { status: exit.status, error_type: exitFields(exit).errorType ?? '' });
     this.emit('run_stopped', { status: exit.status, reason: exit.reason, turns: this.state.turns, costUsd: this.state.costUsd });
     // Let an in-flight `decide` update answer before the run closes.
-    await wf.CancellationScope.nonCancellable(() => wf.condition(() => this.handlersFinished()));
+    await wf.CancellationScope.nonCancellable(() => this.settleHandlers());
     return runResult(this.runId, exit, this.state);
   }
 
@@ -456,6 +506,7 @@ class AgentRun {
   private registerHandlers(): void {
     wf.setHandler(statusQuery, () => this.view());
     wf.setHandler(transcriptQuery, () => this.state.messages);
+    wf.setHandler(configQuery, () => this.cfg);
     wf.setHandler(approveSignal, (input) => this.decisions.receive({ signal: 'approve', input, verdict: 'approve' }));
     wf.setHandler(rejectSignal, (input) => this.decisions.receive({ signal: 'reject', input, verdict: 'reject' }));
     // A Stop is applied at once: it must interrupt whatever the loop waits for.
@@ -477,17 +528,23 @@ class AgentRun {
       {
         // Refused updates leave no trace in history: the caller learns at once.
         validator: (input) => {
-          const problem = this.approvals.problem(input, input?.decision) ?? this.decisions.pendingFor(input?.callId);
+          const problem = (this.stopped ? 'the run is stopping: a Stop came first, so no call it holds will run' : null) ?? this.approvals.problem(input, input?.decision) ?? this.decisions.pendingFor(input?.callId);
           if (problem) throw new Error(problem);
         },
       },
     );
   }
 
-  /** Every signal and update handler is done; decisions still received are refused first, so their updates can answer. */
-  private handlersFinished(): boolean {
-    this.decisions.drain();
-    return wf.allHandlersFinished();
+  /**
+   * Waits until every signal and update handler is done. Decisions still in
+   * the inbox are applied (or refused) first, so their updates can answer.
+   */
+  private async settleHandlers(): Promise<void> {
+    for (;;) {
+      this.decisions.drain();
+      if (wf.allHandlersFinished()) return;
+      await wf.condition(() => this.decisions.hasPending() || wf.allHandlersFinished());
+    }
   }
 
   private cancel(input: unknown): void {

@@ -28,6 +28,12 @@ export class ApprovalDesk {
     // Two decisions can reach one activation (sent while the worker was down,
     // or in one batch): the loop has not resumed yet, so the call still looks
     // awaited. The first decision is final; a later one never replaces it.
+    // The awaited call is asked by its own key: an earlier call that carried
+    // the same id (providers reuse them) has nothing to say about this one.
+    if (this.awaiting?.callId === callId) {
+      const taken = this.decisions[this.awaiting.key];
+      return taken ? decidedText(callId, taken) : null;
+    }
     const decided = this.alreadyDecided(callId);
     if (decided) return decided;
     if (!this.awaiting) return `no call is awaiting a decision (got callId ${JSON.stringify(callId)})`;
@@ -40,14 +46,12 @@ export class ApprovalDesk {
   /** Why a decision for this call id comes too late: it was decided already (the first decision is final); null if not. */
   alreadyDecided(callId: string): string | null {
     const taken = this.decisionFor(callId);
-    if (!taken) return null;
-    const verb = taken.decision === 'approve' ? 'approved' : 'rejected';
-    return `already decided: call ${JSON.stringify(callId)} was ${verb}${taken.by ? ` by ${taken.by}` : ''}; the first decision is final`;
+    return taken ? decidedText(callId, taken) : null;
   }
 
-  /** The decision already taken for a call id (ids are unique within a run's transcript). */
+  /** The latest decision taken for a call id (a provider may have sent the id more than once). */
   decisionFor(callId: string): Decision | null {
-    for (const [key, d] of Object.entries(this.decisions)) {
+    for (const [key, d] of Object.entries(this.decisions).reverse()) {
       // Decisions carried from before callId was stored name the call only in their key.
       if (d.callId === callId || (d.callId === undefined && key.endsWith(`/${callId}`))) return d;
     }
@@ -68,4 +72,9 @@ export class ApprovalDesk {
     this.decisions[this.awaiting.key] = decision;
     return { ok: true, call: this.awaiting, decision };
   }
+}
+
+function decidedText(callId: string, taken: Decision): string {
+  const verb = taken.decision === 'approve' ? 'approved' : 'rejected';
+  return `already decided: call ${JSON.stringify(callId)} was ${verb}${taken.by ? ` by ${taken.by}` : ''}; the first decision is final`;
 }

@@ -1,7 +1,7 @@
 // Approve and reject decisions, from the moment their handler receives them
 // to the moment they are applied. With the patch (deferred-signals-v1) a
 // decision is not applied in its handler but when the loop waits for one
-// (AgentRun.awaitDecision drains the inbox in its condition), or when the run
+// (AgentRun.decisionOrTimeout drains the inbox; its condition only looks), or when the run
 // ends. Within one workflow task, a signal and the model reply that proposes
 // its call can reach the workflow in one activation (the signal's handler runs
 // first, before the reply) or in two (the reply first: a worker had run ahead
@@ -41,7 +41,14 @@ export class DecisionInbox {
     /** patched(deferred-signals-v1): histories recorded before applied decisions in their handler. */
     private readonly deferred: boolean,
     private readonly emit: (type: TraceEventType, fields: Record<string, unknown>) => void,
+    /** A Stop was taken: no decision is applied after it (the call it would run never starts). */
+    private readonly stopped: () => boolean = () => false,
   ) {}
+
+  /** Decisions received and not applied yet. */
+  hasPending(): boolean {
+    return this.pending.length > 0;
+  }
 
   receive(m: ReceivedDecision): void {
     if (!this.deferred) return this.apply(m, null);
@@ -61,7 +68,12 @@ export class DecisionInbox {
 
   private apply(m: ReceivedDecision, at: number | null): void {
     const stale = at !== null && at !== wf.workflowInfo().historyLength;
-    const outcome = stale ? this.refuse(m.signal, m.input, this.staleProblem(m.input)) : this.decide(m.signal, m.input, m.verdict);
+    const stopping = 'the run is stopping: a Stop came first, so no call it holds will run';
+    const outcome = this.stopped()
+      ? this.refuse(m.signal, m.input, { problem: stopping, reason: stopping })
+      : stale
+        ? this.refuse(m.signal, m.input, this.staleProblem(m.input))
+        : this.decide(m.signal, m.input, m.verdict);
     if (m.ticket) {
       m.ticket.taken = outcome.ok ? outcome.key : null;
       m.ticket.problem = outcome.ok ? null : outcome.problem;

@@ -26,6 +26,8 @@ export function exitForError(err: unknown, cancelReason: string | null): Exit {
   throw err;
 }
 
+export const isCancelledExit = (exit: Exit): boolean => exit.status === 'interrupted' && exit.interruption.type === 'cancelled';
+
 export function runResult(runId: string, exit: Exit, state: LoopState): RunResult {
   return {
     runId,

@@ -37,6 +37,16 @@ export interface LoopState extends StoreKnowledge {
   children?: ChildSpend;
   /** How many messages the last model request carried (its measured size is the last promptTokensPerTurn). */
   messagesAtLastCall?: number;
+  /**
+   * Tool calls the model has proposed in this run, counted by the workflow:
+   * each call's occurrence number names its decision and its effects, so a
+   * provider that sends an id again (many reuse `call_0` every turn) never
+   * meets an earlier call's decision or ledger record. Absent in states
+   * carried from before the count: their keys stay as they were.
+   */
+  callsProposed?: number;
+  /** The occurrence number of the last reply's first call (its others follow in order). */
+  lastReplyFirstCall?: number;
 }
 
 export const noChildren = (): ChildSpend => ({ runs: 0, costUsd: 0, usage: { promptTokens: 0, completionTokens: 0 } });
@@ -72,23 +82,21 @@ export function initialState(cfg: RunConfig): LoopState {
     promptTokensPerTurn: [],
     cache: {},
     children: noChildren(),
+    callsProposed: 0,
+    lastReplyFirstCall: 0,
   };
-}
-
-/**
- * A resumed run's input: the stopped run's, with what the new input sets on
- * top (limits above all); the transcript comes from the stopped run, so its
- * task is kept.
- */
-export function resumedInput(prior: AgentInput, next: AgentInput): AgentInput {
-  const { task: _task, ...overrides } = next;
-  return { ...prior, ...overrides, task: prior.task, limits: { ...prior.limits, ...next.limits } };
 }
 
 /** The loop's state to continue a stopped run from: its transcript and totals. */
 export function stateOf(prior: { result: RunResult; messages: ChatMessage[] }): LoopState {
   const r = prior.result;
+  // A new workflow id names the resumed run's keys: counting from the calls its transcript holds is enough.
+  const calls = prior.messages.map((m) => (m.role === 'assistant' ? (m.tool_calls?.length ?? 0) : 0));
+  const lastCalls = [...calls].reverse().find((n) => n > 0) ?? 0;
+  const callsProposed = calls.reduce((a, b) => a + b, 0);
   return {
+    callsProposed,
+    lastReplyFirstCall: callsProposed - lastCalls + 1,
     messages: prior.messages,
     turns: r.turns,
     toolRuns: r.toolRuns,
@@ -201,7 +209,12 @@ export function takeReply(s: LoopState, reply: ModelReply, pricing: Pricing): Ex
   const problem = replyProtocolProblem(s.messages, reply);
   if (problem) return { status: 'failed', interruption: null, reason: `protocol error: ${problem}`, error: `protocol error: ${problem}`, errorType: 'ProtocolError' };
   s.messages.push(reply.message);
-  if (reply.message.tool_calls?.length) return null;
+  const calls = reply.message.tool_calls?.length ?? 0;
+  if (calls > 0 && s.callsProposed !== undefined) {
+    s.lastReplyFirstCall = s.callsProposed + 1;
+    s.callsProposed += calls;
+  }
+  if (calls > 0) return null;
   const output = reply.message.content ?? '';
   const cut = reply.finishReason === 'length' ? ' (cut at its reply length cap)' : '';
   const reason = output.trim() ? `the model answered${cut}` : `the model answered with an empty reply (no text, no tool calls)${cut}`;
@@ -250,14 +263,16 @@ export function recordSummarySpend(s: LoopState, usage: Usage, pricing: Pricing)
 /**
  * A reply the transcript cannot hold without breaking the protocol's two rules:
  * a call without an id (its result could not be linked to it) or an id used
- * twice (one of the calls would be left without its result).
+ * twice in one reply (one of the calls would be left without its result). An
+ * id an earlier turn used is fine: results follow their reply, and the
+ * harness names calls by occurrence, not by id.
  */
-export function replyProtocolProblem(messages: readonly ChatMessage[], reply: ModelReply): string | null {
+export function replyProtocolProblem(_messages: readonly ChatMessage[], reply: ModelReply): string | null {
   const calls = reply.message.tool_calls ?? [];
-  const seen = new Set(messages.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => c.id) : [])));
+  const seen = new Set<string>();
   for (const c of calls) {
     if (typeof c.id !== 'string' || c.id === '') return 'the model returned a tool call without an id: its result could not be linked to it';
-    if (seen.has(c.id)) return `the model reused tool call id ${JSON.stringify(c.id)}: one of its calls would be left without a result`;
+    if (seen.has(c.id)) return `the model reused tool call id ${JSON.stringify(c.id)} within one reply: one of its calls would be left without a result`;
     if (!c.function || typeof c.function.name !== 'string') return `tool call ${c.id} has no function name`;
     seen.add(c.id);
   }
@@ -362,10 +377,21 @@ function canonicalJson(v: unknown): string {
  * The idempotency key of one logical operation: this call of this run chain,
  * stable across retries, replays and continue-as-new. The chain id (the first
  * execution's run id) keeps a workflow id used again from finding the earlier
- * run's effects.
+ * run's effects; the call's occurrence number (counted by the workflow) keeps
+ * a provider's reused call id from finding an earlier call's.
  */
-export function idempotencyKey(runId: string, chainId: string, pending: PendingCall): string {
-  return `${runId}@${chainId}/m${pending.messageIndex}/${pending.call.id}`;
+export function idempotencyKey(workflowId: string, chainId: string, pending: PendingCall, s: LoopState): string {
+  const occurrence = callOccurrence(s, pending);
+  if (occurrence === null) return `${workflowId}@${chainId}/m${pending.messageIndex}/${pending.call.id}`;
+  return `${workflowId}@${chainId}/call${occurrence}`;
+}
+
+/** The pending call's occurrence number in the run (1, 2, …); null for states carried from before the count. */
+export function callOccurrence(s: LoopState, pending: PendingCall): number | null {
+  if (s.callsProposed === undefined || s.lastReplyFirstCall === undefined) return null;
+  const m = s.messages[pending.messageIndex];
+  const index = m.role === 'assistant' ? (m.tool_calls ?? []).indexOf(pending.call) : -1;
+  return s.lastReplyFirstCall + Math.max(0, index);
 }
 
 /** What the model reads when a tool failed, per policy (`fatal` never reaches the transcript). */

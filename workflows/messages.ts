@@ -2,7 +2,7 @@
 // definitions and their payloads, shared by the workflow, the CLI and the
 // tests. The names are part of CONTRACT.md: do not rename them.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { ChatMessage, RunStatusView } from '../common/contract';
+import type { ChatMessage, RunConfig, RunStatusView } from '../common/contract';
 
 export interface ApproveInput {
   callId: string;
@@ -32,3 +32,5 @@ export const cancelSignal = defineSignal<[CancelInput]>('cancel');
 export const decideUpdate = defineUpdate<RunStatusView, [DecideInput]>('decide');
 export const statusQuery = defineQuery<RunStatusView>('status');
 export const transcriptQuery = defineQuery<ChatMessage[]>('transcript');
+/** The run's resolved configuration (every default filled in): what a resume or a fork carries on. */
+export const configQuery = defineQuery<RunConfig>('config');

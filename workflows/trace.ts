@@ -17,6 +17,7 @@ export type TraceEventType =
   | 'signal_ignored'
   | 'context_elided'
   | 'context_summarized'
+  | 'stop_prevailed'
   | 'run_stopped';
 
 export interface TraceEvent {

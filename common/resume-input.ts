@@ -1,0 +1,41 @@
+// What a resumed run starts from: the stopped run's configuration, written
+// back as a complete input, with what the new input sets on top. Complete, so
+// a resume of a resume (of a resume…) carries the task, the model, the tools
+// and every policy, not only what the last input happened to name. Pure: the
+// workflow and the activities both use it.
+import type { AgentInput, RunConfig } from './contract';
+
+/** A resolved configuration as the input that resolves to it (defaults spelled out, so no worker's default can change it). */
+export function inputOfConfig(cfg: RunConfig): AgentInput {
+  return {
+    task: cfg.task,
+    model: cfg.model,
+    ...(cfg.system !== null ? { system: cfg.system } : {}),
+    limits: { maxTurns: cfg.maxTurns, maxBudgetUsd: cfg.maxBudgetUsd },
+    toolErrors: cfg.toolErrors,
+    dedupe: cfg.dedupe,
+    tools: [...cfg.tools],
+    workspace: cfg.workspace,
+    pricing: { ...cfg.pricing },
+    approvalTimeoutMs: cfg.approvalTimeoutMs,
+    modelTimeoutMs: cfg.modelTimeoutMs,
+    toolTimeoutMs: cfg.toolTimeoutMs,
+    maxToolResultChars: cfg.maxToolResultChars,
+    continueAsNewAtHistoryBytes: cfg.continueAsNewAtHistoryBytes,
+    permanentToolErrors: cfg.permanentToolErrors,
+    ...(cfg.experimentalEmptyRejection ? { experimentalEmptyRejection: true } : {}),
+    ...(cfg.debug ? { debug: true } : {}),
+    context: cfg.context,
+    resumeFrom: cfg.resumeFrom,
+  };
+}
+
+/**
+ * A resumed run's input: the stopped run's, with what the new input sets on
+ * top (limits above all, key by key). The transcript comes from the stopped
+ * run, so its task is kept whatever the new input says.
+ */
+export function resumedInput(prior: AgentInput, next: AgentInput): AgentInput {
+  const { task: _task, ...overrides } = next;
+  return { ...prior, ...overrides, task: prior.task, limits: { ...prior.limits, ...next.limits } };
+}
