@@ -25,9 +25,16 @@ export const ACCEPTED_DIFFERENCES: AcceptedDifference[] = [
     matches: absentBefore(/ (callModel|runTool)$/, /^input\[0\]\.chainId$/),
   },
   {
-    why: 'effect keys are named by the workflow id and the chain ("W@chain/m1/c2"), no longer by the workflow id alone ("W/m1/c2")',
-    fixtures: FIRST,
-    matches: (d) => / runTool$/.test(d.at) && d.path === 'input[0].idempotencyKey' && String(d.replayed).replace(/@[^/]+\//, '/') === d.recorded,
+    why:
+      'effect keys name a call by its occurrence, counted by the workflow ("W@chain/call3"), whatever id the provider sent; ' +
+      'older runs named it by message index and provider id ("W@chain/m1/c2"), and before chains by the workflow id alone ("W/m1/c2")',
+    fixtures: /./,
+    matches: (d) =>
+      / runTool$/.test(d.at) &&
+      d.path === 'input[0].idempotencyKey' &&
+      /^[^@/]+(@[^/]+)?\/m\d+\/[^/]+$/.test(String(d.recorded)) &&
+      /^[^@/]+@[^/]+\/call\d+$/.test(String(d.replayed)) &&
+      String(d.recorded).split(/[@/]/)[0] === String(d.replayed).split('@')[0],
   },
   {
     why: 'the result gained errorType (null unless the run failed)',
@@ -61,6 +68,11 @@ export const ACCEPTED_DIFFERENCES: AcceptedDifference[] = [
     why: 'continue-as-new carries the run chain\'s id: a reset run\'s chain is its own run id, which its later executions cannot learn from the server',
     fixtures: /^(runaway-cap-40-continued|v2-runaway-continued-each-turn|v3-bulky-window|v3-runaway-no-dedupe-continued)$/,
     matches: (d) => d.at === 'ending' && d.path === 'continueAsNew[1].chainId' && d.recorded === undefined && typeof d.replayed === 'string',
+  },
+  {
+    why: 'continue-as-new carries the call counter (calls proposed so far, and where the last reply\'s calls start)',
+    fixtures: /^(runaway-cap-40-continued|v2-runaway-continued-each-turn|v3-bulky-window|v3-runaway-no-dedupe-continued)$/,
+    matches: (d) => d.at === 'ending' && /^continueAsNew\[1\]\.state\.(callsProposed|lastReplyFirstCall)$/.test(d.path) && d.recorded === undefined && typeof d.replayed === 'number',
   },
   {
     why: 'a tool stopped while it ran counts as a tool run and gets a "stopped" result (the truthful Stop): the first recording counted none',
