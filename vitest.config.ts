@@ -1,8 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The cluster suite has its own server and setup: npm run test:cluster.
+    exclude: [...configDefaults.exclude, 'test/cluster/**'],
     // One real Temporal dev server and one scripted provider for the whole
     // run; each test file brings its own worker on its own task queue.
     globalSetup: ['test/global-setup.ts'],

@@ -5,7 +5,7 @@
 import { Context } from '@temporalio/activity';
 import { QueryNotRegisteredError, WorkflowNotFoundError } from '@temporalio/client';
 import { configQuery, transcriptQuery } from '../workflows/messages';
-import type { AgentInput, RunConfig, RunResult } from '../common/contract';
+import type { AgentInput, RunResult } from '../common/contract';
 import type { LoadedRun } from '../common/activity-contract';
 
 export type { LoadedRun } from '../common/activity-contract';

@@ -4,6 +4,7 @@
 // 429/5xx/network are retried by Temporal (429 after its Retry-After), while
 // 400/401/403/404 are not: retrying cannot fix them.
 import { Context } from '@temporalio/activity';
+import { countCompletionTokens, countPromptTokens } from '../common/tokens';
 import { ApplicationFailure } from '@temporalio/common';
 import type { OpenAiToolDefinition } from '../common/tool-spec';
 import { resolvePrompt, type MessageStore } from './message-store';
@@ -130,7 +131,7 @@ export function createCallModel(deps: ModelDeps) {
           message: `the model provider answered ${res.status} with a body that is not JSON: ${text.slice(0, 200)}`,
         });
       }
-      return { ...toReply(body), model: deps.model ?? input.model };
+      return { ...toReply(body, input), model: deps.model ?? input.model };
     } finally {
       clearInterval(ticker);
     }
@@ -164,7 +165,7 @@ export function retryAfterMs(header: string | null): number | null {
   return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
 }
 
-function toReply(body: WireReply): ModelReply {
+function toReply(body: WireReply, request: Prompt): ModelReply {
   const choice = body.choices?.[0];
   if (!choice?.message) {
     throw ApplicationFailure.create({
@@ -178,12 +179,15 @@ function toReply(body: WireReply): ModelReply {
     content: typeof choice.message.content === 'string' ? choice.message.content : null,
     ...(calls.length ? { tool_calls: calls } : {}),
   };
+  // A reply without usage would count as free, and no budget would ever stop
+  // the run: it is priced from our own count (o200k_base) and flagged.
+  const reported = isCount(body.usage?.prompt_tokens) && isCount(body.usage?.completion_tokens);
   return {
     message,
-    usage: {
-      promptTokens: toCount(body.usage?.prompt_tokens),
-      completionTokens: toCount(body.usage?.completion_tokens),
-    },
+    usage: reported
+      ? { promptTokens: toCount(body.usage?.prompt_tokens), completionTokens: toCount(body.usage?.completion_tokens) }
+      : { promptTokens: countPromptTokens(request.messages, request.tools), completionTokens: countCompletionTokens(message.content, message.tool_calls) },
+    ...(reported ? {} : { usageEstimated: true }),
     finishReason: typeof choice.finish_reason === 'string' ? choice.finish_reason : calls.length ? 'tool_calls' : 'stop',
   };
 }
@@ -201,6 +205,7 @@ function toToolCall(raw: unknown): ToolCall {
   };
 }
 
+const isCount = (v: unknown): boolean => typeof v === 'number' && Number.isFinite(v) && v >= 0;
 const toCount = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0);
 
 function describe(err: unknown): string {

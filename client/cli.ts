@@ -1,7 +1,7 @@
 // The harness's command line: run (start and follow), approve, reject,
 // cancel, status, transcript, result, trace, list. Exit codes tell the five
 // exits apart (client/exit-codes.ts).
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { ApplicationFailure, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { readTrace, traceChains } from '../common/trace-format';
@@ -12,57 +12,26 @@ import { connectClient } from './connect';
 import { ALREADY_FINISHED, EXIT_CODES, NOT_FOUND, USAGE_ERROR } from './exit-codes';
 import { follow, runAndFollow, summaryOf } from './follow';
 import { chainOfRun, latestChain } from './run-history';
+import { COMMANDS, commandUsage, fullUsage } from './commands';
+import { inputFromFlags, numberFlag } from './run-flags';
+import { checkResume, type ResumeFlags } from './resume-check';
+import { Refusal, UsageError } from './usage-error';
 
-const USAGE = `usage: agent-harness <command> [options]
-  run [--task T] [--model M] [--max-turns N|none] [--budget USD|none] [--tool-errors describe|generic|fatal]
-      [--dedupe readOnly|off|all] [--tools a,b] [--workspace NAME] [--approval-timeout-ms MS] [--id RUN_ID]
-      [--input JSON] [--detach] [--debug: print each model request, messages numbered]
-  resume <runId> [--max-turns N|none] [--budget USD|none] [--approval-timeout-ms MS] [--id NEW_ID] [--detach]
-                          a new run continuing a stopped one (turn cap, budget, interrupted): its transcript
-                          and totals carry on, pending calls first; the limits count the totals
-  approve <runId> <callId> [--by NAME]
-  reject <runId> <callId> [--reason TEXT] [--by NAME]
-  cancel <runId> [--reason TEXT]
-  status <runId>          query the live status
-  transcript <runId>      query the messages
-  result <runId>          wait for the result (exit code = its status)
-  trace <runId> [--run-id R] [--follow]
-                          print the JSONL trace of the current run of that id, or of run R
-                          (any execution's run id; an id can be used again or reset)
-  list [--awaiting] [--status S] [--min-cost USD] [--limit N]
-                          runs as a table, newest first; --awaiting: parked on a person
-  <command> --help         that command's usage (no server needed)
-exit codes: completed 0, failed 1, usage/connection error 2, max_turns_exceeded 3, budget_exceeded 4, interrupted 5,
-  no such run (or no trace for it) 6, run already finished 7`;
-
-/** One usage line per command, for `<command> --help`. */
-const COMMAND_USAGE: Record<string, string> = (() => {
-  const out: Record<string, string> = {};
-  let current: string | null = null;
-  for (const line of USAGE.split('\n').slice(1)) {
-    const name = /^ {2}([a-z]+)\b/.exec(line)?.[1];
-    if (name) out[(current = name)] = line.trim();
-    // A deeper-indented line continues the command above it.
-    else if (current && /^ {4,}/.test(line)) out[current] += `\n  ${line.trim()}`;
-    else current = null;
-  }
-  return out;
-})();
-
-export const DEFAULT_TASK = 'Which file in the workspace mentions a timeout, and what does it say?';
-
-class UsageError extends Error {}
+export { DEFAULT_TASK, inputFromFlags } from './run-flags';
 
 export async function main(argv: string[], client?: Client): Promise<number> {
   const [command, ...rest] = argv;
-  if (!command || command === 'help' || command === '--help') {
-    console.log(USAGE);
+  if (!command || command === 'help' || command === '--help' || command === '-h') {
+    console.log(fullUsage());
     return command ? 0 : USAGE_ERROR;
   }
+  if (!Object.hasOwn(COMMANDS, command)) {
+    console.error(`agent-harness: unknown command ${JSON.stringify(command)} (commands: ${Object.keys(COMMANDS).join(', ')}; agent-harness help)`);
+    return USAGE_ERROR;
+  }
   if (rest.includes('--help') || rest.includes('-h')) {
-    const usage = COMMAND_USAGE[command];
-    console.log(usage ? `usage: agent-harness ${usage}` : USAGE);
-    return usage ? 0 : USAGE_ERROR;
+    console.log(commandUsage(command));
+    return 0;
   }
   let cfg: HarnessConfig;
   try {
@@ -75,6 +44,7 @@ export async function main(argv: string[], client?: Client): Promise<number> {
   try {
     // Flags are checked before connecting: a mistyped limit is refused at once.
     const runFlags = command === 'run' ? inputFromFlags(rest) : null;
+    const resumeArgs = command === 'resume' ? resumeFlags(rest) : null;
     // Connected only by the commands that need the server: reading a trace file does not.
     let connected: Client | undefined = client;
     const conn = async (): Promise<Client> => (connected ??= await connectClient(cfg));
@@ -82,10 +52,10 @@ export async function main(argv: string[], client?: Client): Promise<number> {
       case 'run':
         return await run(await conn(), runFlags ?? inputFromFlags(rest));
       case 'resume':
-        return await resume(await conn(), rest);
+        return await resume(await conn(), resumeArgs ?? resumeFlags(rest));
       case 'approve':
       case 'reject':
-        return await decide(await conn(), command, rest);
+        return await decide(conn, command, rest);
       case 'cancel': {
         const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { reason: { type: 'string' } } });
         const runId = need(positionals[0], 'runId');
@@ -93,14 +63,30 @@ export async function main(argv: string[], client?: Client): Promise<number> {
         console.log(`cancel sent to ${runId}`);
         return 0;
       }
-      case 'status':
-        console.log(JSON.stringify(await (await conn()).workflow.getHandle(need(rest[0], 'runId')).query(statusQuery), null, 2));
+      case 'status': {
+        const runId = need(rest[0], 'runId');
+        console.log(JSON.stringify(await (await conn()).workflow.getHandle(runId).query(statusQuery), null, 2));
         return 0;
-      case 'transcript':
-        console.log(JSON.stringify(await (await conn()).workflow.getHandle(need(rest[0], 'runId')).query(transcriptQuery), null, 2));
+      }
+      case 'transcript': {
+        const runId = need(rest[0], 'runId');
+        console.log(JSON.stringify(await (await conn()).workflow.getHandle(runId).query(transcriptQuery), null, 2));
         return 0;
+      }
       case 'result': {
-        const r = (await (await conn()).workflow.getHandle(need(rest[0], 'runId')).result()) as RunResult;
+        const runId = need(rest[0], 'runId');
+        const r = await (await conn()).workflow.getHandle(runId).result().then(
+          (ok) => ok as RunResult,
+          (err: unknown) => {
+            // A run that failed outright (bad input, a refused resume) has no result
+            // object: print the same fields a failed result has, with the cause.
+            if (!(err instanceof WorkflowFailedError)) throw err;
+            const cause = err.cause;
+            const errorType = cause instanceof ApplicationFailure ? (cause.type ?? 'ApplicationFailure') : (cause?.name ?? 'WorkflowFailed');
+            const error = cause?.message ?? err.message;
+            return { runId, workflowId: runId, status: 'failed', agentStatus: 'failed', reason: error, error, errorType } as const;
+          },
+        );
         console.log(JSON.stringify(r, null, 2));
         return EXIT_CODES[r.status];
       }
@@ -124,14 +110,25 @@ export async function main(argv: string[], client?: Client): Promise<number> {
         return lines.length ? 0 : NOT_FOUND;
       }
       case 'list':
-        return await list(await conn(), rest);
+        return await list(conn, rest);
       default:
+        // Every command in COMMANDS has a case above.
         throw new UsageError(`unknown command ${JSON.stringify(command)}`);
     }
   } catch (err) {
-    if (err instanceof UsageError || (err instanceof TypeError && 'code' in err)) {
-      console.error(`${err.message}\n\n${USAGE}`);
+    // One line naming what is wrong, and where the command's usage is.
+    if (err instanceof UsageError) {
+      console.error(`agent-harness ${command}: ${err.message} (see agent-harness ${command} --help)`);
       return USAGE_ERROR;
+    }
+    const parseError = argsError(err);
+    if (parseError) {
+      console.error(`agent-harness ${command}: ${parseError} (see agent-harness ${command} --help)`);
+      return USAGE_ERROR;
+    }
+    if (err instanceof Refusal) {
+      console.error(err.message);
+      return 1;
     }
     if (err instanceof WorkflowUpdateFailedError) {
       console.error(`refused: ${err.cause?.message ?? err.message}`);
@@ -147,9 +144,18 @@ export async function main(argv: string[], client?: Client): Promise<number> {
       console.error(`no such run: ${err.workflowId ?? err.message}`);
       return NOT_FOUND;
     }
-    console.error(err instanceof Error ? err.message : String(err));
+    // Connection failures (one line from connectClient) and anything unforeseen.
+    console.error(`agent-harness: ${err instanceof Error ? err.message : String(err)}`);
     return USAGE_ERROR;
   }
+}
+
+/** node:util parseArgs's complaint (an unknown option, a missing value) in a few words, or null for any other error. */
+function argsError(err: unknown): string | null {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (!(err instanceof TypeError) || typeof code !== 'string' || !code.startsWith('ERR_PARSE_ARGS')) return null;
+  // "Unknown option '--foo'. To specify a positional argument starting with a '-', ..." → the first sentence.
+  return err.message.split(/\.\s/)[0].replace(/\.$/, '');
 }
 
 function need(v: string | undefined, name: string): string {
@@ -172,82 +178,42 @@ async function traceChainFor(conn: () => Promise<Client>, traceDir: string, work
   return latestChain(await conn(), workflowId);
 }
 
-/** A numeric flag: a number, or (for limits) `none`; anything else is a usage error naming the flag. */
-function numberFlag(flag: string, v: string | undefined, opts: { none?: boolean; integer?: boolean } = {}): number | null | undefined {
-  if (v === undefined) return undefined;
-  if (opts.none && v === 'none') return null;
-  // Number('') is 0 and Number('1e3') is 1000: only plain decimals pass.
-  const n = /^\d+(\.\d+)?$/.test(v.trim()) ? Number(v) : NaN;
-  if (!Number.isFinite(n) || n <= 0 || (opts.integer && !Number.isInteger(n))) {
-    const want = opts.integer ? 'a positive whole number' : 'a positive number';
-    throw new UsageError(`--${flag} must be ${want}${opts.none ? ' or "none"' : ''}, got ${JSON.stringify(v)}`);
-  }
-  return n;
-}
-
-export function inputFromFlags(rest: string[]): { input: AgentInput; id: string | undefined; detach: boolean } {
-  const { values } = parseArgs({
-    args: rest,
-    options: {
-      task: { type: 'string' },
-      model: { type: 'string' },
-      'max-turns': { type: 'string' },
-      budget: { type: 'string' },
-      'tool-errors': { type: 'string' },
-      dedupe: { type: 'string' },
-      tools: { type: 'string' },
-      workspace: { type: 'string' },
-      'approval-timeout-ms': { type: 'string' },
-      input: { type: 'string' },
-      id: { type: 'string' },
-      detach: { type: 'boolean' },
-      debug: { type: 'boolean' },
-    },
-  });
-  const base = values.input ? parseInputFlag(values.input) : { task: DEFAULT_TASK };
-  const limits = { ...base.limits };
-  const maxTurns = numberFlag('max-turns', values['max-turns'], { none: true, integer: true });
-  const budget = numberFlag('budget', values.budget, { none: true });
-  const approvalTimeoutMs = numberFlag('approval-timeout-ms', values['approval-timeout-ms'], { none: true, integer: true });
-  if (maxTurns !== undefined) limits.maxTurns = maxTurns;
-  if (budget !== undefined) limits.maxBudgetUsd = budget;
-  // Values go through unchecked: the workflow validates its input and names the bad field.
-  const input = {
-    ...base,
-    ...(values.task ? { task: values.task } : {}),
-    ...(values.model ? { model: values.model } : {}),
-    ...(Object.keys(limits).length ? { limits } : {}),
-    ...(values['tool-errors'] ? { toolErrors: values['tool-errors'] } : {}),
-    ...(values.dedupe ? { dedupe: values.dedupe } : {}),
-    ...(values.tools ? { tools: values.tools.split(',') } : {}),
-    ...(values.workspace ? { workspace: values.workspace } : {}),
-    ...(approvalTimeoutMs !== undefined ? { approvalTimeoutMs } : {}),
-    ...(values.debug ? { debug: true } : {}),
-  } as AgentInput;
-  return { input, id: values.id, detach: values.detach ?? false };
-}
-
-/** `resume RUN`: the workflow reads the stopped run and refuses, naming why, when it cannot continue it. */
-async function resume(c: Client, rest: string[]): Promise<number> {
+/** `resume RUN`'s flags, checked before anything connects. */
+function resumeFlags(rest: string[]): { from: string; flags: ResumeFlags; id: string | undefined; detach: boolean } {
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
     options: { 'max-turns': { type: 'string' }, budget: { type: 'string' }, 'approval-timeout-ms': { type: 'string' }, id: { type: 'string' }, detach: { type: 'boolean' } },
   });
-  const from = need(positionals[0], 'runId');
-  const maxTurns = numberFlag('max-turns', values['max-turns'], { none: true, integer: true });
-  const budget = numberFlag('budget', values.budget, { none: true });
-  const approvalTimeoutMs = numberFlag('approval-timeout-ms', values['approval-timeout-ms'], { none: true, integer: true });
+  return {
+    from: need(positionals[0], 'runId'),
+    flags: {
+      maxTurns: numberFlag('max-turns', values['max-turns'], { none: true, integer: true }),
+      budget: numberFlag('budget', values.budget, { none: true }),
+      approvalTimeoutMs: numberFlag('approval-timeout-ms', values['approval-timeout-ms'], { none: true, integer: true }),
+    },
+    id: values.id,
+    detach: values.detach ?? false,
+  };
+}
+
+/**
+ * `resume RUN`: refused here, naming why, when the run cannot be continued or
+ * the new run would stop at once (checkResume); the workflow checks again.
+ */
+async function resume(c: Client, { from, flags, id, detach }: ReturnType<typeof resumeFlags>): Promise<number> {
+  for (const note of await checkResume(c, from, flags)) console.error(note);
+  const { maxTurns, budget, approvalTimeoutMs } = flags;
   const limits = { ...(maxTurns !== undefined ? { maxTurns } : {}), ...(budget !== undefined ? { maxBudgetUsd: budget } : {}) };
   const input = { resumeFrom: from, ...(Object.keys(limits).length ? { limits } : {}), ...(approvalTimeoutMs !== undefined ? { approvalTimeoutMs } : {}) } as AgentInput;
-  const workflowId = values.id ?? `${from}-resumed-${randomUUID().slice(0, 6)}`;
-  return startRun(c, input, workflowId, values.detach ?? false, `resume of ${from}`);
+  const workflowId = id ?? `${from}-resumed-${randomUUID().slice(0, 6)}`;
+  return startRun(c, input, workflowId, detach, `resume of ${from}`);
 }
 
 const AGENT_STATUSES = ['running', 'awaiting_approval', 'completed', 'failed', 'max_turns_exceeded', 'budget_exceeded', 'interrupted'];
 
 /** Runs found through their search attributes, as a table with a header. */
-async function list(c: Client, rest: string[]): Promise<number> {
+async function list(conn: () => Promise<Client>, rest: string[]): Promise<number> {
   const { values } = parseArgs({
     args: rest,
     options: { awaiting: { type: 'boolean' }, status: { type: 'string' }, 'min-cost': { type: 'string' }, limit: { type: 'string' } },
@@ -262,7 +228,7 @@ async function list(c: Client, rest: string[]): Promise<number> {
   if (values.status) clauses.push(`AgentStatus = '${values.status}'`);
   if (typeof minCost === 'number') clauses.push(`AgentCostUsd >= ${minCost}`);
   const rows: string[][] = [['RUN ID', 'TEMPORAL', 'AGENT STATUS', 'TURNS', 'COST USD', 'AWAITING', 'STARTED']];
-  for await (const w of c.workflow.list({ query: clauses.join(' AND ') })) {
+  for await (const w of (await conn()).workflow.list({ query: clauses.join(' AND ') })) {
     const sa = (name: string) => w.searchAttributes?.[name]?.[0];
     const awaiting = sa('AgentAwaitingTool') ? `${String(sa('AgentAwaitingTool'))} ${String(sa('AgentAwaitingCallId') ?? '')}` : '';
     const cost = sa('AgentCostUsd');
@@ -272,14 +238,6 @@ async function list(c: Client, rest: string[]): Promise<number> {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   for (const r of rows) console.log(r.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd());
   return 0;
-}
-
-function parseInputFlag(text: string): AgentInput {
-  try {
-    return JSON.parse(text) as AgentInput;
-  } catch (err) {
-    throw new UsageError(`--input is not valid JSON: ${(err as Error).message}`);
-  }
 }
 
 async function run(c: Client, flags: ReturnType<typeof inputFromFlags>): Promise<number> {
@@ -307,7 +265,7 @@ async function startRun(c: Client, input: AgentInput, workflowId: string, detach
   }
 }
 
-async function decide(c: Client, decision: 'approve' | 'reject', rest: string[]): Promise<number> {
+async function decide(conn: () => Promise<Client>, decision: 'approve' | 'reject', rest: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
@@ -315,7 +273,7 @@ async function decide(c: Client, decision: 'approve' | 'reject', rest: string[])
   });
   const runId = need(positionals[0], 'runId');
   const callId = need(positionals[1], 'callId');
-  const view = await c.workflow.getHandle(runId).executeUpdate(decideUpdate, {
+  const view = await (await conn()).workflow.getHandle(runId).executeUpdate(decideUpdate, {
     args: [{ callId, decision, reason: values.reason, by: values.by ?? process.env.USER ?? 'cli' }],
   });
   console.log(`${decision === 'approve' ? 'approved' : 'rejected'} ${callId} on ${runId}; run is now ${view.status} (turns=${view.turns} cost=$${view.costUsd.toFixed(6)})`);

@@ -5,6 +5,7 @@ import { Client, Connection } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { loadConfig, temporalConnectOptions, type HarnessConfig } from '../common/config';
 import { dataConverter } from '../common/payload-codec';
+import { cannotReach, errorLine, transportFailure } from '../common/connection-errors';
 import { startTracing } from '../common/tracing';
 
 export async function connectClient(cfg: HarnessConfig = loadConfig()): Promise<Client> {
@@ -15,9 +16,9 @@ export async function connectClient(cfg: HarnessConfig = loadConfig()): Promise<
   } catch (err) {
     throw new Error(
       cfg.temporalAddress
-        ? `cannot reach Temporal at ${address} (${cfg.temporalConnection.source}): ${String(err)}`
-        : `cannot reach Temporal at ${address} (${String(err)}). Start the stack with \`npm start -- --serve\` ` +
-            'or point TEMPORAL_ADDRESS (or a profile: TEMPORAL_PROFILE) at a running server.',
+        ? cannotReach(address, cfg.temporalConnection.source, err)
+        : `cannot reach the Temporal server at ${address} (TEMPORAL_DEV_PORT): ${transportFailure(errorLine(err)) ?? errorLine(err)}; start the stack with \`npm start -- --serve\` ` +
+            'or point TEMPORAL_ADDRESS (or a profile: TEMPORAL_PROFILE) at a running server',
     );
   }
   return harnessClient(connection, cfg);

@@ -21,6 +21,8 @@ export function renderEvent(l: TraceLine, runId: string): string | null {
     case 'tool_progress':
       return `    … ${String(l.label)}`;
     case 'tool_result':
+      if (l.refused) return `  ✗ ${String(l.toolName)} refused (call ${String(l.callId)}): ${clip(String(l.refused), 200)}`;
+      if (l.notRun) return `  ✗ ${String(l.toolName)} not run (call ${String(l.callId)}): ${String(l.notRun)}`;
       return `  ← ${String(l.toolName)} ${l.ok ? 'ok' : l.declined ? 'declined' : 'error'}${l.cached ? ' (cached, not run)' : ''} ${String(l.ms)} ms`;
     case 'approval_required':
       return [
@@ -39,6 +41,8 @@ export function renderEvent(l: TraceLine, runId: string): string | null {
       return `  ✂ context: ${String(l.elided)} old tool results elided, ${String(l.droppedTurns)} old turns dropped (~${String(l.estimatedTokensBefore)} → ~${String(l.estimatedTokensAfter)} of ${String(l.windowTokens)} tokens)`;
     case 'context_summarized':
       return `  ✂ context: the ${String(l.turns)} earliest turns summarized for ${usd(l.summaryCostUsd)} (~${String(l.estimatedTokensBefore)} → ~${String(l.estimatedTokensAfter)} of ${String(l.windowTokens)} tokens)`;
+    case 'stop_prevailed':
+      return `  ■ the Stop came first: the run's ${String(l.over)} (${clip(String(l.overReason))}) is not its result`;
     case 'run_stopped':
       return `stopped: ${String(l.status)} (${String(l.reason)})`;
     default:

@@ -41,6 +41,20 @@ export type RunStatus =
 /** A finished run never reports `running`. */
 export type ExitStatus = Exclude<RunStatus, 'running'>;
 
+/**
+ * A run's state in one vocabulary, the same in the status query
+ * (`agentStatus`), the AgentStatus search attribute, the CLI and the result:
+ * `running`, live but waiting on a person (`awaiting_approval`), or one of
+ * the five exits once it has ended.
+ */
+export type AgentStatus = 'running' | 'awaiting_approval' | ExitStatus;
+
+/** The AgentStatus of a run: an exit once it ended; live and parked on an approval, `awaiting_approval`. */
+export function agentStatusOf(status: RunStatus, interruption: Interruption | null, ended: boolean): AgentStatus {
+  if (!ended && interruption?.type === 'approval') return 'awaiting_approval';
+  return ended ? (status === 'running' ? 'failed' : status) : 'running';
+}
+
 export type Interruption =
   | { type: 'approval'; callId: string; toolName: string; args: unknown }
   | { type: 'max_turns' }
@@ -158,8 +172,14 @@ export type RunDefaults = Pick<
 >;
 
 export interface RunResult {
+  /** The workflow id (named runId in the published contract). */
   runId: string;
+  workflowId: string;
   status: ExitStatus;
+  /** The run's AgentStatus: its exit, in the one vocabulary. */
+  agentStatus: ExitStatus;
+  /** Why the run stopped, in one line. */
+  reason: string;
   interruption: Interruption | null;
   output: string | null;
   error: string | null;
@@ -169,19 +189,31 @@ export interface RunResult {
   toolRuns: number;
   costUsd: number;
   usage: Usage;
+  /** Turns whose reply carried no usage, priced from the harness's own token count. */
+  usageEstimatedTurns: number;
   promptTokensPerTurn: number[];
   children: ChildSpend;
 }
 
 /** What the `status` query answers while the run is live, and after. */
 export interface RunStatusView {
+  /** The workflow id (named runId in the published contract). */
   runId: string;
+  workflowId: string;
   status: RunStatus;
+  /** The same state as the AgentStatus search attribute, at every moment. */
+  agentStatus: AgentStatus;
+  /** Why the run ended (one line), once it has; null while it is live. */
+  reason: string | null;
+  /** A failed run's error type (InvalidInput, ProviderUnauthorized, …); null otherwise. */
+  errorType: string | null;
   interruption: Interruption | null;
   turns: number;
   costUsd: number;
   toolRuns: number;
   usage: Usage;
+  /** Turns whose reply carried no usage, priced from the harness's own token count. */
+  usageEstimatedTurns: number;
   children: ChildSpend;
 }
 
@@ -198,6 +230,8 @@ export interface ModelReply {
   finishReason: string;
   /** The model name the worker really sent (LLM_MODEL overrides the run's); absent in replies recorded before. */
   model?: string;
+  /** The provider's reply carried no usage: the tokens are the harness's own count (o200k_base). */
+  usageEstimated?: boolean;
 }
 
 /** How a run keeps its prompt inside the model's window (the input's `context`). */

@@ -30,6 +30,69 @@ export function argumentProblem(spec: Pick<ToolSpec, 'name' | 'parameters'>, arg
   const { valid, errors } = validator.validate(args);
   if (valid) return null;
   const specific = errors.filter((e) => !SUMMARIES.has(e.keyword));
-  const why = (specific.length ? specific : errors).map((e) => `${where(e)}: ${e.error}`).join('; ');
-  return `invalid arguments for ${spec.name}: ${why} Expected: ${JSON.stringify(spec.parameters)}`;
+  const why = [...new Set((specific.length ? specific : errors).map((e) => `${where(e)}: ${ruleBroken(spec.parameters, args, e)}`))].join('; ');
+  return `invalid arguments for ${spec.name}: ${why}. Expected: ${JSON.stringify(spec.parameters)}`;
+}
+
+/**
+ * The broken rule in the harness's own words, built from the schema and the
+ * arguments, never from the library's message text: this text goes into the
+ * transcript, and its length into the context-window arithmetic that decides
+ * which commands the workflow issues, so a library upgrade must not change it.
+ */
+function ruleBroken(schema: unknown, args: unknown, e: OutputUnit): string {
+  const rule = at(schema, e.keywordLocation);
+  const value = at(args, e.instanceLocation);
+  const parent = at(schema, e.keywordLocation.replace(/\/[^/]*$/, ''));
+  switch (e.keyword) {
+    case 'type':
+      return `must be of type ${Array.isArray(rule) ? rule.join(' or ') : String(rule)}, got ${kindOf(value)}`;
+    case 'required': {
+      const missing = Array.isArray(rule) ? rule.filter((k) => typeof k === 'string' && !(isObject(value) && k in value)) : [];
+      return `is missing required ${missing.length === 1 ? 'property' : 'properties'} ${missing.map((k) => JSON.stringify(k)).join(', ')}`;
+    }
+    case 'additionalProperties': {
+      const known = isObject(parent) && isObject(parent.properties) ? Object.keys(parent.properties) : [];
+      const extra = isObject(value) ? Object.keys(value).filter((k) => !known.includes(k)) : [];
+      return `has unexpected ${extra.length === 1 ? 'property' : 'properties'} ${extra.map((k) => JSON.stringify(k)).join(', ')}`;
+    }
+    case 'enum':
+      return `must be one of ${JSON.stringify(rule)}`;
+    case 'const':
+      return `must be ${JSON.stringify(rule)}`;
+    case 'minLength':
+    case 'maxLength':
+      return `must be ${e.keyword === 'minLength' ? 'at least' : 'at most'} ${String(rule)} characters long`;
+    case 'minimum':
+    case 'maximum':
+      return `must be ${e.keyword === 'minimum' ? '>=' : '<='} ${String(rule)}`;
+    case 'minItems':
+    case 'maxItems':
+      return `must have ${e.keyword === 'minItems' ? 'at least' : 'at most'} ${String(rule)} items`;
+    case 'pattern':
+      return `must match the pattern ${JSON.stringify(rule)}`;
+    default:
+      return `breaks the schema's "${e.keyword}" rule (${e.keywordLocation})`;
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function kindOf(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  return typeof v;
+}
+
+/** The value at a JSON pointer written as a URI fragment ("#/properties/path/type"). */
+function at(root: unknown, pointer: string): unknown {
+  let v = root;
+  for (const raw of pointer.replace(/^#\/?/, '').split('/').filter((p) => p !== '')) {
+    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(v)) v = v[Number(key)];
+    else if (isObject(v)) v = v[key];
+    else return undefined;
+  }
+  return v;
 }

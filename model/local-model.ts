@@ -28,7 +28,7 @@ export interface LocalModel {
 
 export const LOCAL_MODEL_NAME = 'smollm2-135m-instruct';
 
-/** Fetches the weights and builds (or finds) llama-server: once per machine, ~7 minutes the first time. */
+/** Fetches the weights and builds (or finds) llama-server: once per machine, 7 to 20 minutes the first time (a second caller waits for the first). */
 export async function provisionLocalModel(): Promise<LocalModelFiles> {
   const { weightsPath, engine } = (await import(join(PROJECT_ROOT, 'scripts', 'install-local-model.mjs'))) as {
     weightsPath(): string;

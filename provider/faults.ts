@@ -7,7 +7,9 @@ export type Fault =
   | { type: 'status'; status: number; message?: string; retryAfterSec?: number }
   | { type: 'malformed' }
   | { type: 'reset' }
-  | { type: 'delay'; ms: number };
+  | { type: 'delay'; ms: number }
+  /** A normal reply without its `usage` field, as some OpenAI-compatible servers send. */
+  | { type: 'no_usage' };
 
 export interface FaultMatch {
   model?: string;
@@ -65,7 +67,7 @@ export function isFaultRule(v: unknown): v is FaultRule {
     r.match !== null &&
     typeof f === 'object' &&
     f !== null &&
-    ['status', 'malformed', 'reset', 'delay'].includes(String(f.type)) &&
+    ['status', 'malformed', 'reset', 'delay', 'no_usage'].includes(String(f.type)) &&
     (r.times === undefined || typeof r.times === 'number')
   );
 }

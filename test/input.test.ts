@@ -3,6 +3,8 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import type { AgentInput } from '../common/contract';
+import { statusQuery } from '../workflows/messages';
+import { AGENT_ERROR_TYPE, AGENT_STATUS } from '../workflows/search-attributes';
 import { useHarness } from './harness';
 
 const h = useHarness();
@@ -21,6 +23,10 @@ describe('workflow input validation', () => {
     ['unknown dedupe policy', { task: 'x', dedupe: 'sometimes' }, 'dedupe'],
     ['workspace escaping its root', { task: 'x', workspace: '../etc' }, 'workspace'],
     ['unknown field', { task: 'x', maxTurns: 3 }, 'maxTurns'],
+    // A typo inside limits or pricing would leave the default in force without a word.
+    ['misspelt budget', { task: 'x', limits: { maxBudgetUSD: 0.01 } }, 'limits.maxBudgetUSD'],
+    ['misspelt turn cap', { task: 'x', limits: { maxTurn: 3 } }, 'limits.maxTurn'],
+    ['misspelt price', { task: 'x', pricing: { inputPerMTok: 2 } }, 'pricing.inputPerMTok'],
   ])('%s -> a clear non-retryable error naming the field', async (_name, input, field) => {
     const handle = await h.start(input as unknown as AgentInput);
     const err = await handle.result().then(
@@ -32,6 +38,11 @@ describe('workflow input validation', () => {
     expect(cause).toBeInstanceOf(ApplicationFailure);
     expect(cause).toMatchObject({ type: 'InvalidInput', nonRetryable: true });
     expect(cause?.message).toContain(`invalid input: ${field} `);
+    // The status query and the search attributes say so too, in one vocabulary.
+    expect(await handle.query(statusQuery)).toMatchObject({ status: 'failed', agentStatus: 'failed', errorType: 'InvalidInput', reason: cause?.message });
+    const attrs = (await handle.describe()).typedSearchAttributes;
+    expect(attrs.get(AGENT_STATUS)).toBe('failed');
+    expect(attrs.get(AGENT_ERROR_TYPE)).toBe('InvalidInput');
     // At once: the first workflow task fails the run; no task is retried, nothing waits.
     const events = (await handle.fetchHistory()).events ?? [];
     expect(events.some((e) => e.workflowTaskFailedEventAttributes)).toBe(false);

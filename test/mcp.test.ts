@@ -140,7 +140,8 @@ describe.each(['stdio', 'http'] as const)('an MCP server over %s', (transport) =
     // The write landed exactly once, with the call's idempotency key in _meta.
     const writes = readRecord(served.record).filter((l) => l.tool === 'write');
     expect(writes.map((l) => l.event)).toEqual(['call', 'done']);
-    expect(writes[0].key).toMatch(new RegExp(`^${id}@.+/c2$`));
+    // The key names the run chain and the call by its occurrence: the second call the model proposed.
+    expect(writes[0].key).toMatch(new RegExp(`^${id}@.+/call2$`));
     expect(writes[1].key).toBe(writes[0].key);
     expect(readFileSync(join(served.root, 'out/report.txt'), 'utf8')).toBe('written through MCP');
 
@@ -174,6 +175,17 @@ describe('worker start with a bad MCP config', () => {
     const config = writeConfig({ fs: { ...stdioServer(served), tools: ['list', 'delete'] } });
     await expect(loadWorkerTools({ ...noModules, mcpConfigPath: config })).rejects.toThrow(
       'MCP server fs: the config names tool "delete", which the server does not offer (it offers: list, read, write, slow)',
+    );
+  });
+
+  it.each([
+    ['readOnly', { readOnly: ['read_*'] }, '"read_*"'],
+    ['requireApproval', { readOnly: ['read', 'list'], requireApproval: ['read_media'] }, '"read_media"'],
+    ['skipApproval', { skipApproval: ['wrte'] }, '"wrte"'],
+  ])('a %s pattern that matches no offered tool stops the start: a typo must not turn an approval off', async (field, policy, pattern) => {
+    const config = writeConfig({ fs: { ...stdioServer(served), ...policy } });
+    await expect(loadWorkerTools({ ...noModules, mcpConfigPath: config })).rejects.toThrow(
+      `MCP server fs: ${field} names ${pattern}, which matches none of the tools it offers here (list, read, write, slow); fix the pattern or remove it`,
     );
   });
 

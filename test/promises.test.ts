@@ -317,7 +317,7 @@ describe('arguments are checked before anyone is asked', () => {
       const handle = await h.start({ task: 'Delete something.', model: 'delete_bad_args', workspace: ws });
       const r = (await handle.result()) as RunResult;
       expect(r).toMatchObject({ status: 'completed', turns: 2, toolRuns: 0 });
-      expect(r.output).toMatch(/invalid arguments for delete_file: \/path: Instance type "\w+" is invalid\. Expected "string"/);
+      expect(r.output).toMatch(/invalid arguments for delete_file: \/path: must be of type string, got \w+/);
       // Nobody was asked and no tool ran (the workspace was never even opened).
       expect(h.trace(handle.workflowId).map((l) => l.type)).not.toEqual(expect.arrayContaining(['approval_required']));
       expect(h.trace(handle.workflowId).some((l) => l.type === 'tool_start' || l.type === 'tool_exec')).toBe(false);
@@ -332,7 +332,7 @@ describe('arguments are checked before anyone is asked', () => {
       const handle = await h.start({ task: 'Research.', model: 'research_bad_args', tools: ['research'] });
       const r = (await handle.result()) as RunResult;
       expect(r).toMatchObject({ status: 'completed', turns: 2, toolRuns: 0, children: { runs: 0 } });
-      expect(r.output).toMatch(/invalid arguments for research: arguments: Instance does not have required property "question"/);
+      expect(r.output).toMatch(/invalid arguments for research: arguments: is missing required property "question"/);
       await waitFor('the trace to close', () => h.events(handle.workflowId).some((l) => l.type === 'run_stopped'));
       expect(h.events(handle.workflowId).some((l) => l.type === 'tool_start')).toBe(false);
     } finally {

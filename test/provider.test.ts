@@ -2,7 +2,7 @@
 // and a 400 for transcripts that break the protocol.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProvider, type RunningProvider } from '../provider/server';
-import { countTokens } from '../provider/tokens';
+import { countTokens } from '../common/tokens';
 
 let p: RunningProvider;
 beforeAll(async () => {

@@ -68,8 +68,8 @@ describe('resume', () => {
         }
         const chained = (await run.result()) as RunResult;
         const one = await straight(cap);
-        const { runId: _a, ...chainedTotals } = chained;
-        const { runId: _b, ...directTotals } = one.result;
+        const { runId: _a, workflowId: _c, ...chainedTotals } = chained;
+        const { runId: _b, workflowId: _d, ...directTotals } = one.result;
         expect(chainedTotals).toEqual(directTotals);
         expect(await run.query(transcriptQuery)).toEqual(one.messages);
       }),

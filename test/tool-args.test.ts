@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { argumentProblem } from '../common/tool-args';
 import { BUILTIN_SPECS } from './builtin-specs';
+import type { ToolSpec } from '../common/tool-spec';
 
 describe('tool schemas', () => {
   it('every tool schema is a valid JSON Schema', () => {
@@ -32,5 +33,27 @@ describe('tool schemas', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('argument problems in the harness own words', () => {
+  const spec = {
+    name: 'write_note',
+    parameters: {
+      type: 'object',
+      properties: { path: { type: 'string', minLength: 1 }, mode: { enum: ['append', 'replace'] }, count: { type: 'integer', minimum: 1 } },
+      required: ['path'],
+      additionalProperties: false,
+    },
+  } as const satisfies Pick<ToolSpec, 'name' | 'parameters'>;
+  it.each([
+    [{ path: 42 }, '/path: must be of type string, got integer'],
+    [{}, 'arguments: is missing required property "path"'],
+    [{ path: 'a', colour: 'red' }, 'arguments: has unexpected property "colour"'],
+    [{ path: 'a', mode: 'erase' }, '/mode: must be one of ["append","replace"]'],
+    [{ path: '' }, '/path: must be at least 1 characters long'],
+    [{ path: 'a', count: 0 }, '/count: must be >= 1'],
+  ])('%j -> %s (built from the schema, not from the library message text)', (args, why) => {
+    expect(argumentProblem(spec, args)).toBe(`invalid arguments for write_note: ${why}. Expected: ${JSON.stringify(spec.parameters)}`);
   });
 });

@@ -3,54 +3,85 @@
 // config file: TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE), or to the embedded
 // dev server (started if not running). Exports spans when
 // OTEL_EXPORTER_OTLP_ENDPOINT (or _TRACES_ENDPOINT) is set.
+// Whatever stops it before it runs (a bad setting, a busy port, no server) is
+// one line naming it, and whatever it had started is stopped first.
 import { NativeConnection } from '@temporalio/worker';
 import { Connection } from '@temporalio/client';
-import { ensureSearchAttributes, startDevServer } from '../server/dev-server';
+import { ensureSearchAttributes, startDevServer, type DevServer } from '../server/dev-server';
 import { loadConfig, temporalConnectOptions, type HarnessConfig } from '../common/config';
 import { startTracing, stopTracing } from '../common/tracing';
 import { createWorkerFromConfig } from './create-worker';
 import { loadWorkerTools, type WorkerTools } from './toolset';
 import { installRuntime } from './telemetry';
+import { workerNotCreated } from './startup-errors';
+import { cannotReach, errorLine } from '../common/connection-errors';
+
+let server: DevServer | null = null;
+let tools: WorkerTools | null = null;
+let running = false;
+
+/** Stops what this process started, says why in one line, and exits. */
+async function notStarted(reason: string, code = 1): Promise<never> {
+  if (reason) console.error(`worker not started: ${reason}`);
+  await tools?.close().catch(() => {});
+  await server?.stop();
+  process.exit(code);
+}
+
+// Once the worker runs, the SDK turns these signals into a graceful shutdown;
+// before that, nothing would stop what this process has started.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    if (!running) void notStarted('', signal === 'SIGINT' ? 130 : 143);
+  });
+}
 
 let cfg: HarnessConfig;
 try {
   cfg = loadConfig();
 } catch (err) {
-  console.error(`worker not started: ${err instanceof Error ? err.message : String(err)}`);
+  // Nothing started yet.
+  console.error(`worker not started: ${errorLine(err)}`);
   process.exit(1);
 }
 // The tools first: an MCP server that does not start, or a tool source that
 // names what does not exist, stops the worker with the reason before it connects.
-let tools: WorkerTools;
-try {
-  tools = await loadWorkerTools(cfg);
-} catch (err) {
-  console.error(`worker not started: ${err instanceof Error ? err.message : String(err)}`);
-  process.exit(1);
-}
-installRuntime({ logLevel: 'INFO', metricsAddress: cfg.metricsAddress });
-const server = cfg.temporalAddress
+tools = await loadWorkerTools(cfg).catch((err: unknown) => notStarted(errorLine(err)));
+const watch = await Promise.resolve()
+  .then(() => installRuntime({ logLevel: 'INFO', metricsAddress: cfg.metricsAddress }))
+  .catch((err: unknown) => notStarted(errorLine(err)));
+server = cfg.temporalAddress
   ? null
-  : await startDevServer({ port: cfg.devServer.port, uiPort: cfg.devServer.uiPort, dbFile: cfg.devServer.dbFile });
+  : await startDevServer({ port: cfg.devServer.port, uiPort: cfg.devServer.uiPort, dbFile: cfg.devServer.dbFile }).catch((err: unknown) => notStarted(errorLine(err)));
 const address = cfg.temporalAddress ?? server?.address ?? '';
+const source = cfg.temporalAddress ? cfg.temporalConnection.source : 'TEMPORAL_DEV_PORT';
 
-// Registering search attributes is idempotent; the workflow upserts them.
+// The worker's own connection first: it fails at once when nothing listens,
+// where the client's would wait out its connect timeout.
 const connectOptions = temporalConnectOptions(cfg, address);
-const admin = await Connection.connect(connectOptions);
+const connection = await NativeConnection.connect(connectOptions).catch((err: unknown) => notStarted(cannotReach(address, source, err)));
+// Registering search attributes is idempotent; the workflow upserts them.
+const admin = await Connection.connect({ ...connectOptions, connectTimeout: 10_000 }).catch((err: unknown) => notStarted(cannotReach(address, source, err)));
 await ensureSearchAttributes(admin, cfg.namespace).catch((err: unknown) =>
-  console.warn(`could not register search attributes (${String(err)}); register the Agent* search attributes of workflows/search-attributes.ts yourself`),
+  console.warn(`could not register search attributes (${errorLine(err)}); register the Agent* search attributes of workflows/search-attributes.ts yourself`),
 );
 await admin.close();
 
-const connection = await NativeConnection.connect(connectOptions);
 const tracing = startTracing(cfg.tracing, 'agent-harness-worker');
-const worker = await createWorkerFromConfig(connection, cfg, tools, tracing);
+const worker = await createWorkerFromConfig(connection, cfg, tools, tracing).catch((err: unknown) => notStarted(workerNotCreated(err, cfg.workflowBundlePath)));
 const mcp = tools.mcp?.servers.map((s) => `${s.name}(${s.mcpTools.length} tools)`).join(' ');
 console.log(`worker on ${address}${cfg.temporalAddress ? ` (${cfg.temporalConnection.source})` : ''} namespace=${cfg.namespace} taskQueue=${cfg.taskQueue} model endpoint=${cfg.llmBaseUrl}${cfg.versioning ? ` deployment=${cfg.versioning.deploymentName} build=${cfg.versioning.buildId} (${cfg.versioning.defaultBehavior})` : ''}${cfg.metricsAddress ? ` metrics http://${cfg.metricsAddress}/metrics` : ''}${tracing ? ` traces ${tracing.endpoint}` : ''}${mcp ? ` mcp ${mcp}` : ''}`);
+// An outage from here on is one line when it starts and one when it ends.
+watch.watch(connection, address);
+running = true;
 // worker.run() resolves after SIGINT/SIGTERM (the SDK installs those handlers).
 try {
   await worker.run();
+} catch (err) {
+  console.error(`worker stopped: ${errorLine(err)}`);
+  process.exitCode = 1;
 } finally {
+  watch.stop();
   // The MCP connections end with the worker: stdio servers are stopped, HTTP sessions ended.
   await tools.close();
 }

@@ -54,10 +54,10 @@ import { MESSAGE_REFS_PATCH, noteFiled } from './message-refs';
 import { askForSummary, askModel, type ModelCallBase } from './model-call';
 import { needsApproval, toolDefinitions, type OpenAiToolDefinition, type SubAgentSpec, type ToolSpec } from '../common/tool-spec';
 import { traceSinks, type TraceEventType } from './trace';
-import type { AgentInput, Interruption, RunConfig, RunResult, RunStatus, RunStatusView, ToolOutcome, Usage } from '../common/contract';
+import { agentStatusOf, type AgentInput, type Interruption, type RunConfig, type RunResult, type RunStatus, type RunStatusView, type ToolOutcome, type Usage } from '../common/contract';
 
 export type { CarriedState } from './continue-as-new';
-import { BOUNDED_CACHE_PATCH, DEFERRED_SIGNALS_PATCH, LOCAL_TOOLS_PATCH, loadPriorRun, resolveConfig, startingView, type Patches } from './run-setup';
+import { BOUNDED_CACHE_PATCH, DEFERRED_SIGNALS_PATCH, failedAtStart, LOCAL_TOOLS_PATCH, loadPriorRun, resolveConfig, startingView, type Patches } from './run-setup';
 
 export async function agentRun(input: AgentInput, carried?: CarriedState): Promise<RunResult> {
   const info = wf.workflowInfo();
@@ -75,10 +75,18 @@ export async function agentRun(input: AgentInput, carried?: CarriedState): Promi
   wf.setHandler(statusQuery, () => starting);
   wf.setHandler(transcriptQuery, () => carried?.state.messages ?? []);
   // A run that continues a stopped one starts from its transcript and totals.
-  const prior = !carried && typeof input?.resumeFrom === 'string' ? await loadPriorRun(input.resumeFrom) : null;
-  // Resolved once per run and carried from execution to execution: a new
-  // default on a new worker never changes a run already under way.
-  const cfg = carried?.cfg ?? (await resolveConfig(prior ? resumedInput(prior.config ? inputOfConfig(prior.config) : prior.input, input) : input));
+  let prior: Awaited<ReturnType<typeof loadPriorRun>> | null = null;
+  let cfg: RunConfig;
+  try {
+    prior = !carried && typeof input?.resumeFrom === 'string' ? await loadPriorRun(input.resumeFrom) : null;
+    // Resolved once per run and carried from execution to execution: a new
+    // default on a new worker never changes a run already under way.
+    cfg = carried?.cfg ?? (await resolveConfig(prior ? resumedInput(prior.config ? inputOfConfig(prior.config) : prior.input, input) : input));
+  } catch (err) {
+    // Bad input or a refused resume fails the run at once: its status says so, like its search attributes.
+    if (err instanceof ApplicationFailure) failedAtStart(starting, err);
+    throw err;
+  }
   const resumed: CarriedState | undefined = prior ? { version: 2, cfg, state: stateOf(prior), decisions: {}, seq: 0, executions: 0 } : undefined;
   // The run chain: names this run's trace file and effect keys. A reset run
   // replays an earlier run's history up to the reset point, yet is a run of
@@ -101,6 +109,8 @@ class AgentRun {
   /** Decisions received and not yet applied (see DecisionInbox). */
   private readonly decisions: DecisionInbox;
   private cancelReason: string | null = null;
+  /** How the run ended, once it has. */
+  private exit: Exit | null = null;
   private seq = 0;
   private readonly scope = new wf.CancellationScope();
   private readonly activities: LoopActivities;
@@ -192,6 +202,7 @@ class AgentRun {
         costUsd: this.state.costUsd,
         finish: reply.finishReason,
         ...(reply.model ? { model: reply.model } : {}),
+        ...(reply.usageEstimated ? { usageEstimated: true } : {}),
       });
       if (exit) return exit;
     }
@@ -268,7 +279,11 @@ class AgentRun {
   private async handleCall(pending: PendingCall): Promise<Exit | null> {
     const { call } = pending;
     const parsed = parseCall(call, this.specs);
-    if (!parsed.ok) return this.toolFailed(pending, parsed.toolName, parsed.error, false);
+    if (!parsed.ok) {
+      // Refused before it could run (unknown tool, bad arguments): on record like any other call's end.
+      this.emit('tool_result', { toolName: parsed.toolName.slice(0, 100), callId: call.id, ms: 0, ok: false, refused: parsed.error });
+      return this.toolFailed(pending, parsed.toolName, parsed.error, false);
+    }
     const { toolName, args, spec } = parsed;
     const key = idempotencyKey(this.runId, this.chainId, pending, this.state);
 
@@ -488,6 +503,7 @@ class AgentRun {
   }
 
   private async finish(exit: Exit): Promise<RunResult> {
+    this.exit = exit;
     this.status = exit.status;
     this.interruption = exit.interruption;
     this.approvals.awaiting = null;
@@ -558,14 +574,20 @@ class AgentRun {
   }
 
   private view(): RunStatusView {
+    const exit = this.exit;
     return {
       runId: this.runId,
+      workflowId: this.runId,
       status: this.status,
+      agentStatus: agentStatusOf(this.status, this.interruption, exit !== null),
+      reason: exit?.reason ?? null,
+      errorType: exit?.status === 'failed' ? exit.errorType : null,
       interruption: this.interruption,
       turns: this.state.turns,
       costUsd: this.state.costUsd,
       toolRuns: this.state.toolRuns,
       usage: { ...this.state.usage },
+      usageEstimatedTurns: this.state.usageEstimatedTurns ?? 0,
       children: this.state.children ?? noChildren(),
     };
   }

@@ -31,13 +31,17 @@ export const isCancelledExit = (exit: Exit): boolean => exit.status === 'interru
 export function runResult(runId: string, exit: Exit, state: LoopState): RunResult {
   return {
     runId,
+    workflowId: runId,
     status: exit.status,
+    agentStatus: exit.status,
+    reason: exit.reason,
     interruption: exit.interruption,
     ...exitFields(exit),
     turns: state.turns,
     toolRuns: state.toolRuns,
     costUsd: state.costUsd,
     usage: { ...state.usage },
+    usageEstimatedTurns: state.usageEstimatedTurns ?? 0,
     promptTokensPerTurn: [...state.promptTokensPerTurn],
     children: state.children ?? noChildren(),
   };

@@ -45,6 +45,7 @@ export function parseInput(raw: unknown, d: RunDefaults = BUILT_IN_DEFAULTS, cat
 
   const limits = raw.limits === undefined ? {} : raw.limits;
   if (!isObj(limits)) throw new InputError('limits', 'must be an object like {"maxTurns": 20, "maxBudgetUsd": 0.05}');
+  knownKeys(limits, 'limits', LIMIT_FIELDS);
   const maxTurns = optionalLimit(limits, 'maxTurns', d.maxTurns, true);
   const maxBudgetUsd = optionalLimit(limits, 'maxBudgetUsd', d.maxBudgetUsd, false);
   if (maxTurns === null && maxBudgetUsd === null) {
@@ -53,6 +54,7 @@ export function parseInput(raw: unknown, d: RunDefaults = BUILT_IN_DEFAULTS, cat
 
   const pricing = raw.pricing === undefined ? {} : raw.pricing;
   if (!isObj(pricing)) throw new InputError('pricing', 'must be an object like {"inputPerMTokUsd": 2, "outputPerMTokUsd": 12}');
+  knownKeys(pricing, 'pricing', PRICING_FIELDS);
 
   return {
     task,
@@ -87,6 +89,16 @@ export function parseInput(raw: unknown, d: RunDefaults = BUILT_IN_DEFAULTS, cat
     context: contextPolicy(raw.context),
     resumeFrom: raw.resumeFrom === undefined || raw.resumeFrom === null ? null : requireString(raw.resumeFrom, 'resumeFrom'),
   };
+}
+
+const LIMIT_FIELDS = ['maxTurns', 'maxBudgetUsd'];
+const PRICING_FIELDS = ['inputPerMTokUsd', 'outputPerMTokUsd'];
+
+/** A key the harness does not know is a typo that would silently leave a default in force ({"maxBudgetUSD": 0.01} runs on $1). */
+function knownKeys(v: Obj, at: string, known: readonly string[]): void {
+  for (const key of Object.keys(v)) {
+    if (!known.includes(key)) throw new InputError(`${at}.${key}`, `is not a known field (known: ${known.join(', ')})`);
+  }
 }
 
 function contextPolicy(v: unknown): ContextPolicy | null {

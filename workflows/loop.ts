@@ -8,7 +8,6 @@ import { argumentProblem } from '../common/tool-args';
 import { LEGACY_TOOL_SPECS } from './legacy-tool-specs';
 import type { ToolSpec } from '../common/tool-spec';
 import type {
-  AgentInput,
   ChildSpend,
   ChatMessage,
   DedupePolicy,
@@ -47,6 +46,8 @@ export interface LoopState extends StoreKnowledge {
   callsProposed?: number;
   /** The occurrence number of the last reply's first call (its others follow in order). */
   lastReplyFirstCall?: number;
+  /** Turns whose reply carried no usage: priced from the harness's own token count. */
+  usageEstimatedTurns?: number;
 }
 
 export const noChildren = (): ChildSpend => ({ runs: 0, costUsd: 0, usage: { promptTokens: 0, completionTokens: 0 } });
@@ -103,6 +104,7 @@ export function stateOf(prior: { result: RunResult; messages: ChatMessage[] }): 
     costUsd: r.costUsd,
     usage: { ...r.usage },
     promptTokensPerTurn: [...r.promptTokensPerTurn],
+    usageEstimatedTurns: r.usageEstimatedTurns ?? 0,
     cache: {},
     children: r.children ?? noChildren(),
   };
@@ -249,6 +251,7 @@ export function turnCostUsd(usage: Usage, pricing: Pricing): number {
  */
 export function recordSpend(s: LoopState, reply: ModelReply, pricing: Pricing): void {
   s.turns += 1;
+  if (reply.usageEstimated) s.usageEstimatedTurns = (s.usageEstimatedTurns ?? 0) + 1;
   addSpend(s, turnCostUsd(reply.usage, pricing), reply.usage);
   s.promptTokensPerTurn.push(reply.usage.promptTokens);
 }
@@ -319,8 +322,9 @@ export function parseCall(call: ToolCall, enabled: readonly ToolSpec[]): ParsedC
   let args: unknown;
   try {
     args = call.function.arguments.trim() === '' ? {} : JSON.parse(call.function.arguments);
-  } catch (err) {
-    return { ok: false, toolName: name, error: `the arguments of ${name} are not valid JSON (${(err as Error).message}).` };
+  } catch {
+    // Our own words, not the JSON parser's: its text differs between Node versions, and this goes into the transcript.
+    return { ok: false, toolName: name, error: `the arguments of ${name} are not valid JSON; send one JSON object, like {"path": "errors.log"}.` };
   }
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
     return { ok: false, toolName: name, error: `the arguments of ${name} must be a JSON object.` };

@@ -8,6 +8,8 @@ import type { AgentInput, RunConfig, RunStatusView } from '../common/contract';
 import type { CarriedState } from './continue-as-new';
 import { InputError, parseInput } from './input';
 import { noChildren } from './loop';
+import { AGENT_ERROR_TYPE, AGENT_EXIT_REASON, AGENT_STATUS } from './search-attributes';
+import { searchableText } from './visibility';
 
 const resumeActivity = wf.proxyActivities<Activities>({ startToCloseTimeout: '60s', retry: { maximumAttempts: 3 } });
 
@@ -60,12 +62,17 @@ export function startingView(runId: string, carried: CarriedState | undefined): 
   const s = carried?.state;
   return {
     runId,
+    workflowId: runId,
     status: 'running',
+    agentStatus: 'running',
+    reason: null,
+    errorType: null,
     interruption: null,
     turns: s?.turns ?? 0,
     costUsd: s?.costUsd ?? 0,
     toolRuns: s?.toolRuns ?? 0,
     usage: { ...(s?.usage ?? { promptTokens: 0, completionTokens: 0 }) },
+    usageEstimatedTurns: s?.usageEstimatedTurns ?? 0,
     children: s?.children ?? noChildren(),
   };
 }
@@ -73,3 +80,18 @@ const configActivity = wf.proxyLocalActivities<Activities>({
   startToCloseTimeout: '10s',
   retry: { maximumAttempts: 5 },
 });
+
+/**
+ * A run that fails before its loop starts (bad input, a refused resume): the
+ * status query and the search attributes say failed, with the reason and its
+ * type, as they would for a failure later on.
+ */
+export function failedAtStart(view: RunStatusView, err: ApplicationFailure): void {
+  const errorType = err.type ?? 'ApplicationFailure';
+  Object.assign(view, { status: 'failed', agentStatus: 'failed', reason: err.message, errorType });
+  wf.upsertSearchAttributes([
+    { key: AGENT_STATUS, value: 'failed' },
+    { key: AGENT_ERROR_TYPE, value: errorType },
+    { key: AGENT_EXIT_REASON, value: searchableText(err.message) },
+  ]);
+}

@@ -2,7 +2,7 @@
 // attributes they filter on (`temporal workflow list --query
 // 'AgentStatus="awaiting_approval"'`) and the Web UI's details panel.
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
-import type { Interruption, RunConfig, RunStatus } from '../common/contract';
+import { agentStatusOf, type Interruption, type RunConfig, type RunStatus } from '../common/contract';
 import type { Exit, LoopState } from './loop';
 import {
   AGENT_AWAITING_CALL,
@@ -45,14 +45,25 @@ const noMath = (text: string): string => text.replace(/\$/g, '\\$');
 export function statusAttributes(v: VisibleState, exit: Exit | undefined, parent: string | undefined): SearchAttributeUpdatePair[] {
   const awaiting = v.interruption?.type === 'approval' && !exit ? v.interruption : null;
   return [
-    { key: AGENT_STATUS, value: awaiting ? 'awaiting_approval' : v.status },
+    { key: AGENT_STATUS, value: agentStatusOf(exit?.status ?? v.status, v.interruption, exit !== undefined) },
     { key: AGENT_MODEL, value: v.cfg.model },
     { key: AGENT_TURNS, value: v.state.turns },
     { key: AGENT_COST_USD, value: v.state.costUsd },
     { key: AGENT_AWAITING_TOOL, value: awaiting ? awaiting.toolName : null },
     { key: AGENT_AWAITING_CALL, value: awaiting ? awaiting.callId : null },
-    ...(exit ? [{ key: AGENT_EXIT_REASON, value: exit.reason.slice(0, 1000) }] : []),
+    ...(exit ? [{ key: AGENT_EXIT_REASON, value: searchableText(exit.reason) }] : []),
     ...(exit?.status === 'failed' ? [{ key: AGENT_ERROR_TYPE, value: exit.errorType }] : []),
     ...(parent ? [{ key: AGENT_PARENT, value: parent }] : []),
   ];
+}
+
+/**
+ * A Text search attribute's value, safe for every visibility store. Temporal's
+ * PostgreSQL visibility casts Text values with a raw `::tsvector`, which
+ * rejects ':' and unbalanced quotes ("syntax error in tsvector") and with it
+ * the whole row: the run would stay RUNNING in `workflow list`
+ * (temporalio/temporal PR #11085). The reason keeps its words.
+ */
+export function searchableText(text: string): string {
+  return text.replace(/[:'\\]/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 1000);
 }

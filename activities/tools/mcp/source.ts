@@ -32,6 +32,16 @@ export async function loadMcpTools(configs: readonly McpServerConfig[]): Promise
           if (!names.some((n) => globMatches(p, n))) throw new Error(`MCP server ${cfg.name}: the config names tool ${JSON.stringify(p)}, which the server does not offer (it offers: ${names.join(', ') || 'no tools'})`);
         }
         const chosen = cfg.tools ? listed.filter((t) => anyMatches(cfg.tools ?? [], t.name)) : listed;
+        // A policy pattern that matches nothing is a typo that would silently
+        // turn a person's approval off (or on): the worker refuses to start.
+        const offered = chosen.map((t) => t.name);
+        for (const field of ['readOnly', 'skipApproval', 'requireApproval'] as const) {
+          for (const p of cfg[field] ?? []) {
+            if (!offered.some((n) => globMatches(p, n))) {
+              throw new Error(`MCP server ${cfg.name}: ${field} names ${JSON.stringify(p)}, which matches none of the tools it offers here (${offered.join(', ') || 'no tools'}); fix the pattern or remove it`);
+            }
+          }
+        }
         return { name: cfg.name, connection, mcpTools: chosen.map((t) => t.name), tools: chosen.map((t) => mcpToolDefinition(connection, t)) };
       }),
     );

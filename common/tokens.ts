@@ -1,5 +1,6 @@
-// Token counts with a real byte-pair encoder (o200k_base), so the money the
-// harness reports is arithmetic over real counts, not a guess.
+// Token counts with a real byte-pair encoder (o200k_base): the scripted
+// provider reports them, and the model activity falls back on them when a
+// provider's reply carries no usage, so money stays arithmetic over counts.
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200k_base from 'js-tiktoken/ranks/o200k_base';
 

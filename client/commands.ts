@@ -1,0 +1,68 @@
+// The CLI's commands, each with its own usage: `<command> --help` prints its
+// entry, `help` prints them all with the exit codes.
+
+export interface CommandHelp {
+  /** The synopsis, after `agent-harness `; continuation lines are indented. */
+  usage: string;
+  /** What it does, when the synopsis does not say. */
+  about?: string;
+}
+
+export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
+  run: {
+    usage:
+      'run [--task T] [--model M] [--max-turns N|none] [--budget USD|none] [--tool-errors describe|generic|fatal]\n' +
+      '    [--dedupe readOnly|off|all] [--tools a,b] [--workspace NAME] [--approval-timeout-ms MS|none] [--id RUN_ID]\n' +
+      '    [--input JSON] [--detach] [--debug]',
+    about:
+      'start a run and follow it to its end (--detach: print its id and return; --debug: print each model request).\n' +
+      'Flags and --input are checked before the run starts: a bad value is a usage error naming the flag.',
+  },
+  resume: {
+    usage: 'resume <runId> [--max-turns N|none] [--budget USD|none] [--approval-timeout-ms MS|none] [--id NEW_ID] [--detach]',
+    about:
+      'a new run continuing a stopped one (turn cap, budget, interrupted): its transcript and totals carry on,\n' +
+      'pending calls first. The limits count the totals, so a run stopped at its cap needs a higher one\n' +
+      '(--max-turns above the turns taken, --budget above the cost spent, or none): without it the resume is refused.',
+  },
+  approve: { usage: 'approve <runId> <callId> [--by NAME]' },
+  reject: { usage: 'reject <runId> <callId> [--reason TEXT] [--by NAME]', about: 'the reason is optional; the model is told it when given' },
+  cancel: { usage: 'cancel <runId> [--reason TEXT]' },
+  status: { usage: 'status <runId>', about: 'query the live status' },
+  transcript: { usage: 'transcript <runId>', about: 'query the messages' },
+  result: { usage: 'result <runId>', about: 'wait for the result (exit code = its status)' },
+  trace: {
+    usage: 'trace <runId> [--run-id R] [--follow]',
+    about: 'print the JSONL trace of the current run of that id, or of run R (any execution\'s run id; an id can be used again or reset)',
+  },
+  list: {
+    usage: 'list [--awaiting] [--status S] [--min-cost USD] [--limit N]',
+    about: 'runs as a table, newest first; --awaiting: parked on a person',
+  },
+};
+
+export const EXIT_CODES_HELP =
+  'exit codes: completed 0, failed (or refused) 1, usage/connection error 2, max_turns_exceeded 3, budget_exceeded 4, interrupted 5,\n' +
+  '  no such run (or no trace for it) 6, run already finished 7';
+
+/** One command's usage, or null for a command that does not exist. */
+export function commandUsage(name: string): string | null {
+  const c = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!c) return null;
+  return `usage: agent-harness ${c.usage}${c.about ? `\n${indent(c.about, 2)}` : ''}`;
+}
+
+/** Every command, then `--help` and the exit codes. */
+export function fullUsage(): string {
+  const lines = ['usage: agent-harness <command> [options]'];
+  for (const c of Object.values(COMMANDS)) {
+    lines.push(indent(c.usage, 2));
+    if (c.about) lines.push(indent(c.about, 6));
+  }
+  lines.push('  <command> --help         that command\'s usage (no server needed)', EXIT_CODES_HELP);
+  return lines.join('\n');
+}
+
+function indent(text: string, n: number): string {
+  return text.split('\n').map((l) => `${' '.repeat(n)}${l}`).join('\n');
+}

@@ -1,0 +1,135 @@
+// The CLI's refusals as a person meets them: one line naming the flag (or
+// the limit to raise) and exit 2 before any run starts; `resume` of a run
+// that does not exist exits 6; a resume that would stop at once is refused;
+// a resume of a run nobody approved in time says it will ask again and how
+// to change the timeout.
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { EXIT_CODES, NOT_FOUND, USAGE_ERROR } from '../client/exit-codes';
+import type { RunResult } from '../common/contract';
+import { statusQuery } from '../workflows/messages';
+import { freshWorkspace, useHarness, waitFor } from './harness';
+import { isDocumented } from './documented';
+
+const h = useHarness();
+const exec = promisify(execFile);
+const bin = join(import.meta.dirname, '..', 'bin', 'agent-harness.mjs');
+
+const cli = (...args: string[]) =>
+  exec(bin, args, { env: { ...process.env, TEMPORAL_ADDRESS: h.address, AGENT_TASK_QUEUE: h.taskQueue, TRACE_DIR: h.traceDir }, timeout: 90_000 }).then(
+    (r) => ({ code: 0, ...r }),
+    (e: { code: number; stdout: string; stderr: string }) => e,
+  );
+
+/** Whether a run with this id was ever started. */
+async function started(id: string): Promise<boolean> {
+  return h.client.workflow.getHandle(id).describe().then(
+    () => true,
+    (err: unknown) => {
+      if (err instanceof WorkflowNotFoundError) return false;
+      throw err;
+    },
+  );
+}
+
+describe('run: flags are checked before a run starts', () => {
+  it.each([
+    [['--tool-errors', 'loud'], '--tool-errors must be one of describe | generic | fatal, got "loud"'],
+    [['--dedupe', 'sometimes'], '--dedupe must be one of readOnly | off | all, got "sometimes"'],
+    [['--max-turns', 'none', '--budget', 'none'], '--max-turns none and --budget none together leave a run no exit but the model: keep one of the two limits'],
+    [['--workspace', '../etc'], '--workspace must be one folder name of letters, digits, ".", "_" or "-" (not starting with "."), got "../etc"'],
+    [['--task', ''], '--task is required and must be a non-empty string'],
+    [['--input', '{"task":"t","limits":{"maxTurns":-3}}'], '--input: limits.maxTurns must be a positive integer or null, got -3'],
+    [['--input', '{"task":"t","colour":"red"}'], '--input: colour is not a known field'],
+    [['--turns', '3'], "Unknown option '--turns'"],
+  ])('run %j: one line naming the flag, exit 2, no run', async (args, problem) => {
+    const id = `flags-${freshWorkspace()}`;
+    const r = await cli('run', ...args, '--id', id);
+    expect(r.code).toBe(USAGE_ERROR);
+    expect(r.stderr.startsWith(`agent-harness run: ${problem}`)).toBe(true);
+    expect(r.stderr.trimEnd()).toMatch(/\(see agent-harness run --help\)$/);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(isDocumented(r.stderr)).toBe(true);
+    expect(await started(id)).toBe(false);
+  });
+
+  it('reject --help says the reason is optional', async () => {
+    const r = await cli('reject', '--help');
+    expect(r.stdout).toBe('usage: agent-harness reject <runId> <callId> [--reason TEXT] [--by NAME]\n  the reason is optional; the model is told it when given\n');
+  });
+});
+
+describe('no server', () => {
+  it('a command that needs the server names the address and what to check, exit 2', async () => {
+    const r = await exec(bin, ['status', 'some-run'], { env: { ...process.env, TEMPORAL_ADDRESS: '127.0.0.1:1' }, timeout: 60_000 }).then(
+      () => null,
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(r?.code).toBe(USAGE_ERROR);
+    expect(r?.stderr).toBe('agent-harness: cannot reach the Temporal server at 127.0.0.1:1 (TEMPORAL_ADDRESS): no answer in time; check that the server is running and that TEMPORAL_ADDRESS names it\n');
+    expect(isDocumented(r?.stderr ?? '')).toBe(true);
+  });
+});
+
+describe('resume', () => {
+  it('of a run that does not exist exits 6', async () => {
+    const r = await cli('resume', 'nope');
+    expect(r.code).toBe(NOT_FOUND);
+    expect(r.stderr).toBe('no such run: nope\n');
+    expect(isDocumented(r.stderr)).toBe(true);
+  });
+
+  it('of a run stopped at its turn cap needs a higher cap: refused, naming the flag, before any run starts', async () => {
+    const id = `cap-${freshWorkspace()}`;
+    expect((await cli('run', '--model', 'runaway', '--max-turns', '2', '--id', id)).code).toBe(EXIT_CODES.max_turns_exceeded);
+    const same = await cli('resume', id, '--id', `${id}-again`);
+    expect(same.code).toBe(USAGE_ERROR);
+    expect(same.stderr).toBe(`agent-harness resume: run ${id} stopped at its turn cap after 2 turns: give a higher cap, e.g. --max-turns 4 (or none) (see agent-harness resume --help)\n`);
+    const notHigher = await cli('resume', id, '--max-turns', '2', '--id', `${id}-again`);
+    expect(notHigher.code).toBe(USAGE_ERROR);
+    expect(notHigher.stderr).toBe(`agent-harness resume: --max-turns 2 does not raise the cap: run ${id} has taken 2 turns; give more than 2 (or none) (see agent-harness resume --help)\n`);
+    expect([same.stderr, notHigher.stderr].every(isDocumented)).toBe(true);
+    expect(await started(`${id}-again`)).toBe(false);
+    const raised = await cli('resume', id, '--max-turns', '4');
+    expect(raised.code).toBe(EXIT_CODES.max_turns_exceeded);
+    expect(raised.stdout).toMatch(/^turns=4 /m);
+  });
+
+  it('of a run stopped at its budget needs a higher budget', async () => {
+    const id = `budget-${freshWorkspace()}`;
+    expect((await cli('run', '--model', 'runaway', '--budget', '0.001', '--id', id)).code).toBe(EXIT_CODES.budget_exceeded);
+    const spent = ((await h.client.workflow.getHandle(id).result()) as RunResult).costUsd;
+    const r = await cli('resume', id, '--id', `${id}-again`);
+    expect(r.code).toBe(USAGE_ERROR);
+    expect(r.stderr.startsWith(`agent-harness resume: run ${id} stopped at its budget after spending $${spent.toFixed(6)}: give a higher budget, e.g. --budget `)).toBe(true);
+    expect(r.stderr).toMatch(/--budget \d+(\.\d+)? \(or none\) \(see agent-harness resume --help\)\n$/);
+    expect(isDocumented(r.stderr)).toBe(true);
+    expect(await started(`${id}-again`)).toBe(false);
+  });
+
+  it('of a run nobody approved in time: says it asks again and how to change the timeout; a longer timeout lets a person approve', { timeout: 120_000 }, async () => {
+    const ws = freshWorkspace();
+    const id = `timeout-${ws}`;
+    const first = await cli('run', '--model', 'destructive', '--workspace', ws, '--approval-timeout-ms', '300', '--id', id);
+    expect(first.code).toBe(EXIT_CODES.interrupted);
+
+    const again = await cli('resume', id, '--id', `${id}-2`, '--detach');
+    expect(again.code).toBe(0);
+    expect(again.stderr).toBe(
+      `run ${id} stopped because nobody decided on delete_file call c2 in time; the new run asks again with the same approval timeout: pass --approval-timeout-ms MS (or none) to change it\n`,
+    );
+    expect(isDocumented(again.stderr)).toBe(true);
+    // The same 300 ms: it stops the same way.
+    expect(((await h.client.workflow.getHandle(`${id}-2`).result()) as RunResult).interruption).toMatchObject({ type: 'approval', callId: 'c2' });
+
+    const longer = await cli('resume', id, '--id', `${id}-3`, '--approval-timeout-ms', '600000', '--detach');
+    expect(longer.stderr).toBe(`run ${id} stopped because nobody decided on delete_file call c2 in time; the new run asks again and waits up to 600000 ms for a decision\n`);
+    expect(isDocumented(longer.stderr)).toBe(true);
+    await waitFor('the resumed run to park on c2', async () => (await h.client.workflow.getHandle(`${id}-3`).query(statusQuery)).interruption?.type === 'approval');
+    expect((await cli('approve', `${id}-3`, 'c2')).code).toBe(0);
+    expect(((await h.client.workflow.getHandle(`${id}-3`).result()) as RunResult).status).toBe('completed');
+  });
+});

@@ -1,0 +1,47 @@
+// The process's log for a person. The SDK's own lifecycle chatter (worker
+// state changes, and webpack's build report when the workflows are bundled at
+// start) is kept below WARN; the core's messages arrive here (forwarded, so
+// they are plain text, not ANSI-coloured) and the ones that only say a call
+// to the server is being retried become one "lost the server" line.
+import { DefaultLogger, type LogLevel, type LogMetadata, type Logger } from '@temporalio/worker';
+import { transportFailure } from '../common/connection-errors';
+
+const SEVERITY: Record<LogLevel, number> = { TRACE: 0, DEBUG: 1, INFO: 2, WARN: 3, ERROR: 4 };
+
+export class RuntimeLogger implements Logger {
+  private readonly out: DefaultLogger;
+
+  /** `serverUnreachable`: told the reason each time the core says it cannot reach the server. */
+  constructor(
+    level: LogLevel,
+    private readonly serverUnreachable: (reason: string) => void,
+  ) {
+    this.out = new DefaultLogger(level);
+  }
+
+  log(level: LogLevel, message: string, meta?: LogMetadata): void {
+    const component = meta?.sdkComponent;
+    if (component === 'core') {
+      const reason = transportFailure(`${message} ${String(meta?.error ?? '')}`);
+      if (reason !== null) return this.serverUnreachable(reason);
+    }
+    if (component === 'worker' && SEVERITY[level] < SEVERITY.WARN) return;
+    this.out.log(level, message, meta);
+  }
+
+  trace(message: string, meta?: LogMetadata): void {
+    this.log('TRACE', message, meta);
+  }
+  debug(message: string, meta?: LogMetadata): void {
+    this.log('DEBUG', message, meta);
+  }
+  info(message: string, meta?: LogMetadata): void {
+    this.log('INFO', message, meta);
+  }
+  warn(message: string, meta?: LogMetadata): void {
+    this.log('WARN', message, meta);
+  }
+  error(message: string, meta?: LogMetadata): void {
+    this.log('ERROR', message, meta);
+  }
+}
