@@ -88,7 +88,14 @@ export async function agentRun(input: AgentInput, carried?: CarriedState): Promi
     throw err;
   }
   const resumed: CarriedState | undefined = prior ? { version: 2, cfg, state: stateOf(prior), decisions: {}, seq: 0, executions: 0 } : undefined;
-  return new AgentRun(info.workflowId, info.firstExecutionRunId, input, cfg, carried ?? resumed, patches).run();
+  // The run chain: names this run's trace file and effect keys. A reset run
+  // replays an earlier run's history up to the reset point, yet is a run of
+  // its own: its chain is named by its own run id (the server keeps the
+  // earlier run's firstExecutionRunId for it and for what it continues as
+  // new), and carried from execution to execution. Any other run: its first
+  // execution's run id.
+  const chainId = info.runId !== info.originalExecutionRunId ? info.runId : (carried?.chainId ?? info.firstExecutionRunId);
+  return new AgentRun(info.workflowId, chainId, input, cfg, carried ?? resumed, patches).run();
 }
 
 class AgentRun {
@@ -115,7 +122,7 @@ class AgentRun {
 
   constructor(
     private readonly runId: string,
-    /** The first execution's run id: with runId, names this run chain's effects and trace. */
+    /** With runId, names this run chain's effects and trace (see agentRun). */
     private readonly chainId: string,
     private readonly input: AgentInput,
     private readonly cfg: RunConfig,
@@ -263,6 +270,7 @@ class AgentRun {
       decisions: this.approvals.decisions,
       seq: this.seq,
       executions: this.executions,
+      chainId: this.chainId,
     };
     return wf.continueAsNew<typeof agentRun>(this.input, carried);
   }
@@ -586,7 +594,7 @@ class AgentRun {
 
   private emit(type: TraceEventType, fields: Record<string, unknown>): void {
     this.seq += 1;
-    traceSinks.trace.event({ seq: this.seq, type, ...fields });
+    traceSinks.trace.event({ seq: this.seq, type, ...fields }, this.chainId);
   }
 
   /**
