@@ -59,7 +59,8 @@ async function approveCurrent(id: string, runId: string): Promise<RunResult> {
 }
 
 describe('temporal workflow reset', () => {
-  it('to the first workflow task, and again to the last one (after the delete): each run keeps its own whole trace, the earlier ones unchanged', async () => {
+  // Three runs, two resets and a CLI call: the deadline is a safety net for a loaded machine, not a wait.
+  it('to the first workflow task, and again to the last one (after the delete): each run keeps its own whole trace, the earlier ones unchanged', { timeout: 240_000 }, async () => {
     const id = `reset-${freshWorkspace()}`;
     const first = await approvedDelete(id, freshWorkspace());
     const firstChain = first.firstExecutionRunId;

@@ -88,14 +88,16 @@ export async function agentRun(input: AgentInput, carried?: CarriedState): Promi
     throw err;
   }
   const resumed: CarriedState | undefined = prior ? { version: 2, cfg, state: stateOf(prior), decisions: {}, seq: 0, executions: 0 } : undefined;
-  // The run chain: names this run's trace file and effect keys. A reset run
-  // replays an earlier run's history up to the reset point, yet is a run of
-  // its own: its chain is named by its own run id (the server keeps the
-  // earlier run's firstExecutionRunId for it and for what it continues as
-  // new), and carried from execution to execution. Any other run: its first
-  // execution's run id.
+  // The run chain names this run's trace file. A reset run replays an earlier
+  // run's history up to the reset point, yet is a run of its own: its chain
+  // is named by its own run id (the server keeps the earlier run's
+  // firstExecutionRunId for it and for what it continues as new), and carried
+  // from execution to execution. Any other run: its first execution's run id.
   const chainId = info.runId !== info.originalExecutionRunId ? info.runId : (carried?.chainId ?? info.firstExecutionRunId);
-  return new AgentRun(info.workflowId, chainId, input, cfg, carried ?? resumed, patches).run();
+  // Effects are keyed by the first execution's run id, which a reset keeps:
+  // a reset run's write finds what an earlier run of the workflow did and
+  // says so ("already deleted by run R at T"), never acts or reports it twice.
+  return new AgentRun(info.workflowId, chainId, info.firstExecutionRunId, input, cfg, carried ?? resumed, patches).run();
 }
 
 class AgentRun {
@@ -122,8 +124,10 @@ class AgentRun {
 
   constructor(
     private readonly runId: string,
-    /** With runId, names this run chain's effects and trace (see agentRun). */
+    /** With runId, names this run chain's trace (see agentRun). */
     private readonly chainId: string,
+    /** With runId, names the effects of the calls: the first execution's run id, kept by continue-as-new and by reset. */
+    private readonly effectsChainId: string,
     private readonly input: AgentInput,
     private readonly cfg: RunConfig,
     carried: CarriedState | undefined,
@@ -285,7 +289,7 @@ class AgentRun {
       return this.toolFailed(pending, parsed.toolName, parsed.error, false);
     }
     const { toolName, args, spec } = parsed;
-    const key = idempotencyKey(this.runId, this.chainId, pending, this.state);
+    const key = idempotencyKey(this.runId, this.effectsChainId, pending, this.state);
 
     // Approval comes before the cache: a cached result never stands in for a decision.
     if (needsApproval(spec.needsApproval, args)) {
