@@ -27,8 +27,20 @@ export interface WorkerStorage {
 
 type Log = Pick<Console, 'log' | 'warn'>;
 
+/**
+ * Opens the ledger and reads it once, so a database that cannot be reached
+ * (or a folder that cannot be made) stops the worker at start with the reason
+ * instead of failing its first write.
+ */
 export async function startWorkerStorage(cfg: HarnessConfig, connection: NativeConnection, log: Log = console): Promise<WorkerStorage> {
   const effects = openEffectStore(cfg.ledger);
+  try {
+    await effects.read('(start-up check)');
+  } catch (err) {
+    await effects.close().catch(() => {});
+    const why = err instanceof Error ? err.message : String(err);
+    throw new Error(why.startsWith('effect ledger') ? why : `effect ledger ${effects.where}: ${why}`);
+  }
   const r = cfg.retention;
   if (!r.enabled) return { effects, close: () => effects.close() };
   const client = new Client({ connection, namespace: cfg.namespace });
