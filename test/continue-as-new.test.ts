@@ -48,7 +48,7 @@ describe('continue-as-new', () => {
     const handle = await h.start({ task: 'Which file mentions a timeout?', model: 'plan', continueAsNewAtHistoryBytes: 1024 });
     const r = (await handle.result()) as RunResult;
     expect((await executions(handle.workflowId)).length).toBe(3);
-    expect({ ...r, runId: '' }).toEqual({ ...plain, runId: '' });
+    expect({ ...r, runId: '', workflowId: '' }).toEqual({ ...plain, runId: '', workflowId: '' });
   });
 
   it('every execution of a chain is replayed: a change only a continued execution notices fails the replay', { timeout: 180_000 }, async () => {

@@ -42,6 +42,11 @@ export const ACCEPTED_DIFFERENCES: AcceptedDifference[] = [
     matches: absentBefore(/^ending$/, /^result\.errorType$/),
   },
   {
+    why: 'the result gained workflowId, agentStatus and reason (one vocabulary for a run\'s state) and usageEstimatedTurns (replies without usage are priced from our own counts)',
+    fixtures: /./,
+    matches: absentBefore(/^ending$/, /^result\.(workflowId|agentStatus|reason|usageEstimatedTurns)$/),
+  },
+  {
     why: 'the result gained the children\'s totals (one budget for the tree)',
     fixtures: FIRST,
     matches: absentBefore(/^ending$/, /^result\.children$/),
