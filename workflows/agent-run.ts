@@ -100,6 +100,9 @@ export async function agentRun(input: AgentInput, carried?: CarriedState): Promi
   return new AgentRun(info.workflowId, chainId, info.firstExecutionRunId, input, cfg, carried ?? resumed, patches).run();
 }
 
+/** A refused call gets a trace line (tool_result refused). */
+const REFUSED_CALLS_TRACED_PATCH = 'refused-calls-traced-v1';
+
 class AgentRun {
   private readonly state: LoopState;
   private readonly executions: number;
@@ -285,7 +288,8 @@ class AgentRun {
     const parsed = parseCall(call, this.specs);
     if (!parsed.ok) {
       // Refused before it could run (unknown tool, bad arguments): on record like any other call's end.
-      this.emit('tool_result', { toolName: parsed.toolName.slice(0, 100), callId: call.id, ms: 0, ok: false, refused: parsed.error });
+      // Behind a patch: a run that refused a call before this line existed would otherwise write every later line one seq off.
+      if (wf.patched(REFUSED_CALLS_TRACED_PATCH)) this.emit('tool_result', { toolName: parsed.toolName.slice(0, 100), callId: call.id, ms: 0, ok: false, refused: parsed.error });
       return this.toolFailed(pending, parsed.toolName, parsed.error, false);
     }
     const { toolName, args, spec } = parsed;
