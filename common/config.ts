@@ -80,6 +80,8 @@ export interface RetentionConfig {
   messageStoreMaxBytes: number | null;
   /** How often the worker applies it (AGENT_RETENTION_INTERVAL_MS, default 1 h). */
   intervalMs: number;
+  /** A line for every pass (AGENT_RETENTION_LOG=passes), or only for passes that removed something (changes, the default). */
+  logEveryPass: boolean;
 }
 
 /**
@@ -242,6 +244,12 @@ function ledger(env: NodeJS.ProcessEnv): LedgerConfig {
   return { kind: 'postgres', url };
 }
 
+function retentionLog(env: NodeJS.ProcessEnv): 'changes' | 'passes' {
+  const mode = env.AGENT_RETENTION_LOG || 'changes';
+  if (mode !== 'changes' && mode !== 'passes') throw new Error(`AGENT_RETENTION_LOG must be changes or passes, got ${JSON.stringify(mode)}`);
+  return mode;
+}
+
 function retention(env: NodeJS.ProcessEnv): RetentionConfig {
   const mode = env.AGENT_RETENTION || 'on';
   if (mode !== 'on' && mode !== 'off') throw new Error(`AGENT_RETENTION must be on or off, got ${JSON.stringify(mode)}`);
@@ -252,6 +260,7 @@ function retention(env: NodeJS.ProcessEnv): RetentionConfig {
     traceMaxBytes: env.AGENT_TRACE_MAX_BYTES ? int(env, 'AGENT_TRACE_MAX_BYTES', 0) : null,
     messageStoreMaxBytes: env.AGENT_MESSAGE_STORE_MAX_BYTES ? int(env, 'AGENT_MESSAGE_STORE_MAX_BYTES', 0) : null,
     intervalMs: int(env, 'AGENT_RETENTION_INTERVAL_MS', 3_600_000),
+    logEveryPass: retentionLog(env) === 'passes',
   };
 }
 

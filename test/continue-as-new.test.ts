@@ -1,11 +1,9 @@
 // Long runs continue as new before history grows too big. The run id, the
 // trace, the cost, the cache and the queries carry on across executions.
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { transcriptQuery, statusQuery } from '../workflows/messages';
 import type { RunResult } from '../common/contract';
 import { useHarness } from './harness';
-import { bundleWith, here } from './replay/bundle';
-import { everyExecution, replayFailures } from './replay/executions';
 
 const h = useHarness();
 
@@ -48,22 +46,7 @@ describe('continue-as-new', () => {
     const handle = await h.start({ task: 'Which file mentions a timeout?', model: 'plan', continueAsNewAtHistoryBytes: 1024 });
     const r = (await handle.result()) as RunResult;
     expect((await executions(handle.workflowId)).length).toBe(3);
+    // The same run but for where it ran: its ids.
     expect({ ...r, runId: '', workflowId: '' }).toEqual({ ...plain, runId: '', workflowId: '' });
-  });
-
-  it('every execution of a chain is replayed: a change only a continued execution notices fails the replay', { timeout: 180_000 }, async () => {
-    const handle = await h.start({ task: 'Which file mentions a timeout?', model: 'plan', continueAsNewAtHistoryBytes: 1024 });
-    await handle.result();
-    const executions = await everyExecution(h.client, [{ workflowId: handle.workflowId, runId: handle.firstExecutionRunId }]);
-    expect(executions.map((e) => e.runId)[0]).toBe(handle.firstExecutionRunId);
-    expect(executions).toHaveLength(3);
-    expect(await replayFailures({ codePath: inject('workflowBundlePath') }, executions)).toEqual([]);
-    // The same workflows plus one timer in each continued execution.
-    const changed = await bundleWith([here('./diverge-after-continue.ts')]);
-    // Replaying the first execution alone (what the suite once did) misses the change.
-    expect(await replayFailures(changed, executions.slice(0, 1))).toEqual([]);
-    const failures = await replayFailures(changed, executions);
-    expect(failures).toHaveLength(2);
-    for (const [i, f] of failures.entries()) expect(f).toContain(`run ${executions[i + 1].runId}: `);
   });
 });

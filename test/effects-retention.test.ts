@@ -33,7 +33,7 @@ describe('ledger retention, applied by the worker', () => {
     const workspaceRoot = mkdtempSync(join(tmpdir(), 'retention-'));
     const taskQueue = `retention-${randomUUID().slice(0, 8)}`;
     // Every closed run is "old" at once; a pass every 300 ms.
-    const worker = await startWorkerProcess({ taskQueue, traceDir: h.traceDir, workspaceRoot, env: { AGENT_RETENTION_MAX_AGE_MS: '1', AGENT_RETENTION_INTERVAL_MS: '300' } });
+    const worker = await startWorkerProcess({ taskQueue, traceDir: h.traceDir, workspaceRoot, env: { AGENT_RETENTION_MAX_AGE_MS: '1', AGENT_RETENTION_INTERVAL_MS: '300', AGENT_RETENTION_LOG: 'passes' } });
     const store = new FolderEffectStore(join(workspaceRoot, '.ledger'));
     const start = (input: AgentInput) => h.client.workflow.start('agentRun', { taskQueue, workflowId: `retention-${randomUUID().slice(0, 8)}`, args: [input] });
     const approve = async (handle: WorkflowHandle, callId: string) => {

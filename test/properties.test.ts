@@ -206,11 +206,12 @@ describe('the loop, over any replies and limits', () => {
         const rejected = new Set<string>();
         const d = drive(cfg, replies, (call) => {
           if (!rejects(call.id)) return { decision: 'approve', reason: null, by: 'alice' };
-          rejected.add(call.id);
+          // By id and tool: a provider may send an id again on a later, other call (one never asked about).
+          rejected.add(`${call.id}|${call.function.name}`);
           return { decision: 'reject', reason: 'no', by: 'bob' };
         });
         for (const m of d.messages) {
-          if (m.role === 'tool' && rejected.has(m.tool_call_id)) expect(m.content).toMatch(/^The user declined this .* call by bob; it was not run/);
+          if (m.role === 'tool' && rejected.has(`${m.tool_call_id}|${m.name}`)) expect(m.content).toMatch(/^The user declined this .* call by bob; it was not run/);
         }
       }),
       params,

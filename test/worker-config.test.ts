@@ -34,8 +34,8 @@ describe('worker configuration', () => {
     expect(() => loadConfig({ AGENT_LEDGER_URL: 'postgres://u:secret@db:5432' })).toThrow(/^AGENT_LEDGER_URL names no database/);
     // A URL that does not parse is named without its password.
     expect(() => loadConfig({ AGENT_LEDGER_URL: 'postgres://u:secret@db:port/x' })).toThrow('AGENT_LEDGER_URL is not a URL: "postgres://…@db:port/x"');
-    expect(loadConfig({}).retention).toEqual({ enabled: true, maxAgeMs: null, ledgerMaxBytes: null, traceMaxBytes: null, messageStoreMaxBytes: null, intervalMs: 3_600_000 });
-    const set = { AGENT_RETENTION: 'off', AGENT_RETENTION_MAX_AGE_MS: '86400000', AGENT_LEDGER_MAX_BYTES: '1000000', AGENT_TRACE_MAX_BYTES: '2000000', AGENT_MESSAGE_STORE_MAX_BYTES: '3000000', AGENT_RETENTION_INTERVAL_MS: '60000' };
+    expect(loadConfig({}).retention).toEqual({ enabled: true, maxAgeMs: null, ledgerMaxBytes: null, traceMaxBytes: null, messageStoreMaxBytes: null, intervalMs: 3_600_000, logEveryPass: false });
+    const set = { AGENT_RETENTION: 'off', AGENT_RETENTION_MAX_AGE_MS: '86400000', AGENT_LEDGER_MAX_BYTES: '1000000', AGENT_TRACE_MAX_BYTES: '2000000', AGENT_MESSAGE_STORE_MAX_BYTES: '3000000', AGENT_RETENTION_INTERVAL_MS: '60000', AGENT_RETENTION_LOG: 'passes' };
     expect(loadConfig(set).retention).toEqual({
       enabled: false,
       maxAgeMs: 86_400_000,
@@ -43,7 +43,9 @@ describe('worker configuration', () => {
       traceMaxBytes: 2_000_000,
       messageStoreMaxBytes: 3_000_000,
       intervalMs: 60_000,
+      logEveryPass: true,
     });
+    expect(() => loadConfig({ AGENT_RETENTION_LOG: 'all' })).toThrow('AGENT_RETENTION_LOG must be changes or passes, got "all"');
     expect(() => loadConfig({ AGENT_RETENTION: 'sometimes' })).toThrow('AGENT_RETENTION must be on or off, got "sometimes"');
     expect(() => loadConfig({ AGENT_RETENTION_MAX_AGE_MS: '1d' })).toThrow('AGENT_RETENTION_MAX_AGE_MS must be a positive integer, got "1d"');
   });

@@ -54,32 +54,33 @@ export async function startWorkerStorage(cfg: HarnessConfig, connection: NativeC
   }
   const pass = async () => {
     const stateOf = workflowStates(client);
-    const parts: [string, () => Promise<string>][] = [
+    const parts: [string, () => Promise<string | null>][] = [
       [
         `ledger ${effects.where}`,
         async () => {
           const x = await sweepLedger(effects, client, { maxAgeMs, maxBytes: r.ledgerMaxBytes });
-          return `removed ${x.removed} records, ${x.size.records} left (${x.size.bytes} bytes), ${x.keptInFlight} of running workflows kept`;
+          return x.removed === 0 && !r.logEveryPass ? null : `removed ${x.removed} records, ${x.size.records} left (${x.size.bytes} bytes), ${x.keptInFlight} of running workflows kept`;
         },
       ],
       [
         `traces ${cfg.traceDir}`,
         async () => {
           const x = await sweepTraces(cfg.traceDir, stateOf, { maxAgeMs, maxBytes: r.traceMaxBytes });
-          return `removed ${x.removed} files, ${x.files} left (${x.bytes} bytes), ${x.keptInFlight} of running workflows kept`;
+          return x.removed === 0 && !r.logEveryPass ? null : `removed ${x.removed} files, ${x.files} left (${x.bytes} bytes), ${x.keptInFlight} of running workflows kept`;
         },
       ],
       [
         `messages ${cfg.messageStoreDir}`,
         async () => {
           const x = await sweepMessages(cfg.messageStoreDir, { maxAgeMs, maxBytes: r.messageStoreMaxBytes });
-          return `removed ${x.removed} files, ${x.files} left (${x.bytes} bytes)`;
+          return x.removed === 0 && !r.logEveryPass ? null : `removed ${x.removed} files, ${x.files} left (${x.bytes} bytes)`;
         },
       ],
     ];
     for (const [what, sweep] of parts) {
       await sweep().then(
-        (line) => log.log(`retention: ${what}: ${line} (max age ${maxAgeMs} ms)`),
+        // A pass that removed nothing says nothing (unless AGENT_RETENTION_LOG=passes): the worker's output stays its own few lines.
+        (line) => line !== null && log.log(`retention: ${what}: ${line} (max age ${maxAgeMs} ms)`),
         (err: unknown) => log.warn(`retention: ${what}: pass failed: ${err instanceof Error ? err.message : String(err)}`),
       );
     }

@@ -10,7 +10,7 @@ import { MAX_CACHE_CHARS } from './defaults';
 import { loopMetrics, type LoopMetrics } from './metrics';
 import { loopActivities, WAIT_CANCELLATION_PATCH, type LoopActivities } from './activity-options';
 import { ApprovalDesk, type AwaitingApproval } from './approvals';
-import { DecisionInbox, type Ticket } from './decision-inbox';
+import { DecisionInbox, STOPPING, type Ticket } from './decision-inbox';
 import { isContinueAsNewDue, type CarriedState } from './continue-as-new';
 import {
   budgetLeft,
@@ -552,7 +552,7 @@ class AgentRun {
       {
         // Refused updates leave no trace in history: the caller learns at once.
         validator: (input) => {
-          const problem = (this.stopped ? 'the run is stopping: a Stop came first, so no call it holds will run' : null) ?? this.approvals.problem(input, input?.decision) ?? this.decisions.pendingFor(input?.callId);
+          const problem = (this.stopped ? STOPPING : null) ?? this.approvals.problem(input, input?.decision) ?? this.decisions.pendingFor(input?.callId);
           if (problem) throw new Error(problem);
         },
       },

@@ -14,6 +14,9 @@ import * as wf from '@temporalio/workflow';
 import type { ApprovalDesk } from './approvals';
 import type { TraceEventType } from './trace';
 
+/** Why a decision is refused once a Stop was taken (by a signal when applied, by the decide update's validator at once). */
+export const STOPPING = 'the run is stopping: a Stop came first, so no call it holds will run';
+
 export type DecisionSignal = 'approve' | 'reject' | 'decide';
 
 /** A decide update's answer: whether its decision was applied, to which call, or why not. */
@@ -68,9 +71,8 @@ export class DecisionInbox {
 
   private apply(m: ReceivedDecision, at: number | null): void {
     const stale = at !== null && at !== wf.workflowInfo().historyLength;
-    const stopping = 'the run is stopping: a Stop came first, so no call it holds will run';
     const outcome = this.stopped()
-      ? this.refuse(m.signal, m.input, { problem: stopping, reason: stopping })
+      ? this.refuse(m.signal, m.input, { problem: STOPPING, reason: STOPPING })
       : stale
         ? this.refuse(m.signal, m.input, this.staleProblem(m.input))
         : this.decide(m.signal, m.input, m.verdict);
