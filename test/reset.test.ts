@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { findTemporalCli } from '../server/temporal-cli';
 import { traceChains, traceFile, type TraceLine } from '../common/trace-format';
-import { approveSignal } from '../workflows/messages';
+import { approveSignal, configQuery, transcriptQuery } from '../workflows/messages';
 import type { RunResult } from '../common/contract';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
 
@@ -119,5 +119,20 @@ describe('temporal workflow reset', () => {
     const lines = await completeTrace(id, r);
     expect(lines.filter((l) => l.type === 'continued_as_new')).toHaveLength(2);
     expect(lines.filter((l) => l.type === 'turn')).toHaveLength(result.turns);
+  });
+
+  it('a reset run that stopped at its turn cap can be resumed: the resume carries on from the reset run, not the run it replaced', async () => {
+    const handle = await h.start({ task, model: 'runaway', dedupe: 'off', limits: { maxTurns: 2, maxBudgetUsd: null } });
+    const id = handle.workflowId;
+    expect((await handle.result()) as RunResult).toMatchObject({ status: 'max_turns_exceeded', turns: 2 });
+    const r = await reset(id, handle.firstExecutionRunId, ['--type', 'FirstWorkflowTask']);
+    const resetRun = h.client.workflow.getHandle(id, r);
+    expect((await resetRun.result()) as RunResult).toMatchObject({ status: 'max_turns_exceeded', turns: 2 });
+    const before = await resetRun.query(transcriptQuery);
+
+    const next = await h.start({ resumeFrom: id, limits: { maxTurns: 4 } } as never);
+    expect((await next.result()) as RunResult).toMatchObject({ status: 'max_turns_exceeded', turns: 4, toolRuns: 4 });
+    expect((await next.query(transcriptQuery)).slice(0, before.length)).toEqual(before);
+    expect(await next.query(configQuery)).toMatchObject({ model: 'runaway', dedupe: 'off', maxTurns: 4, resumeFrom: id });
   });
 });
