@@ -12,6 +12,7 @@ import { connectClient } from './connect';
 import { ALREADY_FINISHED, EXIT_CODES, NOT_FOUND, USAGE_ERROR } from './exit-codes';
 import { follow, runAndFollow, summaryOf } from './follow';
 import { startingAttributes } from '../workflows/visibility';
+import { chainOfRun, latestChain } from './run-history';
 import { COMMANDS, commandUsage, fullUsage } from './commands';
 import { inputFromFlags, numberFlag } from './run-flags';
 import { checkResume, type ResumeFlags } from './resume-check';
@@ -97,7 +98,7 @@ export async function main(argv: string[], client?: Client): Promise<number> {
           options: { follow: { type: 'boolean' }, 'run-id': { type: 'string' } },
         });
         const runId = need(positionals[0], 'runId');
-        const chainId = values['run-id'] === undefined ? undefined : await chainOf(conn, cfg.traceDir, runId, values['run-id']);
+        const chainId = await traceChainFor(conn, cfg.traceDir, runId, values['run-id'], values.follow === true);
         if (values.follow) {
           const c = await conn();
           const wait = () => c.workflow.getHandle(runId, values['run-id']).result() as Promise<RunResult>;
@@ -164,13 +165,18 @@ function need(v: string | undefined, name: string): string {
 }
 
 /**
- * The chain (first execution's run id) a run id belongs to: its own trace
- * file, or the server's word for a later execution of the chain.
+ * The chain whose trace to show: run R's (its own trace file, or the chain
+ * history links it to: a later execution, a reset run's); without R, the
+ * only chain on disk (no server needed), or, when the id has run several
+ * times, the chain of the run the server holds as current. Never the
+ * files' timestamps: they come from the clocks of the hosts that wrote them.
  */
-async function chainOf(conn: () => Promise<Client>, traceDir: string, workflowId: string, runId: string): Promise<string> {
-  if (traceChains(traceDir, workflowId).includes(runId)) return runId;
-  const d = await (await conn()).workflow.getHandle(workflowId, runId).describe();
-  return d.raw.workflowExecutionInfo?.firstRunId || runId;
+async function traceChainFor(conn: () => Promise<Client>, traceDir: string, workflowId: string, runId: string | undefined, follow: boolean): Promise<string | undefined> {
+  const onDisk = traceChains(traceDir, workflowId);
+  if (runId !== undefined) return onDisk.includes(runId) ? runId : chainOfRun(await conn(), workflowId, runId);
+  // A followed run may not have written its first line yet: the server knows which run it is.
+  if (onDisk.length <= 1 && !follow) return onDisk[0];
+  return latestChain(await conn(), workflowId);
 }
 
 /** `resume RUN`'s flags, checked before anything connects. */

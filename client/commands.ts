@@ -33,7 +33,7 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
   result: { usage: 'result <runId>', about: 'wait for the result (exit code = its status)' },
   trace: {
     usage: 'trace <runId> [--run-id R] [--follow]',
-    about: 'print the JSONL trace of the latest run of that id, or of run R (any execution\'s run id; a workflow id can be used again)',
+    about: 'print the JSONL trace of the current run of that id, or of run R (any execution\'s run id; an id can be used again or reset)',
   },
   list: {
     usage: 'list [--awaiting] [--status S] [--min-cost USD] [--limit N]',

@@ -168,6 +168,16 @@ function drive(cfg: RunConfig, replies: ModelReply[], decide: (call: ToolCall) =
   throw new Error('the loop did not stop');
 }
 
+/** Each assistant reply's call ids, and the ids of the tool results between it and the next reply. */
+function repliesWithResults(messages: ChatMessage[]): { asked: string[]; answered: string[] }[] {
+  const out: { asked: string[]; answered: string[] }[] = [];
+  for (const m of messages) {
+    if (m.role === 'assistant') out.push({ asked: (m.tool_calls ?? []).map((c) => c.id), answered: [] });
+    else if (m.role === 'tool') out.at(-1)?.answered.push(m.tool_call_id);
+  }
+  return out;
+}
+
 describe('the loop, over any replies and limits', () => {
   it('turns and cost never decrease, the cap is never passed, the budget overshoots by at most the last turn, every kept call gets exactly one result', () => {
     fc.assert(
@@ -188,12 +198,14 @@ describe('the loop, over any replies and limits', () => {
         }
         if (d.exit.status === 'max_turns_exceeded') expect(turns).toBe(cfg.maxTurns);
         // The protocol's two rules hold in whatever transcript the loop kept.
-        const asked = d.messages.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => c.id) : []));
-        const answered = d.messages.flatMap((m) => (m.role === 'tool' ? [m.tool_call_id] : []));
-        expect(new Set(asked).size).toBe(asked.length);
-        expect(answered.every((id) => asked.includes(id))).toBe(true);
-        if (d.exit.status !== 'failed') expect([...answered].sort()).toEqual([...asked].sort());
-        else expect(new Set(answered).size).toBe(answered.length);
+        // Per reply: a provider may send an id again in a later reply, so each reply's calls are matched
+        // with the tool results that follow it, before the next reply.
+        for (const { asked, answered } of repliesWithResults(d.messages)) {
+          expect(new Set(asked).size).toBe(asked.length);
+          expect(answered.every((id) => asked.includes(id))).toBe(true);
+          if (d.exit.status !== 'failed') expect([...answered].sort()).toEqual([...asked].sort());
+          else expect(new Set(answered).size).toBe(answered.length);
+        }
       }),
       params,
     );

@@ -136,7 +136,7 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
         // core can flag as "replaying" an activation this worker never ran
         // before (the local activity's result in a workflow task retried after
         // a timeout), and that line would otherwise be lost for good.
-        fn: (info, event) => void trace.write(info.workflowId, info.firstExecutionRunId, event, { onlyIfMissing: info.unsafe.isReplayingHistoryEvents }),
+        fn: (info, event, chainId) => void trace.write(info.workflowId, chainId ?? info.firstExecutionRunId, event, { onlyIfMissing: info.unsafe.isReplayingHistoryEvents }),
         callDuringReplay: true,
       },
     },

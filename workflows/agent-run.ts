@@ -84,8 +84,20 @@ export async function agentRun(input: AgentInput, carried?: CarriedState): Promi
     throw err;
   }
   const resumed: CarriedState | undefined = prior ? { version: 2, cfg, state: stateOf(prior), decisions: {}, seq: 0, executions: 0 } : undefined;
-  return new AgentRun(info.workflowId, info.firstExecutionRunId, input, cfg, carried ?? resumed, patches).run();
+  // The run chain names this run's trace file. A reset run replays an earlier
+  // run's history up to the reset point, yet is a run of its own: its chain
+  // is named by its own run id (the server keeps the earlier run's
+  // firstExecutionRunId for it and for what it continues as new), and carried
+  // from execution to execution. Any other run: its first execution's run id.
+  const chainId = info.runId !== info.originalExecutionRunId ? info.runId : (carried?.chainId ?? info.firstExecutionRunId);
+  // Effects are keyed by the first execution's run id, which a reset keeps:
+  // a reset run's write finds what an earlier run of the workflow did and
+  // says so ("already deleted by run R at T"), never acts or reports it twice.
+  return new AgentRun(info.workflowId, chainId, info.firstExecutionRunId, input, cfg, carried ?? resumed, patches).run();
 }
+
+/** A refused call gets a trace line (tool_result refused). */
+const REFUSED_CALLS_TRACED_PATCH = 'refused-calls-traced-v1';
 
 class AgentRun {
   private readonly state: LoopState;
@@ -111,8 +123,10 @@ class AgentRun {
 
   constructor(
     private readonly runId: string,
-    /** The first execution's run id: with runId, names this run chain's effects and trace. */
+    /** With runId, names this run chain's trace (see agentRun). */
     private readonly chainId: string,
+    /** With runId, names the effects of the calls: the first execution's run id, kept by continue-as-new and by reset. */
+    private readonly effectsChainId: string,
     private readonly input: AgentInput,
     private readonly cfg: RunConfig,
     carried: CarriedState | undefined,
@@ -259,6 +273,7 @@ class AgentRun {
       decisions: this.approvals.decisions,
       seq: this.seq,
       executions: this.executions,
+      chainId: this.chainId,
     };
     return wf.continueAsNew<typeof agentRun>(this.input, carried);
   }
@@ -269,11 +284,12 @@ class AgentRun {
     const parsed = parseCall(call, this.specs);
     if (!parsed.ok) {
       // Refused before it could run (unknown tool, bad arguments): on record like any other call's end.
-      this.emit('tool_result', { toolName: parsed.toolName.slice(0, 100), callId: call.id, ms: 0, ok: false, refused: parsed.error });
+      // Behind a patch: a run that refused a call before this line existed would otherwise write every later line one seq off.
+      if (wf.patched(REFUSED_CALLS_TRACED_PATCH)) this.emit('tool_result', { toolName: parsed.toolName.slice(0, 100), callId: call.id, ms: 0, ok: false, refused: parsed.error });
       return this.toolFailed(pending, parsed.toolName, parsed.error, false);
     }
     const { toolName, args, spec } = parsed;
-    const key = idempotencyKey(this.runId, this.chainId, pending, this.state);
+    const key = idempotencyKey(this.runId, this.effectsChainId, pending, this.state);
 
     // Approval comes before the cache: a cached result never stands in for a decision.
     if (needsApproval(spec.needsApproval, args)) {
@@ -583,7 +599,7 @@ class AgentRun {
 
   private emit(type: TraceEventType, fields: Record<string, unknown>): void {
     this.seq += 1;
-    traceSinks.trace.event({ seq: this.seq, type, ...fields });
+    traceSinks.trace.event({ seq: this.seq, type, ...fields }, this.chainId);
   }
 
   /**

@@ -19,6 +19,8 @@ export interface CarriedState {
   seq: number;
   /** Executions before this one. */
   executions: number;
+  /** The run chain (see agentRun); absent in states carried before it was: the first execution's run id. */
+  chainId?: string;
 }
 
 /**

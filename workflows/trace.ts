@@ -27,7 +27,8 @@ export interface TraceEvent {
 }
 
 export interface TraceSinks extends Sinks {
-  trace: { event(event: TraceEvent): void };
+  /** chainId: the run chain's file to write to (see agentRun); absent from bundles before it: the first execution's run id. */
+  trace: { event(event: TraceEvent, chainId?: string): void };
 }
 
 export const traceSinks = proxySinks<TraceSinks>();
