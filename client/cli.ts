@@ -283,7 +283,8 @@ async function decide(conn: () => Promise<Client>, decision: 'approve' | 'reject
 async function steer(conn: () => Promise<Client>, rest: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { by: { type: 'string' }, interrupt: { type: 'boolean' } } });
   const runId = need(positionals[0], 'runId');
-  const message = need(positionals[1], 'message');
+  const message = positionals[1];
+  if (message === undefined) throw new UsageError('missing <message>');
   if (positionals.length > 2) throw new UsageError(`one message, quoted: got ${positionals.length - 1} words (agent-harness steer ${runId} "look in logs/")`);
   if (message.trim() === '') throw new UsageError('the message is empty');
   const view = await (await conn()).workflow.getHandle(runId).executeUpdate(steerUpdate, {
