@@ -19,6 +19,10 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
   const catalogue = toolset.specs();
   // Runs that name no tools get the ones their tools offer by default.
   const defaultTools = catalogue.filter((s) => s.enabledByDefault !== false).map((s) => s.name);
+  const unknown = (deps.defaults?.requireArgsHash ?? []).filter((n) => !catalogue.some((s) => s.name === n));
+  if (unknown.length) {
+    throw new Error(`AGENT_REQUIRE_ARGS_HASH names ${unknown.map((n) => JSON.stringify(n)).join(', ')}, which this worker does not offer (it offers ${catalogue.map((s) => s.name).join(', ')})`);
+  }
   return {
     resolveConfig: createResolveConfig({ ...BUILT_IN_DEFAULTS, tools: defaultTools, ...deps.defaults }, catalogue),
     // Inputs with every message whole: histories and in-flight calls from before addresses.

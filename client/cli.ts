@@ -5,8 +5,9 @@ import { ApplicationFailure, WorkflowFailedError, WorkflowNotFoundError, Workflo
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { readTrace, traceChains } from '../common/trace-format';
+import { isArgsHashText } from '../common/args-hash';
 import { loadConfig, type HarnessConfig } from '../common/config';
-import { cancelSignal, decideUpdate, statusQuery, transcriptQuery } from '../workflows/messages';
+import { cancelSignal, decideUpdate, statusQuery, steerUpdate, transcriptQuery } from '../workflows/messages';
 import type { AgentInput, RunResult } from '../common/contract';
 import { connectClient } from './connect';
 import { ALREADY_FINISHED, EXIT_CODES, NOT_FOUND, USAGE_ERROR } from './exit-codes';
@@ -56,6 +57,8 @@ export async function main(argv: string[], client?: Client): Promise<number> {
       case 'approve':
       case 'reject':
         return await decide(conn, command, rest);
+      case 'steer':
+        return await steer(conn, rest);
       case 'cancel': {
         const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { reason: { type: 'string' } } });
         const runId = need(positionals[0], 'runId');
@@ -269,13 +272,32 @@ async function decide(conn: () => Promise<Client>, decision: 'approve' | 'reject
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
-    options: { reason: { type: 'string' }, by: { type: 'string' } },
+    options: { reason: { type: 'string' }, by: { type: 'string' }, 'args-hash': { type: 'string' } },
   });
   const runId = need(positionals[0], 'runId');
   const callId = need(positionals[1], 'callId');
+  const hash = values['args-hash'];
+  if (hash !== undefined && !isArgsHashText(hash)) throw new UsageError(`--args-hash must be 64 hex digits (the status's interruption.argsHash), got ${JSON.stringify(hash)}`);
   const view = await (await conn()).workflow.getHandle(runId).executeUpdate(decideUpdate, {
-    args: [{ callId, decision, reason: values.reason, by: values.by ?? process.env.USER ?? 'cli' }],
+    args: [{ callId, decision, reason: values.reason, by: values.by ?? process.env.USER ?? 'cli', ...(hash !== undefined ? { argsHash: hash.toLowerCase() } : {}) }],
   });
   console.log(`${decision === 'approve' ? 'approved' : 'rejected'} ${callId} on ${runId}; run is now ${view.status} (turns=${view.turns} cost=$${view.costUsd.toFixed(6)})`);
+  return 0;
+}
+
+/** `steer RUN "message"`: queued by the steer update (refused at once, naming why, when the run cannot take it). */
+async function steer(conn: () => Promise<Client>, rest: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { by: { type: 'string' }, interrupt: { type: 'boolean' } } });
+  const runId = need(positionals[0], 'runId');
+  const message = positionals[1];
+  if (message === undefined) throw new UsageError('missing <message>');
+  if (positionals.length > 2) throw new UsageError(`one message, quoted: got ${positionals.length - 1} words (agent-harness steer ${runId} "look in logs/")`);
+  if (message.trim() === '') throw new UsageError('the message is empty');
+  const view = await (await conn()).workflow.getHandle(runId).executeUpdate(steerUpdate, {
+    args: [{ message, by: values.by ?? process.env.USER ?? 'cli', ...(values.interrupt ? { interrupt: true } : {}) }],
+  });
+  const queued = view.queuedSteers.length;
+  const when = values.interrupt ? 'calls not yet run are declined with it; the model reads it at the next turn boundary' : 'the model reads it at the next turn boundary';
+  console.log(`message queued for ${runId} (${queued} queued): ${when}; run is ${view.agentStatus} (turns=${view.turns})`);
   return 0;
 }

@@ -26,13 +26,19 @@ export function renderEvent(l: TraceLine, runId: string): string | null {
       return `  ← ${String(l.toolName)} ${l.ok ? 'ok' : l.declined ? 'declined' : 'error'}${l.cached ? ' (cached, not run)' : ''} ${String(l.ms)} ms`;
     case 'approval_required':
       return [
-        `  ⏸ approval required: ${String(l.toolName)} ${JSON.stringify(l.args)} (call ${String(l.callId)})`,
-        `    approve: bin/agent-harness.mjs approve ${runId} ${String(l.callId)}`,
+        `  ⏸ approval required: ${String(l.toolName)} ${JSON.stringify(l.args)} (call ${String(l.callId)})${l.argsHash ? ` argsHash ${String(l.argsHash)}` : ''}`,
+        `    approve: bin/agent-harness.mjs approve ${runId} ${String(l.callId)}${l.argsHash ? ` --args-hash ${String(l.argsHash)}` : ''}`,
         `    reject:  bin/agent-harness.mjs reject ${runId} ${String(l.callId)} --reason "…"`,
         `    or:      .temporal/bin/temporal workflow signal -w ${runId} --name approve --input '${JSON.stringify({ callId: l.callId, by: 'you' })}'`,
       ].join('\n');
     case 'approval_decided':
-      return `  ✔ ${String(l.decision)}d by ${String(l.by ?? 'someone')}${l.reason ? `: ${String(l.reason)}` : ''}`;
+      return `  ✔ ${String(l.decision)}d by ${String(l.by ?? 'someone')}${l.interrupt ? ' (interrupted by a message)' : ''}${l.reason ? `: ${String(l.reason)}` : ''}`;
+    case 'steer_queued':
+      return `  ✉ message from ${String(l.by ?? 'the user')} queued${l.interrupt ? ' (interrupt)' : ''}: ${clip(String(l.message))}`;
+    case 'steered':
+      return `  ✉ message from ${String(l.by ?? 'the user')} given to the model after turn ${String(l.turn)}: ${clip(String(l.message))}`;
+    case 'steer_dropped':
+      return `  ✉ message from ${String(l.by ?? 'the user')} not given to the model: ${String(l.reason)}`;
     case 'signal_ignored':
       return `  (ignored ${String(l.signal)} signal: ${String(l.reason)})`;
     case 'model_request':

@@ -170,6 +170,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig 
       ...(env.AGENT_DEFAULT_MAX_TURNS ? { maxTurns: int(env, 'AGENT_DEFAULT_MAX_TURNS', 0) } : {}),
       ...(env.AGENT_DEFAULT_BUDGET_USD ? { maxBudgetUsd: positiveNumber(env, 'AGENT_DEFAULT_BUDGET_USD') } : {}),
       ...(env.AGENT_DEFAULT_APPROVAL_TIMEOUT_MS ? { approvalTimeoutMs: int(env, 'AGENT_DEFAULT_APPROVAL_TIMEOUT_MS', 0) } : {}),
+      // Tools whose approval must name the call's argsHash (checked against the offered tools when the worker starts).
+      ...(list(env.AGENT_REQUIRE_ARGS_HASH) ? { requireArgsHash: list(env.AGENT_REQUIRE_ARGS_HASH) ?? [] } : {}),
     },
   };
 }

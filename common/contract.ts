@@ -56,7 +56,8 @@ export function agentStatusOf(status: RunStatus, interruption: Interruption | nu
 }
 
 export type Interruption =
-  | { type: 'approval'; callId: string; toolName: string; args: unknown }
+  /** argsHash: SHA-256 of the arguments' canonical JSON (common/args-hash.ts); absent in results recorded before it. */
+  | { type: 'approval'; callId: string; toolName: string; args: unknown; argsHash?: string }
   | { type: 'max_turns' }
   | { type: 'max_budget' }
   | { type: 'cancelled'; reason: string };
@@ -151,6 +152,11 @@ export interface RunConfig {
   context: ContextPolicy | null;
   /** The run this one continues, or null. */
   resumeFrom: string | null;
+  /**
+   * Tools whose approval must carry the call's argsHash (the worker's
+   * AGENT_REQUIRE_ARGS_HASH, an ops setting). Absent: none.
+   */
+  requireArgsHash?: ToolName[];
 }
 
 /** What an input left out is filled from these. */
@@ -169,6 +175,7 @@ export type RunDefaults = Pick<
   | 'toolTimeoutMs'
   | 'maxToolResultChars'
   | 'continueAsNewAtHistoryBytes'
+  | 'requireArgsHash'
 >;
 
 export interface RunResult {
@@ -215,6 +222,17 @@ export interface RunStatusView {
   /** Turns whose reply carried no usage, priced from the harness's own token count. */
   usageEstimatedTurns: number;
   children: ChildSpend;
+  /** Steering messages received and not yet in the transcript (applied at the next turn boundary). */
+  queuedSteers: SteerView[];
+}
+
+/** A steering message as the status shows it while it waits for the next turn boundary. */
+export interface SteerView {
+  message: string;
+  by: string | null;
+  /** Workflow time it arrived (ISO 8601). */
+  at: string;
+  interrupt: boolean;
 }
 
 /**

@@ -11,7 +11,9 @@ import { loopMetrics, type LoopMetrics } from './metrics';
 import { loopActivities, WAIT_CANCELLATION_PATCH, type LoopActivities } from './activity-options';
 import { ApprovalDesk, type AwaitingApproval } from './approvals';
 import { DecisionInbox, STOPPING, type Ticket } from './decision-inbox';
-import { isContinueAsNewDue, type CarriedState } from './continue-as-new';
+import { isContinueAsNewDue, startedFrom, type CarriedState } from './continue-as-new';
+import { SteeringQueue, steerInputProblem, steerMessage, type QueuedSteer } from './steering';
+import { argsHash } from '../common/args-hash';
 import {
   budgetLeft,
   cacheKey,
@@ -46,10 +48,21 @@ import {
   type LoopState,
   type PendingCall,
 } from './loop';
-import { approveSignal, cancelSignal, configQuery, decideUpdate, rejectSignal, statusQuery, transcriptQuery } from './messages';
+import {
+  approveSignal,
+  cancelSignal,
+  configQuery,
+  decideUpdate,
+  rejectSignal,
+  statusQuery,
+  steerSignal,
+  steerUpdate,
+  transcriptQuery,
+  type SteerInput,
+} from './messages';
 import { inputOfConfig, resumedInput } from '../common/resume-input';
 import { runSubAgent } from './sub-agent';
-import { detailsText, statusAttributes, type VisibleState } from './visibility';
+import { detailsText, PENDING_ARGS_HASH_PATCH, statusAttributes, type VisibleState } from './visibility';
 import { MESSAGE_REFS_PATCH, noteFiled } from './message-refs';
 import { askForSummary, askModel, type ModelCallBase } from './model-call';
 import { needsApproval, toolDefinitions, type OpenAiToolDefinition, type SubAgentSpec, type ToolSpec } from '../common/tool-spec';
@@ -68,6 +81,7 @@ export async function agentRun(input: AgentInput, carried?: CarriedState): Promi
     messageRefs: wf.patched(MESSAGE_REFS_PATCH),
     boundedCache: wf.patched(BOUNDED_CACHE_PATCH),
     deferredSignals: wf.patched(DEFERRED_SIGNALS_PATCH),
+    pendingArgsHash: wf.patched(PENDING_ARGS_HASH_PATCH),
   };
   // Queries are not buffered like signals: answer them while the
   // configuration is being resolved, before the run replaces these handlers.
@@ -87,7 +101,7 @@ export async function agentRun(input: AgentInput, carried?: CarriedState): Promi
     if (err instanceof ApplicationFailure) failedAtStart(starting, err);
     throw err;
   }
-  const resumed: CarriedState | undefined = prior ? { version: 2, cfg, state: stateOf(prior), decisions: {}, seq: 0, executions: 0 } : undefined;
+  const resumed: CarriedState | undefined = prior ? startedFrom(cfg, stateOf(prior)) : undefined;
   // The run chain names this run's trace file. A reset run replays an earlier
   // run's history up to the reset point, yet is a run of its own: its chain
   // is named by its own run id (the server keeps the earlier run's
@@ -113,6 +127,8 @@ class AgentRun {
   private readonly approvals: ApprovalDesk;
   /** Decisions received and not yet applied (see DecisionInbox). */
   private readonly decisions: DecisionInbox;
+  /** Steering messages waiting for the next turn boundary (see ./steering). */
+  private readonly steering: SteeringQueue;
   private cancelReason: string | null = null;
   /** How the run ended, once it has. */
   private exit: Exit | null = null;
@@ -139,6 +155,7 @@ class AgentRun {
     this.state = carried?.state ?? initialState(cfg);
     this.approvals = new ApprovalDesk(carried?.decisions ?? {});
     this.decisions = new DecisionInbox(this.approvals, patches.deferredSignals, (type, fields) => this.emit(type, fields), () => this.stopped);
+    this.steering = new SteeringQueue(carried?.steers ?? []);
     this.seq = carried?.seq ?? 0;
     this.executions = (carried?.executions ?? 0) + 1;
     this.turnsAtStart = this.state.turns;
@@ -190,6 +207,8 @@ class AgentRun {
       }
       if (step.kind === 'stop') return step.exit;
       if (isContinueAsNewDue(this.state.turns - this.turnsAtStart, this.cfg.continueAsNewAtHistoryBytes)) await this.continueAsNew();
+      // The turn boundary: every call of the last reply has its result.
+      this.applySteers();
 
       const overBudget = await this.fitContextWindow();
       if (overBudget) return overBudget;
@@ -211,7 +230,17 @@ class AgentRun {
         ...(reply.model ? { model: reply.model } : {}),
         ...(reply.usageEstimated ? { usageEstimated: true } : {}),
       });
+      // A message sent before this answer is read before the run ends (when no limit stops it first).
+      if (exit?.status === 'completed' && this.steering.hasDue(wf.workflowInfo().historyLength) && nextStep(this.state, this.cfg).kind === 'ask') continue;
       if (exit) return exit;
+    }
+  }
+
+  /** Puts the steering messages due at this boundary into the transcript, each with who sent it and when. */
+  private applySteers(): void {
+    for (const s of this.steering.takeDue(wf.workflowInfo().historyLength)) {
+      this.state.messages.push(steerMessage(s));
+      this.emit('steered', { by: s.by, at: s.at, interrupt: s.interrupt, turn: this.state.turns, message: s.message.slice(0, 500) });
     }
   }
 
@@ -278,6 +307,7 @@ class AgentRun {
       seq: this.seq,
       executions: this.executions,
       chainId: this.chainId,
+      ...(this.steering.size > 0 ? { steers: this.steering.carried() } : {}),
     };
     return wf.continueAsNew<typeof agentRun>(this.input, carried);
   }
@@ -294,15 +324,20 @@ class AgentRun {
     }
     const { toolName, args, spec } = parsed;
     const key = idempotencyKey(this.runId, this.effectsChainId, pending, this.state);
+    // A steer with `interrupt`: no call of this reply starts after it.
+    const interrupt = this.steering.interruptNow(wf.workflowInfo().historyLength);
+    if (interrupt) return this.declinedBySteer(pending, toolName, interrupt);
 
     // Approval comes before the cache: a cached result never stands in for a decision.
     if (needsApproval(spec.needsApproval, args)) {
       if (this.stopped) return this.stopExit();
-      const decision = await this.awaitDecision({ key, callId: call.id, toolName, args });
+      const hash = argsHash(args);
+      const hashRequired = this.cfg.requireArgsHash?.includes(toolName) ?? false;
+      const decision = await this.awaitDecision({ key, callId: call.id, toolName, args, argsHash: hash, hashRequired });
       if (decision === null) {
         return {
           status: 'interrupted',
-          interruption: { type: 'approval', callId: call.id, toolName, args },
+          interruption: { type: 'approval', callId: call.id, toolName, args, argsHash: hash },
           reason: `no decision on ${toolName} call ${call.id} within ${this.cfg.approvalTimeoutMs} ms`,
         };
       }
@@ -360,6 +395,15 @@ class AgentRun {
     return null;
   }
 
+  /** A call of the current reply not run because a steer interrupted: declined, with the message as the reason. */
+  private declinedBySteer(pending: PendingCall, toolName: string, s: QueuedSteer): null {
+    const text = declinedText(toolName, { decision: 'reject', reason: s.message, by: s.by });
+    this.state.messages.push(toolResultMessage(pending.call, text));
+    this.emit('tool_result', { toolName, callId: pending.call.id, ms: 0, ok: false, declined: true, interrupted: true });
+    this.metrics.toolErrors.add(1, { tool: toolName, kind: 'declined' });
+    return null;
+  }
+
   /**
    * The run was stopped while this call ran, and the tool reported that it
    * stopped without finishing (a write that had already acted reports its
@@ -413,14 +457,14 @@ class AgentRun {
     if (known) return known;
     this.approvals.awaiting = req;
     this.status = 'interrupted';
-    this.interruption = { type: 'approval', callId: req.callId, toolName: req.toolName, args: req.args };
+    this.interruption = { type: 'approval', callId: req.callId, toolName: req.toolName, args: req.args, argsHash: req.argsHash };
     this.upsertStatus();
-    this.emit('approval_required', { toolName: req.toolName, args: req.args, callId: req.callId });
+    this.emit('approval_required', { toolName: req.toolName, args: req.args, callId: req.callId, argsHash: req.argsHash, ...(req.hashRequired ? { argsHashRequired: true } : {}) });
     this.metrics.approvalsRequested.add(1, { tool: req.toolName });
     const parkedAt = Date.now();
     await this.decisionOrTimeout(req.key);
     this.approvals.awaiting = null;
-    const decision = decisions[req.key] ?? null;
+    const decision = decisions[req.key] ?? this.rejectForInterrupt(req);
     if (decision) {
       this.metrics.approvalsDecided.add(1, { tool: req.toolName, decision: decision.decision });
       this.metrics.approvalWaitMs.record(Math.max(0, Date.now() - parkedAt), { tool: req.toolName });
@@ -432,6 +476,21 @@ class AgentRun {
   }
 
   /**
+   * A steer with `interrupt` reached the parked call before any decision: the
+   * call is rejected with the message as the reason, and the message is due
+   * at the boundary that follows (the steer has acted).
+   */
+  private rejectForInterrupt(req: AwaitingApproval): Decision | null {
+    const s = this.steering.anyInterrupt();
+    if (!s) return null;
+    s.acted = true;
+    const decision: Decision = { callId: req.callId, decision: 'reject', reason: s.message, by: s.by, interrupt: true };
+    this.approvals.decisions[req.key] = decision;
+    this.emit('approval_decided', { toolName: req.toolName, ...decision });
+    return decision;
+  }
+
+  /**
    * Waits until the call has a decision or the approval timeout passes.
    * Handlers only enqueue decisions; they are applied here, where the loop
    * waits (see DecisionInbox), and the condition itself only looks. The
@@ -439,7 +498,8 @@ class AgentRun {
    * would: the same commands either way.
    */
   private async decisionOrTimeout(key: string): Promise<void> {
-    const decided = () => this.approvals.decisions[key] !== undefined;
+    // A steer with `interrupt` ends the wait too (an explicit decision that came with it is taken first).
+    const decided = () => this.approvals.decisions[key] !== undefined || this.steering.anyInterrupt() !== null;
     const untilDecided = async () => {
       for (;;) {
         this.decisions.drain();
@@ -517,6 +577,9 @@ class AgentRun {
     this.approvals.awaiting = null;
     // Decisions received and not applied are refused (traced) before the run's last line.
     this.decisions.drain();
+    for (const s of this.steering.takeAll()) {
+      this.emit('steer_dropped', { by: s.by, at: s.at, reason: `the run ended (${exit.status}) before its next turn` });
+    }
     this.upsertStatus(exit);
     this.metrics.runs.add(1, { status: exit.status, error_type: exitFields(exit).errorType ?? '' });
     this.emit('run_stopped', { status: exit.status, reason: exit.reason, turns: this.state.turns, costUsd: this.state.costUsd });
@@ -535,6 +598,27 @@ class AgentRun {
     wf.setHandler(rejectSignal, (input) => this.decisions.receive({ signal: 'reject', input, verdict: 'reject' }));
     // A Stop is applied at once: it must interrupt whatever the loop waits for.
     wf.setHandler(cancelSignal, (input) => this.cancel(input));
+    wf.setHandler(steerSignal, (input) => {
+      const problem = this.steerProblem(input);
+      if (problem) this.emit('signal_ignored', { signal: 'steer', reason: problem });
+      else this.steer(input, 'signal');
+    });
+    wf.setHandler(
+      steerUpdate,
+      (input) => {
+        // Checked again: the state may have moved since the validator ran.
+        const problem = this.steerProblem(input);
+        if (problem) throw ApplicationFailure.create({ type: 'SteerRefused', message: problem, nonRetryable: true });
+        this.steer(input, 'update');
+        return this.view();
+      },
+      {
+        validator: (input) => {
+          const problem = this.steerProblem(input);
+          if (problem) throw new Error(problem);
+        },
+      },
+    );
     wf.setHandler(
       decideUpdate,
       async (input) => {
@@ -571,6 +655,20 @@ class AgentRun {
     }
   }
 
+  /** Why a steering message cannot be taken now (a bad payload, a Stop, the run's end), or null. */
+  private steerProblem(input: unknown): string | null {
+    if (this.exit !== null) return `the run has ended (${this.exit.status}): it takes no more messages; resume it with a new one`;
+    if (this.stopped) return 'the run is stopping: a Stop came first, so it takes no more messages';
+    return steerInputProblem(input);
+  }
+
+  /** Queues a checked steering message; it is put into the transcript at the next turn boundary. */
+  private steer(input: SteerInput, via: 'signal' | 'update'): void {
+    const s = this.steering.receive(input, wf.workflowInfo().historyLength, new Date(Date.now()).toISOString());
+    this.emit('steer_queued', { by: s.by, at: s.at, interrupt: s.interrupt, via, queued: this.steering.size, message: s.message.slice(0, 500) });
+    this.showDetails();
+  }
+
   private cancel(input: unknown): void {
     if (this.cancelReason !== null || (this.status !== 'running' && this.status !== 'interrupted')) {
       this.emit('signal_ignored', { signal: 'cancel', reason: 'the run is already stopping' });
@@ -597,6 +695,7 @@ class AgentRun {
       usage: { ...this.state.usage },
       usageEstimatedTurns: this.state.usageEstimatedTurns ?? 0,
       children: this.state.children ?? noChildren(),
+      queuedSteers: this.steering.views(),
     };
   }
 
@@ -611,7 +710,7 @@ class AgentRun {
    */
   private upsertStatus(exit?: Exit): void {
     this.showDetails();
-    wf.upsertSearchAttributes(statusAttributes(this.visible(), exit, wf.workflowInfo().parent?.workflowId));
+    wf.upsertSearchAttributes(statusAttributes(this.visible(), exit, wf.workflowInfo().parent?.workflowId, this.patches.pendingArgsHash));
   }
 
   /** The run's live state for the Web UI's details panel (not a command: free to update every turn). */
@@ -620,6 +719,6 @@ class AgentRun {
   }
 
   private visible(): VisibleState {
-    return { cfg: this.cfg, state: this.state, status: this.status, interruption: this.interruption };
+    return { cfg: this.cfg, state: this.state, status: this.status, interruption: this.interruption, queuedSteers: this.steering.size };
   }
 }

@@ -88,6 +88,8 @@ export function parseInput(raw: unknown, d: RunDefaults = BUILT_IN_DEFAULTS, cat
     debug: optionalBoolean(raw.debug, 'debug'),
     context: contextPolicy(raw.context),
     resumeFrom: raw.resumeFrom === undefined || raw.resumeFrom === null ? null : requireString(raw.resumeFrom, 'resumeFrom'),
+    // An ops setting, never the input's: a run cannot lift it. Absent when empty, so configurations stay as they were.
+    ...(d.requireArgsHash?.length ? { requireArgsHash: [...d.requireArgsHash] } : {}),
   };
 }
 

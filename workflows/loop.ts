@@ -5,6 +5,7 @@
 import { MAX_TRANSCRIPT_CHARS, RESEARCH_LIMITS } from './defaults';
 import type { StoreKnowledge } from './message-refs';
 import { argumentProblem } from '../common/tool-args';
+import { canonicalJson } from '../common/args-hash';
 import { LEGACY_TOOL_SPECS } from './legacy-tool-specs';
 import type { ToolSpec } from '../common/tool-spec';
 import type {
@@ -368,15 +369,6 @@ export function cacheKey(toolName: string, args: unknown): string {
   return `${toolName}:${canonicalJson(args)}`;
 }
 
-function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (typeof v === 'object' && v !== null) {
-    const entries = Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`).join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
-}
-
 /**
  * The idempotency key of one logical operation: this call of this run chain,
  * stable across retries, replays and continue-as-new. The chain id (the first
@@ -409,6 +401,10 @@ export interface Decision {
   decision: 'approve' | 'reject';
   reason: string | null;
   by: string | null;
+  /** The call's argsHash, when the decision named it (and so was bound to those arguments). */
+  argsHash?: string;
+  /** The decision was a steer with `interrupt`: its message is the reason. */
+  interrupt?: true;
 }
 
 /** A rejected call's result: the decision, in words, so the model cannot claim it happened. */

@@ -18,6 +18,9 @@ export type TraceEventType =
   | 'context_elided'
   | 'context_summarized'
   | 'stop_prevailed'
+  | 'steer_queued'
+  | 'steered'
+  | 'steer_dropped'
   | 'run_stopped';
 
 export interface TraceEvent {
