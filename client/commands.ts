@@ -11,7 +11,7 @@ export interface CommandHelp {
 export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
   run: {
     usage:
-      'run [--task T] [--model M] [--max-turns N|none] [--budget USD|none] [--tool-errors describe|generic|fatal]\n' +
+      'run [--task T] [--model M] [--max-turns N|none] [--budget USD|none] [--budget-mode soft|hard] [--tool-errors describe|generic|fatal]\n' +
       '    [--dedupe readOnly|off|all] [--tools a,b] [--workspace NAME] [--approval-timeout-ms MS|none] [--id RUN_ID]\n' +
       '    [--input JSON] [--detach] [--debug]',
     about:
@@ -26,6 +26,10 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
       '(--max-turns above the turns taken, --budget above the cost spent, or none): without it the resume is refused.',
   },
   approve: { usage: 'approve <runId> <callId> [--by NAME]' },
+  'raise-budget': {
+    usage: 'raise-budget <runId> --to USD [--by NAME] [--reason TEXT]',
+    about: 'a hard budget\'s new amount (the raiseBudget update): a run parked awaiting_budget goes on; refused unless higher than the budget now',
+  },
   reject: { usage: 'reject <runId> <callId> [--reason TEXT] [--by NAME]', about: 'the reason is optional; the model is told it when given' },
   cancel: { usage: 'cancel <runId> [--reason TEXT]' },
   status: { usage: 'status <runId>', about: 'query the live status' },

@@ -17,11 +17,18 @@ export interface ScriptedCall {
   args: Record<string, unknown>;
 }
 
-export type ScriptedReply =
+export type ScriptedReply = (
   | { type: 'answer'; content: string }
   | { type: 'calls'; calls: ScriptedCall[] }
   /** Arguments sent verbatim, for replies whose JSON is broken on purpose. */
-  | { type: 'raw_calls'; calls: { id: string; name: string; arguments: string }[] };
+  | { type: 'raw_calls'; calls: { id: string; name: string; arguments: string }[] }
+) & {
+  /**
+   * The reply's usage lies: it reports more completion tokens than the
+   * request's max_tokens allowed (a provider fault a hard budget must catch).
+   */
+  overbill?: true;
+};
 
 const call = (id: string, name: string, args: Record<string, unknown> = {}): ScriptedReply => ({
   type: 'calls',
@@ -54,9 +61,13 @@ const script = ({ turn, toolText, task }: ScriptInput): ScriptedReply => {
     return answer('The script in the task is not valid JSON.');
   }
   const steps = Array.isArray(turns) ? turns : [];
-  const step: unknown = steps[turn];
+  // A step is a list of calls, or {"calls": [...], "overbill": true} for a reply whose usage lies.
+  const raw: unknown = steps[turn];
+  const lying = typeof raw === 'object' && raw !== null && !Array.isArray(raw) && (raw as { overbill?: unknown }).overbill === true;
+  const step: unknown = lying ? (raw as { calls?: unknown }).calls : raw;
   if (!Array.isArray(step)) return answer(`Done. The last tool said: ${toolText.split('\n').pop() ?? ''}`);
   return {
+    ...(lying ? { overbill: true as const } : {}),
     type: 'calls',
     calls: step.map((c: { name?: unknown; args?: unknown }, i) => ({
       id: `s${turn}_${i}`,
@@ -72,6 +83,10 @@ export const SCENARIOS: Record<string, (input: ScriptInput) => ScriptedReply> = 
 
   // Never declares itself done.
   runaway: ({ turn }) => call(`c${turn}`, 'list_files'),
+
+  // Follows plan, but its second reply's usage reports more completion
+  // tokens than the request's max_tokens allowed.
+  overbill: (input) => (input.turn === 1 ? { ...plan(input), overbill: true } : plan(input)),
 
   // Like runaway, but each turn reads one of 20 pages (page0.txt … page19.txt),
   // so the transcript grows by a whole page per turn: the long-run benchmark.

@@ -26,10 +26,18 @@ export interface DecideInput {
   by?: string;
 }
 
+/** A hard budget's raise: refused unless higher than the budget now (CONTRACT.md). */
+export interface RaiseBudgetInput {
+  maxBudgetUsd: number;
+  by: string;
+  reason?: string;
+}
+
 export const approveSignal = defineSignal<[ApproveInput]>('approve');
 export const rejectSignal = defineSignal<[RejectInput]>('reject');
 export const cancelSignal = defineSignal<[CancelInput]>('cancel');
 export const decideUpdate = defineUpdate<RunStatusView, [DecideInput]>('decide');
+export const raiseBudgetUpdate = defineUpdate<RunStatusView, [RaiseBudgetInput]>('raiseBudget');
 export const statusQuery = defineQuery<RunStatusView>('status');
 export const transcriptQuery = defineQuery<ChatMessage[]>('transcript');
 /** The run's resolved configuration (every default filled in): what a resume or a fork carries on. */

@@ -18,6 +18,10 @@ export type TraceEventType =
   | 'context_elided'
   | 'context_summarized'
   | 'stop_prevailed'
+  | 'budget_awaited'
+  | 'budget_raised'
+  | 'budget_exhausted'
+  | 'usage_over_reservation'
   | 'run_stopped';
 
 export interface TraceEvent {

@@ -29,7 +29,12 @@ export interface VisibleState {
  * `$0.05 of $1` showed as `\(0.05 of \)1` (seen in a real browser).
  */
 export function detailsText({ cfg, state, status, interruption: i }: VisibleState): string {
-  const head = i?.type === 'approval' ? `**awaiting approval:** \`${i.toolName} ${JSON.stringify(i.args)}\` (call ${i.callId})` : `**${status}**`;
+  const head =
+    i?.type === 'approval'
+      ? `**awaiting approval:** \`${i.toolName} ${JSON.stringify(i.args)}\` (call ${i.callId})`
+      : i?.type === 'budget'
+        ? `**awaiting budget:** the next model call needs \\$${i.needUsd.toFixed(6)} at worst; raise the budget to at least \\$${i.needBudgetUsd} (now \\$${i.maxBudgetUsd}, \\$${i.shortUsd} short)`
+        : `**${status}**`;
   const turns = `**Turns:** ${state.turns}${cfg.maxTurns !== null ? ` of ${cfg.maxTurns}` : ''}`;
   const cost = `**Cost:** \\$${state.costUsd.toFixed(6)}${cfg.maxBudgetUsd !== null ? ` of \\$${cfg.maxBudgetUsd}` : ''}`;
   return `${head}\n\n**Task:** ${noMath(cfg.task.slice(0, 300))}\n\n${turns} · ${cost} · **Model:** ${cfg.model}`;
