@@ -95,13 +95,14 @@ export class HardBudget {
     const shortfall: BudgetShortfall = { type: 'budget', ...s, maxBudgetUsd: this.maxUsd, costUsd: this.host.state.costUsd };
     const needs = `the next model call needs $${s.needUsd.toFixed(6)} at worst (${s.promptTokens} prompt tokens and a ${s.minReplyTokens}-token reply); $${this.view().availableUsd.toFixed(6)} of $${this.maxUsd} is left`;
     if (this.parentId !== null) {
-      this.host.emit('budget_exhausted', { ...shortfall, parent: this.parentId });
+      this.host.emit('budget_exhausted', { ...s, maxBudgetUsd: this.maxUsd, costUsd: this.host.state.costUsd, parent: this.parentId });
       return budgetExit(`${needs}; this run's budget is held for it by its parent ${this.parentId}`);
     }
     this.parked = shortfall;
     this.raisedSinceParked = false;
     this.host.showParked(shortfall);
-    this.host.emit('budget_awaited', { ...shortfall });
+    // The shortfall's fields without its `type` (the trace line has its own).
+    this.host.emit('budget_awaited', { ...s, maxBudgetUsd: this.maxUsd, costUsd: this.host.state.costUsd });
     const timeout = this.settings.budgetTimeoutMs;
     const raised = timeout === null ? (await wf.condition(() => this.raisedSinceParked), true) : await wf.condition(() => this.raisedSinceParked, timeout);
     this.parked = null;
