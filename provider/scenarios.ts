@@ -61,13 +61,9 @@ const script = ({ turn, toolText, task }: ScriptInput): ScriptedReply => {
     return answer('The script in the task is not valid JSON.');
   }
   const steps = Array.isArray(turns) ? turns : [];
-  // A step is a list of calls, or {"calls": [...], "overbill": true} for a reply whose usage lies.
-  const raw: unknown = steps[turn];
-  const lying = typeof raw === 'object' && raw !== null && !Array.isArray(raw) && (raw as { overbill?: unknown }).overbill === true;
-  const step: unknown = lying ? (raw as { calls?: unknown }).calls : raw;
+  const step: unknown = steps[turn];
   if (!Array.isArray(step)) return answer(`Done. The last tool said: ${toolText.split('\n').pop() ?? ''}`);
   return {
-    ...(lying ? { overbill: true as const } : {}),
     type: 'calls',
     calls: step.map((c: { name?: unknown; args?: unknown }, i) => ({
       id: `s${turn}_${i}`,
@@ -162,6 +158,23 @@ export const SCENARIOS: Record<string, (input: ScriptInput) => ScriptedReply> = 
     if (!input.toolNames.includes('research')) return plan(input);
     if (input.turn === 0) return call('r1', 'research', { question: 'Which file mentions a timeout, and what does it say?' });
     return answer(`From research: ${input.toolText.split('\n').pop() ?? ''}`);
+  },
+
+  // A tree of runs for the hard budget's property: the task `tree:c0t6o,c1t2 P`
+  // makes the parent start one research sub-agent per item, side by side
+  // (question "c0t6o": list files 6 turns, the last reply's usage a lie
+  // when "o"), then answer — or, with " P", send one more call whose usage lies.
+  tree: ({ turn, task, toolNames }) => {
+    if (!toolNames.includes('research')) {
+      const [, turns = '0', lie = ''] = /t(\d+)(o?)/.exec(task) ?? [];
+      if (turn >= Number(turns) + (lie ? 1 : 0)) return answer(`Listed ${turns} times.`);
+      const step = call(`c${turn}`, 'list_files');
+      return lie && turn === Number(turns) ? { ...step, overbill: true } : step;
+    }
+    const items = (/tree:(\S+)/.exec(task)?.[1] ?? 'c0t1').split(',');
+    if (turn === 0) return { type: 'calls', calls: items.map((q, i) => ({ id: `r${i}`, name: 'research', args: { question: q } })) };
+    if (turn === 1 && / P\b/.test(task)) return { ...call('p1', 'list_files'), overbill: true };
+    return answer('Delegated.');
   },
 
   // Reads the path given in the task as `path=<...>`, then reports what came back.

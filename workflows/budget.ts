@@ -140,9 +140,10 @@ export class HardBudget {
     return settled;
   }
 
-  /** Holds a child's budget before it starts: at most `capUsd`, at most what is left; 0 when nothing is. */
-  holdForChild(capUsd: number): number {
-    const r = childReservation(capUsd, this.committed(), this.maxUsd);
+  /** Holds a child's budget before it starts: at most `capUsd`, at most a `shares`th of what is left; 0 when nothing is. */
+  holdForChild(capUsd: number, shares: number): number {
+    const share = Math.floor((this.view().availableUsd / shares) * 1e12) / 1e12;
+    const r = childReservation(Math.min(capUsd, share), this.committed(), this.maxUsd);
     this.held = addUsd(this.held, r);
     return r;
   }

@@ -41,8 +41,10 @@ interface Job {
 /** Runs `first` and the sub-agent calls after it in the same reply that can start now; an exit when the run must stop. */
 export async function subAgentBatch(h: SubAgentBatchHost, first: PendingCall): Promise<Exit | null> {
   const jobs = batchFrom(h, first);
-  // Every hold is taken, in call order, before any child starts.
-  const holds = jobs.map(() => h.budget.holdForChild(RESEARCH_LIMITS.maxBudgetUsd));
+  // Every hold is taken, in call order, before any child starts: each its
+  // cap, at most an even share of what is left, so one child does not leave
+  // the others nothing.
+  const holds = jobs.map((_, i) => h.budget.holdForChild(RESEARCH_LIMITS.maxBudgetUsd, jobs.length - i));
   const started = Date.now();
   const outcomes = await Promise.allSettled(
     jobs.map((job, i) => {
