@@ -118,6 +118,16 @@ describe('hard budget through the temporal CLI', () => {
     expect(r.budget?.raises).toEqual([{ fromUsd: 0.005, toUsd: 0.008, by: 'bob', reason: 'one more look' }]);
   });
 
+  it('a hard run resumed with a higher budget stays hard, its totals counted against the new budget', async () => {
+    const first = await h.run({ task: `Keep listing. ${marker()}`, model: 'runaway', limits: { maxTurns: null, maxBudgetUsd: 0.005, budgetMode: 'hard', minReplyTokens: 64 }, budgetTimeoutMs: 1 });
+    expect(first.status).toBe('budget_exceeded');
+    const resumed = await h.run({ task: 'ignored', resumeFrom: first.workflowId, limits: { maxBudgetUsd: 0.009 } });
+    expect(resumed).toMatchObject({ status: 'budget_exceeded', budget: { mode: 'hard', maxBudgetUsd: 0.009 } });
+    expect(resumed.turns).toBeGreaterThan(first.turns);
+    expect(resumed.costUsd).toBeGreaterThan(first.costUsd);
+    expect(resumed.costUsd).toBeLessThanOrEqual(0.009);
+  });
+
   it('a reply whose usage reports more completion tokens than max_tokens is counted, flagged, and stops the run', async () => {
     const r = await h.run({ task: `Which file mentions a timeout? ${marker()}`, model: 'overbill', limits: { maxBudgetUsd: 0.05, budgetMode: 'hard', maxReplyTokens: 512 } });
     expect(r).toMatchObject({ status: 'failed', errorType: 'UsageOverReservation', turns: 2 });
