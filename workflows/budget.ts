@@ -85,6 +85,8 @@ export class HardBudget {
         this.held = addUsd(this.held, -all);
       }
       if (answer.called) return { reply: answer.reply, hold: answer.hold };
+      // A raise that landed while the activity counted: ask again with it rather than park.
+      if (this.maxUsd > budget.maxUsd) continue;
       const exit = await this.park(answer.shortfall);
       if (exit) return { exit };
     }
