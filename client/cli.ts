@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { readTrace, traceChains } from '../common/trace-format';
 import { isArgsHashText } from '../common/args-hash';
 import { loadConfig, type HarnessConfig } from '../common/config';
-import { cancelSignal, decideUpdate, statusQuery, steerUpdate, transcriptQuery } from '../workflows/messages';
+import { cancelSignal, decideUpdate, raiseBudgetUpdate, statusQuery, steerUpdate, transcriptQuery } from '../workflows/messages';
 import type { AgentInput, RunResult } from '../common/contract';
 import { connectClient } from './connect';
 import { ALREADY_FINISHED, EXIT_CODES, NOT_FOUND, USAGE_ERROR } from './exit-codes';
@@ -59,6 +59,8 @@ export async function main(argv: string[], client?: Client): Promise<number> {
         return await decide(conn, command, rest);
       case 'steer':
         return await steer(conn, rest);
+      case 'raise-budget':
+        return await raiseBudget(conn, rest);
       case 'cancel': {
         const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { reason: { type: 'string' } } });
         const runId = need(positionals[0], 'runId');
@@ -213,7 +215,7 @@ async function resume(c: Client, { from, flags, id, detach }: ReturnType<typeof 
   return startRun(c, input, workflowId, detach, `resume of ${from}`);
 }
 
-const AGENT_STATUSES = ['running', 'awaiting_approval', 'completed', 'failed', 'max_turns_exceeded', 'budget_exceeded', 'interrupted'];
+const AGENT_STATUSES = ['running', 'awaiting_approval', 'awaiting_budget', 'completed', 'failed', 'max_turns_exceeded', 'budget_exceeded', 'interrupted'];
 
 /** Runs found through their search attributes, as a table with a header. */
 async function list(conn: () => Promise<Client>, rest: string[]): Promise<number> {
@@ -299,5 +301,18 @@ async function steer(conn: () => Promise<Client>, rest: string[]): Promise<numbe
   const queued = view.queuedSteers.length;
   const when = values.interrupt ? 'calls not yet run are declined with it; the model reads it at the next turn boundary' : 'the model reads it at the next turn boundary';
   console.log(`message queued for ${runId} (${queued} queued): ${when}; run is ${view.agentStatus} (turns=${view.turns})`);
+  return 0;
+}
+
+/** `raise-budget RUN --to USD`: the raiseBudget update; a refusal (not higher, a soft budget, a child) prints its reason and exits 1. */
+async function raiseBudget(conn: () => Promise<Client>, rest: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { to: { type: 'string' }, by: { type: 'string' }, reason: { type: 'string' } } });
+  const runId = need(positionals[0], 'runId');
+  const to = numberFlag('to', values.to);
+  if (to === undefined || to === null) throw new UsageError('missing --to USD (the new budget)');
+  const view = await (await conn()).workflow.getHandle(runId).executeUpdate(raiseBudgetUpdate, {
+    args: [{ maxBudgetUsd: to, by: values.by ?? process.env.USER ?? 'cli', ...(values.reason !== undefined ? { reason: values.reason } : {}) }],
+  });
+  console.log(`budget of ${runId} raised to $${to}; run is now ${view.agentStatus} (turns=${view.turns} cost=$${view.costUsd.toFixed(6)})`);
   return 0;
 }

@@ -11,7 +11,7 @@ export interface CommandHelp {
 export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
   run: {
     usage:
-      'run [--task T] [--model M] [--max-turns N|none] [--budget USD|none] [--tool-errors describe|generic|fatal]\n' +
+      'run [--task T] [--model M] [--max-turns N|none] [--budget USD|none] [--budget-mode soft|hard] [--tool-errors describe|generic|fatal]\n' +
       '    [--dedupe readOnly|off|all] [--tools a,b] [--workspace NAME] [--approval-timeout-ms MS|none] [--id RUN_ID]\n' +
       '    [--input JSON] [--detach] [--debug]',
     about:
@@ -35,6 +35,10 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
     about:
       'queue a message for the run: the model reads it at the next turn boundary (after every call of its last reply has a result).\n' +
       '--interrupt: calls of the current reply that have not started, and a call parked on an approval, are declined with the message as the reason',
+  },
+  'raise-budget': {
+    usage: 'raise-budget <runId> --to USD [--by NAME] [--reason TEXT]',
+    about: 'a hard budget\'s new amount (the raiseBudget update): a run parked awaiting_budget goes on; refused unless higher than the budget now',
   },
   cancel: { usage: 'cancel <runId> [--reason TEXT]' },
   status: { usage: 'status <runId>', about: 'query the live status' },

@@ -49,6 +49,17 @@ export function renderEvent(l: TraceLine, runId: string): string | null {
       return `  ✂ context: the ${String(l.turns)} earliest turns summarized for ${usd(l.summaryCostUsd)} (~${String(l.estimatedTokensBefore)} → ~${String(l.estimatedTokensAfter)} of ${String(l.windowTokens)} tokens)`;
     case 'effect':
       return renderEffect(l);
+    case 'budget_awaited':
+      return [
+        `  ⏸ awaiting budget: the next model call needs ${usd(l.needUsd)} at worst (${String(l.promptTokens)} prompt tokens, a ${String(l.minReplyTokens)}-token reply); budget ${usd(l.maxBudgetUsd)}, spent ${usd(l.costUsd)}`,
+        `    raise: bin/agent-harness.mjs raise-budget ${runId} --to ${String(l.needBudgetUsd)} --reason "…"`,
+      ].join('\n');
+    case 'budget_raised':
+      return `  ✔ budget raised ${usd(l.fromUsd)} → ${usd(l.toUsd)} by ${String(l.by)}${l.reason ? `: ${String(l.reason)}` : ''}`;
+    case 'budget_exhausted':
+      return `  ■ budget exhausted: its parent ${String(l.parent)} holds this run's budget`;
+    case 'usage_over_reservation':
+      return `  ! the provider reported ${String(l.completionTokens)} completion tokens for max_tokens ${String(l.maxTokens)}: charged ${usd(l.reservedUsd)} (its hold), not ${usd(l.reportedUsd)}; the run stops`;
     case 'stop_prevailed':
       return `  ■ the Stop came first: the run's ${String(l.over)} (${clip(String(l.overReason))}) is not its result`;
     case 'run_stopped':

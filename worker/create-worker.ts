@@ -18,7 +18,7 @@ import { MessageStore } from '../activities/message-store';
 import { TraceWriter } from '../activities/trace-file';
 import { join } from 'node:path';
 import type { TraceSinks } from '../workflows/trace';
-import type { RunDefaults } from '../common/contract';
+import type { Pricing, RunDefaults } from '../common/contract';
 import type { WriteHooks } from '../activities/tools/context';
 import type { EffectStore } from '../activities/effects/record';
 import type { Toolset } from '../activities/tools/toolset';
@@ -60,6 +60,8 @@ export interface AgentWorkerOptions {
   writeHooks?: WriteHooks;
   /** Defaults for what a run's input leaves out (resolved once per run). */
   runDefaults?: Partial<RunDefaults>;
+  /** Prices of models beyond the scripted provider's (AGENT_MODEL_PRICES). */
+  modelPrices?: Record<string, Pricing>;
   /** Poll activity tasks only (no workflow tasks): a worker that only runs model and tool calls. */
   activitiesOnly?: boolean;
   /** How long a shutdown lets running activities finish before cancelling them (SDK default: 0). */
@@ -103,6 +105,7 @@ export async function createWorkerFromConfig(
     maxCachedWorkflows: cfg.maxCachedWorkflows,
     stickyTimeoutMs: cfg.stickyTimeoutMs,
     runDefaults: cfg.runDefaults,
+    modelPrices: cfg.modelPrices,
     versioning: cfg.versioning,
   });
 }
@@ -145,6 +148,7 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
       messageStore: new MessageStore(opts.messageStoreDir ?? join(opts.workspaceRoot, '.messages')),
       trace,
       defaults: opts.runDefaults,
+      prices: opts.modelPrices,
       writeHooks: opts.writeHooks,
       toolset: opts.toolset,
     }),

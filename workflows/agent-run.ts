@@ -53,6 +53,7 @@ import {
   cancelSignal,
   configQuery,
   decideUpdate,
+  raiseBudgetUpdate,
   rejectSignal,
   statusQuery,
   steerSignal,
@@ -60,14 +61,16 @@ import {
   transcriptQuery,
   type SteerInput,
 } from './messages';
+import { HardBudget, overReservationExit } from './budget';
+import { subAgentBatch, type SubAgentBatchHost } from './sub-agent-batch';
 import { inputOfConfig, resumedInput } from '../common/resume-input';
 import { runSubAgent } from './sub-agent';
 import { detailsText, PENDING_ARGS_HASH_PATCH, statusAttributes, type VisibleState } from './visibility';
 import { MESSAGE_REFS_PATCH, noteFiled } from './message-refs';
-import { askForSummary, askModel, type ModelCallBase } from './model-call';
+import { askForSummary, askModel, askModelBudgeted, type ModelCallBase } from './model-call';
 import { needsApproval, toolDefinitions, type OpenAiToolDefinition, type SubAgentSpec, type ToolSpec } from '../common/tool-spec';
 import { traceSinks, type TraceEventType } from './trace';
-import { agentStatusOf, type AgentInput, type Interruption, type RunConfig, type RunResult, type RunStatus, type RunStatusView, type ToolOutcome, type Usage } from '../common/contract';
+import { agentStatusOf, type AgentInput, type BudgetShortfall, type Interruption, type ModelReply, type OverReservationFlag, type RunConfig, type RunResult, type RunStatus, type RunStatusView, type ToolOutcome, type Usage } from '../common/contract';
 
 export type { CarriedState } from './continue-as-new';
 import { BOUNDED_CACHE_PATCH, DEFERRED_SIGNALS_PATCH, failedAtStart, LOCAL_TOOLS_PATCH, loadPriorRun, resolveConfig, startingView, type Patches } from './run-setup';
@@ -140,6 +143,8 @@ class AgentRun {
   private readonly specs: ToolSpec[];
   /** Built once: the same object every turn, so its store address is computed once. */
   private readonly toolDefs: OpenAiToolDefinition[];
+  /** A hard budget (limits.budgetMode "hard"); null for a soft one, as every run before it. */
+  private readonly budget: HardBudget | null;
 
   constructor(
     private readonly runId: string,
@@ -163,6 +168,13 @@ class AgentRun {
     this.specs = toolSpecsOf(cfg);
     this.toolDefs = toolDefinitions(this.specs);
     this.metrics = loopMetrics(cfg.model);
+    this.budget = cfg.hardBudget
+      ? new HardBudget(
+          { cfg, state: this.state, emit: (type, fields) => this.emit(type, fields), showParked: (shortfall) => this.showParked(shortfall) },
+          cfg.hardBudget,
+          wf.workflowInfo().parent?.workflowId ?? null,
+        )
+      : null;
   }
 
   async run(): Promise<RunResult> {
@@ -173,6 +185,7 @@ class AgentRun {
         model: this.cfg.model,
         maxTurns: this.cfg.maxTurns,
         maxBudgetUsd: this.cfg.maxBudgetUsd,
+        ...(this.cfg.hardBudget ? { budgetMode: 'hard', ...this.cfg.hardBudget } : {}),
         chainId: this.chainId,
         ...(this.cfg.resumeFrom ? { resumedFrom: this.cfg.resumeFrom, turns: this.state.turns, costUsd: this.state.costUsd } : {}),
       });
@@ -213,12 +226,12 @@ class AgentRun {
       const overBudget = await this.fitContextWindow();
       if (overBudget) return overBudget;
       this.showDetails();
-      const base = this.modelCallBase();
-      // The Web UI names each activity: "model turn 3", "read_file errors.log".
-      const reply = await askModel(this.activities.model, this.state, this.toolDefs, base, this.patches.messageRefs, `model turn ${this.state.turns + 1}`);
-      const exit = takeReply(this.state, reply, this.cfg.pricing);
+      const asked = await this.askModel();
+      if ('exit' in asked) return asked.exit;
+      const { reply } = asked;
+      const exit = takeReply(this.state, reply, this.cfg.pricing, asked.chargedUsd);
       this.metrics.turns.add(1);
-      this.countSpend(reply.usage, turnCostUsd(reply.usage, this.cfg.pricing));
+      this.countSpend(reply.usage, asked.chargedUsd ?? turnCostUsd(reply.usage, this.cfg.pricing));
       this.emit('turn', {
         turn: this.state.turns,
         prompt_tokens: reply.usage.promptTokens,
@@ -229,7 +242,9 @@ class AgentRun {
         finish: reply.finishReason,
         ...(reply.model ? { model: reply.model } : {}),
         ...(reply.usageEstimated ? { usageEstimated: true } : {}),
+        ...(asked.hold ? { maxTokens: asked.hold.maxTokens, heldUsd: asked.hold.reservedUsd, chargedUsd: asked.chargedUsd } : {}),
       });
+      if (asked.over) return this.budgetStop('the provider reported more usage than the call allowed', overReservationExit(asked.over));
       // A message sent before this answer is read before the run ends (when no limit stops it first).
       if (exit?.status === 'completed' && this.steering.hasDue(wf.workflowInfo().historyLength) && nextStep(this.state, this.cfg).kind === 'ask') continue;
       if (exit) return exit;
@@ -242,6 +257,21 @@ class AgentRun {
       this.state.messages.push(steerMessage(s));
       this.emit('steered', { by: s.by, at: s.at, interrupt: s.interrupt, turn: this.state.turns, message: s.message.slice(0, 500) });
     }
+  }
+
+  /**
+   * One turn's model call. With a hard budget it is made only within what the
+   * budget holds for it (the run may park first), and charged at most that.
+   */
+  private async askModel(): Promise<{ exit: Exit } | { reply: ModelReply; chargedUsd?: number; over?: OverReservationFlag | null; hold?: { maxTokens: number; reservedUsd: number } }> {
+    const base = this.modelCallBase();
+    // The Web UI names each activity: "model turn 3", "read_file errors.log".
+    const summary = `model turn ${this.state.turns + 1}`;
+    if (!this.budget) return { reply: await askModel(this.activities.model, this.state, this.toolDefs, base, this.patches.messageRefs, summary) };
+    const r = await this.budget.modelCall((budget) => askModelBudgeted(this.activities.model, this.state, this.toolDefs, { ...base, traceSeq: this.seq }, summary, budget));
+    if ('exit' in r) return r;
+    const { chargedUsd, over } = this.budget.settle(r.reply, r.hold);
+    return { reply: r.reply, chargedUsd, over, hold: r.hold };
   }
 
   /** Every model call's tokens and cost in the metrics: turns and summaries alike. */
@@ -361,6 +391,7 @@ class AgentRun {
 
     // A Stop taken while this call waited (for its decision, say): it never starts.
     if (this.stopped) return this.stopExit();
+    if (spec.subAgent && this.budget) return subAgentBatch(this.batchHost(this.budget), pending);
     if (spec.subAgent) return this.subAgent(pending, spec, spec.subAgent, args, cacheable ? ck : null);
 
     this.emit('tool_start', { toolName, args, callId: call.id });
@@ -560,11 +591,12 @@ class AgentRun {
    * each gets a result saying it was not run, so the transcript keeps the
    * protocol's two rules.
    */
-  private budgetStop(): Exit {
+  private budgetStop(why = 'the run\'s budget is spent', stop?: Exit): Exit {
     for (let p = firstPendingCall(this.state.messages); p; p = firstPendingCall(this.state.messages)) {
-      this.state.messages.push(toolResultMessage(p.call, notRunText(p.call.function.name, 'the run\'s budget is spent')));
-      this.emit('tool_result', { toolName: p.call.function.name, callId: p.call.id, ms: 0, ok: false, notRun: 'budget spent' });
+      this.state.messages.push(toolResultMessage(p.call, notRunText(p.call.function.name, why)));
+      this.emit('tool_result', { toolName: p.call.function.name, callId: p.call.id, ms: 0, ok: false, notRun: stop ? why : 'budget spent' });
     }
+    if (stop) return stop;
     const exit = limitExit(this.state, this.cfg);
     if (exit) return exit;
     return { status: 'budget_exceeded', interruption: { type: 'max_budget' }, reason: 'budget spent' };
@@ -585,7 +617,37 @@ class AgentRun {
     this.emit('run_stopped', { status: exit.status, reason: exit.reason, turns: this.state.turns, costUsd: this.state.costUsd });
     // Let an in-flight `decide` update answer before the run closes.
     await wf.CancellationScope.nonCancellable(() => this.settleHandlers());
-    return runResult(this.runId, exit, this.state);
+    return { ...runResult(this.runId, exit, this.state), ...this.budgetFields() };
+  }
+
+  /** Hard budget only: the budget and the flag of a reply beyond its hold, in the status and the result. */
+  private budgetFields(): Pick<RunStatusView, 'budget' | 'usageOverReservation'> {
+    if (!this.budget) return {};
+    return { budget: this.budget.view(), usageOverReservation: this.state.usageOverReservation ?? null };
+  }
+
+  /** Parked on the budget (or no longer): the status, the details panel and AgentStatus say so. */
+  private showParked(shortfall: BudgetShortfall | null): void {
+    this.status = shortfall ? 'interrupted' : 'running';
+    this.interruption = shortfall;
+    this.upsertStatus();
+  }
+
+  /** What a batch of sub-agent calls needs of this run (workflows/sub-agent-batch.ts). */
+  private batchHost(budget: HardBudget): SubAgentBatchHost {
+    return {
+      cfg: this.cfg,
+      state: this.state,
+      specs: this.specs,
+      runId: this.runId,
+      budget,
+      stopped: () => this.stopped,
+      emit: (type, fields) => this.emit(type, fields),
+      toolFailed: (pending, toolName, error, permanent) => this.toolFailed(pending, toolName, error, permanent),
+      recordStopped: (pending, toolName, started) => this.recordStopped(pending, toolName, started),
+      remember: (key, content) => this.remember(key, content),
+      stopExit: () => this.stopExit(),
+    };
   }
 
   // --- messages
@@ -615,6 +677,20 @@ class AgentRun {
       {
         validator: (input) => {
           const problem = this.steerProblem(input);
+          if (problem) throw new Error(problem);
+        },
+      },
+    );
+    // Registered for every run, so a soft run's refusal says why; only a hard budget ever applies one.
+    wf.setHandler(
+      raiseBudgetUpdate,
+      (input) => {
+        this.budget?.raise(input);
+        return this.view();
+      },
+      {
+        validator: (input) => {
+          const problem = this.exit ? 'the run has ended' : this.stopped ? STOPPING : this.budget ? this.budget.raiseProblem(input) : 'this run has a soft budget (limits.budgetMode "soft"): nothing waits for a raise; resume it with a higher budget instead';
           if (problem) throw new Error(problem);
         },
       },
@@ -696,6 +772,7 @@ class AgentRun {
       usageEstimatedTurns: this.state.usageEstimatedTurns ?? 0,
       children: this.state.children ?? noChildren(),
       queuedSteers: this.steering.views(),
+      ...this.budgetFields(),
     };
   }
 

@@ -41,6 +41,13 @@ export interface SteerInput {
   interrupt?: boolean;
 }
 
+/** A hard budget's raise: refused unless higher than the budget now (CONTRACT.md). */
+export interface RaiseBudgetInput {
+  maxBudgetUsd: number;
+  by: string;
+  reason?: string;
+}
+
 export const approveSignal = defineSignal<[ApproveInput]>('approve');
 export const rejectSignal = defineSignal<[RejectInput]>('reject');
 export const cancelSignal = defineSignal<[CancelInput]>('cancel');
@@ -48,6 +55,7 @@ export const decideUpdate = defineUpdate<RunStatusView, [DecideInput]>('decide')
 /** Answers once the message is queued (its place shows in queuedSteers), not when it is applied. */
 export const steerUpdate = defineUpdate<RunStatusView, [SteerInput]>('steer');
 export const steerSignal = defineSignal<[SteerInput]>('steer');
+export const raiseBudgetUpdate = defineUpdate<RunStatusView, [RaiseBudgetInput]>('raiseBudget');
 export const statusQuery = defineQuery<RunStatusView>('status');
 export const transcriptQuery = defineQuery<ChatMessage[]>('transcript');
 /** The run's resolved configuration (every default filled in): what a resume or a fork carries on. */

@@ -21,6 +21,10 @@ export type TraceEventType =
   | 'steer_queued'
   | 'steered'
   | 'steer_dropped'
+  | 'budget_awaited'
+  | 'budget_raised'
+  | 'budget_exhausted'
+  | 'usage_over_reservation'
   | 'run_stopped';
 
 export interface TraceEvent {

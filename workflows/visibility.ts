@@ -33,7 +33,12 @@ export interface VisibleState {
  */
 export function detailsText({ cfg, state, status, interruption: i, queuedSteers }: VisibleState): string {
   const hash = i?.type === 'approval' && i.argsHash ? ` · **argsHash:** \`${i.argsHash}\`` : '';
-  const head = i?.type === 'approval' ? `**awaiting approval:** \`${i.toolName} ${JSON.stringify(i.args)}\` (call ${i.callId})${hash}` : `**${status}**`;
+  const head =
+    i?.type === 'approval'
+      ? `**awaiting approval:** \`${i.toolName} ${JSON.stringify(i.args)}\` (call ${i.callId})${hash}`
+      : i?.type === 'budget'
+        ? `**awaiting budget:** the next model call needs \\$${i.needUsd.toFixed(6)} at worst; raise the budget to at least \\$${i.needBudgetUsd} (now \\$${i.maxBudgetUsd}, \\$${i.shortUsd} short)`
+        : `**${status}**`;
   const steers = queuedSteers ? `\n\n**Steering:** ${queuedSteers} message${queuedSteers > 1 ? 's' : ''} queued for the next turn` : '';
   const turns = `**Turns:** ${state.turns}${cfg.maxTurns !== null ? ` of ${cfg.maxTurns}` : ''}`;
   const cost = `**Cost:** \\$${state.costUsd.toFixed(6)}${cfg.maxBudgetUsd !== null ? ` of \\$${cfg.maxBudgetUsd}` : ''}`;
