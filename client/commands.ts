@@ -27,6 +27,10 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
   },
   approve: { usage: 'approve <runId> <callId> [--by NAME]' },
   reject: { usage: 'reject <runId> <callId> [--reason TEXT] [--by NAME]', about: 'the reason is optional; the model is told it when given' },
+  reconcile: {
+    usage: 'reconcile <runId> <callId> (--happened TEXT | --retry) [--by NAME]',
+    about: 'a run parked on a write whose outcome is unknown (unknownOutcomes "ask"): it happened (TEXT is what the model reads), or try it again',
+  },
   cancel: { usage: 'cancel <runId> [--reason TEXT]' },
   status: { usage: 'status <runId>', about: 'query the live status' },
   transcript: { usage: 'transcript <runId>', about: 'query the messages' },

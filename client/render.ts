@@ -33,6 +33,14 @@ export function renderEvent(l: TraceLine, runId: string): string | null {
       ].join('\n');
     case 'approval_decided':
       return `  ✔ ${String(l.decision)}d by ${String(l.by ?? 'someone')}${l.reason ? `: ${String(l.reason)}` : ''}`;
+    case 'reconciliation_required':
+      return [
+        `  ⏸ outcome unknown, a person must say what happened: ${String(l.toolName)} (call ${String(l.callId)}): ${clip(String(l.known), 200)}`,
+        `    it happened: bin/agent-harness.mjs reconcile ${runId} ${String(l.callId)} --happened "what happened"`,
+        `    try again:   bin/agent-harness.mjs reconcile ${runId} ${String(l.callId)} --retry`,
+      ].join('\n');
+    case 'reconciliation_decided':
+      return `  ✔ reconciled (${String(l.outcome)})${l.by ? ` by ${String(l.by)}` : ''}`;
     case 'signal_ignored':
       return `  (ignored ${String(l.signal)} signal: ${String(l.reason)})`;
     case 'model_request':

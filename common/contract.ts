@@ -47,16 +47,19 @@ export type ExitStatus = Exclude<RunStatus, 'running'>;
  * `running`, live but waiting on a person (`awaiting_approval`), or one of
  * the five exits once it has ended.
  */
-export type AgentStatus = 'running' | 'awaiting_approval' | ExitStatus;
+export type AgentStatus = 'running' | 'awaiting_approval' | 'awaiting_reconciliation' | ExitStatus;
 
 /** The AgentStatus of a run: an exit once it ended; live and parked on an approval, `awaiting_approval`. */
 export function agentStatusOf(status: RunStatus, interruption: Interruption | null, ended: boolean): AgentStatus {
   if (!ended && interruption?.type === 'approval') return 'awaiting_approval';
+  if (!ended && interruption?.type === 'reconciliation') return 'awaiting_reconciliation';
   return ended ? (status === 'running' ? 'failed' : status) : 'running';
 }
 
 export type Interruption =
   | { type: 'approval'; callId: string; toolName: string; args: unknown }
+  /** Parked on a write whose outcome is unknown, for a person to say what happened (`unknownOutcomes: "ask"`). */
+  | { type: 'reconciliation'; callId: string; toolName: string; args: unknown; known: string }
   | { type: 'max_turns' }
   | { type: 'max_budget' }
   | { type: 'cancelled'; reason: string };
@@ -119,7 +122,15 @@ export interface AgentInput {
    * what this input sets (new limits, usually) overrides its input.
    */
   resumeFrom?: string | null;
+  /**
+   * A write whose outcome is unknown (its attempt started and never reported)
+   * is told to the model as such (`tell_model`, the default), or parks the run
+   * for a person to reconcile (`ask`: the `reconcile` update).
+   */
+  unknownOutcomes?: UnknownOutcomePolicy;
 }
+
+export type UnknownOutcomePolicy = 'tell_model' | 'ask';
 
 /** The input after validation, every default filled in. */
 export interface RunConfig {
@@ -151,6 +162,8 @@ export interface RunConfig {
   context: ContextPolicy | null;
   /** The run this one continues, or null. */
   resumeFrom: string | null;
+  /** Absent in configurations recorded before it existed: `tell_model`. */
+  unknownOutcomes?: UnknownOutcomePolicy;
 }
 
 /** What an input left out is filled from these. */

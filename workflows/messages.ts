@@ -26,10 +26,19 @@ export interface DecideInput {
   by?: string;
 }
 
+export interface ReconcileInput {
+  callId: string;
+  /** `happened`: the write took place (say what happened in `result`); `retry`: try it again. */
+  outcome: 'happened' | 'retry';
+  result?: string;
+  by?: string;
+}
+
 export const approveSignal = defineSignal<[ApproveInput]>('approve');
 export const rejectSignal = defineSignal<[RejectInput]>('reject');
 export const cancelSignal = defineSignal<[CancelInput]>('cancel');
 export const decideUpdate = defineUpdate<RunStatusView, [DecideInput]>('decide');
+export const reconcileUpdate = defineUpdate<RunStatusView, [ReconcileInput]>('reconcile');
 export const statusQuery = defineQuery<RunStatusView>('status');
 export const transcriptQuery = defineQuery<ChatMessage[]>('transcript');
 /** The run's resolved configuration (every default filled in): what a resume or a fork carries on. */

@@ -29,7 +29,12 @@ export interface VisibleState {
  * `$0.05 of $1` showed as `\(0.05 of \)1` (seen in a real browser).
  */
 export function detailsText({ cfg, state, status, interruption: i }: VisibleState): string {
-  const head = i?.type === 'approval' ? `**awaiting approval:** \`${i.toolName} ${JSON.stringify(i.args)}\` (call ${i.callId})` : `**${status}**`;
+  const head =
+    i?.type === 'approval'
+      ? `**awaiting approval:** \`${i.toolName} ${JSON.stringify(i.args)}\` (call ${i.callId})`
+      : i?.type === 'reconciliation'
+        ? `**awaiting reconciliation:** \`${i.toolName} ${JSON.stringify(i.args)}\` (call ${i.callId}) — ${noMath(i.known.slice(0, 300))}`
+        : `**${status}**`;
   const turns = `**Turns:** ${state.turns}${cfg.maxTurns !== null ? ` of ${cfg.maxTurns}` : ''}`;
   const cost = `**Cost:** \\$${state.costUsd.toFixed(6)}${cfg.maxBudgetUsd !== null ? ` of \\$${cfg.maxBudgetUsd}` : ''}`;
   return `${head}\n\n**Task:** ${noMath(cfg.task.slice(0, 300))}\n\n${turns} · ${cost} · **Model:** ${cfg.model}`;
@@ -43,7 +48,7 @@ const noMath = (text: string): string => text.replace(/\$/g, '\\$');
  * and a failure's type are set once, when it ends.
  */
 export function statusAttributes(v: VisibleState, exit: Exit | undefined, parent: string | undefined): SearchAttributeUpdatePair[] {
-  const awaiting = v.interruption?.type === 'approval' && !exit ? v.interruption : null;
+  const awaiting = (v.interruption?.type === 'approval' || v.interruption?.type === 'reconciliation') && !exit ? v.interruption : null;
   return [
     { key: AGENT_STATUS, value: agentStatusOf(exit?.status ?? v.status, v.interruption, exit !== undefined) },
     { key: AGENT_MODEL, value: v.cfg.model },
