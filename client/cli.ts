@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { readTrace, traceChains } from '../common/trace-format';
 import { isArgsHashText } from '../common/args-hash';
 import { loadConfig, type HarnessConfig } from '../common/config';
-import { cancelSignal, decideUpdate, raiseBudgetUpdate, statusQuery, steerUpdate, transcriptQuery } from '../workflows/messages';
+import { cancelSignal, decideUpdate, raiseBudgetUpdate, reconcileUpdate, statusQuery, steerUpdate, transcriptQuery } from '../workflows/messages';
 import type { AgentInput, RunResult } from '../common/contract';
 import { connectClient } from './connect';
 import { ALREADY_FINISHED, EXIT_CODES, NOT_FOUND, USAGE_ERROR } from './exit-codes';
@@ -61,6 +61,8 @@ export async function main(argv: string[], client?: Client): Promise<number> {
         return await steer(conn, rest);
       case 'raise-budget':
         return await raiseBudget(conn, rest);
+      case 'reconcile':
+        return await reconcile(conn, rest);
       case 'cancel': {
         const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { reason: { type: 'string' } } });
         const runId = need(positionals[0], 'runId');
@@ -215,7 +217,7 @@ async function resume(c: Client, { from, flags, id, detach }: ReturnType<typeof 
   return startRun(c, input, workflowId, detach, `resume of ${from}`);
 }
 
-const AGENT_STATUSES = ['running', 'awaiting_approval', 'awaiting_budget', 'completed', 'failed', 'max_turns_exceeded', 'budget_exceeded', 'interrupted'];
+const AGENT_STATUSES = ['running', 'awaiting_approval', 'awaiting_budget', 'awaiting_reconciliation', 'completed', 'failed', 'max_turns_exceeded', 'budget_exceeded', 'interrupted'];
 
 /** Runs found through their search attributes, as a table with a header. */
 async function list(conn: () => Promise<Client>, rest: string[]): Promise<number> {
@@ -229,7 +231,7 @@ async function list(conn: () => Promise<Client>, rest: string[]): Promise<number
   const minCost = numberFlag('min-cost', values['min-cost']);
   const limitN = numberFlag('limit', values.limit, { integer: true }) ?? 50;
   const clauses = [`WorkflowType = 'agentRun'`];
-  if (values.awaiting) clauses.push(`AgentStatus = 'awaiting_approval'`);
+  if (values.awaiting) clauses.push(`AgentStatus IN ('awaiting_approval', 'awaiting_reconciliation')`);
   if (values.status) clauses.push(`AgentStatus = '${values.status}'`);
   if (typeof minCost === 'number') clauses.push(`AgentCostUsd >= ${minCost}`);
   const rows: string[][] = [['RUN ID', 'TEMPORAL', 'AGENT STATUS', 'TURNS', 'COST USD', 'AWAITING', 'STARTED']];
@@ -268,6 +270,23 @@ async function startRun(c: Client, input: AgentInput, workflowId: string, detach
     console.error(`${what} failed: ${cause ?? (err instanceof Error ? err.message : String(err))}`);
     return EXIT_CODES.failed;
   }
+}
+
+/** A person's word on a write whose outcome is unknown: it happened (and what happened), or try it again. */
+async function reconcile(conn: () => Promise<Client>, rest: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: { happened: { type: 'string' }, retry: { type: 'boolean' }, by: { type: 'string' } },
+  });
+  const runId = need(positionals[0], 'runId');
+  const callId = need(positionals[1], 'callId');
+  if ((values.happened === undefined) === (values.retry !== true)) throw new UsageError('reconcile takes one of --happened "what happened" and --retry');
+  const by = values.by ?? process.env.USER ?? 'cli';
+  const input = values.retry === true ? { callId, outcome: 'retry' as const, by } : { callId, outcome: 'happened' as const, result: values.happened, by };
+  const view = await (await conn()).workflow.getHandle(runId).executeUpdate(reconcileUpdate, { args: [input] });
+  console.log(`reconciled ${callId} on ${runId} (${input.outcome}); run is now ${view.agentStatus} (turns=${view.turns} cost=$${view.costUsd.toFixed(6)})`);
+  return 0;
 }
 
 async function decide(conn: () => Promise<Client>, decision: 'approve' | 'reject', rest: string[]): Promise<number> {

@@ -40,6 +40,10 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
     usage: 'raise-budget <runId> --to USD [--by NAME] [--reason TEXT]',
     about: 'a hard budget\'s new amount (the raiseBudget update): a run parked awaiting_budget goes on; refused unless higher than the budget now',
   },
+  reconcile: {
+    usage: 'reconcile <runId> <callId> (--happened TEXT | --retry) [--by NAME]',
+    about: 'a run parked on a write whose outcome is unknown (unknownOutcomes "ask"): it happened (TEXT is what the model reads), or try it again',
+  },
   cancel: { usage: 'cancel <runId> [--reason TEXT]' },
   status: { usage: 'status <runId>', about: 'query the live status' },
   transcript: { usage: 'transcript <runId>', about: 'query the messages' },

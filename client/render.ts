@@ -39,6 +39,14 @@ export function renderEvent(l: TraceLine, runId: string): string | null {
       return `  ✉ message from ${String(l.by ?? 'the user')} given to the model after turn ${String(l.turn)}: ${clip(String(l.message))}`;
     case 'steer_dropped':
       return `  ✉ message from ${String(l.by ?? 'the user')} not given to the model: ${String(l.reason)}`;
+    case 'reconciliation_required':
+      return [
+        `  ⏸ outcome unknown, a person must say what happened: ${String(l.toolName)} (call ${String(l.callId)}): ${clip(String(l.known), 200)}`,
+        `    it happened: bin/agent-harness.mjs reconcile ${runId} ${String(l.callId)} --happened "what happened"`,
+        `    try again:   bin/agent-harness.mjs reconcile ${runId} ${String(l.callId)} --retry`,
+      ].join('\n');
+    case 'reconciliation_decided':
+      return `  ✔ reconciled (${String(l.outcome)})${l.by ? ` by ${String(l.by)}` : ''}`;
     case 'signal_ignored':
       return `  (ignored ${String(l.signal)} signal: ${String(l.reason)})`;
     case 'model_request':

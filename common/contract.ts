@@ -47,7 +47,7 @@ export type ExitStatus = Exclude<RunStatus, 'running'>;
  * `running`, live but waiting on a person (`awaiting_approval`), or one of
  * the five exits once it has ended.
  */
-export type AgentStatus = 'running' | 'awaiting_approval' | 'awaiting_budget' | ExitStatus;
+export type AgentStatus = 'running' | 'awaiting_approval' | 'awaiting_budget' | 'awaiting_reconciliation' | ExitStatus;
 
 /**
  * The AgentStatus of a run: an exit once it ended; live and parked on an
@@ -57,6 +57,7 @@ export type AgentStatus = 'running' | 'awaiting_approval' | 'awaiting_budget' | 
 export function agentStatusOf(status: RunStatus, interruption: Interruption | null, ended: boolean): AgentStatus {
   if (!ended && interruption?.type === 'approval') return 'awaiting_approval';
   if (!ended && interruption?.type === 'budget') return 'awaiting_budget';
+  if (!ended && interruption?.type === 'reconciliation') return 'awaiting_reconciliation';
   return ended ? (status === 'running' ? 'failed' : status) : 'running';
 }
 
@@ -79,6 +80,8 @@ export type Interruption =
   /** argsHash: SHA-256 of the arguments' canonical JSON (common/args-hash.ts); absent in results recorded before it. */
   | { type: 'approval'; callId: string; toolName: string; args: unknown; argsHash?: string }
   | BudgetShortfall
+  /** Parked on a write whose outcome is unknown, for a person to say what happened (`unknownOutcomes: "ask"`). */
+  | { type: 'reconciliation'; callId: string; toolName: string; args: unknown; known: string }
   | { type: 'max_turns' }
   | { type: 'max_budget' }
   | { type: 'cancelled'; reason: string };
@@ -156,7 +159,15 @@ export interface AgentInput {
    * what this input sets (new limits, usually) overrides its input.
    */
   resumeFrom?: string | null;
+  /**
+   * A write whose outcome is unknown (its attempt started and never reported)
+   * is told to the model as such (`tell_model`, the default), or parks the run
+   * for a person to reconcile (`ask`: the `reconcile` update).
+   */
+  unknownOutcomes?: UnknownOutcomePolicy;
 }
+
+export type UnknownOutcomePolicy = 'tell_model' | 'ask';
 
 /** The input after validation, every default filled in. */
 export interface RunConfig {
@@ -195,6 +206,8 @@ export interface RunConfig {
   requireArgsHash?: ToolName[];
   /** Present only for a hard budget (absent: soft, as every run before it). */
   hardBudget?: HardBudgetConfig;
+  /** Absent in configurations recorded before it existed: `tell_model`. */
+  unknownOutcomes?: UnknownOutcomePolicy;
 }
 
 export type BudgetMode = 'soft' | 'hard';

@@ -33,6 +33,7 @@ export function inputOfConfig(cfg: RunConfig): AgentInput {
     ...(cfg.debug ? { debug: true } : {}),
     context: cfg.context,
     resumeFrom: cfg.resumeFrom,
+    ...(cfg.unknownOutcomes !== undefined ? { unknownOutcomes: cfg.unknownOutcomes } : {}),
   };
 }
 

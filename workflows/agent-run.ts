@@ -54,6 +54,7 @@ import {
   configQuery,
   decideUpdate,
   raiseBudgetUpdate,
+  reconcileUpdate,
   rejectSignal,
   statusQuery,
   steerSignal,
@@ -63,6 +64,7 @@ import {
 } from './messages';
 import { HardBudget, overReservationExit } from './budget';
 import { subAgentBatch, type SubAgentBatchHost } from './sub-agent-batch';
+import { ReconcileDesk, reconciledText, type AwaitingReconciliation, type ReconcileAnswer } from './reconciliation';
 import { inputOfConfig, resumedInput } from '../common/resume-input';
 import { runSubAgent } from './sub-agent';
 import { detailsText, PENDING_ARGS_HASH_PATCH, statusAttributes, type VisibleState } from './visibility';
@@ -128,6 +130,7 @@ class AgentRun {
   private status: RunStatus = 'running';
   private interruption: Interruption | null = null;
   private readonly approvals: ApprovalDesk;
+  private readonly reconcile = new ReconcileDesk();
   /** Decisions received and not yet applied (see DecisionInbox). */
   private readonly decisions: DecisionInbox;
   /** Steering messages waiting for the next turn boundary (see ./steering). */
@@ -396,27 +399,24 @@ class AgentRun {
 
     this.emit('tool_start', { toolName, args, callId: call.id });
     const started = Date.now();
-    // Guarded: histories recorded before local tools scheduled these as activities.
-    const activity = this.activities.tool(spec, spec.activity?.local === true && wf.patched(LOCAL_TOOLS_PATCH));
-    let outcome: ToolOutcome;
-    try {
-      outcome = await activity.runTool.executeWithOptions({ summary: callSummary(toolName, args, this.approvals.decisions[key] ?? null) }, [{
-        runId: this.runId,
-        chainId: this.chainId,
-        callId: call.id,
-        idempotencyKey: key,
-        toolName,
-        args,
-        workspace: this.cfg.workspace,
-        traceSeq: this.seq,
-        maxResultChars: this.cfg.maxToolResultChars,
-      }]);
-    } catch (err) {
-      if (wf.isCancellation(err)) this.recordStopped(pending, toolName, started);
-      throw err;
-    }
+    let outcome = await this.runToolActivity(pending, spec, toolName, args, key, started, false);
     this.state.toolRuns += 1;
     this.emit('tool_result', { toolName, callId: call.id, ms: Date.now() - started, ok: outcome.ok });
+    // Only runs that asked for it park: every other run tells the model what the tool said.
+    while (outcome.ok && outcome.outcomeUnknown === true && this.cfg.unknownOutcomes === 'ask') {
+      const answer = await this.awaitReconciliation({ callId: call.id, toolName, args, known: outcome.content });
+      if (answer === null) break;
+      if (answer.outcome === 'happened') {
+        outcome = { ok: true, content: capToolResult(reconciledText(toolName, answer), this.cfg.maxToolResultChars) };
+        break;
+      }
+      if (this.stopped) break;
+      // Tried again on a person's word: the effect protocol takes the stale claim over and acts.
+      const again = Date.now();
+      this.emit('tool_start', { toolName, args, callId: call.id, retryUnknown: true, by: answer.by });
+      outcome = await this.runToolActivity(pending, spec, toolName, args, key, again, true);
+      this.emit('tool_result', { toolName, callId: call.id, ms: Date.now() - again, ok: outcome.ok });
+    }
     if (!outcome.ok) return this.toolFailed(pending, toolName, outcome.error, outcome.permanent);
     // The tool activity already cut its result to maxToolResultChars.
     const message = toolResultMessage(call, outcome.content);
@@ -433,6 +433,55 @@ class AgentRun {
     this.emit('tool_result', { toolName, callId: pending.call.id, ms: 0, ok: false, declined: true, interrupted: true });
     this.metrics.toolErrors.add(1, { tool: toolName, kind: 'declined' });
     return null;
+  }
+
+  /** One attempt chain of the call's activity; a Stop while it runs is recorded in the transcript. */
+  private async runToolActivity(pending: PendingCall, spec: ToolSpec, toolName: string, args: Record<string, unknown>, key: string, started: number, retryUnknown: boolean): Promise<ToolOutcome> {
+    // Guarded: histories recorded before local tools scheduled these as activities.
+    const activity = this.activities.tool(spec, spec.activity?.local === true && wf.patched(LOCAL_TOOLS_PATCH));
+    try {
+      return await activity.runTool.executeWithOptions({ summary: callSummary(toolName, args, this.approvals.decisions[key] ?? null) }, [{
+        runId: this.runId,
+        chainId: this.chainId,
+        callId: pending.call.id,
+        idempotencyKey: key,
+        toolName,
+        args,
+        workspace: this.cfg.workspace,
+        traceSeq: this.seq,
+        maxResultChars: this.cfg.maxToolResultChars,
+        ...(retryUnknown ? { retryUnknown: true } : {}),
+      }]);
+    } catch (err) {
+      if (wf.isCancellation(err)) this.recordStopped(pending, toolName, started);
+      throw err;
+    }
+  }
+
+  /**
+   * Parks the run on a write whose outcome is unknown until a person answers
+   * (`reconcile`); null when the approval timeout passed first or a Stop came:
+   * the model is then told the outcome is unknown.
+   */
+  private async awaitReconciliation(req: AwaitingReconciliation): Promise<ReconcileAnswer | null> {
+    this.reconcile.awaiting = req;
+    this.status = 'interrupted';
+    this.interruption = { type: 'reconciliation', ...req };
+    this.upsertStatus();
+    this.emit('reconciliation_required', { toolName: req.toolName, callId: req.callId, known: req.known });
+    const ready = () => this.reconcile.hasAnswer() || this.stopped;
+    if (this.cfg.approvalTimeoutMs === null) await wf.condition(ready);
+    else await wf.condition(ready, this.cfg.approvalTimeoutMs);
+    // Taken even when a Stop came with it, so its update can answer; the Stop wins.
+    const taken = this.reconcile.take();
+    const answer = this.stopped ? null : taken;
+    this.emit('reconciliation_decided', { callId: req.callId, outcome: answer?.outcome ?? (this.stopped ? 'stopped' : 'timed_out'), by: answer?.by ?? null });
+    if (!this.stopped) {
+      this.status = 'running';
+      this.interruption = null;
+      this.upsertStatus();
+    }
+    return answer;
   }
 
   /**
@@ -691,6 +740,21 @@ class AgentRun {
       {
         validator: (input) => {
           const problem = this.exit ? 'the run has ended' : this.stopped ? STOPPING : this.budget ? this.budget.raiseProblem(input) : 'this run has a soft budget (limits.budgetMode "soft"): nothing waits for a raise; resume it with a higher budget instead';
+          if (problem) throw new Error(problem);
+        },
+      },
+    );
+    wf.setHandler(
+      reconcileUpdate,
+      async (input) => {
+        this.reconcile.receive(input);
+        // Answer once the loop has taken it, so the caller sees its effect.
+        await wf.condition(() => !this.reconcile.hasAnswer());
+        return this.view();
+      },
+      {
+        validator: (input) => {
+          const problem = (this.stopped ? STOPPING : null) ?? this.reconcile.problem(input);
           if (problem) throw new Error(problem);
         },
       },

@@ -5,7 +5,7 @@ import { BUILT_IN_DEFAULTS } from './defaults';
 import type { ToolSpec } from '../common/tool-spec';
 import { LEGACY_TOOL_SPECS } from './legacy-tool-specs';
 import type { ContextPolicy } from '../common/contract';
-import type { DedupePolicy, HardBudgetConfig, Pricing, RunConfig, RunDefaults, ToolErrorPolicy } from '../common/contract';
+import type { DedupePolicy, HardBudgetConfig, Pricing, RunConfig, RunDefaults, ToolErrorPolicy, UnknownOutcomePolicy } from '../common/contract';
 import { DEFAULT_MAX_REPLY_TOKENS, DEFAULT_MIN_REPLY_TOKENS } from './defaults';
 
 /** The model a run's calls are sent to (LLM_MODEL may override the run's) and its price, null when the worker knows none. */
@@ -23,10 +23,12 @@ export class InputError extends Error {
 
 const TOOL_ERROR_POLICIES: readonly ToolErrorPolicy[] = ['describe', 'generic', 'fatal'];
 const DEDUPE_POLICIES: readonly DedupePolicy[] = ['readOnly', 'off', 'all'];
+const UNKNOWN_OUTCOME_POLICIES: readonly UnknownOutcomePolicy[] = ['tell_model', 'ask'];
 const KNOWN_FIELDS = new Set([
   'task', 'model', 'system', 'limits', 'toolErrors', 'dedupe', 'tools', 'workspace', 'pricing',
   'approvalTimeoutMs', 'budgetTimeoutMs', 'modelTimeoutMs', 'toolTimeoutMs', 'maxToolResultChars',
   'continueAsNewAtHistoryBytes', 'permanentToolErrors', 'experimentalEmptyRejection', 'debug', 'context', 'resumeFrom',
+  'unknownOutcomes',
 ]);
 const MAX_TASK_CHARS = 100_000;
 
@@ -74,6 +76,8 @@ export function parseInput(raw: unknown, d: RunDefaults = BUILT_IN_DEFAULTS, cat
     maxBudgetUsd,
     toolErrors: oneOf(raw.toolErrors, 'toolErrors', TOOL_ERROR_POLICIES, d.toolErrors),
     dedupe: oneOf(raw.dedupe, 'dedupe', DEDUPE_POLICIES, d.dedupe),
+    // Written only when it asks: a configuration that tells the model stays what it was before the field existed.
+    ...(oneOf(raw.unknownOutcomes, 'unknownOutcomes', UNKNOWN_OUTCOME_POLICIES, 'tell_model') === 'ask' ? { unknownOutcomes: 'ask' as const } : {}),
     ...toolList(raw.tools, d.tools, catalogue),
     workspace: workspaceName(raw.workspace, d.workspace),
     pricing: hardBudget ? hardPricing(pricing, prices, model, priceOf) : prices,

@@ -48,6 +48,14 @@ export interface RaiseBudgetInput {
   reason?: string;
 }
 
+export interface ReconcileInput {
+  callId: string;
+  /** `happened`: the write took place (say what happened in `result`); `retry`: try it again. */
+  outcome: 'happened' | 'retry';
+  result?: string;
+  by?: string;
+}
+
 export const approveSignal = defineSignal<[ApproveInput]>('approve');
 export const rejectSignal = defineSignal<[RejectInput]>('reject');
 export const cancelSignal = defineSignal<[CancelInput]>('cancel');
@@ -56,6 +64,7 @@ export const decideUpdate = defineUpdate<RunStatusView, [DecideInput]>('decide')
 export const steerUpdate = defineUpdate<RunStatusView, [SteerInput]>('steer');
 export const steerSignal = defineSignal<[SteerInput]>('steer');
 export const raiseBudgetUpdate = defineUpdate<RunStatusView, [RaiseBudgetInput]>('raiseBudget');
+export const reconcileUpdate = defineUpdate<RunStatusView, [ReconcileInput]>('reconcile');
 export const statusQuery = defineQuery<RunStatusView>('status');
 export const transcriptQuery = defineQuery<ChatMessage[]>('transcript');
 /** The run's resolved configuration (every default filled in): what a resume or a fork carries on. */

@@ -14,6 +14,8 @@ export type TraceEventType =
   | 'tool_result'
   | 'approval_required'
   | 'approval_decided'
+  | 'reconciliation_required'
+  | 'reconciliation_decided'
   | 'signal_ignored'
   | 'context_elided'
   | 'context_summarized'

@@ -38,7 +38,9 @@ export function detailsText({ cfg, state, status, interruption: i, queuedSteers 
       ? `**awaiting approval:** \`${i.toolName} ${JSON.stringify(i.args)}\` (call ${i.callId})${hash}`
       : i?.type === 'budget'
         ? `**awaiting budget:** the next model call needs \\$${i.needUsd.toFixed(6)} at worst; raise the budget to at least \\$${i.needBudgetUsd} (now \\$${i.maxBudgetUsd}, \\$${i.shortUsd} short)`
-        : `**${status}**`;
+        : i?.type === 'reconciliation'
+          ? `**awaiting reconciliation:** \`${i.toolName} ${JSON.stringify(i.args)}\` (call ${i.callId}) — ${noMath(i.known.slice(0, 300))}`
+          : `**${status}**`;
   const steers = queuedSteers ? `\n\n**Steering:** ${queuedSteers} message${queuedSteers > 1 ? 's' : ''} queued for the next turn` : '';
   const turns = `**Turns:** ${state.turns}${cfg.maxTurns !== null ? ` of ${cfg.maxTurns}` : ''}`;
   const cost = `**Cost:** \\$${state.costUsd.toFixed(6)}${cfg.maxBudgetUsd !== null ? ` of \\$${cfg.maxBudgetUsd}` : ''}`;
@@ -58,7 +60,7 @@ export const PENDING_ARGS_HASH_PATCH = 'pending-args-hash-v1';
  * recorded before it upsert without it.
  */
 export function statusAttributes(v: VisibleState, exit: Exit | undefined, parent: string | undefined, argsHash = false): SearchAttributeUpdatePair[] {
-  const awaiting = v.interruption?.type === 'approval' && !exit ? v.interruption : null;
+  const awaiting = (v.interruption?.type === 'approval' || v.interruption?.type === 'reconciliation') && !exit ? v.interruption : null;
   return [
     { key: AGENT_STATUS, value: agentStatusOf(exit?.status ?? v.status, v.interruption, exit !== undefined) },
     { key: AGENT_MODEL, value: v.cfg.model },
@@ -66,7 +68,7 @@ export function statusAttributes(v: VisibleState, exit: Exit | undefined, parent
     { key: AGENT_COST_USD, value: v.state.costUsd },
     { key: AGENT_AWAITING_TOOL, value: awaiting ? awaiting.toolName : null },
     { key: AGENT_AWAITING_CALL, value: awaiting ? awaiting.callId : null },
-    ...(argsHash ? [{ key: AGENT_PENDING_ARGS_HASH, value: awaiting?.argsHash ?? null }] : []),
+    ...(argsHash ? [{ key: AGENT_PENDING_ARGS_HASH, value: awaiting?.type === 'approval' ? (awaiting.argsHash ?? null) : null }] : []),
     ...(exit ? [{ key: AGENT_EXIT_REASON, value: searchableText(exit.reason) }] : []),
     ...(exit?.status === 'failed' ? [{ key: AGENT_ERROR_TYPE, value: exit.errorType }] : []),
     ...(parent ? [{ key: AGENT_PARENT, value: parent }] : []),
