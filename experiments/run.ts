@@ -16,6 +16,7 @@ import { waitForApproval } from '../test/wait-for-approval';
 import { startWorkerProcess } from '../test/spawn-worker';
 import { addFault } from '../provider/control';
 import { CHAPTER } from './chapter';
+import { softVsHardBudget } from './budget';
 
 interface Table {
   title: string;
@@ -375,11 +376,16 @@ function writeChart(points: [number, number][]): void {
   writeFileSync(join(import.meta.dirname, '..', 'reports', 'runaway-tokens.svg'), svg);
 }
 
-const experiments = real
+const budgetModes = () => softVsHardBudget(run, async (id) => (await stack.client.workflow.getHandle(id).result()) as RunResult);
+// --only NAME: one experiment by its function's name (e.g. --only budgetModes).
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
+const all = real
   ? [realModel]
   : fast
-  ? [plan, runawayCaps, runawayBudgets, recover, duplicate, cacheOnWrites]
-  : [plan, runawayCaps, runawayBudgets, recover, forbidden, duplicate, cacheOnWrites, approval, resume, cancel, latency, subAgent];
+  ? [plan, runawayCaps, runawayBudgets, recover, duplicate, cacheOnWrites, budgetModes]
+  : [plan, runawayCaps, runawayBudgets, recover, forbidden, duplicate, cacheOnWrites, approval, resume, cancel, latency, subAgent, budgetModes];
+const experiments = only ? all.filter((e) => e.name === only) : all;
+if (only && experiments.length === 0) throw new Error(`--only ${only}: no such experiment (${all.map((e) => e.name).join(', ')})`);
 const t0 = performance.now();
 await stack.worker.runUntil(async () => {
   for (const e of experiments) tables.push(await e());
@@ -402,8 +408,8 @@ for (const t of tables) {
   for (const c of t.checks) console.log(`${c.ok ? '✔' : '✘'} ${c.what}`);
   for (const n of t.notes ?? []) console.log(`- ${n}`);
 }
-if (!fast && !real) md.push('![runaway input tokens](runaway-tokens.svg)', '');
+if (!fast && !real && !only) md.push('![runaway input tokens](runaway-tokens.svg)', '');
 mkdirSync(join(import.meta.dirname, '..', 'reports'), { recursive: true });
-writeFileSync(join(import.meta.dirname, '..', 'reports', real ? 'experiments-real.md' : fast ? 'experiments-fast.md' : 'experiments.md'), md.join('\n'));
+writeFileSync(join(import.meta.dirname, '..', 'reports', only ? `experiments-${only}.md` : real ? 'experiments-real.md' : fast ? 'experiments-fast.md' : 'experiments.md'), md.join('\n'));
 console.log(`\n${tables.length} experiments, ${failed} failed checks, ${Math.round(performance.now() - t0)} ms`);
 process.exit(failed ? 1 : 0);

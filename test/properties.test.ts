@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { inputFromFlags } from '../client/cli';
 import { ApprovalDesk } from '../workflows/approvals';
+import { argsHash } from '../common/args-hash';
 import { RESEARCH_LIMITS } from '../workflows/defaults';
 import { InputError, parseInput } from '../workflows/input';
 import {
@@ -42,8 +43,17 @@ type Message =
   | { kind: 'loop_resumes' };
 
 const CALLS = ['c1', 'c2', 'c3'];
+/** The parked calls' arguments hash to HASH_A; HASH_B names other arguments. */
+const HASH_A = argsHash({ path: 'a' });
+const HASH_B = argsHash({ path: 'b' });
 const payloadArb = fc.oneof(
-  fc.record({ callId: fc.constantFrom(...CALLS, 'c9', ''), by: fc.option(fc.constantFrom('alice', 'bob', ' '), { nil: undefined }), reason: fc.option(fc.string({ maxLength: 8 }), { nil: undefined }) }),
+  fc.record({
+    callId: fc.constantFrom(...CALLS, 'c9', ''),
+    by: fc.option(fc.constantFrom('alice', 'bob', ' '), { nil: undefined }),
+    reason: fc.option(fc.string({ maxLength: 8 }), { nil: undefined }),
+    // The awaited call's own hash (either case), another call's, or a malformed one.
+    argsHash: fc.option(fc.constantFrom<unknown>(HASH_A, HASH_A.toUpperCase(), HASH_B, 'abc', 42), { nil: undefined }),
+  }),
   fc.constantFrom(null, {}, 'c2', 42, { callId: 5 }, { callId: null }, []),
 );
 const messageArb: fc.Arbitrary<Message> = fc.oneof(
@@ -59,7 +69,8 @@ describe('approval desk, under any interleaving of decisions', () => {
         const key = (callId: string) => `run@chain/m${CALLS.indexOf(callId) * 2 + 2}/${callId}`;
         let next = 0;
         const park = () => {
-          desk.awaiting = next < CALLS.length ? { key: key(CALLS[next]), callId: CALLS[next], toolName: 'delete_file', args: { path: 'a' } } : null;
+          desk.awaiting =
+            next < CALLS.length ? { key: key(CALLS[next]), callId: CALLS[next], toolName: 'delete_file', args: { path: 'a' }, argsHash: HASH_A, hashRequired: false } : null;
           next += 1;
         };
         park();
@@ -82,6 +93,9 @@ describe('approval desk, under any interleaving of decisions', () => {
           if (taken.ok) {
             expect(taken.call.callId).toBe(awaitedBefore);
             expect(firstAccepted.has(taken.call.callId)).toBe(false);
+            // A decision that names arguments is taken only for those arguments.
+            const named = (m.payload as { argsHash?: unknown }).argsHash;
+            if (named !== undefined) expect(String(named).toLowerCase()).toBe(HASH_A);
             firstAccepted.set(taken.call.callId, taken.decision.decision);
           } else {
             expect(JSON.stringify(desk.decisions)).toBe(before);

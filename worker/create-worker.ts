@@ -22,7 +22,7 @@ import type { TraceSinks } from '../workflows/trace';
 import type { CallStopSinks } from '../workflows/stop-here';
 import { RunningCalls } from '../activities/running-calls';
 import { DEFAULT_HEARTBEAT_MS } from '../common/heartbeat';
-import type { RunDefaults } from '../common/contract';
+import type { Pricing, RunDefaults } from '../common/contract';
 import type { WriteHooks } from '../activities/tools/context';
 import type { EffectStore } from '../activities/effects/record';
 import { Toolset } from '../activities/tools/toolset';
@@ -66,6 +66,8 @@ export interface AgentWorkerOptions {
   writeHooks?: WriteHooks;
   /** Defaults for what a run's input leaves out (resolved once per run). */
   runDefaults?: Partial<RunDefaults>;
+  /** Prices of models beyond the scripted provider's (AGENT_MODEL_PRICES). */
+  modelPrices?: Record<string, Pricing>;
   /** Poll activity tasks only (no workflow tasks): a worker that only runs model and tool calls. */
   activitiesOnly?: boolean;
   /**
@@ -116,6 +118,7 @@ export async function createWorkerFromConfig(
     maxCachedWorkflows: cfg.maxCachedWorkflows,
     stickyTimeoutMs: cfg.stickyTimeoutMs,
     runDefaults: cfg.runDefaults,
+    modelPrices: cfg.modelPrices,
     versioning: cfg.versioning,
     heartbeatEveryMs: cfg.heartbeatEveryMs,
   });
@@ -167,6 +170,7 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
       messageStore: new MessageStore(opts.messageStoreDir ?? join(opts.workspaceRoot, '.messages')),
       trace,
       defaults: opts.runDefaults,
+      prices: opts.modelPrices,
       writeHooks: opts.writeHooks,
       toolset,
       calls,

@@ -4,6 +4,7 @@
 import * as wf from '@temporalio/workflow';
 import { WAIT_CANCELLATION_PATCH } from './activity-options';
 import { MESSAGE_REFS_PATCH } from './message-refs';
+import { PENDING_ARGS_HASH_PATCH } from './visibility';
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { AgentActivities as Activities, LoadedRun, ResolvedConfig } from '../common/activity-contract';
 import type { AgentInput, RunConfig, RunStatusView } from '../common/contract';
@@ -57,6 +58,8 @@ export interface Patches {
   boundedCache: boolean;
   /** Signals and updates are applied after the activation's other jobs (AgentRun.receive). */
   deferredSignals: boolean;
+  /** The AgentPendingArgsHash search attribute joins every status upsert (./visibility). */
+  pendingArgsHash: boolean;
 }
 export const DEFERRED_SIGNALS_PATCH = 'deferred-signals-v1';
 export const BOUNDED_CACHE_PATCH = 'bounded-cache-v1';
@@ -74,19 +77,24 @@ export const LOCAL_TOOLS_PATCH = 'local-read-tools-v1';
 export const ALL_PATCHES = 'all-patches-v1';
 
 /**
- * The patches of a run's first activation: one marker for a new run, the six
- * as before for a history recorded before ALL_PATCHES. Call it first, before
+ * The patches of a run's first activation: for a new run, one marker for
+ * every patch before ALL_PATCHES and one for each patch added after it
+ * (pending-args-hash-v1); the six as before for a history recorded before ALL_PATCHES. Call it first, before
  * anything awaits, as agentRun always asked them.
  */
 export function askPatches(): Patches {
-  if (wf.patched(ALL_PATCHES)) return { all: true, waitForCancellation: true, messageRefs: true, boundedCache: true, deferredSignals: true };
-  return {
-    all: false,
-    waitForCancellation: wf.patched(WAIT_CANCELLATION_PATCH),
-    messageRefs: wf.patched(MESSAGE_REFS_PATCH),
-    boundedCache: wf.patched(BOUNDED_CACHE_PATCH),
-    deferredSignals: wf.patched(DEFERRED_SIGNALS_PATCH),
-  };
+  const before: Omit<Patches, 'pendingArgsHash'> = wf.patched(ALL_PATCHES)
+    ? { all: true, waitForCancellation: true, messageRefs: true, boundedCache: true, deferredSignals: true }
+    : {
+        all: false,
+        waitForCancellation: wf.patched(WAIT_CANCELLATION_PATCH),
+        messageRefs: wf.patched(MESSAGE_REFS_PATCH),
+        boundedCache: wf.patched(BOUNDED_CACHE_PATCH),
+        deferredSignals: wf.patched(DEFERRED_SIGNALS_PATCH),
+      };
+  // Added after ALL_PATCHES: asked on its own, whatever ALL_PATCHES says (a
+  // history with that marker but recorded before this patch replays without it).
+  return { ...before, pendingArgsHash: wf.patched(PENDING_ARGS_HASH_PATCH) };
 }
 
 /** Whether a read-only tool marked `local` runs as a local activity: asked at its first call in histories from before ALL_PATCHES. */
@@ -110,6 +118,7 @@ export function startingView(runId: string, carried: CarriedState | undefined): 
     usage: { ...(s?.usage ?? { promptTokens: 0, completionTokens: 0 }) },
     usageEstimatedTurns: s?.usageEstimatedTurns ?? 0,
     children: s?.children ?? noChildren(),
+    queuedSteers: [],
   };
 }
 const configActivity = wf.proxyLocalActivities<Activities>({

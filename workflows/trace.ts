@@ -14,10 +14,19 @@ export type TraceEventType =
   | 'tool_result'
   | 'approval_required'
   | 'approval_decided'
+  | 'reconciliation_required'
+  | 'reconciliation_decided'
   | 'signal_ignored'
   | 'context_elided'
   | 'context_summarized'
   | 'stop_prevailed'
+  | 'steer_queued'
+  | 'steered'
+  | 'steer_dropped'
+  | 'budget_awaited'
+  | 'budget_raised'
+  | 'budget_exhausted'
+  | 'usage_over_reservation'
   | 'run_stopped';
 
 export interface TraceEvent {

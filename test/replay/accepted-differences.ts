@@ -47,6 +47,11 @@ export const ACCEPTED_DIFFERENCES: AcceptedDifference[] = [
     matches: absentBefore(/^ending$/, /^result\.(workflowId|agentStatus|reason|usageEstimatedTurns)$/),
   },
   {
+    why: 'a run that timed out on an approval names the parked call\'s argsHash in its result\'s interruption (approvals bound to their arguments)',
+    fixtures: /^(?!v5-)/,
+    matches: absentBefore(/^ending$/, /^result\.interruption\.argsHash$/),
+  },
+  {
     why: 'the result gained the children\'s totals (one budget for the tree)',
     fixtures: FIRST,
     matches: absentBefore(/^ending$/, /^result\.children$/),
