@@ -1,5 +1,6 @@
 // What a run writes to the server, read from its history: one patch marker
-// (not one per patch), and search-attribute upserts only where ops can see a
+// for every patch before all-patches-v1 (and one per patch added after it),
+// and search-attribute upserts only where ops can see a
 // state change, carrying only what changed; none at the start when the client
 // set the starting attributes (as the project's CLI does). Each upsert is a
 // billed Action on Temporal Cloud and a visibility write.
@@ -12,6 +13,7 @@ import { startingAttributes } from '../workflows/visibility';
 import { AGENT_MODEL, AGENT_STATUS, AGENT_TURNS } from '../workflows/search-attributes';
 import type { AgentInput } from '../common/contract';
 import { useHarness } from './harness';
+import { decodePayloads } from './decoded-history';
 
 const { EventType } = proto.temporal.api.enums.v1;
 const h = useHarness();
@@ -26,13 +28,29 @@ async function statusUpserts(handle: WorkflowHandle): Promise<string[][]> {
     .filter((keys) => !keys.includes('TemporalChangeVersion'));
 }
 
+/** The ids of the patch markers in a history, in order. */
+async function patchIds(history: Awaited<ReturnType<WorkflowHandle['fetchHistory']>>): Promise<string[]> {
+  const ids: string[] = [];
+  for (const e of history.events ?? []) {
+    const m = e.markerRecordedEventAttributes;
+    if (m?.markerName !== 'core_patch') continue;
+    const [id] = await decodePayloads(m.details?.['patch-data']?.payloads);
+    ids.push(String((id as { id?: unknown } | undefined)?.id));
+  }
+  return ids;
+}
+
 describe('server work per run', () => {
-  it('a run started without attributes: one patch marker, an upsert at its start and one at its end', async () => {
+  it('a run started without attributes: one patch marker for all before all-patches-v1 and one per later patch, an upsert at its start and one at its end', async () => {
     const handle = await h.start(input);
     await handle.result();
-    const c = countActions(await handle.fetchHistory());
-    expect(c.patchMarkers).toBe(1);
-    expect(c.patchUpserts).toBe(1);
+    const history = await handle.fetchHistory();
+    const c = countActions(history);
+    // all-patches-v1 stands for the six before it; pending-args-hash-v1 came
+    // after it and is asked on its own (workflows/run-setup.ts askPatches).
+    // Both are written in the first workflow task: one task with markers, one billed Action.
+    expect(await patchIds(history)).toEqual(['all-patches-v1', 'pending-args-hash-v1']);
+    expect(c.patchUpserts).toBe(c.patchMarkers);
     const upserts = await statusUpserts(handle);
     expect(upserts).toHaveLength(2);
     expect(upserts[0]).toEqual(expect.arrayContaining(['AgentStatus', 'AgentModel', 'AgentTurns', 'AgentCostUsd']));
