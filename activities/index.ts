@@ -5,6 +5,7 @@ import type { AgentActivities } from '../common/activity-contract';
 import type { RunDefaults } from '../common/contract';
 import { createCallModel, type ModelDeps } from './model';
 import { loadRun } from './load-run';
+import { loadForkSource } from './load-fork-source';
 import { createResolveConfig } from './resolve-config';
 import { BUILTIN_TOOLS } from './tools/builtin';
 import { createRunTool, type ToolDeps } from './tools/run-tool';
@@ -29,6 +30,7 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
     callModelByAddress: callModel,
     runTool: createRunTool({ ...deps, toolset }),
     loadRun,
+    loadForkSource,
   };
 }
 

@@ -2,6 +2,7 @@
 // transcript, the five exits. Plain JSON only (no Map, no Date, no class) so it
 // survives history, queries and continue-as-new unchanged.
 import type { ToolSpec } from './tool-spec';
+import type { ForkOrigin, ForkRequest } from './fork';
 
 /** One tool call as the OpenAI chat-completions wire format carries it. */
 export interface ToolCall {
@@ -119,6 +120,12 @@ export interface AgentInput {
    * what this input sets (new limits, usually) overrides its input.
    */
   resumeFrom?: string | null;
+  /**
+   * Starts from the first `atTurn` turns of another run (or of an exported
+   * transcript), their tool results as the source recorded them: see
+   * common/fork.ts. `task` may be left out: it comes from the source.
+   */
+  forkFrom?: ForkRequest | null;
 }
 
 /** The input after validation, every default filled in. */
@@ -151,6 +158,8 @@ export interface RunConfig {
   context: ContextPolicy | null;
   /** The run this one continues, or null. */
   resumeFrom: string | null;
+  /** Where a fork came from; absent for other runs (and in configurations recorded before forks). */
+  forkFrom?: ForkOrigin;
 }
 
 /** What an input left out is filled from these. */
@@ -193,6 +202,8 @@ export interface RunResult {
   usageEstimatedTurns: number;
   promptTokensPerTurn: number[];
   children: ChildSpend;
+  /** A fork's source and what the source paid for the inherited turns (not in costUsd). */
+  forkedFrom?: ForkOrigin;
 }
 
 /** What the `status` query answers while the run is live, and after. */
@@ -215,6 +226,8 @@ export interface RunStatusView {
   /** Turns whose reply carried no usage, priced from the harness's own token count. */
   usageEstimatedTurns: number;
   children: ChildSpend;
+  /** A fork's source and what the source paid for the inherited turns (not in costUsd). */
+  forkedFrom?: ForkOrigin;
 }
 
 /**

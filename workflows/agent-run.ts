@@ -57,6 +57,7 @@ import { traceSinks, type TraceEventType } from './trace';
 import { agentStatusOf, type AgentInput, type Interruption, type RunConfig, type RunResult, type RunStatus, type RunStatusView, type ToolOutcome, type Usage } from '../common/contract';
 
 export type { CarriedState } from './continue-as-new';
+import { forkCarried, startFork, wantsFork, type ForkStart } from './fork-setup';
 import { BOUNDED_CACHE_PATCH, DEFERRED_SIGNALS_PATCH, failedAtStart, LOCAL_TOOLS_PATCH, loadPriorRun, resolveConfig, startingView, type Patches } from './run-setup';
 
 export async function agentRun(input: AgentInput, carried?: CarriedState): Promise<RunResult> {
@@ -76,18 +77,22 @@ export async function agentRun(input: AgentInput, carried?: CarriedState): Promi
   wf.setHandler(transcriptQuery, () => carried?.state.messages ?? []);
   // A run that continues a stopped one starts from its transcript and totals.
   let prior: Awaited<ReturnType<typeof loadPriorRun>> | null = null;
+  // A fork starts from another run's first turns (./fork-setup).
+  let fork: ForkStart | null = null;
   let cfg: RunConfig;
   try {
-    prior = !carried && typeof input?.resumeFrom === 'string' ? await loadPriorRun(input.resumeFrom) : null;
+    fork = !carried && wantsFork(input) ? await startFork(input) : null;
+    prior = !carried && !fork && typeof input?.resumeFrom === 'string' ? await loadPriorRun(input.resumeFrom) : null;
     // Resolved once per run and carried from execution to execution: a new
     // default on a new worker never changes a run already under way.
-    cfg = carried?.cfg ?? (await resolveConfig(prior ? resumedInput(prior.config ? inputOfConfig(prior.config) : prior.input, input) : input));
+    cfg = carried?.cfg ?? (await resolveConfig(prior ? resumedInput(prior.config ? inputOfConfig(prior.config) : prior.input, input) : (fork?.input ?? input)));
+    if (fork) cfg = { ...cfg, forkFrom: fork.origin };
   } catch (err) {
     // Bad input or a refused resume fails the run at once: its status says so, like its search attributes.
     if (err instanceof ApplicationFailure) failedAtStart(starting, err);
     throw err;
   }
-  const resumed: CarriedState | undefined = prior ? { version: 2, cfg, state: stateOf(prior), decisions: {}, seq: 0, executions: 0 } : undefined;
+  const resumed: CarriedState | undefined = prior ? { version: 2, cfg, state: stateOf(prior), decisions: {}, seq: 0, executions: 0 } : fork ? forkCarried(cfg, fork) : undefined;
   return new AgentRun(info.workflowId, info.firstExecutionRunId, input, cfg, carried ?? resumed, patches).run();
 }
 
@@ -144,6 +149,7 @@ class AgentRun {
         maxBudgetUsd: this.cfg.maxBudgetUsd,
         chainId: this.chainId,
         ...(this.cfg.resumeFrom ? { resumedFrom: this.cfg.resumeFrom, turns: this.state.turns, costUsd: this.state.costUsd } : {}),
+        ...(this.cfg.forkFrom ? { forkedFrom: this.cfg.forkFrom, turns: this.state.turns } : {}),
       });
     }
     let exit: Exit;
@@ -506,7 +512,7 @@ class AgentRun {
     this.emit('run_stopped', { status: exit.status, reason: exit.reason, turns: this.state.turns, costUsd: this.state.costUsd });
     // Let an in-flight `decide` update answer before the run closes.
     await wf.CancellationScope.nonCancellable(() => this.settleHandlers());
-    return runResult(this.runId, exit, this.state);
+    return { ...runResult(this.runId, exit, this.state), ...(this.cfg.forkFrom ? { forkedFrom: this.cfg.forkFrom } : {}) };
   }
 
   // --- messages
@@ -581,6 +587,7 @@ class AgentRun {
       usage: { ...this.state.usage },
       usageEstimatedTurns: this.state.usageEstimatedTurns ?? 0,
       children: this.state.children ?? noChildren(),
+      ...(this.cfg.forkFrom ? { forkedFrom: this.cfg.forkFrom } : {}),
     };
   }
 

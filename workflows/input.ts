@@ -2,27 +2,21 @@
 // import, so the workflow wraps the thrown InputError in a non-retryable
 // ApplicationFailure and the tests can call it directly.
 import { BUILT_IN_DEFAULTS } from './defaults';
+import { InputError } from './input-error';
+import { parseForkFrom } from './fork-input';
 import type { ToolSpec } from '../common/tool-spec';
 import { LEGACY_TOOL_SPECS } from './legacy-tool-specs';
 import type { ContextPolicy } from '../common/contract';
 import type { DedupePolicy, RunConfig, RunDefaults, ToolErrorPolicy } from '../common/contract';
 
-export class InputError extends Error {
-  constructor(
-    readonly field: string,
-    problem: string,
-  ) {
-    super(`invalid input: ${field} ${problem}`);
-    this.name = 'InputError';
-  }
-}
+export { InputError } from './input-error';
 
 const TOOL_ERROR_POLICIES: readonly ToolErrorPolicy[] = ['describe', 'generic', 'fatal'];
 const DEDUPE_POLICIES: readonly DedupePolicy[] = ['readOnly', 'off', 'all'];
 const KNOWN_FIELDS = new Set([
   'task', 'model', 'system', 'limits', 'toolErrors', 'dedupe', 'tools', 'workspace', 'pricing',
   'approvalTimeoutMs', 'modelTimeoutMs', 'toolTimeoutMs', 'maxToolResultChars',
-  'continueAsNewAtHistoryBytes', 'permanentToolErrors', 'experimentalEmptyRejection', 'debug', 'context', 'resumeFrom',
+  'continueAsNewAtHistoryBytes', 'permanentToolErrors', 'experimentalEmptyRejection', 'debug', 'context', 'resumeFrom', 'forkFrom',
 ]);
 const MAX_TASK_CHARS = 100_000;
 
@@ -39,6 +33,7 @@ export function parseInput(raw: unknown, d: RunDefaults = BUILT_IN_DEFAULTS, cat
   for (const key of Object.keys(raw)) {
     if (!KNOWN_FIELDS.has(key)) throw new InputError(key, `is not a known field (known: ${[...KNOWN_FIELDS].join(', ')})`);
   }
+  const fork = parseForkFrom(raw);
   const task = raw.task;
   if (typeof task !== 'string' || task.trim() === '') throw new InputError('task', 'is required and must be a non-empty string');
   if (task.length > MAX_TASK_CHARS) throw new InputError('task', `must be at most ${MAX_TASK_CHARS} characters`);
@@ -88,6 +83,8 @@ export function parseInput(raw: unknown, d: RunDefaults = BUILT_IN_DEFAULTS, cat
     debug: optionalBoolean(raw.debug, 'debug'),
     context: contextPolicy(raw.context),
     resumeFrom: raw.resumeFrom === undefined || raw.resumeFrom === null ? null : requireString(raw.resumeFrom, 'resumeFrom'),
+    // The workflow fills in what it learnt loading the source (workflows/fork-setup.ts).
+    ...(fork ? { forkFrom: { run: fork.run ?? null, runId: fork.runId ?? null, atTurn: fork.atTurn, message: fork.message ?? null, inheritedCostUsd: null, fromFile: fork.transcript !== undefined } } : {}),
   };
 }
 
