@@ -44,7 +44,6 @@ async function scheduled(handle: WorkflowHandle): Promise<Record<string, number>
   return counts;
 }
 
-
 /** The opening and the first n replies with their tool results (each runaway/plan reply has one call). */
 const firstTurns = (messages: ChatMessage[], n: number) => messages.slice(0, messages.findIndex((m) => m.role === 'user') + 1 + 2 * n);
 
