@@ -14,6 +14,7 @@ import { findTemporalCli } from '../server/temporal-cli';
 import { cancelSignal, statusQuery, transcriptQuery } from '../workflows/messages';
 import { EXIT_CODES, USAGE_ERROR } from '../client/exit-codes';
 import type { ChatMessage, RunResult } from '../common/contract';
+import { cutAtTurn } from '../common/fork';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
 
 const h = useHarness();
@@ -202,5 +203,29 @@ describe('fork from any turn', () => {
     await source.result();
     const fork = await h.start({ forkFrom: { run: source.workflowId, atTurn: 4 } } as never);
     expect(await failureOf(fork)).toMatchObject({ type: 'ForkRefused', message: expect.stringMatching(/the source has 3 turns, so atTurn 4 is past its end/) });
+  });
+});
+
+describe('cutting a transcript after turn N', () => {
+  const call = (id: string) => ({ id, type: 'function' as const, function: { name: 'read_file', arguments: '{}' } });
+  const messages: ChatMessage[] = [
+    { role: 'system', content: 'sys' },
+    { role: 'user', content: 'task' },
+    { role: 'assistant', content: null, tool_calls: [call('a'), call('b')] },
+    { role: 'tool', tool_call_id: 'a', name: 'read_file', content: 'A' },
+    { role: 'tool', tool_call_id: 'b', name: 'read_file', content: 'B' },
+    { role: 'user', content: 'a message steered in after turn 1' },
+    { role: 'assistant', content: null, tool_calls: [call('c'), call('d')] },
+    { role: 'tool', tool_call_id: 'c', name: 'read_file', content: 'C' },
+  ];
+
+  it('keeps the opening and whole turns; a message that came after turn N belongs to turn N + 1', () => {
+    expect(cutAtTurn(messages, 0)).toEqual({ ok: true, messages: messages.slice(0, 2), sourceTurns: 2 });
+    expect(cutAtTurn(messages, 1)).toEqual({ ok: true, messages: messages.slice(0, 5), sourceTurns: 2 });
+  });
+
+  it('refuses a turn with a call that has no result, naming it', () => {
+    expect(cutAtTurn(messages, 2)).toMatchObject({ ok: false, reason: expect.stringMatching(/^turn 2 is not finished in the source: read_file call d has no result/) });
+    expect(cutAtTurn(messages, 3)).toMatchObject({ ok: false, reason: 'the source has 2 turns, so atTurn 3 is past its end' });
   });
 });
