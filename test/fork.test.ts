@@ -140,6 +140,15 @@ describe('fork from any turn', () => {
     expect(r.forkedFrom?.inheritedCostUsd).toBeCloseTo(costOfFirst(source.workflowId, 3), 12);
     expect((await fork.query(transcriptQuery)).slice(0, 7)).toEqual(firstTurns(await source.query(transcriptQuery), 3));
     expect(await scheduled(fork)).toEqual({ loadForkSource: 1, callModelByAddress: 1 });
+
+    // A fork that itself continues as new (it inherits the small threshold) keeps its origin and totals, and loads the source once.
+    const long = await h.start({ forkFrom: { run: source.workflowId, atTurn: 3 }, limits: { maxTurns: 6 } } as never);
+    const lr = (await long.result()) as RunResult;
+    expect(lr).toMatchObject({ status: 'max_turns_exceeded', turns: 6, toolRuns: 3, forkedFrom: { runId: latest, atTurn: 3 } });
+    expect(h.events(long.workflowId).filter((l) => l.type === 'continued_as_new').length).toBeGreaterThanOrEqual(1);
+    expect((await scheduled(h.client.workflow.getHandle(long.workflowId, long.firstExecutionRunId))).loadForkSource).toBe(1);
+    expect((await scheduled(long)).loadForkSource).toBeUndefined();
+    expect((await long.query(transcriptQuery)).slice(0, 7)).toEqual(firstTurns(await source.query(transcriptQuery), 3));
   });
 
   it('a reset run: the workflow id forks its current execution; --run-id forks the execution that was reset away', async () => {
@@ -168,6 +177,7 @@ describe('fork from any turn', () => {
     const fromFile = `file-fork-${freshWorkspace()}`;
     const res = await cli('fork', '--from-file', file, '--at-turn', '2', '--model', 'plan', '--id', fromFile);
     expect(res.code).toBe(EXIT_CODES.completed);
+    expect(res.stdout).toMatch(new RegExp(`started: model=plan .* forked from ${source.workflowId} \\(export file\\) at turn 2 \\(\\$0\\.\\d{6} there\\)`));
     const r = (await h.client.workflow.getHandle(fromFile).result()) as RunResult;
     expect(r).toMatchObject({ status: 'completed', turns: 3, toolRuns: 0, forkedFrom: { run: source.workflowId, runId: null, atTurn: 2, fromFile: true } });
     expect(r.forkedFrom?.inheritedCostUsd).toBeCloseTo(costOfFirst(source.workflowId, 2), 12);
