@@ -151,17 +151,24 @@ describe('fork from any turn', () => {
     expect((await long.query(transcriptQuery)).slice(0, 7)).toEqual(firstTurns(await source.query(transcriptQuery), 3));
   });
 
-  it('a reset run: the workflow id forks its current execution; --run-id forks the execution that was reset away', async () => {
-    const source = await h.start({ task, model: 'plan' });
+  it('a reset run: the workflow id forks its current execution; runId forks the execution that was reset away', async () => {
+    const ws = freshWorkspace();
+    const source = await h.start({ task, model: 'plan', workspace: ws });
     await source.result();
+    // A file added before the reset, so the reset execution's list_files result differs from the first one's.
+    writeFileSync(join(h.workspaceRoot, ws, 'added-before-reset.txt'), 'new\n');
     const { stdout } = await exec(findTemporalCli(), ['workflow', 'reset', '--workflow-id', source.workflowId, '--type', 'FirstWorkflowTask', '--reason', 'test', '--address', h.address, '--output', 'json'], { timeout: 30_000 });
     const resetRunId = (JSON.parse(stdout) as { runId: string }).runId;
     await h.client.workflow.getHandle(source.workflowId, resetRunId).result();
+    const listing = async (handle: WorkflowHandle) => (await handle.query(transcriptQuery)).find((m) => m.role === 'tool' && m.tool_call_id === 'c1')?.content;
 
-    const current = (await (await h.start({ forkFrom: { run: source.workflowId, atTurn: 2 } } as never)).result()) as RunResult;
-    expect(current).toMatchObject({ status: 'completed', turns: 3, toolRuns: 0, forkedFrom: { runId: resetRunId } });
-    const old = (await (await h.start({ forkFrom: { run: source.workflowId, runId: source.firstExecutionRunId, atTurn: 2 } } as never)).result()) as RunResult;
-    expect(old).toMatchObject({ status: 'completed', turns: 3, toolRuns: 0, forkedFrom: { runId: source.firstExecutionRunId } });
+    const current = await h.start({ forkFrom: { run: source.workflowId, atTurn: 1 }, model: 'runaway', limits: { maxTurns: 1 } } as never);
+    expect(await current.result()).toMatchObject({ turns: 1, toolRuns: 0, forkedFrom: { runId: resetRunId } });
+    expect(await listing(current)).toContain('added-before-reset.txt');
+    const old = await h.start({ forkFrom: { run: source.workflowId, runId: source.firstExecutionRunId, atTurn: 1 }, model: 'runaway', limits: { maxTurns: 1 } } as never);
+    expect(await old.result()).toMatchObject({ turns: 1, toolRuns: 0, forkedFrom: { runId: source.firstExecutionRunId } });
+    expect(await listing(old)).toBe(await listing(h.client.workflow.getHandle(source.workflowId, source.firstExecutionRunId)));
+    expect(await listing(old)).not.toContain('added-before-reset.txt');
   });
 
   it('export, then fork --from-file with another model; the CLI forks a run by id too; a file that is not an export is refused naming why', async () => {
