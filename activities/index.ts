@@ -2,8 +2,9 @@
 // only the *type* of this object (see workflows/agent-run.ts).
 import { BUILT_IN_DEFAULTS } from '../workflows/defaults';
 import type { AgentActivities } from '../common/activity-contract';
-import type { RunDefaults } from '../common/contract';
-import { createCallModel, type ModelDeps } from './model';
+import type { Pricing, RunDefaults } from '../common/contract';
+import { createCallModel, createCallModelBudgeted, type ModelDeps } from './model';
+import { modelPrices } from './model-prices';
 import { loadRun } from './load-run';
 import { loadForkSource } from './load-fork-source';
 import { createResolveConfig } from './resolve-config';
@@ -11,7 +12,14 @@ import { BUILTIN_TOOLS } from './tools/builtin';
 import { createRunTool, type ToolDeps } from './tools/run-tool';
 import { Toolset } from './tools/toolset';
 
-export type ActivityDeps = ModelDeps & ToolDeps & { defaults?: Partial<RunDefaults>; /** Default: the built-ins. */ toolset?: Toolset };
+export type ActivityDeps = ModelDeps &
+  ToolDeps & {
+    defaults?: Partial<RunDefaults>;
+    /** Default: the built-ins. */
+    toolset?: Toolset;
+    /** Prices of models beyond the scripted provider's (AGENT_MODEL_PRICES): what a hard budget may run on. */
+    prices?: Readonly<Record<string, Pricing>>;
+  };
 
 /** Checked against the contract the workflow calls (common/activity-contract.ts). */
 export function createActivities(deps: ActivityDeps): AgentActivities {
@@ -20,14 +28,20 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
   const catalogue = toolset.specs();
   // Runs that name no tools get the ones their tools offer by default.
   const defaultTools = catalogue.filter((s) => s.enabledByDefault !== false).map((s) => s.name);
+  const unknown = (deps.defaults?.requireArgsHash ?? []).filter((n) => !catalogue.some((s) => s.name === n));
+  if (unknown.length) {
+    throw new Error(`AGENT_REQUIRE_ARGS_HASH names ${unknown.map((n) => JSON.stringify(n)).join(', ')}, which this worker does not offer (it offers ${catalogue.map((s) => s.name).join(', ')})`);
+  }
   return {
-    resolveConfig: createResolveConfig({ ...BUILT_IN_DEFAULTS, tools: defaultTools, ...deps.defaults }, catalogue),
+    resolveConfig: createResolveConfig({ ...BUILT_IN_DEFAULTS, tools: defaultTools, ...deps.defaults }, catalogue, modelPrices(deps.prices), deps.model),
     // Inputs with every message whole: histories and in-flight calls from before addresses.
     callModel,
     // Inputs with messages by address. A new name, so that during a rolling
     // deploy a worker that predates addresses never runs such a call: it fails
     // the attempt (a retryable NotFoundError) and a retry reaches a new worker.
     callModelByAddress: callModel,
+    // Hard budgets only: counts the prompt, sends the max_tokens the budget pays for, or does not call.
+    callModelBudgeted: createCallModelBudgeted(deps),
     runTool: createRunTool({ ...deps, toolset }),
     loadRun,
     loadForkSource,

@@ -10,7 +10,8 @@ import type { OpenAiToolDefinition } from '../common/tool-spec';
 import { resolvePrompt, type MessageStore } from './message-store';
 import type { TraceWriter } from './trace-file';
 import type { AssistantMessage, ChatMessage, ModelReply, ToolCall } from '../common/contract';
-import type { CallModelInput } from '../common/activity-contract';
+import type { BudgetedCallInput, BudgetedReply, CallModelInput } from '../common/activity-contract';
+import { replyAllowance, type ReplyHold, type ReplyShortfall } from '../common/budget-math';
 
 export interface ModelDeps {
   baseUrl: string;
@@ -38,14 +39,47 @@ interface WireReply {
 }
 
 /** A model call's input with its prompt resolved from the store. */
-type Prompt = Omit<CallModelInput, 'messages' | 'tools' | 'toolsRef' | 'prefix'> & { messages: ChatMessage[]; tools: OpenAiToolDefinition[] };
+type Prompt = Omit<CallModelInput, 'messages' | 'tools' | 'toolsRef' | 'prefix'> & { messages: ChatMessage[]; tools: OpenAiToolDefinition[]; maxTokens?: number };
+
+/**
+ * The model call of a hard budget: the prompt is counted over exactly what is
+ * sent (o200k_base), and the request carries the largest max_tokens the
+ * budget pays for on top of it; when not even minReplyTokens fits, nothing is
+ * sent and the workflow parks on its budget.
+ */
+export function createCallModelBudgeted(deps: ModelDeps) {
+  const attempt = createAttempt(deps);
+  return async function callModelBudgeted(input: BudgetedCallInput): Promise<BudgetedReply> {
+    const held: { shortfall?: ReplyShortfall } = {};
+    const r = await attempt(input, (prompt) => {
+      const allowance = replyAllowance(input.budget, countPromptTokens(prompt.messages, prompt.tools));
+      if (!allowance.ok) held.shortfall = allowance.shortfall;
+      return allowance.ok ? allowance.hold : null;
+    });
+    if (r.sent && r.hold) return { called: true, reply: r.reply, hold: r.hold };
+    if (!held.shortfall) throw new Error('the model call was held back without a shortfall');
+    return { called: false, shortfall: held.shortfall };
+  };
+}
+
+/** Decides, with the whole prompt in hand, the hold of a call (its max_tokens); null: do not send it. */
+type HoldFor = (prompt: Prompt) => ReplyHold | null;
 
 export function createCallModel(deps: ModelDeps) {
+  const attempt = createAttempt(deps);
+  return async function callModel(input: CallModelInput): Promise<ModelReply> {
+    const r = await attempt(input, null);
+    if (!r.sent) throw new Error('a model call without a budget was held back');
+    return r.reply;
+  };
+}
+
+function createAttempt(deps: ModelDeps) {
   const url = `${deps.baseUrl.replace(/\/+$/, '')}/chat/completions`;
   // Often enough that a Stop reaches a waiting call within ~50 ms (the run waits for it).
   const every = deps.heartbeatEveryMs ?? 50;
 
-  return async function callModel(input: CallModelInput): Promise<ModelReply> {
+  return async function callModel(input: CallModelInput, holdFor: HoldFor | null): Promise<{ sent: true; reply: ModelReply; hold: ReplyHold | null } | { sent: false }> {
     const activity = Context.current();
     const attempt = activity.info.attempt;
     // Every attempt is visible in the trace: a retry says so when it starts
@@ -55,11 +89,17 @@ export function createCallModel(deps: ModelDeps) {
       deps.trace.write(input.runId, input.chainId, { seq: input.traceSeq, type: 'model_retry', attempt, step: 0, model: input.model });
     }
     try {
-      const { filed, ...prompt } = await resolvePrompt(deps.messageStore, input);
-      const reply = await callWith({ ...input, ...prompt }, activity);
+      const { filed, ...resolved } = await resolvePrompt(deps.messageStore, input);
+      const prompt: Prompt = { ...input, ...resolved };
+      const hold = holdFor ? holdFor(prompt) : null;
+      if (holdFor && !hold) {
+        await filed;
+        return { sent: false };
+      }
+      const reply = await callWith(hold ? { ...prompt, maxTokens: hold.maxTokens } : prompt, activity);
       // Filed before the workflow hears of the reply, so the next turn can send them by address.
       await Promise.all([filed, deps.messageStore.file(JSON.stringify(reply.message)).written]);
-      return reply;
+      return { sent: true, reply, hold };
     } catch (err) {
       if (!activity.cancellationSignal.aborted) {
         const failure = err instanceof ApplicationFailure ? err : null;
@@ -110,6 +150,8 @@ export function createCallModel(deps: ModelDeps) {
             model: deps.model ?? input.model,
             messages: input.messages,
             ...(input.tools.length ? { tools: input.tools } : {}),
+            // Hard budgets only: the reply the budget pays for, at most.
+            ...(input.maxTokens !== undefined ? { max_tokens: input.maxTokens } : {}),
           }),
           signal: activity.cancellationSignal,
         });

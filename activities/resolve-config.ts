@@ -4,16 +4,24 @@
 // next execution after continue-as-new all see the configuration the run
 // started with, never a re-derived one.
 import type { ToolSpec } from '../common/tool-spec';
-import { InputError, parseInput } from '../workflows/input';
-import type { RunDefaults } from '../common/contract';
+import { InputError, parseInput, type PriceOf } from '../workflows/input';
+import type { Pricing, RunDefaults } from '../common/contract';
 import type { ResolvedConfig } from '../common/activity-contract';
 
 
-/** `catalogue`: the specs of the tools this worker offers; the run records those it selects. */
-export function createResolveConfig(defaults: RunDefaults, catalogue: readonly ToolSpec[]) {
+/**
+ * `catalogue`: the specs of the tools this worker offers; the run records those it selects.
+ * `prices`: what this worker knows each model costs (a hard budget refuses a model it has no price for);
+ * `sentModel`: LLM_MODEL, which replaces every run's model on the wire, so it is the one priced.
+ */
+export function createResolveConfig(defaults: RunDefaults, catalogue: readonly ToolSpec[], prices: Readonly<Record<string, Pricing>> = {}, sentModel?: string) {
+  const priceOf: PriceOf = (model) => {
+    const name = sentModel ?? model;
+    return { sentModel: name, pricing: Object.hasOwn(prices, name) ? prices[name] : null };
+  };
   return async function resolveConfig(input: unknown): Promise<ResolvedConfig> {
     try {
-      return { ok: true, cfg: parseInput(input, defaults, catalogue) };
+      return { ok: true, cfg: parseInput(input, defaults, catalogue, priceOf) };
     } catch (err) {
       // Bad input is an answer, not an activity failure: the workflow fails the run with it at once.
       if (err instanceof InputError) return { ok: false, field: err.field, message: err.message };

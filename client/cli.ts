@@ -5,12 +5,14 @@ import { ApplicationFailure, WorkflowFailedError, WorkflowNotFoundError, Workflo
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { readTrace, traceChains } from '../common/trace-format';
+import { isArgsHashText } from '../common/args-hash';
 import { loadConfig, type HarnessConfig } from '../common/config';
-import { cancelSignal, decideUpdate, statusQuery, transcriptQuery } from '../workflows/messages';
+import { cancelSignal, decideUpdate, raiseBudgetUpdate, reconcileUpdate, statusQuery, steerUpdate, transcriptQuery } from '../workflows/messages';
 import type { AgentInput, RunResult } from '../common/contract';
 import { connectClient } from './connect';
 import { ALREADY_FINISHED, EXIT_CODES, NOT_FOUND, USAGE_ERROR } from './exit-codes';
 import { follow, runAndFollow, summaryOf } from './follow';
+import { chainOfRun, latestChain } from './run-history';
 import { COMMANDS, commandUsage, fullUsage } from './commands';
 import { inputFromFlags, numberFlag } from './run-flags';
 import { checkResume, type ResumeFlags } from './resume-check';
@@ -64,6 +66,12 @@ export async function main(argv: string[], client?: Client): Promise<number> {
       case 'approve':
       case 'reject':
         return await decide(conn, command, rest);
+      case 'steer':
+        return await steer(conn, rest);
+      case 'raise-budget':
+        return await raiseBudget(conn, rest);
+      case 'reconcile':
+        return await reconcile(conn, rest);
       case 'cancel': {
         const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { reason: { type: 'string' } } });
         const runId = need(positionals[0], 'runId');
@@ -105,7 +113,7 @@ export async function main(argv: string[], client?: Client): Promise<number> {
           options: { follow: { type: 'boolean' }, 'run-id': { type: 'string' } },
         });
         const runId = need(positionals[0], 'runId');
-        const chainId = values['run-id'] === undefined ? undefined : await chainOf(conn, cfg.traceDir, runId, values['run-id']);
+        const chainId = await traceChainFor(conn, cfg.traceDir, runId, values['run-id'], values.follow === true);
         if (values.follow) {
           const c = await conn();
           const wait = () => c.workflow.getHandle(runId, values['run-id']).result() as Promise<RunResult>;
@@ -172,13 +180,18 @@ function need(v: string | undefined, name: string): string {
 }
 
 /**
- * The chain (first execution's run id) a run id belongs to: its own trace
- * file, or the server's word for a later execution of the chain.
+ * The chain whose trace to show: run R's (its own trace file, or the chain
+ * history links it to: a later execution, a reset run's); without R, the
+ * only chain on disk (no server needed), or, when the id has run several
+ * times, the chain of the run the server holds as current. Never the
+ * files' timestamps: they come from the clocks of the hosts that wrote them.
  */
-async function chainOf(conn: () => Promise<Client>, traceDir: string, workflowId: string, runId: string): Promise<string> {
-  if (traceChains(traceDir, workflowId).includes(runId)) return runId;
-  const d = await (await conn()).workflow.getHandle(workflowId, runId).describe();
-  return d.raw.workflowExecutionInfo?.firstRunId || runId;
+async function traceChainFor(conn: () => Promise<Client>, traceDir: string, workflowId: string, runId: string | undefined, follow: boolean): Promise<string | undefined> {
+  const onDisk = traceChains(traceDir, workflowId);
+  if (runId !== undefined) return onDisk.includes(runId) ? runId : chainOfRun(await conn(), workflowId, runId);
+  // A followed run may not have written its first line yet: the server knows which run it is.
+  if (onDisk.length <= 1 && !follow) return onDisk[0];
+  return latestChain(await conn(), workflowId);
 }
 
 /** `resume RUN`'s flags, checked before anything connects. */
@@ -213,7 +226,7 @@ async function resume(c: Client, { from, flags, id, detach }: ReturnType<typeof 
   return startRun(c, input, workflowId, detach, `resume of ${from}`);
 }
 
-const AGENT_STATUSES = ['running', 'awaiting_approval', 'completed', 'failed', 'max_turns_exceeded', 'budget_exceeded', 'interrupted'];
+const AGENT_STATUSES = ['running', 'awaiting_approval', 'awaiting_budget', 'awaiting_reconciliation', 'completed', 'failed', 'max_turns_exceeded', 'budget_exceeded', 'interrupted'];
 
 /** Runs found through their search attributes, as a table with a header. */
 async function list(conn: () => Promise<Client>, rest: string[]): Promise<number> {
@@ -227,7 +240,7 @@ async function list(conn: () => Promise<Client>, rest: string[]): Promise<number
   const minCost = numberFlag('min-cost', values['min-cost']);
   const limitN = numberFlag('limit', values.limit, { integer: true }) ?? 50;
   const clauses = [`WorkflowType = 'agentRun'`];
-  if (values.awaiting) clauses.push(`AgentStatus = 'awaiting_approval'`);
+  if (values.awaiting) clauses.push(`AgentStatus IN ('awaiting_approval', 'awaiting_reconciliation')`);
   if (values.status) clauses.push(`AgentStatus = '${values.status}'`);
   if (typeof minCost === 'number') clauses.push(`AgentCostUsd >= ${minCost}`);
   const rows: string[][] = [['RUN ID', 'TEMPORAL', 'AGENT STATUS', 'TURNS', 'COST USD', 'AWAITING', 'STARTED']];
@@ -268,17 +281,66 @@ async function startRun(c: Client, input: AgentInput, workflowId: string, detach
   }
 }
 
+/** A person's word on a write whose outcome is unknown: it happened (and what happened), or try it again. */
+async function reconcile(conn: () => Promise<Client>, rest: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: { happened: { type: 'string' }, retry: { type: 'boolean' }, by: { type: 'string' } },
+  });
+  const runId = need(positionals[0], 'runId');
+  const callId = need(positionals[1], 'callId');
+  if ((values.happened === undefined) === (values.retry !== true)) throw new UsageError('reconcile takes one of --happened "what happened" and --retry');
+  const by = values.by ?? process.env.USER ?? 'cli';
+  const input = values.retry === true ? { callId, outcome: 'retry' as const, by } : { callId, outcome: 'happened' as const, result: values.happened, by };
+  const view = await (await conn()).workflow.getHandle(runId).executeUpdate(reconcileUpdate, { args: [input] });
+  console.log(`reconciled ${callId} on ${runId} (${input.outcome}); run is now ${view.agentStatus} (turns=${view.turns} cost=$${view.costUsd.toFixed(6)})`);
+  return 0;
+}
+
 async function decide(conn: () => Promise<Client>, decision: 'approve' | 'reject', rest: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
-    options: { reason: { type: 'string' }, by: { type: 'string' } },
+    options: { reason: { type: 'string' }, by: { type: 'string' }, 'args-hash': { type: 'string' } },
   });
   const runId = need(positionals[0], 'runId');
   const callId = need(positionals[1], 'callId');
+  const hash = values['args-hash'];
+  if (hash !== undefined && !isArgsHashText(hash)) throw new UsageError(`--args-hash must be 64 hex digits (the status's interruption.argsHash), got ${JSON.stringify(hash)}`);
   const view = await (await conn()).workflow.getHandle(runId).executeUpdate(decideUpdate, {
-    args: [{ callId, decision, reason: values.reason, by: values.by ?? process.env.USER ?? 'cli' }],
+    args: [{ callId, decision, reason: values.reason, by: values.by ?? process.env.USER ?? 'cli', ...(hash !== undefined ? { argsHash: hash.toLowerCase() } : {}) }],
   });
   console.log(`${decision === 'approve' ? 'approved' : 'rejected'} ${callId} on ${runId}; run is now ${view.status} (turns=${view.turns} cost=$${view.costUsd.toFixed(6)})`);
+  return 0;
+}
+
+/** `steer RUN "message"`: queued by the steer update (refused at once, naming why, when the run cannot take it). */
+async function steer(conn: () => Promise<Client>, rest: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { by: { type: 'string' }, interrupt: { type: 'boolean' } } });
+  const runId = need(positionals[0], 'runId');
+  const message = positionals[1];
+  if (message === undefined) throw new UsageError('missing <message>');
+  if (positionals.length > 2) throw new UsageError(`one message, quoted: got ${positionals.length - 1} words (agent-harness steer ${runId} "look in logs/")`);
+  if (message.trim() === '') throw new UsageError('the message is empty');
+  const view = await (await conn()).workflow.getHandle(runId).executeUpdate(steerUpdate, {
+    args: [{ message, by: values.by ?? process.env.USER ?? 'cli', ...(values.interrupt ? { interrupt: true } : {}) }],
+  });
+  const queued = view.queuedSteers.length;
+  const when = values.interrupt ? 'calls not yet run are declined with it; the model reads it at the next turn boundary' : 'the model reads it at the next turn boundary';
+  console.log(`message queued for ${runId} (${queued} queued): ${when}; run is ${view.agentStatus} (turns=${view.turns})`);
+  return 0;
+}
+
+/** `raise-budget RUN --to USD`: the raiseBudget update; a refusal (not higher, a soft budget, a child) prints its reason and exits 1. */
+async function raiseBudget(conn: () => Promise<Client>, rest: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { to: { type: 'string' }, by: { type: 'string' }, reason: { type: 'string' } } });
+  const runId = need(positionals[0], 'runId');
+  const to = numberFlag('to', values.to);
+  if (to === undefined || to === null) throw new UsageError('missing --to USD (the new budget)');
+  const view = await (await conn()).workflow.getHandle(runId).executeUpdate(raiseBudgetUpdate, {
+    args: [{ maxBudgetUsd: to, by: values.by ?? process.env.USER ?? 'cli', ...(values.reason !== undefined ? { reason: values.reason } : {}) }],
+  });
+  console.log(`budget of ${runId} raised to $${to}; run is now ${view.agentStatus} (turns=${view.turns} cost=$${view.costUsd.toFixed(6)})`);
   return 0;
 }

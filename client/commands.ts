@@ -11,7 +11,7 @@ export interface CommandHelp {
 export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
   run: {
     usage:
-      'run [--task T] [--model M] [--max-turns N|none] [--budget USD|none] [--tool-errors describe|generic|fatal]\n' +
+      'run [--task T] [--model M] [--max-turns N|none] [--budget USD|none] [--budget-mode soft|hard] [--tool-errors describe|generic|fatal]\n' +
       '    [--dedupe readOnly|off|all] [--tools a,b] [--workspace NAME] [--approval-timeout-ms MS|none] [--id RUN_ID]\n' +
       '    [--input JSON] [--detach] [--debug]',
     about:
@@ -39,15 +39,32 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
     usage: 'export <runId> [--run-id R] [--out FILE]',
     about: 'write the run\'s turns, configuration and cost per turn as JSON (stdout without --out), for fork --from-file',
   },
-  approve: { usage: 'approve <runId> <callId> [--by NAME]' },
-  reject: { usage: 'reject <runId> <callId> [--reason TEXT] [--by NAME]', about: 'the reason is optional; the model is told it when given' },
+  approve: {
+    usage: 'approve <runId> <callId> [--by NAME] [--args-hash H]',
+    about: 'with --args-hash (the status\'s interruption.argsHash) the approval is refused unless the call has exactly those arguments',
+  },
+  reject: { usage: 'reject <runId> <callId> [--reason TEXT] [--by NAME] [--args-hash H]', about: 'the reason is optional; the model is told it when given' },
+  steer: {
+    usage: 'steer <runId> <message> [--by NAME] [--interrupt]',
+    about:
+      'queue a message for the run: the model reads it at the next turn boundary (after every call of its last reply has a result).\n' +
+      '--interrupt: calls of the current reply that have not started, and a call parked on an approval, are declined with the message as the reason',
+  },
+  'raise-budget': {
+    usage: 'raise-budget <runId> --to USD [--by NAME] [--reason TEXT]',
+    about: 'a hard budget\'s new amount (the raiseBudget update): a run parked awaiting_budget goes on; refused unless higher than the budget now',
+  },
+  reconcile: {
+    usage: 'reconcile <runId> <callId> (--happened TEXT | --retry) [--by NAME]',
+    about: 'a run parked on a write whose outcome is unknown (unknownOutcomes "ask"): it happened (TEXT is what the model reads), or try it again',
+  },
   cancel: { usage: 'cancel <runId> [--reason TEXT]' },
   status: { usage: 'status <runId>', about: 'query the live status' },
   transcript: { usage: 'transcript <runId>', about: 'query the messages' },
   result: { usage: 'result <runId>', about: 'wait for the result (exit code = its status)' },
   trace: {
     usage: 'trace <runId> [--run-id R] [--follow]',
-    about: 'print the JSONL trace of the latest run of that id, or of run R (any execution\'s run id; a workflow id can be used again)',
+    about: 'print the JSONL trace of the current run of that id, or of run R (any execution\'s run id; an id can be used again or reset)',
   },
   list: {
     usage: 'list [--awaiting] [--status S] [--min-cost USD] [--limit N]',

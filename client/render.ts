@@ -34,13 +34,27 @@ export function renderEvent(l: TraceLine, runId: string): string | null {
       return `  ← ${String(l.toolName)} ${l.ok ? 'ok' : l.declined ? 'declined' : 'error'}${l.cached ? ' (cached, not run)' : ''} ${String(l.ms)} ms`;
     case 'approval_required':
       return [
-        `  ⏸ approval required: ${String(l.toolName)} ${JSON.stringify(l.args)} (call ${String(l.callId)})`,
-        `    approve: bin/agent-harness.mjs approve ${runId} ${String(l.callId)}`,
+        `  ⏸ approval required: ${String(l.toolName)} ${JSON.stringify(l.args)} (call ${String(l.callId)})${l.argsHash ? ` argsHash ${String(l.argsHash)}` : ''}`,
+        `    approve: bin/agent-harness.mjs approve ${runId} ${String(l.callId)}${l.argsHash ? ` --args-hash ${String(l.argsHash)}` : ''}`,
         `    reject:  bin/agent-harness.mjs reject ${runId} ${String(l.callId)} --reason "…"`,
         `    or:      .temporal/bin/temporal workflow signal -w ${runId} --name approve --input '${JSON.stringify({ callId: l.callId, by: 'you' })}'`,
       ].join('\n');
     case 'approval_decided':
-      return `  ✔ ${String(l.decision)}d by ${String(l.by ?? 'someone')}${l.reason ? `: ${String(l.reason)}` : ''}`;
+      return `  ✔ ${String(l.decision)}d by ${String(l.by ?? 'someone')}${l.interrupt ? ' (interrupted by a message)' : ''}${l.reason ? `: ${String(l.reason)}` : ''}`;
+    case 'steer_queued':
+      return `  ✉ message from ${String(l.by ?? 'the user')} queued${l.interrupt ? ' (interrupt)' : ''}: ${clip(String(l.message))}`;
+    case 'steered':
+      return `  ✉ message from ${String(l.by ?? 'the user')} given to the model after turn ${String(l.turn)}: ${clip(String(l.message))}`;
+    case 'steer_dropped':
+      return `  ✉ message from ${String(l.by ?? 'the user')} not given to the model: ${String(l.reason)}`;
+    case 'reconciliation_required':
+      return [
+        `  ⏸ outcome unknown, a person must say what happened: ${String(l.toolName)} (call ${String(l.callId)}): ${clip(String(l.known), 200)}`,
+        `    it happened: bin/agent-harness.mjs reconcile ${runId} ${String(l.callId)} --happened "what happened"`,
+        `    try again:   bin/agent-harness.mjs reconcile ${runId} ${String(l.callId)} --retry`,
+      ].join('\n');
+    case 'reconciliation_decided':
+      return `  ✔ reconciled (${String(l.outcome)})${l.by ? ` by ${String(l.by)}` : ''}`;
     case 'signal_ignored':
       return `  (ignored ${String(l.signal)} signal: ${String(l.reason)})`;
     case 'model_request':
@@ -51,6 +65,17 @@ export function renderEvent(l: TraceLine, runId: string): string | null {
       return `  ✂ context: the ${String(l.turns)} earliest turns summarized for ${usd(l.summaryCostUsd)} (~${String(l.estimatedTokensBefore)} → ~${String(l.estimatedTokensAfter)} of ${String(l.windowTokens)} tokens)`;
     case 'effect':
       return renderEffect(l);
+    case 'budget_awaited':
+      return [
+        `  ⏸ awaiting budget: the next model call needs ${usd(l.needUsd)} at worst (${String(l.promptTokens)} prompt tokens, a ${String(l.minReplyTokens)}-token reply); budget ${usd(l.maxBudgetUsd)}, spent ${usd(l.costUsd)}`,
+        `    raise: bin/agent-harness.mjs raise-budget ${runId} --to ${String(l.needBudgetUsd)} --reason "…"`,
+      ].join('\n');
+    case 'budget_raised':
+      return `  ✔ budget raised ${usd(l.fromUsd)} → ${usd(l.toUsd)} by ${String(l.by)}${l.reason ? `: ${String(l.reason)}` : ''}`;
+    case 'budget_exhausted':
+      return `  ■ budget exhausted: its parent ${String(l.parent)} holds this run's budget`;
+    case 'usage_over_reservation':
+      return `  ! the provider reported ${String(l.completionTokens)} completion tokens for max_tokens ${String(l.maxTokens)}: charged ${usd(l.reservedUsd)} (its hold), not ${usd(l.reportedUsd)}; the run stops`;
     case 'stop_prevailed':
       return `  ■ the Stop came first: the run's ${String(l.over)} (${clip(String(l.overReason))}) is not its result`;
     case 'run_stopped':

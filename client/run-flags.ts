@@ -19,6 +19,7 @@ const FLAG_OF_FIELD: Record<string, string> = {
   approvalTimeoutMs: '--approval-timeout-ms',
   'limits.maxTurns': '--max-turns',
   'limits.maxBudgetUsd': '--budget',
+  'limits.budgetMode': '--budget-mode',
 };
 
 /** A numeric flag: a number, or (for limits) `none`; anything else is a usage error naming the flag. */
@@ -42,6 +43,7 @@ export function inputFromFlags(rest: string[]): { input: AgentInput; id: string 
       model: { type: 'string' },
       'max-turns': { type: 'string' },
       budget: { type: 'string' },
+      'budget-mode': { type: 'string' },
       'tool-errors': { type: 'string' },
       dedupe: { type: 'string' },
       tools: { type: 'string' },
@@ -60,6 +62,7 @@ export function inputFromFlags(rest: string[]): { input: AgentInput; id: string 
   const approvalTimeoutMs = numberFlag('approval-timeout-ms', values['approval-timeout-ms'], { none: true, integer: true });
   if (maxTurns !== undefined) limits.maxTurns = maxTurns;
   if (budget !== undefined) limits.maxBudgetUsd = budget;
+  if (values['budget-mode'] !== undefined) limits.budgetMode = values['budget-mode'] as 'soft' | 'hard';
   const input = {
     ...base,
     ...(values.task !== undefined ? { task: values.task } : {}),

@@ -60,3 +60,34 @@ export async function modelCallInputs(client: Client, handle: WorkflowHandle): P
   }
   return out;
 }
+
+/** The started event's links of one execution: the first event only, one small page. */
+async function startedAttributes(client: Client, workflowId: string, runId: string): Promise<proto.temporal.api.history.v1.IWorkflowExecutionStartedEventAttributes> {
+  const page = await client.workflowService.getWorkflowExecutionHistory({ namespace: client.options.namespace, execution: { workflowId, runId }, maximumPageSize: 1 });
+  const started = page.history?.events?.[0]?.workflowExecutionStartedEventAttributes;
+  if (!started) throw new Error(`run ${runId} of ${workflowId} has no started event`);
+  return started;
+}
+
+/**
+ * The run chain an execution belongs to, as the workflow names it (see
+ * agentRun): a reset run starts a chain named by its own run id (its started
+ * event is a copy of the run it was reset from, whose run id it records as
+ * the original one); otherwise an execution continues the chain of the one it
+ * continued as new from, and a first execution starts a chain of its own.
+ * From history links only: no clock decides.
+ */
+export async function chainOfRun(client: Client, workflowId: string, runId: string): Promise<string> {
+  for (let current = runId; ; ) {
+    const started = await startedAttributes(client, workflowId, current);
+    const isReset = !!started.originalExecutionRunId && started.originalExecutionRunId !== current;
+    if (isReset || !started.continuedExecutionRunId) return current;
+    current = started.continuedExecutionRunId;
+  }
+}
+
+/** The chain of the workflow id's current run, the one the server starts last (a reset run, a reused id's new run). */
+export async function latestChain(client: Client, workflowId: string): Promise<string> {
+  const d = await client.workflow.getHandle(workflowId).describe();
+  return chainOfRun(client, workflowId, d.runId);
+}

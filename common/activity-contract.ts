@@ -3,6 +3,7 @@
 // checked against it). The workflow imports this, never the implementations.
 import type { AgentInput, ChatMessage, ModelReply, RunConfig, RunResult, ToolOutcome } from './contract';
 import type { OpenAiToolDefinition } from './tool-spec';
+import type { ReplyBudget, ReplyHold, ReplyShortfall } from './budget-math';
 
 export interface AgentActivities {
   /** Fills a run's input from this worker's defaults and tools; a local activity, so the answer is in history. */
@@ -11,6 +12,12 @@ export interface AgentActivities {
   callModel(input: CallModelInput): Promise<ModelReply>;
   /** One model turn with messages by address: a new name, so a worker that predates addresses never runs one. */
   callModelByAddress(input: CallModelInput): Promise<ModelReply>;
+  /**
+   * A hard budget's model call: counts the prompt it sends, sends the largest
+   * max_tokens the budget pays for, or does not call when not even
+   * minReplyTokens fits. A new name: older workers never receive one.
+   */
+  callModelBudgeted(input: BudgetedCallInput): Promise<BudgetedReply>;
   runTool(input: RunToolInput): Promise<ToolOutcome>;
   /** Reads a stopped run for `resumeFrom`. */
   loadRun(args: { runId: string }): Promise<LoadedRun>;
@@ -41,6 +48,13 @@ export interface CallModelInput {
   /** Write the request to the trace before sending it. */
   debug?: boolean;
 }
+
+export interface BudgetedCallInput extends CallModelInput {
+  budget: ReplyBudget;
+}
+
+/** Called within its hold, or not called for want of budget (nothing was sent, nothing is owed). */
+export type BudgetedReply = { called: true; reply: ModelReply; hold: ReplyHold } | { called: false; shortfall: ReplyShortfall };
 
 export interface RunToolInput {
   runId: string;

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadClientConfigProfile, toClientOptions } from '@temporalio/envconfig';
 import { PROJECT_ROOT } from './project-root';
-import { DEFAULT_TASK_QUEUE, type RunDefaults } from './contract';
+import { DEFAULT_TASK_QUEUE, type Pricing, type RunDefaults } from './contract';
 
 const DATA = resolve(PROJECT_ROOT, '.data');
 
@@ -44,6 +44,12 @@ export interface HarnessConfig {
    * them once, at its start: changing them affects new runs only.
    */
   runDefaults: Partial<RunDefaults>;
+  /**
+   * Prices of the models this deployment runs (AGENT_MODEL_PRICES, JSON:
+   * {"gpt-4o-mini": {"inputPerMTokUsd": 0.15, "outputPerMTokUsd": 0.6}}),
+   * beside the scripted provider's own. A hard budget refuses a model without one.
+   */
+  modelPrices: Record<string, Pricing>;
   /** Modules of the deployment's own tools (AGENT_TOOLS_MODULES, comma-separated paths). */
   toolModules: string[];
   /** Offer only these tools (AGENT_TOOLS, comma-separated), or null for all. */
@@ -166,10 +172,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig 
     tracing: tracing(env),
     mcpConfigPath: env.AGENT_MCP_CONFIG ? resolve(env.AGENT_MCP_CONFIG) : null,
     metricsAddress: env.METRICS_PORT && env.METRICS_PORT !== 'off' ? `${env.METRICS_HOST || '127.0.0.1'}:${int(env, 'METRICS_PORT', 9464)}` : null,
+    modelPrices: modelPrices(env.AGENT_MODEL_PRICES),
     runDefaults: {
       ...(env.AGENT_DEFAULT_MAX_TURNS ? { maxTurns: int(env, 'AGENT_DEFAULT_MAX_TURNS', 0) } : {}),
       ...(env.AGENT_DEFAULT_BUDGET_USD ? { maxBudgetUsd: positiveNumber(env, 'AGENT_DEFAULT_BUDGET_USD') } : {}),
       ...(env.AGENT_DEFAULT_APPROVAL_TIMEOUT_MS ? { approvalTimeoutMs: int(env, 'AGENT_DEFAULT_APPROVAL_TIMEOUT_MS', 0) } : {}),
+      // Tools whose approval must name the call's argsHash (checked against the offered tools when the worker starts).
+      ...(list(env.AGENT_REQUIRE_ARGS_HASH) ? { requireArgsHash: list(env.AGENT_REQUIRE_ARGS_HASH) ?? [] } : {}),
     },
   };
 }
@@ -295,6 +304,26 @@ function workerVersioning(env: NodeJS.ProcessEnv): WorkerVersioning | null {
 
 function isVersioningBehavior(s: string): s is VersioningBehaviorName {
   return (VERSIONING_BEHAVIORS as readonly string[]).includes(s);
+}
+
+/** AGENT_MODEL_PRICES: a JSON object of model name → both prices; anything else stops the process naming what is wrong. */
+function modelPrices(raw: string | undefined): Record<string, Pricing> {
+  if (!raw) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new Error('AGENT_MODEL_PRICES must be JSON like {"gpt-4o-mini": {"inputPerMTokUsd": 0.15, "outputPerMTokUsd": 0.6}}');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('AGENT_MODEL_PRICES must be a JSON object of model name → prices');
+  const out: Record<string, Pricing> = {};
+  for (const [model, p] of Object.entries(parsed as Record<string, unknown>)) {
+    const { inputPerMTokUsd: i, outputPerMTokUsd: o } = (p ?? {}) as Record<string, unknown>;
+    const ok = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+    if (!ok(i) || !ok(o)) throw new Error(`AGENT_MODEL_PRICES: model ${JSON.stringify(model)} needs inputPerMTokUsd and outputPerMTokUsd, numbers >= 0`);
+    out[model] = { inputPerMTokUsd: i as number, outputPerMTokUsd: o as number };
+  }
+  return out;
 }
 
 function positiveNumber(env: NodeJS.ProcessEnv, name: string): number {

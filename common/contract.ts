@@ -48,16 +48,41 @@ export type ExitStatus = Exclude<RunStatus, 'running'>;
  * `running`, live but waiting on a person (`awaiting_approval`), or one of
  * the five exits once it has ended.
  */
-export type AgentStatus = 'running' | 'awaiting_approval' | ExitStatus;
+export type AgentStatus = 'running' | 'awaiting_approval' | 'awaiting_budget' | 'awaiting_reconciliation' | ExitStatus;
 
-/** The AgentStatus of a run: an exit once it ended; live and parked on an approval, `awaiting_approval`. */
+/**
+ * The AgentStatus of a run: an exit once it ended; live and parked on an
+ * approval, `awaiting_approval`; parked because a hard budget cannot pay its
+ * next model call, `awaiting_budget`.
+ */
 export function agentStatusOf(status: RunStatus, interruption: Interruption | null, ended: boolean): AgentStatus {
   if (!ended && interruption?.type === 'approval') return 'awaiting_approval';
+  if (!ended && interruption?.type === 'budget') return 'awaiting_budget';
+  if (!ended && interruption?.type === 'reconciliation') return 'awaiting_reconciliation';
   return ended ? (status === 'running' ? 'failed' : status) : 'running';
 }
 
+/** A hard-budget run parked before a model call it cannot pay: what the call needs, what a raise must reach. */
+export interface BudgetShortfall {
+  type: 'budget';
+  /** The worst case of the next call: its prompt (counted) and a reply of minReplyTokens. */
+  needUsd: number;
+  /** The smallest budget that pays for it: `raiseBudget` to at least this. */
+  needBudgetUsd: number;
+  /** needBudgetUsd minus the budget now. */
+  shortUsd: number;
+  maxBudgetUsd: number;
+  costUsd: number;
+  promptTokens: number;
+  minReplyTokens: number;
+}
+
 export type Interruption =
-  | { type: 'approval'; callId: string; toolName: string; args: unknown }
+  /** argsHash: SHA-256 of the arguments' canonical JSON (common/args-hash.ts); absent in results recorded before it. */
+  | { type: 'approval'; callId: string; toolName: string; args: unknown; argsHash?: string }
+  | BudgetShortfall
+  /** Parked on a write whose outcome is unknown, for a person to say what happened (`unknownOutcomes: "ask"`). */
+  | { type: 'reconciliation'; callId: string; toolName: string; args: unknown; known: string }
   | { type: 'max_turns' }
   | { type: 'max_budget' }
   | { type: 'cancelled'; reason: string };
@@ -78,8 +103,21 @@ export interface AgentInput {
   task: string;
   model?: string;
   system?: string;
-  /** `null` lifts a cap; at least one of the two must stay set. */
-  limits?: { maxTurns?: number | null; maxBudgetUsd?: number | null };
+  /**
+   * `null` lifts a cap; at least one of the two must stay set. `budgetMode`:
+   * `soft` (default) checks the budget before each turn, so spend overshoots
+   * by at most one turn; `hard` reserves each call's worst case first and
+   * never exceeds it (see docs in README, "Hard budget").
+   */
+  limits?: {
+    maxTurns?: number | null;
+    maxBudgetUsd?: number | null;
+    budgetMode?: BudgetMode;
+    /** Hard mode: a model call is not made unless the budget pays for a reply of at least this many tokens. */
+    minReplyTokens?: number;
+    /** Hard mode: the most max_tokens sent, whatever the budget allows. */
+    maxReplyTokens?: number;
+  };
   toolErrors?: ToolErrorPolicy;
   dedupe?: DedupePolicy;
   tools?: ToolName[];
@@ -88,6 +126,8 @@ export interface AgentInput {
   pricing?: Partial<Pricing>;
   /** How long an approval may wait, in ms; absent or null waits forever. */
   approvalTimeoutMs?: number | null;
+  /** Hard mode: how long a run parked on its budget waits for a raise before it ends `budget_exceeded`; absent or null waits forever. */
+  budgetTimeoutMs?: number | null;
   /** Per-attempt timeouts of the model call and of one tool call, in ms. */
   modelTimeoutMs?: number;
   toolTimeoutMs?: number;
@@ -126,7 +166,15 @@ export interface AgentInput {
    * common/fork.ts. `task` may be left out: it comes from the source.
    */
   forkFrom?: ForkRequest | null;
+  /**
+   * A write whose outcome is unknown (its attempt started and never reported)
+   * is told to the model as such (`tell_model`, the default), or parks the run
+   * for a person to reconcile (`ask`: the `reconcile` update).
+   */
+  unknownOutcomes?: UnknownOutcomePolicy;
 }
+
+export type UnknownOutcomePolicy = 'tell_model' | 'ask';
 
 /** The input after validation, every default filled in. */
 export interface RunConfig {
@@ -160,6 +208,54 @@ export interface RunConfig {
   resumeFrom: string | null;
   /** Where a fork came from; absent for other runs (and in configurations recorded before forks). */
   forkFrom?: ForkOrigin;
+  /**
+   * Tools whose approval must carry the call's argsHash (the worker's
+   * AGENT_REQUIRE_ARGS_HASH, an ops setting). Absent: none.
+   */
+  requireArgsHash?: ToolName[];
+  /** Present only for a hard budget (absent: soft, as every run before it). */
+  hardBudget?: HardBudgetConfig;
+  /** Absent in configurations recorded before it existed: `tell_model`. */
+  unknownOutcomes?: UnknownOutcomePolicy;
+}
+
+export type BudgetMode = 'soft' | 'hard';
+
+/** A hard budget's settings (the budget itself is maxBudgetUsd; a raise updates it). */
+export interface HardBudgetConfig {
+  minReplyTokens: number;
+  maxReplyTokens: number;
+  budgetTimeoutMs: number | null;
+}
+
+/** A hard budget as the status query and the result show it. */
+export interface BudgetView {
+  mode: 'hard';
+  maxBudgetUsd: number;
+  /** Spent: turns charged and children settled. */
+  spentUsd: number;
+  /** Held for what runs now (a model call's worst case, children's budgets). */
+  heldUsd: number;
+  availableUsd: number;
+  raises: BudgetRaise[];
+}
+
+export interface BudgetRaise {
+  fromUsd: number;
+  toUsd: number;
+  by: string;
+  reason: string | null;
+}
+
+/** A reply whose usage says it cost more than its hold: counted, flagged, the excess not charged, the run stopped. */
+export interface OverReservationFlag {
+  turn: number;
+  maxTokens: number;
+  promptTokens: number;
+  completionTokens: number;
+  reservedUsd: number;
+  reportedUsd: number;
+  excessUsd: number;
 }
 
 /** What an input left out is filled from these. */
@@ -178,6 +274,7 @@ export type RunDefaults = Pick<
   | 'toolTimeoutMs'
   | 'maxToolResultChars'
   | 'continueAsNewAtHistoryBytes'
+  | 'requireArgsHash'
 >;
 
 export interface RunResult {
@@ -204,6 +301,10 @@ export interface RunResult {
   children: ChildSpend;
   /** A fork's source and what the source paid for the inherited turns (not in costUsd). */
   forkedFrom?: ForkOrigin;
+  /** Hard budget only: the budget at the end. */
+  budget?: BudgetView;
+  /** Hard budget only: the reply that reported more than its hold allowed, or null. */
+  usageOverReservation?: OverReservationFlag | null;
 }
 
 /** What the `status` query answers while the run is live, and after. */
@@ -228,6 +329,20 @@ export interface RunStatusView {
   children: ChildSpend;
   /** A fork's source and what the source paid for the inherited turns (not in costUsd). */
   forkedFrom?: ForkOrigin;
+  /** Steering messages received and not yet in the transcript (applied at the next turn boundary). */
+  queuedSteers: SteerView[];
+  /** Hard budget only: spent, held, available, raises. */
+  budget?: BudgetView;
+  usageOverReservation?: OverReservationFlag | null;
+}
+
+/** A steering message as the status shows it while it waits for the next turn boundary. */
+export interface SteerView {
+  message: string;
+  by: string | null;
+  /** Workflow time it arrived (ISO 8601). */
+  at: string;
+  interrupt: boolean;
 }
 
 /**

@@ -11,13 +11,19 @@ export function inputOfConfig(cfg: RunConfig): AgentInput {
     task: cfg.task,
     model: cfg.model,
     ...(cfg.system !== null ? { system: cfg.system } : {}),
-    limits: { maxTurns: cfg.maxTurns, maxBudgetUsd: cfg.maxBudgetUsd },
+    limits: {
+      maxTurns: cfg.maxTurns,
+      maxBudgetUsd: cfg.maxBudgetUsd,
+      // A hard budget stays hard when its run is resumed (soft configurations carry no such field).
+      ...(cfg.hardBudget ? { budgetMode: 'hard' as const, minReplyTokens: cfg.hardBudget.minReplyTokens, maxReplyTokens: cfg.hardBudget.maxReplyTokens } : {}),
+    },
     toolErrors: cfg.toolErrors,
     dedupe: cfg.dedupe,
     tools: [...cfg.tools],
     workspace: cfg.workspace,
     pricing: { ...cfg.pricing },
     approvalTimeoutMs: cfg.approvalTimeoutMs,
+    ...(cfg.hardBudget ? { budgetTimeoutMs: cfg.hardBudget.budgetTimeoutMs } : {}),
     modelTimeoutMs: cfg.modelTimeoutMs,
     toolTimeoutMs: cfg.toolTimeoutMs,
     maxToolResultChars: cfg.maxToolResultChars,
@@ -27,6 +33,7 @@ export function inputOfConfig(cfg: RunConfig): AgentInput {
     ...(cfg.debug ? { debug: true } : {}),
     context: cfg.context,
     resumeFrom: cfg.resumeFrom,
+    ...(cfg.unknownOutcomes !== undefined ? { unknownOutcomes: cfg.unknownOutcomes } : {}),
   };
 }
 
@@ -37,5 +44,12 @@ export function inputOfConfig(cfg: RunConfig): AgentInput {
  */
 export function resumedInput(prior: AgentInput, next: AgentInput): AgentInput {
   const { task: _task, ...overrides } = next;
-  return { ...prior, ...overrides, task: prior.task, limits: { ...prior.limits, ...next.limits } };
+  const merged: AgentInput = { ...prior, ...overrides, task: prior.task, limits: { ...prior.limits, ...next.limits } };
+  // Resumed as soft, a hard run's own settings would be refused as meaningless: they go.
+  if (next.limits?.budgetMode === 'soft' && merged.limits) {
+    const { minReplyTokens: _min, maxReplyTokens: _max, ...limits } = merged.limits;
+    const { budgetTimeoutMs: _timeout, ...rest } = merged;
+    return { ...rest, limits };
+  }
+  return merged;
 }

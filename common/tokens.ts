@@ -39,3 +39,9 @@ export function countPromptTokens(messages: WireMessage[], tools: unknown[] | un
 export function countCompletionTokens(content: string | null, toolCalls: unknown[] | undefined): number {
   return countTokens(content ?? '') + (toolCalls?.length ? countTokens(JSON.stringify(toolCalls)) : 0);
 }
+
+/** The first `max` tokens of a text: what a model cut at max_tokens writes. */
+export function truncateToTokens(text: string, max: number): string {
+  const tokens = encoder.encode(text);
+  return tokens.length <= max ? text : encoder.decode(tokens.slice(0, max));
+}

@@ -1,12 +1,14 @@
 // The trace format (CONTRACT.md) and its readers. The JSONL trace on disk: one file per run chain under TRACE_DIR, one object
 // per line, each with runId, seq and type. A workflow id can be used again once
-// its run closed, so the file is named by the workflow id *and* the chain's
-// first execution run id (which survives continue-as-new): a reused id starts
-// a new file and never overwrites the old run's lines. Writers of several processes (workers,
+// its run closed, and a reset makes another run of the same id that replays
+// the first one's beginning, so the file is named by the workflow id *and*
+// the chain id (the first execution's run id, or a reset run's own; it
+// survives continue-as-new: see agentRun): a reused id or a reset starts a
+// new file and never overwrites another run's lines. Writers of several processes (workers,
 // a restarted worker) append to the same file; each line's key (seq, plus the
 // step of a progress line) is written at most once, so a replayed or retried
 // workflow task never duplicates a line.
-import { closeSync, existsSync, openSync, readSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface TraceLine {
@@ -43,40 +45,33 @@ export function traceFile(dir: string, runId: string, chainId?: string): string 
   return join(dir, `${encodeURIComponent(runId)}.${chainId}.jsonl`);
 }
 
-/** The chain ids that have a trace for this workflow id, oldest first (by their first line). */
+/**
+ * The chain ids that have a trace for this workflow id, in name order. Which
+ * is the latest is the server's to say (client/run-history.ts latestChain):
+ * the files' own timestamps come from the clocks of whichever hosts wrote them.
+ */
 export function traceChains(dir: string, runId: string): string[] {
   if (!existsSync(dir)) return [];
   const prefix = `${encodeURIComponent(runId)}.`;
-  const chains: { chain: string; first: string }[] = [];
+  const chains: string[] = [];
   for (const name of readdirSync(dir)) {
     if (!name.startsWith(prefix) || !name.endsWith('.jsonl')) continue;
     const chain = name.slice(prefix.length, -'.jsonl'.length);
-    if (!CHAIN_ID.test(chain)) continue;
-    chains.push({ chain, first: firstTs(join(dir, name)) });
+    if (CHAIN_ID.test(chain)) chains.push(chain);
   }
-  return chains.sort((a, b) => (a.first < b.first ? -1 : a.first > b.first ? 1 : 0)).map((c) => c.chain);
+  return chains.sort();
 }
 
-function firstTs(file: string): string {
-  // The first line only: a long run's trace can be large.
-  const fd = openSync(file, 'r');
-  const buf = Buffer.alloc(4096);
-  const n = readSync(fd, buf, 0, buf.length, 0);
-  closeSync(fd);
-  const text = buf.subarray(0, n).toString('utf8');
-  const nl = text.indexOf('\n');
-  try {
-    return String((JSON.parse(nl < 0 ? text : text.slice(0, nl)) as { ts?: unknown }).ts ?? '');
-  } catch {
-    return '';
-  }
-}
-
-/** The file to read for a workflow id: the given chain's, else the latest chain's, else the pre-chain file. */
+/**
+ * The file to read for a workflow id: the given chain's; without one, the only
+ * chain's, else the pre-chain file. Several chains and none named: an error
+ * naming them (the caller asks the server which one is current).
+ */
 export function resolveTraceFile(dir: string, runId: string, chainId?: string): string {
   if (chainId !== undefined) return traceFile(dir, runId, chainId);
-  const latest = traceChains(dir, runId).at(-1);
-  return traceFile(dir, runId, latest);
+  const chains = traceChains(dir, runId);
+  if (chains.length > 1) throw new Error(`${runId} has the traces of ${chains.length} runs (chains ${chains.join(', ')}): name one`);
+  return traceFile(dir, runId, chains[0]);
 }
 
 // Workflow events are keyed by seq alone. Lines written by activities (tool
@@ -86,7 +81,7 @@ export function lineKey(l: { seq: number; type: string; step?: number; attempt?:
   return l.step === undefined ? String(l.seq) : `${l.seq}.${l.type}.${l.attempt ?? 1}.${l.step}`;
 }
 
-/** A run's trace: the given chain, or the latest run of that workflow id. */
+/** A run's trace: the given chain, or the workflow id's only one (see resolveTraceFile). */
 export function readTrace(dir: string, runId: string, chainId?: string): TraceLine[] {
   return readTraceFile(resolveTraceFile(dir, runId, chainId));
 }

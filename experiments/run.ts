@@ -1,7 +1,7 @@
 // `npm run experiments`: the chapter's measurements from real durable runs,
 // ours beside the chapter's, each with the qualitative result it must show.
 // Prints the tables and writes reports/experiments.md. Exits non-zero when a
-// check fails. `--fast` runs the quick subset; `--only=fork` one table (reports/experiments-fork.md). `--real` runs the six tasks
+// check fails. `--fast` runs the quick subset; `--only NAME` one table (reports/experiments-NAME.md). `--real` runs the six tasks
 // against the model at LLM_BASE_URL (with LLM_MODEL, LLM_API_KEY) instead.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,6 +16,7 @@ import { waitForApproval } from '../test/wait-for-approval';
 import { startWorkerProcess } from '../test/spawn-worker';
 import { addFault } from '../provider/control';
 import { CHAPTER } from './chapter';
+import { softVsHardBudget } from './budget';
 
 interface Table {
   title: string;
@@ -427,14 +428,16 @@ function writeChart(points: [number, number][]): void {
   writeFileSync(join(import.meta.dirname, '..', 'reports', 'runaway-tokens.svg'), svg);
 }
 
-const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
-const experiments = only
-  ? [fork].filter((e) => e.name === only)
-  : real
+const budgetModes = () => softVsHardBudget(run, async (id) => (await stack.client.workflow.getHandle(id).result()) as RunResult);
+// --only NAME: one experiment by its function's name (e.g. --only budgetModes).
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
+const all = real
   ? [realModel]
   : fast
-  ? [plan, runawayCaps, runawayBudgets, recover, duplicate, cacheOnWrites]
-  : [plan, runawayCaps, runawayBudgets, recover, forbidden, duplicate, cacheOnWrites, approval, resume, cancel, latency, subAgent, fork];
+  ? [plan, runawayCaps, runawayBudgets, recover, duplicate, cacheOnWrites, budgetModes]
+  : [plan, runawayCaps, runawayBudgets, recover, forbidden, duplicate, cacheOnWrites, approval, resume, cancel, latency, subAgent, budgetModes, fork];
+const experiments = only ? all.filter((e) => e.name === only) : all;
+if (only && experiments.length === 0) throw new Error(`--only ${only}: no such experiment (${all.map((e) => e.name).join(', ')})`);
 const t0 = performance.now();
 await stack.worker.runUntil(async () => {
   for (const e of experiments) tables.push(await e());
@@ -457,7 +460,7 @@ for (const t of tables) {
   for (const c of t.checks) console.log(`${c.ok ? '✔' : '✘'} ${c.what}`);
   for (const n of t.notes ?? []) console.log(`- ${n}`);
 }
-if (!fast && !real) md.push('![runaway input tokens](runaway-tokens.svg)', '');
+if (!fast && !real && !only) md.push('![runaway input tokens](runaway-tokens.svg)', '');
 mkdirSync(join(import.meta.dirname, '..', 'reports'), { recursive: true });
 writeFileSync(join(import.meta.dirname, '..', 'reports', only ? `experiments-${only}.md` : real ? 'experiments-real.md' : fast ? 'experiments-fast.md' : 'experiments.md'), md.join('\n'));
 console.log(`\n${tables.length} experiments, ${failed} failed checks, ${Math.round(performance.now() - t0)} ms`);

@@ -17,11 +17,18 @@ export interface ScriptedCall {
   args: Record<string, unknown>;
 }
 
-export type ScriptedReply =
+export type ScriptedReply = (
   | { type: 'answer'; content: string }
   | { type: 'calls'; calls: ScriptedCall[] }
   /** Arguments sent verbatim, for replies whose JSON is broken on purpose. */
-  | { type: 'raw_calls'; calls: { id: string; name: string; arguments: string }[] };
+  | { type: 'raw_calls'; calls: { id: string; name: string; arguments: string }[] }
+) & {
+  /**
+   * The reply's usage lies: it reports more completion tokens than the
+   * request's max_tokens allowed (a provider fault a hard budget must catch).
+   */
+  overbill?: true;
+};
 
 const call = (id: string, name: string, args: Record<string, unknown> = {}): ScriptedReply => ({
   type: 'calls',
@@ -72,6 +79,10 @@ export const SCENARIOS: Record<string, (input: ScriptInput) => ScriptedReply> = 
 
   // Never declares itself done.
   runaway: ({ turn }) => call(`c${turn}`, 'list_files'),
+
+  // Follows plan, but its second reply's usage reports more completion
+  // tokens than the request's max_tokens allowed.
+  overbill: (input) => (input.turn === 1 ? { ...plan(input), overbill: true } : plan(input)),
 
   // Like runaway, but each turn reads one of 20 pages (page0.txt … page19.txt),
   // so the transcript grows by a whole page per turn: the long-run benchmark.
@@ -147,6 +158,23 @@ export const SCENARIOS: Record<string, (input: ScriptInput) => ScriptedReply> = 
     if (!input.toolNames.includes('research')) return plan(input);
     if (input.turn === 0) return call('r1', 'research', { question: 'Which file mentions a timeout, and what does it say?' });
     return answer(`From research: ${input.toolText.split('\n').pop() ?? ''}`);
+  },
+
+  // A tree of runs for the hard budget's property: the task `tree:c0t6o,c1t2 P`
+  // makes the parent start one research sub-agent per item, side by side
+  // (question "c0t6o": list files 6 turns, the last reply's usage a lie
+  // when "o"), then answer — or, with " P", send one more call whose usage lies.
+  tree: ({ turn, task, toolNames }) => {
+    if (!toolNames.includes('research')) {
+      const [, turns = '0', lie = ''] = /t(\d+)(o?)/.exec(task) ?? [];
+      if (turn >= Number(turns) + (lie ? 1 : 0)) return answer(`Listed ${turns} times.`);
+      const step = call(`c${turn}`, 'list_files');
+      return lie && turn === Number(turns) ? { ...step, overbill: true } : step;
+    }
+    const items = (/tree:(\S+)/.exec(task)?.[1] ?? 'c0t1').split(',');
+    if (turn === 0) return { type: 'calls', calls: items.map((q, i) => ({ id: `r${i}`, name: 'research', args: { question: q } })) };
+    if (turn === 1 && / P\b/.test(task)) return { ...call('p1', 'list_files'), overbill: true };
+    return answer('Delegated.');
   },
 
   // Reads the path given in the task as `path=<...>`, then reports what came back.

@@ -8,7 +8,7 @@ import { FaultQueue, isFaultRule, type Fault, type RequestFacts } from './faults
 import { omittedTurns, SUMMARY_INSTRUCTION } from '../workflows/context-window';
 import { protocolError } from './protocol';
 import { SCENARIOS, type ScriptedReply } from './scenarios';
-import { countCompletionTokens, countPromptTokens, type WireMessage } from '../common/tokens';
+import { countCompletionTokens, countPromptTokens, truncateToTokens, type WireMessage } from '../common/tokens';
 
 export interface ProviderOptions {
   port?: number;
@@ -39,6 +39,7 @@ interface ChatRequest {
   model?: unknown;
   messages?: unknown;
   tools?: unknown;
+  max_tokens?: unknown;
 }
 
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -76,6 +77,10 @@ export async function startProvider(opts: ProviderOptions = {}): Promise<Running
     const messages = Array.isArray(body.messages) ? (body.messages as WireMessage[]) : null;
     const tools = Array.isArray(body.tools) ? (body.tools as unknown[]) : undefined;
     if (!messages) return sendJson(res, 400, apiError('`messages` must be an array', 'invalid_request_error'));
+    const maxTokens = body.max_tokens === undefined ? null : body.max_tokens;
+    if (maxTokens !== null && (typeof maxTokens !== 'number' || !Number.isInteger(maxTokens) || maxTokens < 1)) {
+      return sendJson(res, 400, apiError(`max_tokens must be a positive integer, got ${JSON.stringify(maxTokens)}`, 'invalid_request_error'));
+    }
 
     const facts: RequestFacts = {
       model,
@@ -109,7 +114,7 @@ export async function startProvider(opts: ProviderOptions = {}): Promise<Running
     if (broken) return reply(400, apiError(broken, 'invalid_request_error'));
     // A harness asking for a summary of old turns (context strategy "summarize").
     if (messages[0]?.role === 'system' && messages[0].content === SUMMARY_INSTRUCTION) {
-      return reply(200, completion(model, { type: 'answer', content: summaryOf(String(messages[1]?.content ?? '')) }, messages, tools));
+      return reply(200, completion(model, { type: 'answer', content: summaryOf(String(messages[1]?.content ?? '')) }, messages, tools, maxTokens));
     }
 
     const toolText = messages
@@ -117,7 +122,7 @@ export async function startProvider(opts: ProviderOptions = {}): Promise<Running
       .map((m) => m.content ?? '')
       .join('\n');
     const toolNames = (tools ?? []).map((t) => (t as { function?: { name?: string } }).function?.name ?? '');
-    const answerBody = completion(model, script({ turn: facts.turn, toolText, toolNames, task: facts.task }), messages, tools);
+    const answerBody = completion(model, script({ turn: facts.turn, toolText, toolNames, task: facts.task }), messages, tools, maxTokens);
     if (fault?.type === 'no_usage') delete (answerBody as { usage?: unknown }).usage;
     reply(200, answerBody);
   }
@@ -184,16 +189,29 @@ async function applyFault(
   }
 }
 
-function completion(model: string, script: ScriptedReply, messages: WireMessage[], tools: unknown[] | undefined) {
-  const toolCalls =
+/**
+ * One reply with its usage. Like a real API it honours max_tokens: a reply
+ * longer than that is cut (its text, or the start of its tool calls' JSON as
+ * text) and finishes with "length"; only an `overbill` script reports more.
+ */
+function completion(model: string, script: ScriptedReply, messages: WireMessage[], tools: unknown[] | undefined, maxTokens: number | null) {
+  let toolCalls =
     script.type === 'calls'
       ? script.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.args) } }))
       : script.type === 'raw_calls'
         ? script.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }))
         : undefined;
-  const content = script.type === 'answer' ? script.content : null;
+  let content = script.type === 'answer' ? script.content : null;
   const prompt = countPromptTokens(messages, tools);
-  const out = countCompletionTokens(content, toolCalls);
+  let out = countCompletionTokens(content, toolCalls);
+  let cut = false;
+  if (maxTokens !== null && out > maxTokens) {
+    content = truncateToTokens(content ?? JSON.stringify(toolCalls), maxTokens);
+    toolCalls = undefined;
+    out = Math.min(maxTokens, countCompletionTokens(content, undefined));
+    cut = true;
+  }
+  if (script.overbill) out = Math.max(out, maxTokens ?? out) + 1000;
   return {
     id: `chatcmpl-${model}-${messages.length}`,
     object: 'chat.completion',
@@ -203,7 +221,7 @@ function completion(model: string, script: ScriptedReply, messages: WireMessage[
       {
         index: 0,
         message: { role: 'assistant', content, ...(toolCalls ? { tool_calls: toolCalls } : {}) },
-        finish_reason: toolCalls ? 'tool_calls' : 'stop',
+        finish_reason: cut ? 'length' : toolCalls ? 'tool_calls' : 'stop',
       },
     ],
     usage: { prompt_tokens: prompt, completion_tokens: out, total_tokens: prompt + out },

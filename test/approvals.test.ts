@@ -1,10 +1,14 @@
 // The approval desk's rules, without Temporal.
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ApprovalDesk } from '../workflows/approvals';
+import { argsHash, canonicalJson } from '../common/args-hash';
+
+const HASH = argsHash({ path: 'access.log' });
 
 const parked = () => {
   const desk = new ApprovalDesk();
-  desk.awaiting = { key: 'run/m3/c2', callId: 'c2', toolName: 'delete_file', args: { path: 'access.log' } };
+  desk.awaiting = { key: 'run/m3/c2', callId: 'c2', toolName: 'delete_file', args: { path: 'access.log' }, argsHash: HASH, hashRequired: false };
   return desk;
 };
 
@@ -49,5 +53,35 @@ describe('ApprovalDesk', () => {
     // Once the loop moved on, the answer stays "already decided", not "nothing awaited".
     desk.awaiting = null;
     expect(desk.problem({ callId: 'c2' }, 'approve')).toMatch(/^already decided/);
+  });
+});
+
+describe('argsHash: a decision bound to the arguments it was made about', () => {
+  it('is SHA-256 hex of the canonical JSON (keys sorted at every depth), as sha256sum computes it', () => {
+    expect(canonicalJson({ b: [1, { d: 'x', c: null }], a: 'é' })).toBe('{"a":"é","b":[1,{"c":null,"d":"x"}]}');
+    expect(argsHash({ path: 'access.log' })).toBe(createHash('sha256').update('{"path":"access.log"}').digest('hex'));
+    expect(argsHash({ b: 1, a: 2 })).toBe(argsHash({ a: 2, b: 1 }));
+    expect(argsHash({ path: 'access.log' })).not.toBe(argsHash({ path: 'access.log ' }));
+  });
+
+  it('takes a decision naming the call own hash, in either case', () => {
+    expect(parked().take({ callId: 'c2', argsHash: HASH, by: 'alice' }, 'approve')).toMatchObject({ ok: true, decision: { argsHash: HASH } });
+    expect(parked().take({ callId: 'c2', argsHash: HASH.toUpperCase() }, 'approve')).toMatchObject({ ok: true });
+  });
+
+  it('refuses a decision naming other arguments, naming both hashes', () => {
+    const other = argsHash({ path: 'errors.log' });
+    const desk = parked();
+    const taken = desk.take({ callId: 'c2', argsHash: other, by: 'alice' }, 'approve');
+    expect(taken).toMatchObject({ ok: false, problem: expect.stringContaining(`hashing to ${other}, but call "c2" (delete_file) has arguments hashing to ${HASH}`) });
+    expect(desk.decisions).toEqual({});
+    expect(desk.problem({ callId: 'c2', argsHash: 7 }, 'reject')).toBe('argsHash must be a string of 64 hex digits, got 7');
+  });
+
+  it('a tool that requires the hash: approve without it is refused, reject without it is taken', () => {
+    const desk = parked();
+    desk.awaiting = { ...desk.awaiting!, hashRequired: true };
+    expect(desk.problem({ callId: 'c2', by: 'alice' }, 'approve')).toMatch(/^argsHash required: approving delete_file needs the call's argsHash/);
+    expect(desk.take({ callId: 'c2', by: 'bob' }, 'reject')).toMatchObject({ ok: true });
   });
 });

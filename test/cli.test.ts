@@ -109,7 +109,7 @@ describe('the agent-harness CLI', () => {
 
   it('every command has --help, answered without a server', async () => {
     // A server address nobody answers on: help must not try to connect.
-    for (const command of ['run', 'approve', 'reject', 'cancel', 'status', 'trace', 'list']) {
+    for (const command of ['run', 'approve', 'reject', 'steer', 'cancel', 'status', 'trace', 'list']) {
       const r = await outcome([command, '--help'], { TEMPORAL_ADDRESS: '127.0.0.1:1' });
       expect(r.code, command).toBe(0);
       expect(r.stdout).toMatch(new RegExp(`^usage: agent-harness ${command}\\b`));

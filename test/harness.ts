@@ -3,7 +3,7 @@
 // and helpers to start runs, wait for states, read traces and inject
 // provider faults.
 import { Client, Connection, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +13,7 @@ import { readTrace, type TraceLine } from '../common/trace-format';
 import { dataConverter } from '../common/payload-codec';
 import { createAgentWorker } from '../worker/create-worker';
 import { TEST_CACHE } from './spawn-worker';
+import { everyExecution, replayFailures } from './replay/executions';
 import type { WriteHooks } from '../activities/tools/context';
 import type { Toolset } from '../activities/tools/toolset';
 import type { AgentInput, RunDefaults, RunResult } from '../common/contract';
@@ -103,9 +104,10 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
   afterAll(async () => {
     worker?.shutdown();
     await workerDone;
-    // Every run this file started replays on this code from its first event.
-    // The workers cache runs, so most of their tasks never replayed: a run
-    // whose replay would take another path than the cached run took fails here.
+    // Every execution of every run this file started (continued or reset
+    // runs too) replays on this code from its first event. The workers cache
+    // runs, so most of their tasks never replayed: a run whose replay would
+    // take another path than the cached run took fails here.
     if (h.client) await replayAll(h.client, started);
     await h.client?.connection.close();
     await nativeConnection?.close();
@@ -185,21 +187,9 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | null | u
   }
 }
 
-/** Replays these runs' histories (their first execution) in one replay worker; throws naming every run that diverges. */
+/** Replays every execution of these runs (see test/replay/executions.ts); throws naming every one that diverges. */
 async function replayAll(client: Client, runs: readonly { workflowId: string; runId: string }[]): Promise<void> {
-  const histories = await Promise.all(
-    runs.map(async ({ workflowId, runId }) => ({ workflowId, history: await client.workflow.getHandle(workflowId, runId).fetchHistory() })),
-  );
-  const failures: string[] = [];
-  const replay = Worker.runReplayHistories(
-    { workflowBundle: { codePath: inject('workflowBundlePath') }, sinks: { trace: { event: { fn: () => {} } } }, dataConverter: dataConverter() },
-    histories,
-  );
-  let replayed = 0;
-  for await (const r of replay) {
-    replayed += 1;
-    if (r.error) failures.push(`${r.workflowId}: ${String(r.error)}`);
-  }
-  if (replayed !== runs.length) failures.push(`only ${replayed} of ${runs.length} histories were replayed`);
-  if (failures.length) throw new Error(`${failures.length} of ${runs.length} runs do not replay:\n${failures.join('\n')}`);
+  const executions = await everyExecution(client, runs);
+  const failures = await replayFailures({ codePath: inject('workflowBundlePath') }, executions);
+  if (failures.length) throw new Error(`${failures.length} of ${executions.length} executions (of ${runs.length} runs) do not replay:\n${failures.join('\n')}`);
 }

@@ -12,20 +12,19 @@
 // CI runs seeds 8 and 21: 54 decisions, 13 of them sent while no worker is up,
 // 4 worker kills, 4 cancels over 12 runs.
 // A longer soak: npm run soak (more runs, a fresh seed each time).
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../common/project-root';
-import { Worker } from '@temporalio/worker';
 import { describe, expect, inject, it } from 'vitest';
-import { dataConverter } from '../common/payload-codec';
 import { approveSignal, cancelSignal, decideUpdate, rejectSignal, statusQuery, transcriptQuery } from '../workflows/messages';
 import type { AgentInput, RunResult, RunStatusView } from '../common/contract';
 import { freshWorkspace, useHarness, waitFor } from './harness';
 import { brokenPromises, decisionsInHistory, INVARIANTS, workflowTaskFailures } from './invariants';
 import { startWorkerProcess, type WorkerProcess } from './worker-process';
+import { everyExecution, replayFailures } from './replay/executions';
 
 const h = useHarness({ worker: false });
 const RUNS = Number(process.env.INTERLEAVING_RUNS ?? 6);
@@ -58,7 +57,7 @@ const APPROVAL_CALLS: Record<Scenario, string[]> = { destructive: ['c2'], destru
 interface Run {
   scenario: Scenario;
   input: AgentInput;
-  handle: WorkflowHandle;
+  handle: WorkflowHandleWithFirstExecutionRunId;
   maxTurns: number | null;
   maxBudgetUsd: number | null;
 }
@@ -201,16 +200,10 @@ describe.each(SEEDS)('interleavings, seed %i', (SEED) => {
       // Every run's history replays on this code from its first event: the
       // workers ran with a cache, so their tasks mostly did not replay, and a
       // replay after a restart must take exactly the path the cached run took.
-      for (const run of runs) {
-        const history = await run.handle.fetchHistory();
-        await Worker.runReplayHistory(
-          { workflowBundle: { codePath: inject('workflowBundlePath') }, sinks: { trace: { event: { fn: () => {} } } }, dataConverter: dataConverter() },
-          history,
-          run.handle.workflowId,
-        ).catch((err: unknown) => {
-          throw new Error(`${run.handle.workflowId} does not replay: ${String(err)}`);
-        });
-      }
+      // Every execution: a run that continued as new replays from each one's carried state.
+      const executions = await everyExecution(h.client, runs.map((run) => ({ workflowId: run.handle.workflowId, runId: run.handle.firstExecutionRunId })));
+      const notReplayed = await replayFailures({ codePath: inject('workflowBundlePath') }, executions);
+      if (notReplayed.length) throw new Error(`${notReplayed.length} executions do not replay:\n${notReplayed.join('\n')}`);
 
       // Check every promise on every run.
       const report: string[] = [];

@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { traceChains } from '../common/trace-format';
+import { latestChain } from '../client/run-history';
 import { approveSignal, cancelSignal, decideUpdate, rejectSignal, transcriptQuery } from '../workflows/messages';
 import type { ChatMessage, RunResult } from '../common/contract';
 import { addFault, freshWorkspace, marker, providerRequests, useHarness, waitFor, waitForApproval } from './harness';
@@ -158,14 +159,16 @@ describe('a workflow id used again', () => {
       // The tool said so, and it is true.
       expect(exists(wsB, 'access.log')).toBe(false);
       const chains = traceChains(h.traceDir, id);
-      expect(chains).toEqual([one.handle.firstExecutionRunId, two.handle.firstExecutionRunId]);
+      expect(chains).toEqual([one.handle.firstExecutionRunId, two.handle.firstExecutionRunId].sort());
       for (const chain of chains) {
         const lines = h.trace(id, chain).filter((l) => l.step === undefined);
         expect(lines.map((l) => l.seq)).toEqual(lines.map((_, i) => i + 1));
         expect(lines.at(-1)).toMatchObject({ type: 'run_stopped', status: 'completed' });
       }
-      // The latest run is what `trace <id>` shows.
-      expect(h.trace(id).find((l) => l.type === 'run_started')?.chainId).toBe(two.handle.firstExecutionRunId);
+      // The latest run, as the server orders them, is what `trace <id>` shows.
+      const latest = await latestChain(h.client, id);
+      expect(latest).toBe(two.handle.firstExecutionRunId);
+      expect(h.trace(id, latest).find((l) => l.type === 'run_started')?.chainId).toBe(latest);
     } finally {
       await worker.shutdown();
     }

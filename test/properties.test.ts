@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { inputFromFlags } from '../client/cli';
 import { ApprovalDesk } from '../workflows/approvals';
+import { argsHash } from '../common/args-hash';
 import { RESEARCH_LIMITS } from '../workflows/defaults';
 import { InputError, parseInput } from '../workflows/input';
 import {
@@ -42,8 +43,17 @@ type Message =
   | { kind: 'loop_resumes' };
 
 const CALLS = ['c1', 'c2', 'c3'];
+/** The parked calls' arguments hash to HASH_A; HASH_B names other arguments. */
+const HASH_A = argsHash({ path: 'a' });
+const HASH_B = argsHash({ path: 'b' });
 const payloadArb = fc.oneof(
-  fc.record({ callId: fc.constantFrom(...CALLS, 'c9', ''), by: fc.option(fc.constantFrom('alice', 'bob', ' '), { nil: undefined }), reason: fc.option(fc.string({ maxLength: 8 }), { nil: undefined }) }),
+  fc.record({
+    callId: fc.constantFrom(...CALLS, 'c9', ''),
+    by: fc.option(fc.constantFrom('alice', 'bob', ' '), { nil: undefined }),
+    reason: fc.option(fc.string({ maxLength: 8 }), { nil: undefined }),
+    // The awaited call's own hash (either case), another call's, or a malformed one.
+    argsHash: fc.option(fc.constantFrom<unknown>(HASH_A, HASH_A.toUpperCase(), HASH_B, 'abc', 42), { nil: undefined }),
+  }),
   fc.constantFrom(null, {}, 'c2', 42, { callId: 5 }, { callId: null }, []),
 );
 const messageArb: fc.Arbitrary<Message> = fc.oneof(
@@ -59,7 +69,8 @@ describe('approval desk, under any interleaving of decisions', () => {
         const key = (callId: string) => `run@chain/m${CALLS.indexOf(callId) * 2 + 2}/${callId}`;
         let next = 0;
         const park = () => {
-          desk.awaiting = next < CALLS.length ? { key: key(CALLS[next]), callId: CALLS[next], toolName: 'delete_file', args: { path: 'a' } } : null;
+          desk.awaiting =
+            next < CALLS.length ? { key: key(CALLS[next]), callId: CALLS[next], toolName: 'delete_file', args: { path: 'a' }, argsHash: HASH_A, hashRequired: false } : null;
           next += 1;
         };
         park();
@@ -82,6 +93,9 @@ describe('approval desk, under any interleaving of decisions', () => {
           if (taken.ok) {
             expect(taken.call.callId).toBe(awaitedBefore);
             expect(firstAccepted.has(taken.call.callId)).toBe(false);
+            // A decision that names arguments is taken only for those arguments.
+            const named = (m.payload as { argsHash?: unknown }).argsHash;
+            if (named !== undefined) expect(String(named).toLowerCase()).toBe(HASH_A);
             firstAccepted.set(taken.call.callId, taken.decision.decision);
           } else {
             expect(JSON.stringify(desk.decisions)).toBe(before);
@@ -168,6 +182,16 @@ function drive(cfg: RunConfig, replies: ModelReply[], decide: (call: ToolCall) =
   throw new Error('the loop did not stop');
 }
 
+/** Each assistant reply's call ids, and the ids of the tool results between it and the next reply. */
+function repliesWithResults(messages: ChatMessage[]): { asked: string[]; answered: string[] }[] {
+  const out: { asked: string[]; answered: string[] }[] = [];
+  for (const m of messages) {
+    if (m.role === 'assistant') out.push({ asked: (m.tool_calls ?? []).map((c) => c.id), answered: [] });
+    else if (m.role === 'tool') out.at(-1)?.answered.push(m.tool_call_id);
+  }
+  return out;
+}
+
 describe('the loop, over any replies and limits', () => {
   it('turns and cost never decrease, the cap is never passed, the budget overshoots by at most the last turn, every kept call gets exactly one result', () => {
     fc.assert(
@@ -188,12 +212,14 @@ describe('the loop, over any replies and limits', () => {
         }
         if (d.exit.status === 'max_turns_exceeded') expect(turns).toBe(cfg.maxTurns);
         // The protocol's two rules hold in whatever transcript the loop kept.
-        const asked = d.messages.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => c.id) : []));
-        const answered = d.messages.flatMap((m) => (m.role === 'tool' ? [m.tool_call_id] : []));
-        expect(new Set(asked).size).toBe(asked.length);
-        expect(answered.every((id) => asked.includes(id))).toBe(true);
-        if (d.exit.status !== 'failed') expect([...answered].sort()).toEqual([...asked].sort());
-        else expect(new Set(answered).size).toBe(answered.length);
+        // Per reply: a provider may send an id again in a later reply, so each reply's calls are matched
+        // with the tool results that follow it, before the next reply.
+        for (const { asked, answered } of repliesWithResults(d.messages)) {
+          expect(new Set(asked).size).toBe(asked.length);
+          expect(answered.every((id) => asked.includes(id))).toBe(true);
+          if (d.exit.status !== 'failed') expect([...answered].sort()).toEqual([...asked].sort());
+          else expect(new Set(answered).size).toBe(answered.length);
+        }
       }),
       params,
     );

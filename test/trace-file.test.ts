@@ -60,19 +60,21 @@ describe('TraceWriter', () => {
     ]);
   });
 
-  it('a workflow id used again gets a file of its own; the latest run is read by default', async () => {
+  it('a workflow id used again gets a file of its own; with several, no timestamp picks one for the reader', () => {
     const dir = mkdtempSync(join(tmpdir(), 'trace-chains-'));
     const w = new TraceWriter(dir);
+    w.write('order-7', 'later-run', { seq: 1, type: 'run_started' });
     w.write('order-7', 'first-run', { seq: 1, type: 'run_started' });
     w.write('order-7', 'first-run', { seq: 2, type: 'run_stopped', status: 'completed' });
-    // Timestamps order the chains: make sure the second one starts later.
-    await new Promise((r) => setTimeout(r, 5));
-    w.write('order-7', 'second-run', { seq: 1, type: 'run_started' });
-    expect(traceChains(dir, 'order-7')).toEqual(['first-run', 'second-run']);
-    expect(readTrace(dir, 'order-7').map((l) => l.type)).toEqual(['run_started']);
+    // Name order: which run is current is the server's to say (client/run-history.ts latestChain).
+    expect(traceChains(dir, 'order-7')).toEqual(['first-run', 'later-run']);
+    expect(() => readTrace(dir, 'order-7')).toThrow('order-7 has the traces of 2 runs (chains first-run, later-run): name one');
     expect(readTrace(dir, 'order-7', 'first-run').map((l) => l.type)).toEqual(['run_started', 'run_stopped']);
     // Another id that merely starts with the same characters is not mixed in.
     w.write('order-7.x', 'third', { seq: 1, type: 'run_started' });
-    expect(traceChains(dir, 'order-7')).toEqual(['first-run', 'second-run']);
+    expect(traceChains(dir, 'order-7')).toEqual(['first-run', 'later-run']);
+    // One chain on disk: read without naming it (and without a server).
+    w.write('order-8', 'only', { seq: 1, type: 'run_started' });
+    expect(readTrace(dir, 'order-8').map((l) => l.type)).toEqual(['run_started']);
   });
 });

@@ -13,6 +13,11 @@ describe('worker configuration', () => {
     expect(loadConfig({})).toMatchObject({ maxCachedWorkflows: undefined, stickyTimeoutMs: undefined });
   });
 
+  it('AGENT_REQUIRE_ARGS_HASH: a comma-separated list of tools whose approval must carry the call\'s argsHash', () => {
+    expect(loadConfig({ AGENT_REQUIRE_ARGS_HASH: ' delete_file, mcp_write ,' }).runDefaults).toMatchObject({ requireArgsHash: ['delete_file', 'mcp_write'] });
+    expect(loadConfig({ AGENT_REQUIRE_ARGS_HASH: '' }).runDefaults).not.toHaveProperty('requireArgsHash');
+  });
+
   it('a worker process started with a cache of 0 exits at once with the reason, before connecting anywhere', () => {
     const out = spawnSync(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
       cwd: PROJECT_ROOT,

@@ -18,7 +18,7 @@ import { MessageStore } from '../activities/message-store';
 import { TraceWriter } from '../activities/trace-file';
 import { join } from 'node:path';
 import type { TraceSinks } from '../workflows/trace';
-import type { RunDefaults } from '../common/contract';
+import type { Pricing, RunDefaults } from '../common/contract';
 import type { WriteHooks } from '../activities/tools/context';
 import type { EffectStore } from '../activities/effects/record';
 import type { Toolset } from '../activities/tools/toolset';
@@ -60,6 +60,8 @@ export interface AgentWorkerOptions {
   writeHooks?: WriteHooks;
   /** Defaults for what a run's input leaves out (resolved once per run). */
   runDefaults?: Partial<RunDefaults>;
+  /** Prices of models beyond the scripted provider's (AGENT_MODEL_PRICES). */
+  modelPrices?: Record<string, Pricing>;
   /** Poll activity tasks only (no workflow tasks): a worker that only runs model and tool calls. */
   activitiesOnly?: boolean;
   /** How long a shutdown lets running activities finish before cancelling them (SDK default: 0). */
@@ -103,6 +105,7 @@ export async function createWorkerFromConfig(
     maxCachedWorkflows: cfg.maxCachedWorkflows,
     stickyTimeoutMs: cfg.stickyTimeoutMs,
     runDefaults: cfg.runDefaults,
+    modelPrices: cfg.modelPrices,
     versioning: cfg.versioning,
   });
 }
@@ -119,7 +122,7 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
         // core can flag as "replaying" an activation this worker never ran
         // before (the local activity's result in a workflow task retried after
         // a timeout), and that line would otherwise be lost for good.
-        fn: (info, event) => void trace.write(info.workflowId, info.firstExecutionRunId, event, { onlyIfMissing: info.unsafe.isReplayingHistoryEvents }),
+        fn: (info, event, chainId) => void trace.write(info.workflowId, chainId ?? info.firstExecutionRunId, event, { onlyIfMissing: info.unsafe.isReplayingHistoryEvents }),
         callDuringReplay: true,
       },
     },
@@ -145,6 +148,7 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
       messageStore: new MessageStore(opts.messageStoreDir ?? join(opts.workspaceRoot, '.messages')),
       trace,
       defaults: opts.runDefaults,
+      prices: opts.modelPrices,
       writeHooks: opts.writeHooks,
       toolset: opts.toolset,
     }),

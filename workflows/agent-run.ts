@@ -11,7 +11,9 @@ import { loopMetrics, type LoopMetrics } from './metrics';
 import { loopActivities, WAIT_CANCELLATION_PATCH, type LoopActivities } from './activity-options';
 import { ApprovalDesk, type AwaitingApproval } from './approvals';
 import { DecisionInbox, STOPPING, type Ticket } from './decision-inbox';
-import { isContinueAsNewDue, type CarriedState } from './continue-as-new';
+import { isContinueAsNewDue, startedFrom, type CarriedState } from './continue-as-new';
+import { SteeringQueue, steerInputProblem, steerMessage, type QueuedSteer } from './steering';
+import { argsHash } from '../common/args-hash';
 import {
   budgetLeft,
   cacheKey,
@@ -46,18 +48,34 @@ import {
   type LoopState,
   type PendingCall,
 } from './loop';
-import { approveSignal, cancelSignal, configQuery, decideUpdate, rejectSignal, statusQuery, transcriptQuery } from './messages';
+import {
+  approveSignal,
+  cancelSignal,
+  configQuery,
+  decideUpdate,
+  raiseBudgetUpdate,
+  reconcileUpdate,
+  rejectSignal,
+  statusQuery,
+  steerSignal,
+  steerUpdate,
+  transcriptQuery,
+  type SteerInput,
+} from './messages';
+import { HardBudget, overReservationExit } from './budget';
+import { subAgentBatch, type SubAgentBatchHost } from './sub-agent-batch';
+import { ReconcileDesk, reconciledText, type AwaitingReconciliation, type ReconcileAnswer } from './reconciliation';
 import { inputOfConfig, resumedInput } from '../common/resume-input';
 import { runSubAgent } from './sub-agent';
-import { detailsText, statusAttributes, type VisibleState } from './visibility';
+import { detailsText, PENDING_ARGS_HASH_PATCH, statusAttributes, type VisibleState } from './visibility';
 import { MESSAGE_REFS_PATCH, noteFiled } from './message-refs';
-import { askForSummary, askModel, type ModelCallBase } from './model-call';
+import { askForSummary, askModel, askModelBudgeted, type ModelCallBase } from './model-call';
 import { needsApproval, toolDefinitions, type OpenAiToolDefinition, type SubAgentSpec, type ToolSpec } from '../common/tool-spec';
 import { traceSinks, type TraceEventType } from './trace';
-import { agentStatusOf, type AgentInput, type Interruption, type RunConfig, type RunResult, type RunStatus, type RunStatusView, type ToolOutcome, type Usage } from '../common/contract';
+import { agentStatusOf, type AgentInput, type BudgetShortfall, type Interruption, type ModelReply, type OverReservationFlag, type RunConfig, type RunResult, type RunStatus, type RunStatusView, type ToolOutcome, type Usage } from '../common/contract';
 
 export type { CarriedState } from './continue-as-new';
-import { forkCarried, startFork, wantsFork, type ForkStart } from './fork-setup';
+import { forkState, startFork, wantsFork, type ForkStart } from './fork-setup';
 import { BOUNDED_CACHE_PATCH, DEFERRED_SIGNALS_PATCH, failedAtStart, LOCAL_TOOLS_PATCH, loadPriorRun, resolveConfig, startingView, type Patches } from './run-setup';
 
 export async function agentRun(input: AgentInput, carried?: CarriedState): Promise<RunResult> {
@@ -69,6 +87,7 @@ export async function agentRun(input: AgentInput, carried?: CarriedState): Promi
     messageRefs: wf.patched(MESSAGE_REFS_PATCH),
     boundedCache: wf.patched(BOUNDED_CACHE_PATCH),
     deferredSignals: wf.patched(DEFERRED_SIGNALS_PATCH),
+    pendingArgsHash: wf.patched(PENDING_ARGS_HASH_PATCH),
   };
   // Queries are not buffered like signals: answer them while the
   // configuration is being resolved, before the run replaces these handlers.
@@ -92,9 +111,21 @@ export async function agentRun(input: AgentInput, carried?: CarriedState): Promi
     if (err instanceof ApplicationFailure) failedAtStart(starting, err);
     throw err;
   }
-  const resumed: CarriedState | undefined = prior ? { version: 2, cfg, state: stateOf(prior), decisions: {}, seq: 0, executions: 0 } : fork ? forkCarried(cfg, fork) : undefined;
-  return new AgentRun(info.workflowId, info.firstExecutionRunId, input, cfg, carried ?? resumed, patches).run();
+  const resumed: CarriedState | undefined = prior ? startedFrom(cfg, stateOf(prior)) : fork ? startedFrom(cfg, forkState(fork)) : undefined;
+  // The run chain names this run's trace file. A reset run replays an earlier
+  // run's history up to the reset point, yet is a run of its own: its chain
+  // is named by its own run id (the server keeps the earlier run's
+  // firstExecutionRunId for it and for what it continues as new), and carried
+  // from execution to execution. Any other run: its first execution's run id.
+  const chainId = info.runId !== info.originalExecutionRunId ? info.runId : (carried?.chainId ?? info.firstExecutionRunId);
+  // Effects are keyed by the first execution's run id, which a reset keeps:
+  // a reset run's write finds what an earlier run of the workflow did and
+  // says so ("already deleted by run R at T"), never acts or reports it twice.
+  return new AgentRun(info.workflowId, chainId, info.firstExecutionRunId, input, cfg, carried ?? resumed, patches).run();
 }
+
+/** A refused call gets a trace line (tool_result refused). */
+const REFUSED_CALLS_TRACED_PATCH = 'refused-calls-traced-v1';
 
 class AgentRun {
   private readonly state: LoopState;
@@ -104,8 +135,11 @@ class AgentRun {
   private status: RunStatus = 'running';
   private interruption: Interruption | null = null;
   private readonly approvals: ApprovalDesk;
+  private readonly reconcile = new ReconcileDesk();
   /** Decisions received and not yet applied (see DecisionInbox). */
   private readonly decisions: DecisionInbox;
+  /** Steering messages waiting for the next turn boundary (see ./steering). */
+  private readonly steering: SteeringQueue;
   private cancelReason: string | null = null;
   /** How the run ended, once it has. */
   private exit: Exit | null = null;
@@ -117,11 +151,15 @@ class AgentRun {
   private readonly specs: ToolSpec[];
   /** Built once: the same object every turn, so its store address is computed once. */
   private readonly toolDefs: OpenAiToolDefinition[];
+  /** A hard budget (limits.budgetMode "hard"); null for a soft one, as every run before it. */
+  private readonly budget: HardBudget | null;
 
   constructor(
     private readonly runId: string,
-    /** The first execution's run id: with runId, names this run chain's effects and trace. */
+    /** With runId, names this run chain's trace (see agentRun). */
     private readonly chainId: string,
+    /** With runId, names the effects of the calls: the first execution's run id, kept by continue-as-new and by reset. */
+    private readonly effectsChainId: string,
     private readonly input: AgentInput,
     private readonly cfg: RunConfig,
     carried: CarriedState | undefined,
@@ -130,6 +168,7 @@ class AgentRun {
     this.state = carried?.state ?? initialState(cfg);
     this.approvals = new ApprovalDesk(carried?.decisions ?? {});
     this.decisions = new DecisionInbox(this.approvals, patches.deferredSignals, (type, fields) => this.emit(type, fields), () => this.stopped);
+    this.steering = new SteeringQueue(carried?.steers ?? []);
     this.seq = carried?.seq ?? 0;
     this.executions = (carried?.executions ?? 0) + 1;
     this.turnsAtStart = this.state.turns;
@@ -137,6 +176,13 @@ class AgentRun {
     this.specs = toolSpecsOf(cfg);
     this.toolDefs = toolDefinitions(this.specs);
     this.metrics = loopMetrics(cfg.model);
+    this.budget = cfg.hardBudget
+      ? new HardBudget(
+          { cfg, state: this.state, emit: (type, fields) => this.emit(type, fields), showParked: (shortfall) => this.showParked(shortfall) },
+          cfg.hardBudget,
+          wf.workflowInfo().parent?.workflowId ?? null,
+        )
+      : null;
   }
 
   async run(): Promise<RunResult> {
@@ -147,6 +193,7 @@ class AgentRun {
         model: this.cfg.model,
         maxTurns: this.cfg.maxTurns,
         maxBudgetUsd: this.cfg.maxBudgetUsd,
+        ...(this.cfg.hardBudget ? { budgetMode: 'hard', ...this.cfg.hardBudget } : {}),
         chainId: this.chainId,
         ...(this.cfg.resumeFrom ? { resumedFrom: this.cfg.resumeFrom, turns: this.state.turns, costUsd: this.state.costUsd } : {}),
         ...(this.cfg.forkFrom ? { forkedFrom: this.cfg.forkFrom, turns: this.state.turns } : {}),
@@ -182,16 +229,18 @@ class AgentRun {
       }
       if (step.kind === 'stop') return step.exit;
       if (isContinueAsNewDue(this.state.turns - this.turnsAtStart, this.cfg.continueAsNewAtHistoryBytes)) await this.continueAsNew();
+      // The turn boundary: every call of the last reply has its result.
+      this.applySteers();
 
       const overBudget = await this.fitContextWindow();
       if (overBudget) return overBudget;
       this.showDetails();
-      const base = this.modelCallBase();
-      // The Web UI names each activity: "model turn 3", "read_file errors.log".
-      const reply = await askModel(this.activities.model, this.state, this.toolDefs, base, this.patches.messageRefs, `model turn ${this.state.turns + 1}`);
-      const exit = takeReply(this.state, reply, this.cfg.pricing);
+      const asked = await this.askModel();
+      if ('exit' in asked) return asked.exit;
+      const { reply } = asked;
+      const exit = takeReply(this.state, reply, this.cfg.pricing, asked.chargedUsd);
       this.metrics.turns.add(1);
-      this.countSpend(reply.usage, turnCostUsd(reply.usage, this.cfg.pricing));
+      this.countSpend(reply.usage, asked.chargedUsd ?? turnCostUsd(reply.usage, this.cfg.pricing));
       this.emit('turn', {
         turn: this.state.turns,
         prompt_tokens: reply.usage.promptTokens,
@@ -202,9 +251,36 @@ class AgentRun {
         finish: reply.finishReason,
         ...(reply.model ? { model: reply.model } : {}),
         ...(reply.usageEstimated ? { usageEstimated: true } : {}),
+        ...(asked.hold ? { maxTokens: asked.hold.maxTokens, heldUsd: asked.hold.reservedUsd, chargedUsd: asked.chargedUsd } : {}),
       });
+      if (asked.over) return this.budgetStop('the provider reported more usage than the call allowed', overReservationExit(asked.over));
+      // A message sent before this answer is read before the run ends (when no limit stops it first).
+      if (exit?.status === 'completed' && this.steering.hasDue(wf.workflowInfo().historyLength) && nextStep(this.state, this.cfg).kind === 'ask') continue;
       if (exit) return exit;
     }
+  }
+
+  /** Puts the steering messages due at this boundary into the transcript, each with who sent it and when. */
+  private applySteers(): void {
+    for (const s of this.steering.takeDue(wf.workflowInfo().historyLength)) {
+      this.state.messages.push(steerMessage(s));
+      this.emit('steered', { by: s.by, at: s.at, interrupt: s.interrupt, turn: this.state.turns, message: s.message.slice(0, 500) });
+    }
+  }
+
+  /**
+   * One turn's model call. With a hard budget it is made only within what the
+   * budget holds for it (the run may park first), and charged at most that.
+   */
+  private async askModel(): Promise<{ exit: Exit } | { reply: ModelReply; chargedUsd?: number; over?: OverReservationFlag | null; hold?: { maxTokens: number; reservedUsd: number } }> {
+    const base = this.modelCallBase();
+    // The Web UI names each activity: "model turn 3", "read_file errors.log".
+    const summary = `model turn ${this.state.turns + 1}`;
+    if (!this.budget) return { reply: await askModel(this.activities.model, this.state, this.toolDefs, base, this.patches.messageRefs, summary) };
+    const r = await this.budget.modelCall((budget) => askModelBudgeted(this.activities.model, this.state, this.toolDefs, { ...base, traceSeq: this.seq }, summary, budget));
+    if ('exit' in r) return r;
+    const { chargedUsd, over } = this.budget.settle(r.reply, r.hold);
+    return { reply: r.reply, chargedUsd, over, hold: r.hold };
   }
 
   /** Every model call's tokens and cost in the metrics: turns and summaries alike. */
@@ -269,6 +345,8 @@ class AgentRun {
       decisions: this.approvals.decisions,
       seq: this.seq,
       executions: this.executions,
+      chainId: this.chainId,
+      ...(this.steering.size > 0 ? { steers: this.steering.carried() } : {}),
     };
     return wf.continueAsNew<typeof agentRun>(this.input, carried);
   }
@@ -279,20 +357,26 @@ class AgentRun {
     const parsed = parseCall(call, this.specs);
     if (!parsed.ok) {
       // Refused before it could run (unknown tool, bad arguments): on record like any other call's end.
-      this.emit('tool_result', { toolName: parsed.toolName.slice(0, 100), callId: call.id, ms: 0, ok: false, refused: parsed.error });
+      // Behind a patch: a run that refused a call before this line existed would otherwise write every later line one seq off.
+      if (wf.patched(REFUSED_CALLS_TRACED_PATCH)) this.emit('tool_result', { toolName: parsed.toolName.slice(0, 100), callId: call.id, ms: 0, ok: false, refused: parsed.error });
       return this.toolFailed(pending, parsed.toolName, parsed.error, false);
     }
     const { toolName, args, spec } = parsed;
-    const key = idempotencyKey(this.runId, this.chainId, pending, this.state);
+    const key = idempotencyKey(this.runId, this.effectsChainId, pending, this.state);
+    // A steer with `interrupt`: no call of this reply starts after it.
+    const interrupt = this.steering.interruptNow(wf.workflowInfo().historyLength);
+    if (interrupt) return this.declinedBySteer(pending, toolName, interrupt);
 
     // Approval comes before the cache: a cached result never stands in for a decision.
     if (needsApproval(spec.needsApproval, args)) {
       if (this.stopped) return this.stopExit();
-      const decision = await this.awaitDecision({ key, callId: call.id, toolName, args });
+      const hash = argsHash(args);
+      const hashRequired = this.cfg.requireArgsHash?.includes(toolName) ?? false;
+      const decision = await this.awaitDecision({ key, callId: call.id, toolName, args, argsHash: hash, hashRequired });
       if (decision === null) {
         return {
           status: 'interrupted',
-          interruption: { type: 'approval', callId: call.id, toolName, args },
+          interruption: { type: 'approval', callId: call.id, toolName, args, argsHash: hash },
           reason: `no decision on ${toolName} call ${call.id} within ${this.cfg.approvalTimeoutMs} ms`,
         };
       }
@@ -316,31 +400,29 @@ class AgentRun {
 
     // A Stop taken while this call waited (for its decision, say): it never starts.
     if (this.stopped) return this.stopExit();
+    if (spec.subAgent && this.budget) return subAgentBatch(this.batchHost(this.budget), pending);
     if (spec.subAgent) return this.subAgent(pending, spec, spec.subAgent, args, cacheable ? ck : null);
 
     this.emit('tool_start', { toolName, args, callId: call.id });
     const started = Date.now();
-    // Guarded: histories recorded before local tools scheduled these as activities.
-    const activity = this.activities.tool(spec, spec.activity?.local === true && wf.patched(LOCAL_TOOLS_PATCH));
-    let outcome: ToolOutcome;
-    try {
-      outcome = await activity.runTool.executeWithOptions({ summary: callSummary(toolName, args, this.approvals.decisions[key] ?? null) }, [{
-        runId: this.runId,
-        chainId: this.chainId,
-        callId: call.id,
-        idempotencyKey: key,
-        toolName,
-        args,
-        workspace: this.cfg.workspace,
-        traceSeq: this.seq,
-        maxResultChars: this.cfg.maxToolResultChars,
-      }]);
-    } catch (err) {
-      if (wf.isCancellation(err)) this.recordStopped(pending, toolName, started);
-      throw err;
-    }
+    let outcome = await this.runToolActivity(pending, spec, toolName, args, key, started, false);
     this.state.toolRuns += 1;
     this.emit('tool_result', { toolName, callId: call.id, ms: Date.now() - started, ok: outcome.ok });
+    // Only runs that asked for it park: every other run tells the model what the tool said.
+    while (outcome.ok && outcome.outcomeUnknown === true && this.cfg.unknownOutcomes === 'ask') {
+      const answer = await this.awaitReconciliation({ callId: call.id, toolName, args, known: outcome.content });
+      if (answer === null) break;
+      if (answer.outcome === 'happened') {
+        outcome = { ok: true, content: capToolResult(reconciledText(toolName, answer), this.cfg.maxToolResultChars) };
+        break;
+      }
+      if (this.stopped) break;
+      // Tried again on a person's word: the effect protocol takes the stale claim over and acts.
+      const again = Date.now();
+      this.emit('tool_start', { toolName, args, callId: call.id, retryUnknown: true, by: answer.by });
+      outcome = await this.runToolActivity(pending, spec, toolName, args, key, again, true);
+      this.emit('tool_result', { toolName, callId: call.id, ms: Date.now() - again, ok: outcome.ok });
+    }
     if (!outcome.ok) return this.toolFailed(pending, toolName, outcome.error, outcome.permanent);
     // The tool activity already cut its result to maxToolResultChars.
     const message = toolResultMessage(call, outcome.content);
@@ -348,6 +430,64 @@ class AgentRun {
     noteFiled(this.state, message, outcome.ref);
     if (cacheable) this.remember(ck, outcome.content);
     return null;
+  }
+
+  /** A call of the current reply not run because a steer interrupted: declined, with the message as the reason. */
+  private declinedBySteer(pending: PendingCall, toolName: string, s: QueuedSteer): null {
+    const text = declinedText(toolName, { decision: 'reject', reason: s.message, by: s.by });
+    this.state.messages.push(toolResultMessage(pending.call, text));
+    this.emit('tool_result', { toolName, callId: pending.call.id, ms: 0, ok: false, declined: true, interrupted: true });
+    this.metrics.toolErrors.add(1, { tool: toolName, kind: 'declined' });
+    return null;
+  }
+
+  /** One attempt chain of the call's activity; a Stop while it runs is recorded in the transcript. */
+  private async runToolActivity(pending: PendingCall, spec: ToolSpec, toolName: string, args: Record<string, unknown>, key: string, started: number, retryUnknown: boolean): Promise<ToolOutcome> {
+    // Guarded: histories recorded before local tools scheduled these as activities.
+    const activity = this.activities.tool(spec, spec.activity?.local === true && wf.patched(LOCAL_TOOLS_PATCH));
+    try {
+      return await activity.runTool.executeWithOptions({ summary: callSummary(toolName, args, this.approvals.decisions[key] ?? null) }, [{
+        runId: this.runId,
+        chainId: this.chainId,
+        callId: pending.call.id,
+        idempotencyKey: key,
+        toolName,
+        args,
+        workspace: this.cfg.workspace,
+        traceSeq: this.seq,
+        maxResultChars: this.cfg.maxToolResultChars,
+        ...(retryUnknown ? { retryUnknown: true } : {}),
+      }]);
+    } catch (err) {
+      if (wf.isCancellation(err)) this.recordStopped(pending, toolName, started);
+      throw err;
+    }
+  }
+
+  /**
+   * Parks the run on a write whose outcome is unknown until a person answers
+   * (`reconcile`); null when the approval timeout passed first or a Stop came:
+   * the model is then told the outcome is unknown.
+   */
+  private async awaitReconciliation(req: AwaitingReconciliation): Promise<ReconcileAnswer | null> {
+    this.reconcile.awaiting = req;
+    this.status = 'interrupted';
+    this.interruption = { type: 'reconciliation', ...req };
+    this.upsertStatus();
+    this.emit('reconciliation_required', { toolName: req.toolName, callId: req.callId, known: req.known });
+    const ready = () => this.reconcile.hasAnswer() || this.stopped;
+    if (this.cfg.approvalTimeoutMs === null) await wf.condition(ready);
+    else await wf.condition(ready, this.cfg.approvalTimeoutMs);
+    // Taken even when a Stop came with it, so its update can answer; the Stop wins.
+    const taken = this.reconcile.take();
+    const answer = this.stopped ? null : taken;
+    this.emit('reconciliation_decided', { callId: req.callId, outcome: answer?.outcome ?? (this.stopped ? 'stopped' : 'timed_out'), by: answer?.by ?? null });
+    if (!this.stopped) {
+      this.status = 'running';
+      this.interruption = null;
+      this.upsertStatus();
+    }
+    return answer;
   }
 
   /**
@@ -403,14 +543,14 @@ class AgentRun {
     if (known) return known;
     this.approvals.awaiting = req;
     this.status = 'interrupted';
-    this.interruption = { type: 'approval', callId: req.callId, toolName: req.toolName, args: req.args };
+    this.interruption = { type: 'approval', callId: req.callId, toolName: req.toolName, args: req.args, argsHash: req.argsHash };
     this.upsertStatus();
-    this.emit('approval_required', { toolName: req.toolName, args: req.args, callId: req.callId });
+    this.emit('approval_required', { toolName: req.toolName, args: req.args, callId: req.callId, argsHash: req.argsHash, ...(req.hashRequired ? { argsHashRequired: true } : {}) });
     this.metrics.approvalsRequested.add(1, { tool: req.toolName });
     const parkedAt = Date.now();
     await this.decisionOrTimeout(req.key);
     this.approvals.awaiting = null;
-    const decision = decisions[req.key] ?? null;
+    const decision = decisions[req.key] ?? this.rejectForInterrupt(req);
     if (decision) {
       this.metrics.approvalsDecided.add(1, { tool: req.toolName, decision: decision.decision });
       this.metrics.approvalWaitMs.record(Math.max(0, Date.now() - parkedAt), { tool: req.toolName });
@@ -422,6 +562,21 @@ class AgentRun {
   }
 
   /**
+   * A steer with `interrupt` reached the parked call before any decision: the
+   * call is rejected with the message as the reason, and the message is due
+   * at the boundary that follows (the steer has acted).
+   */
+  private rejectForInterrupt(req: AwaitingApproval): Decision | null {
+    const s = this.steering.anyInterrupt();
+    if (!s) return null;
+    s.acted = true;
+    const decision: Decision = { callId: req.callId, decision: 'reject', reason: s.message, by: s.by, interrupt: true };
+    this.approvals.decisions[req.key] = decision;
+    this.emit('approval_decided', { toolName: req.toolName, ...decision });
+    return decision;
+  }
+
+  /**
    * Waits until the call has a decision or the approval timeout passes.
    * Handlers only enqueue decisions; they are applied here, where the loop
    * waits (see DecisionInbox), and the condition itself only looks. The
@@ -429,7 +584,8 @@ class AgentRun {
    * would: the same commands either way.
    */
   private async decisionOrTimeout(key: string): Promise<void> {
-    const decided = () => this.approvals.decisions[key] !== undefined;
+    // A steer with `interrupt` ends the wait too (an explicit decision that came with it is taken first).
+    const decided = () => this.approvals.decisions[key] !== undefined || this.steering.anyInterrupt() !== null;
     const untilDecided = async () => {
       for (;;) {
         this.decisions.drain();
@@ -490,11 +646,12 @@ class AgentRun {
    * each gets a result saying it was not run, so the transcript keeps the
    * protocol's two rules.
    */
-  private budgetStop(): Exit {
+  private budgetStop(why = 'the run\'s budget is spent', stop?: Exit): Exit {
     for (let p = firstPendingCall(this.state.messages); p; p = firstPendingCall(this.state.messages)) {
-      this.state.messages.push(toolResultMessage(p.call, notRunText(p.call.function.name, 'the run\'s budget is spent')));
-      this.emit('tool_result', { toolName: p.call.function.name, callId: p.call.id, ms: 0, ok: false, notRun: 'budget spent' });
+      this.state.messages.push(toolResultMessage(p.call, notRunText(p.call.function.name, why)));
+      this.emit('tool_result', { toolName: p.call.function.name, callId: p.call.id, ms: 0, ok: false, notRun: stop ? why : 'budget spent' });
     }
+    if (stop) return stop;
     const exit = limitExit(this.state, this.cfg);
     if (exit) return exit;
     return { status: 'budget_exceeded', interruption: { type: 'max_budget' }, reason: 'budget spent' };
@@ -507,12 +664,45 @@ class AgentRun {
     this.approvals.awaiting = null;
     // Decisions received and not applied are refused (traced) before the run's last line.
     this.decisions.drain();
+    for (const s of this.steering.takeAll()) {
+      this.emit('steer_dropped', { by: s.by, at: s.at, reason: `the run ended (${exit.status}) before its next turn` });
+    }
     this.upsertStatus(exit);
     this.metrics.runs.add(1, { status: exit.status, error_type: exitFields(exit).errorType ?? '' });
     this.emit('run_stopped', { status: exit.status, reason: exit.reason, turns: this.state.turns, costUsd: this.state.costUsd });
     // Let an in-flight `decide` update answer before the run closes.
     await wf.CancellationScope.nonCancellable(() => this.settleHandlers());
-    return { ...runResult(this.runId, exit, this.state), ...(this.cfg.forkFrom ? { forkedFrom: this.cfg.forkFrom } : {}) };
+    return { ...runResult(this.runId, exit, this.state), ...this.budgetFields(), ...(this.cfg.forkFrom ? { forkedFrom: this.cfg.forkFrom } : {}) };
+  }
+
+  /** Hard budget only: the budget and the flag of a reply beyond its hold, in the status and the result. */
+  private budgetFields(): Pick<RunStatusView, 'budget' | 'usageOverReservation'> {
+    if (!this.budget) return {};
+    return { budget: this.budget.view(), usageOverReservation: this.state.usageOverReservation ?? null };
+  }
+
+  /** Parked on the budget (or no longer): the status, the details panel and AgentStatus say so. */
+  private showParked(shortfall: BudgetShortfall | null): void {
+    this.status = shortfall ? 'interrupted' : 'running';
+    this.interruption = shortfall;
+    this.upsertStatus();
+  }
+
+  /** What a batch of sub-agent calls needs of this run (workflows/sub-agent-batch.ts). */
+  private batchHost(budget: HardBudget): SubAgentBatchHost {
+    return {
+      cfg: this.cfg,
+      state: this.state,
+      specs: this.specs,
+      runId: this.runId,
+      budget,
+      stopped: () => this.stopped,
+      emit: (type, fields) => this.emit(type, fields),
+      toolFailed: (pending, toolName, error, permanent) => this.toolFailed(pending, toolName, error, permanent),
+      recordStopped: (pending, toolName, started) => this.recordStopped(pending, toolName, started),
+      remember: (key, content) => this.remember(key, content),
+      stopExit: () => this.stopExit(),
+    };
   }
 
   // --- messages
@@ -525,6 +715,56 @@ class AgentRun {
     wf.setHandler(rejectSignal, (input) => this.decisions.receive({ signal: 'reject', input, verdict: 'reject' }));
     // A Stop is applied at once: it must interrupt whatever the loop waits for.
     wf.setHandler(cancelSignal, (input) => this.cancel(input));
+    wf.setHandler(steerSignal, (input) => {
+      const problem = this.steerProblem(input);
+      if (problem) this.emit('signal_ignored', { signal: 'steer', reason: problem });
+      else this.steer(input, 'signal');
+    });
+    wf.setHandler(
+      steerUpdate,
+      (input) => {
+        // Checked again: the state may have moved since the validator ran.
+        const problem = this.steerProblem(input);
+        if (problem) throw ApplicationFailure.create({ type: 'SteerRefused', message: problem, nonRetryable: true });
+        this.steer(input, 'update');
+        return this.view();
+      },
+      {
+        validator: (input) => {
+          const problem = this.steerProblem(input);
+          if (problem) throw new Error(problem);
+        },
+      },
+    );
+    // Registered for every run, so a soft run's refusal says why; only a hard budget ever applies one.
+    wf.setHandler(
+      raiseBudgetUpdate,
+      (input) => {
+        this.budget?.raise(input);
+        return this.view();
+      },
+      {
+        validator: (input) => {
+          const problem = this.exit ? 'the run has ended' : this.stopped ? STOPPING : this.budget ? this.budget.raiseProblem(input) : 'this run has a soft budget (limits.budgetMode "soft"): nothing waits for a raise; resume it with a higher budget instead';
+          if (problem) throw new Error(problem);
+        },
+      },
+    );
+    wf.setHandler(
+      reconcileUpdate,
+      async (input) => {
+        this.reconcile.receive(input);
+        // Answer once the loop has taken it, so the caller sees its effect.
+        await wf.condition(() => !this.reconcile.hasAnswer());
+        return this.view();
+      },
+      {
+        validator: (input) => {
+          const problem = (this.stopped ? STOPPING : null) ?? this.reconcile.problem(input);
+          if (problem) throw new Error(problem);
+        },
+      },
+    );
     wf.setHandler(
       decideUpdate,
       async (input) => {
@@ -561,6 +801,20 @@ class AgentRun {
     }
   }
 
+  /** Why a steering message cannot be taken now (a bad payload, a Stop, the run's end), or null. */
+  private steerProblem(input: unknown): string | null {
+    if (this.exit !== null) return `the run has ended (${this.exit.status}): it takes no more messages; resume it with a new one`;
+    if (this.stopped) return 'the run is stopping: a Stop came first, so it takes no more messages';
+    return steerInputProblem(input);
+  }
+
+  /** Queues a checked steering message; it is put into the transcript at the next turn boundary. */
+  private steer(input: SteerInput, via: 'signal' | 'update'): void {
+    const s = this.steering.receive(input, wf.workflowInfo().historyLength, new Date(Date.now()).toISOString());
+    this.emit('steer_queued', { by: s.by, at: s.at, interrupt: s.interrupt, via, queued: this.steering.size, message: s.message.slice(0, 500) });
+    this.showDetails();
+  }
+
   private cancel(input: unknown): void {
     if (this.cancelReason !== null || (this.status !== 'running' && this.status !== 'interrupted')) {
       this.emit('signal_ignored', { signal: 'cancel', reason: 'the run is already stopping' });
@@ -587,13 +841,15 @@ class AgentRun {
       usage: { ...this.state.usage },
       usageEstimatedTurns: this.state.usageEstimatedTurns ?? 0,
       children: this.state.children ?? noChildren(),
+      queuedSteers: this.steering.views(),
+      ...this.budgetFields(),
       ...(this.cfg.forkFrom ? { forkedFrom: this.cfg.forkFrom } : {}),
     };
   }
 
   private emit(type: TraceEventType, fields: Record<string, unknown>): void {
     this.seq += 1;
-    traceSinks.trace.event({ seq: this.seq, type, ...fields });
+    traceSinks.trace.event({ seq: this.seq, type, ...fields }, this.chainId);
   }
 
   /**
@@ -602,7 +858,7 @@ class AgentRun {
    */
   private upsertStatus(exit?: Exit): void {
     this.showDetails();
-    wf.upsertSearchAttributes(statusAttributes(this.visible(), exit, wf.workflowInfo().parent?.workflowId));
+    wf.upsertSearchAttributes(statusAttributes(this.visible(), exit, wf.workflowInfo().parent?.workflowId, this.patches.pendingArgsHash));
   }
 
   /** The run's live state for the Web UI's details panel (not a command: free to update every turn). */
@@ -611,6 +867,6 @@ class AgentRun {
   }
 
   private visible(): VisibleState {
-    return { cfg: this.cfg, state: this.state, status: this.status, interruption: this.interruption };
+    return { cfg: this.cfg, state: this.state, status: this.status, interruption: this.interruption, queuedSteers: this.steering.size };
   }
 }

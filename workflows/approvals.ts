@@ -1,6 +1,7 @@
 // Who may decide what, and when: the one call the run is parked on takes a
 // decision; anything else (an unknown, decided or future call id, a malformed
-// payload) is refused with a reason the trace records. Pure: no Temporal import.
+// payload, an argsHash that names other arguments) is refused with a reason
+// the trace records. Pure: no Temporal import.
 import type { Decision } from './loop';
 import type { ToolName } from '../common/contract';
 
@@ -10,6 +11,10 @@ export interface AwaitingApproval {
   callId: string;
   toolName: ToolName;
   args: Record<string, unknown>;
+  /** SHA-256 of the arguments' canonical JSON (common/args-hash.ts): a decision that names a hash must name this one. */
+  argsHash: string;
+  /** The ops setting (requireArgsHash) names this tool: an approval must carry argsHash. */
+  hashRequired: boolean;
 }
 
 export type Verdict = 'approve' | 'reject';
@@ -32,7 +37,7 @@ export class ApprovalDesk {
     // the same id (providers reuse them) has nothing to say about this one.
     if (this.awaiting?.callId === callId) {
       const taken = this.decisions[this.awaiting.key];
-      return taken ? decidedText(callId, taken) : null;
+      return taken ? decidedText(callId, taken) : hashProblem(this.awaiting, input as object, verdict as Verdict);
     }
     const decided = this.alreadyDecided(callId);
     if (decided) return decided;
@@ -62,16 +67,31 @@ export class ApprovalDesk {
   take(input: unknown, verdict: unknown): { ok: true; call: AwaitingApproval; decision: Decision } | { ok: false; problem: string } {
     const problem = this.problem(input, verdict);
     if (problem || !this.awaiting) return { ok: false, problem: problem ?? 'no call is awaiting a decision' };
-    const { reason, by } = input as { reason?: unknown; by?: unknown };
+    const { reason, by, argsHash } = input as { reason?: unknown; by?: unknown; argsHash?: unknown };
     const decision: Decision = {
       callId: this.awaiting.callId,
       decision: verdict as Verdict,
       reason: typeof reason === 'string' && reason.trim() ? reason : null,
       by: typeof by === 'string' && by.trim() ? by : null,
+      // Checked against the call's (hashProblem): the arguments this decision was bound to.
+      ...(typeof argsHash === 'string' ? { argsHash: this.awaiting.argsHash } : {}),
     };
     this.decisions[this.awaiting.key] = decision;
     return { ok: true, call: this.awaiting, decision };
   }
+}
+
+/** Why a decision's argsHash does not bind it to the awaited call, or null. */
+function hashProblem(call: AwaitingApproval, input: object, verdict: Verdict): string | null {
+  const given = (input as { argsHash?: unknown }).argsHash;
+  if (given === undefined || given === null) {
+    return call.hashRequired && verdict === 'approve'
+      ? `argsHash required: approving ${call.toolName} needs the call's argsHash (the status query's interruption.argsHash, next to its arguments)`
+      : null;
+  }
+  if (typeof given !== 'string') return `argsHash must be a string of 64 hex digits, got ${JSON.stringify(given)}`;
+  if (given.toLowerCase() === call.argsHash) return null;
+  return `argsHash mismatch: the decision names arguments hashing to ${given}, but call ${JSON.stringify(call.callId)} (${call.toolName}) has arguments hashing to ${call.argsHash}: ${JSON.stringify(call.args).slice(0, 200)}`;
 }
 
 function decidedText(callId: string, taken: Decision): string {

@@ -3,6 +3,7 @@
 // whole transcript again) until Temporal's limits stop them.
 import * as wf from '@temporalio/workflow';
 import type { Decision, LoopState } from './loop';
+import type { QueuedSteer } from './steering';
 import type { RunConfig } from '../common/contract';
 
 /**
@@ -19,6 +20,19 @@ export interface CarriedState {
   seq: number;
   /** Executions before this one. */
   executions: number;
+  /** The run chain (see agentRun); absent in states carried before it was: the first execution's run id. */
+  chainId?: string;
+  /** Steering messages not yet applied (./steering); absent when none. */
+  steers?: QueuedSteer[];
+}
+
+/**
+ * The start of a run that continues another's transcript (a resume; a fork):
+ * the decisions and the steering messages were that run's, for its calls, so
+ * it starts with none. A decision is used once.
+ */
+export function startedFrom(cfg: RunConfig, state: LoopState): CarriedState {
+  return { version: 2, cfg, state, decisions: {}, seq: 0, executions: 0 };
 }
 
 /**

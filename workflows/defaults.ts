@@ -27,6 +27,10 @@ export const DEFAULT_CONTINUE_AS_NEW_AT_HISTORY_BYTES = 4 * 1024 * 1024;
 export const MAX_TRANSCRIPT_CHARS = 1.5 * 1024 * 1024;
 /** The dedupe cache keeps at most this many characters of results (it travels with the state). */
 export const MAX_CACHE_CHARS = 256 * 1024;
+/** Hard budget: a model call is made only if the budget pays for a reply of at least this many tokens. */
+export const DEFAULT_MIN_REPLY_TOKENS = 256;
+/** Hard budget: the most max_tokens a call sends (many models refuse more than they can write). */
+export const DEFAULT_MAX_REPLY_TOKENS = 4096;
 /** Limits of the `research` sub-agent run. */
 export const RESEARCH_LIMITS = { maxTurns: 6, maxBudgetUsd: 0.05 };
 

@@ -6,10 +6,9 @@
 import * as wf from '@temporalio/workflow';
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { AgentActivities as Activities } from '../common/activity-contract';
-import type { AgentInput, ChatMessage, RunConfig } from '../common/contract';
+import type { AgentInput, ChatMessage } from '../common/contract';
 import { costOfTurns, cutAtTurn, type ForkOrigin, type ForkRequest } from '../common/fork';
 import { inputOfConfig, resumedInput } from '../common/resume-input';
-import type { CarriedState } from './continue-as-new';
 import { InputError } from './input-error';
 import { parseForkFrom } from './fork-input';
 import { noChildren, type LoopState } from './loop';
@@ -65,15 +64,15 @@ const refused = (why: string) => ApplicationFailure.create({ type: 'ForkRefused'
  * The fork's first state. Turns count from atTurn, so a turn cap counts the
  * inherited turns (as a resume's does); tool runs, cost and usage are the
  * fork's own: what the source paid is in forkFrom.inheritedCostUsd. No
- * decision is carried: every call of the cut already has its result.
+ * decision is carried (startedFrom): every call of the cut already has its result.
  */
-export function forkCarried(cfg: RunConfig, fork: ForkStart): CarriedState {
+export function forkState(fork: ForkStart): LoopState {
   const messages = [...fork.messages];
   if (fork.origin.message !== null) messages.push({ role: 'user', content: fork.origin.message });
   const calls = messages.map((m) => (m.role === 'assistant' ? (m.tool_calls?.length ?? 0) : 0));
   const lastCalls = [...calls].reverse().find((n) => n > 0) ?? 0;
   const callsProposed = calls.reduce((a, b) => a + b, 0);
-  const state: LoopState = {
+  return {
     messages,
     turns: fork.origin.atTurn,
     toolRuns: 0,
@@ -86,5 +85,4 @@ export function forkCarried(cfg: RunConfig, fork: ForkStart): CarriedState {
     callsProposed,
     lastReplyFirstCall: callsProposed - lastCalls + 1,
   };
-  return { version: 2, cfg, state, decisions: {}, seq: 0, executions: 0 };
 }

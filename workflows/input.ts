@@ -7,16 +7,22 @@ import { parseForkFrom } from './fork-input';
 import type { ToolSpec } from '../common/tool-spec';
 import { LEGACY_TOOL_SPECS } from './legacy-tool-specs';
 import type { ContextPolicy } from '../common/contract';
-import type { DedupePolicy, RunConfig, RunDefaults, ToolErrorPolicy } from '../common/contract';
+import type { DedupePolicy, HardBudgetConfig, Pricing, RunConfig, RunDefaults, ToolErrorPolicy, UnknownOutcomePolicy } from '../common/contract';
+import { DEFAULT_MAX_REPLY_TOKENS, DEFAULT_MIN_REPLY_TOKENS } from './defaults';
+
+/** The model a run's calls are sent to (LLM_MODEL may override the run's) and its price, null when the worker knows none. */
+export type PriceOf = (model: string) => { sentModel: string; pricing: Pricing | null };
 
 export { InputError } from './input-error';
 
 const TOOL_ERROR_POLICIES: readonly ToolErrorPolicy[] = ['describe', 'generic', 'fatal'];
 const DEDUPE_POLICIES: readonly DedupePolicy[] = ['readOnly', 'off', 'all'];
+const UNKNOWN_OUTCOME_POLICIES: readonly UnknownOutcomePolicy[] = ['tell_model', 'ask'];
 const KNOWN_FIELDS = new Set([
   'task', 'model', 'system', 'limits', 'toolErrors', 'dedupe', 'tools', 'workspace', 'pricing',
-  'approvalTimeoutMs', 'modelTimeoutMs', 'toolTimeoutMs', 'maxToolResultChars',
+  'approvalTimeoutMs', 'budgetTimeoutMs', 'modelTimeoutMs', 'toolTimeoutMs', 'maxToolResultChars',
   'continueAsNewAtHistoryBytes', 'permanentToolErrors', 'experimentalEmptyRejection', 'debug', 'context', 'resumeFrom', 'forkFrom',
+  'unknownOutcomes',
 ]);
 const MAX_TASK_CHARS = 100_000;
 
@@ -28,7 +34,7 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
  * it selects). The default is the frozen catalogue of runs recorded before
  * tool modules, for the replay of their histories.
  */
-export function parseInput(raw: unknown, d: RunDefaults = BUILT_IN_DEFAULTS, catalogue: readonly ToolSpec[] = LEGACY_TOOL_SPECS): RunConfig {
+export function parseInput(raw: unknown, d: RunDefaults = BUILT_IN_DEFAULTS, catalogue: readonly ToolSpec[] = LEGACY_TOOL_SPECS, priceOf?: PriceOf): RunConfig {
   if (!isObj(raw)) throw new InputError('input', 'must be a JSON object like {"task": "..."}');
   for (const key of Object.keys(raw)) {
     if (!KNOWN_FIELDS.has(key)) throw new InputError(key, `is not a known field (known: ${[...KNOWN_FIELDS].join(', ')})`);
@@ -50,21 +56,26 @@ export function parseInput(raw: unknown, d: RunDefaults = BUILT_IN_DEFAULTS, cat
   const pricing = raw.pricing === undefined ? {} : raw.pricing;
   if (!isObj(pricing)) throw new InputError('pricing', 'must be an object like {"inputPerMTokUsd": 2, "outputPerMTokUsd": 12}');
   knownKeys(pricing, 'pricing', PRICING_FIELDS);
+  const model = optionalString(raw, 'model', d.model);
+  const hardBudget = hardBudgetOf(raw, limits, maxBudgetUsd, model);
+  const prices = {
+    inputPerMTokUsd: nonNegative(pricing.inputPerMTokUsd, 'pricing.inputPerMTokUsd', d.pricing.inputPerMTokUsd),
+    outputPerMTokUsd: nonNegative(pricing.outputPerMTokUsd, 'pricing.outputPerMTokUsd', d.pricing.outputPerMTokUsd),
+  };
 
   return {
     task,
-    model: optionalString(raw, 'model', d.model),
+    model,
     system: raw.system === undefined || raw.system === null ? null : requireString(raw.system, 'system'),
     maxTurns,
     maxBudgetUsd,
     toolErrors: oneOf(raw.toolErrors, 'toolErrors', TOOL_ERROR_POLICIES, d.toolErrors),
     dedupe: oneOf(raw.dedupe, 'dedupe', DEDUPE_POLICIES, d.dedupe),
+    // Written only when it asks: a configuration that tells the model stays what it was before the field existed.
+    ...(oneOf(raw.unknownOutcomes, 'unknownOutcomes', UNKNOWN_OUTCOME_POLICIES, 'tell_model') === 'ask' ? { unknownOutcomes: 'ask' as const } : {}),
     ...toolList(raw.tools, d.tools, catalogue),
     workspace: workspaceName(raw.workspace, d.workspace),
-    pricing: {
-      inputPerMTokUsd: nonNegative(pricing.inputPerMTokUsd, 'pricing.inputPerMTokUsd', d.pricing.inputPerMTokUsd),
-      outputPerMTokUsd: nonNegative(pricing.outputPerMTokUsd, 'pricing.outputPerMTokUsd', d.pricing.outputPerMTokUsd),
-    },
+    pricing: hardBudget ? hardPricing(pricing, prices, model, priceOf) : prices,
     approvalTimeoutMs:
       raw.approvalTimeoutMs === undefined
         ? d.approvalTimeoutMs
@@ -85,10 +96,52 @@ export function parseInput(raw: unknown, d: RunDefaults = BUILT_IN_DEFAULTS, cat
     resumeFrom: raw.resumeFrom === undefined || raw.resumeFrom === null ? null : requireString(raw.resumeFrom, 'resumeFrom'),
     // The workflow fills in what it learnt loading the source (workflows/fork-setup.ts).
     ...(fork ? { forkFrom: { run: fork.run ?? null, runId: fork.runId ?? null, atTurn: fork.atTurn, message: fork.message ?? null, inheritedCostUsd: null, fromFile: fork.transcript !== undefined } } : {}),
+    // An ops setting, never the input's: a run cannot lift it. Absent when empty, so configurations stay as they were.
+    ...(d.requireArgsHash?.length ? { requireArgsHash: [...d.requireArgsHash] } : {}),
+    // Only hard budgets carry the field: a soft run's configuration is what it always was.
+    ...(hardBudget ? { hardBudget } : {}),
   };
 }
 
-const LIMIT_FIELDS = ['maxTurns', 'maxBudgetUsd'];
+const LIMIT_FIELDS = ['maxTurns', 'maxBudgetUsd', 'budgetMode', 'minReplyTokens', 'maxReplyTokens'];
+const HARD_ONLY = ['minReplyTokens', 'maxReplyTokens'];
+
+/** limits.budgetMode and the settings only a hard budget reads; null for a soft budget. */
+function hardBudgetOf(raw: Obj, limits: Obj, maxBudgetUsd: number | null, model: string): HardBudgetConfig | null {
+  const mode = oneOf(limits.budgetMode, 'limits.budgetMode', ['soft', 'hard'] as const, 'soft');
+  if (mode === 'soft') {
+    for (const key of HARD_ONLY) if (limits[key] !== undefined) throw new InputError(`limits.${key}`, 'applies only with limits.budgetMode "hard"');
+    if (raw.budgetTimeoutMs !== undefined) throw new InputError('budgetTimeoutMs', 'applies only with limits.budgetMode "hard"');
+    return null;
+  }
+  if (maxBudgetUsd === null) throw new InputError('limits.maxBudgetUsd', 'must be set with limits.budgetMode "hard" (a hard budget needs an amount)');
+  if (raw.context !== undefined && raw.context !== null && (raw.context as Obj).strategy === 'summarize') {
+    throw new InputError('context.strategy', `"summarize" is not available with limits.budgetMode "hard" yet (its summary call is not reserved); use "elide" (model ${model})`);
+  }
+  const minReplyTokens = limits.minReplyTokens === undefined ? DEFAULT_MIN_REPLY_TOKENS : positiveInt(limits.minReplyTokens, 'limits.minReplyTokens', 1_000_000);
+  const maxReplyTokens = limits.maxReplyTokens === undefined ? Math.max(DEFAULT_MAX_REPLY_TOKENS, minReplyTokens) : positiveInt(limits.maxReplyTokens, 'limits.maxReplyTokens', 1_000_000);
+  if (maxReplyTokens < minReplyTokens) throw new InputError('limits.maxReplyTokens', `must be at least limits.minReplyTokens (${minReplyTokens}), got ${maxReplyTokens}`);
+  const budgetTimeoutMs = raw.budgetTimeoutMs === undefined || raw.budgetTimeoutMs === null ? null : positive(raw.budgetTimeoutMs, 'budgetTimeoutMs');
+  return { minReplyTokens, maxReplyTokens, budgetTimeoutMs };
+}
+
+/**
+ * A hard budget is only as good as its prices: the input's own (both given),
+ * else the worker's price for the model; a model with neither is refused.
+ * Without a price list (the CLI's own check) the input's or the defaults stand.
+ */
+function hardPricing(given: Obj, prices: Pricing, model: string, priceOf: PriceOf | undefined): Pricing {
+  if (given.inputPerMTokUsd !== undefined && given.outputPerMTokUsd !== undefined) return prices;
+  if (!priceOf) return prices;
+  const { sentModel, pricing: known } = priceOf(model);
+  if (!known) {
+    throw new InputError('model', `${JSON.stringify(sentModel)} has no price, and a hard budget (limits.budgetMode "hard") needs one: give "pricing" in the input or list the model in the worker's AGENT_MODEL_PRICES`);
+  }
+  return {
+    inputPerMTokUsd: given.inputPerMTokUsd === undefined ? known.inputPerMTokUsd : prices.inputPerMTokUsd,
+    outputPerMTokUsd: given.outputPerMTokUsd === undefined ? known.outputPerMTokUsd : prices.outputPerMTokUsd,
+  };
+}
 const PRICING_FIELDS = ['inputPerMTokUsd', 'outputPerMTokUsd'];
 
 /** A key the harness does not know is a typo that would silently leave a default in force ({"maxBudgetUSD": 0.01} runs on $1). */

@@ -5,9 +5,13 @@
 import { MAX_TRANSCRIPT_CHARS, RESEARCH_LIMITS } from './defaults';
 import type { StoreKnowledge } from './message-refs';
 import { argumentProblem } from '../common/tool-args';
+import { canonicalJson } from '../common/args-hash';
 import { LEGACY_TOOL_SPECS } from './legacy-tool-specs';
 import type { ToolSpec } from '../common/tool-spec';
+import { addUsd } from '../common/budget-math';
 import type {
+  BudgetRaise,
+  OverReservationFlag,
   ChildSpend,
   ChatMessage,
   DedupePolicy,
@@ -48,6 +52,10 @@ export interface LoopState extends StoreKnowledge {
   lastReplyFirstCall?: number;
   /** Turns whose reply carried no usage: priced from the harness's own token count. */
   usageEstimatedTurns?: number;
+  /** Hard budget: the raises people made (the budget itself is cfg.maxBudgetUsd, raised in place). */
+  budgetRaises?: BudgetRaise[];
+  /** Hard budget: the reply whose usage passed its hold (the run stopped on it). */
+  usageOverReservation?: OverReservationFlag;
 }
 
 export const noChildren = (): ChildSpend => ({ runs: 0, costUsd: 0, usage: { promptTokens: 0, completionTokens: 0 } });
@@ -134,8 +142,9 @@ export function firstPendingCall(messages: readonly ChatMessage[]): PendingCall 
 // --- stop conditions, checked at the top of every iteration before the model is asked
 
 export const isTurnCapReached = (s: LoopState, cfg: RunConfig): boolean => cfg.maxTurns !== null && s.turns >= cfg.maxTurns;
+/** A soft budget's check. A hard budget never stops here: it parks before a call it cannot pay (workflows/budget.ts). */
 export const isBudgetSpent = (s: LoopState, cfg: RunConfig): boolean =>
-  cfg.maxBudgetUsd !== null && s.costUsd >= cfg.maxBudgetUsd;
+  cfg.hardBudget === undefined && cfg.maxBudgetUsd !== null && s.costUsd >= cfg.maxBudgetUsd;
 
 /** What the budget still allows, in USD (may be negative after the last turn); null without a budget. */
 export function budgetLeft(s: LoopState, cfg: RunConfig): number | null {
@@ -206,8 +215,8 @@ export function nextStep(s: LoopState, cfg: RunConfig): Step {
  * first; then it joins the transcript unless it would break the protocol; a
  * reply without tool calls ends the run.
  */
-export function takeReply(s: LoopState, reply: ModelReply, pricing: Pricing): Exit | null {
-  recordSpend(s, reply, pricing);
+export function takeReply(s: LoopState, reply: ModelReply, pricing: Pricing, chargedUsd?: number): Exit | null {
+  recordSpend(s, reply, pricing, chargedUsd);
   const problem = replyProtocolProblem(s.messages, reply);
   if (problem) return { status: 'failed', interruption: null, reason: `protocol error: ${problem}`, error: `protocol error: ${problem}`, errorType: 'ProtocolError' };
   s.messages.push(reply.message);
@@ -239,7 +248,7 @@ export function transcriptTooBig(s: LoopState): Exit | null {
  * A running total in dollars, kept to a picodollar: float addition otherwise
  * shows its noise to people (0.0017000000000000001) in results and traces.
  */
-export const addUsd = (a: number, b: number): number => Math.round((a + b) * 1e12) / 1e12;
+export { addUsd };
 
 export function turnCostUsd(usage: Usage, pricing: Pricing): number {
   return (usage.promptTokens * pricing.inputPerMTokUsd + usage.completionTokens * pricing.outputPerMTokUsd) / 1e6;
@@ -247,12 +256,13 @@ export function turnCostUsd(usage: Usage, pricing: Pricing): number {
 
 /**
  * Counts a reply the moment it arrives: the turn, its tokens, its cost. The
- * message is appended separately, after it has been checked.
+ * message is appended separately, after it has been checked. `chargedUsd`: a
+ * hard budget charges at most the call's hold (common/budget-math settleReply).
  */
-export function recordSpend(s: LoopState, reply: ModelReply, pricing: Pricing): void {
+export function recordSpend(s: LoopState, reply: ModelReply, pricing: Pricing, chargedUsd?: number): void {
   s.turns += 1;
   if (reply.usageEstimated) s.usageEstimatedTurns = (s.usageEstimatedTurns ?? 0) + 1;
-  addSpend(s, turnCostUsd(reply.usage, pricing), reply.usage);
+  addSpend(s, chargedUsd ?? turnCostUsd(reply.usage, pricing), reply.usage);
   s.promptTokensPerTurn.push(reply.usage.promptTokens);
 }
 
@@ -368,15 +378,6 @@ export function cacheKey(toolName: string, args: unknown): string {
   return `${toolName}:${canonicalJson(args)}`;
 }
 
-function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (typeof v === 'object' && v !== null) {
-    const entries = Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`).join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
-}
-
 /**
  * The idempotency key of one logical operation: this call of this run chain,
  * stable across retries, replays and continue-as-new. The chain id (the first
@@ -409,6 +410,10 @@ export interface Decision {
   decision: 'approve' | 'reject';
   reason: string | null;
   by: string | null;
+  /** The call's argsHash, when the decision named it (and so was bound to those arguments). */
+  argsHash?: string;
+  /** The decision was a steer with `interrupt`: its message is the reason. */
+  interrupt?: true;
 }
 
 /** A rejected call's result: the decision, in words, so the model cannot claim it happened. */

@@ -7,12 +7,15 @@ import type { ChatMessage, RunConfig, RunStatusView } from '../common/contract';
 export interface ApproveInput {
   callId: string;
   by?: string;
+  /** The call's argsHash (status interruption.argsHash): refused when the awaited call's arguments hash otherwise. */
+  argsHash?: string;
 }
 
 export interface RejectInput {
   callId: string;
   reason?: string;
   by?: string;
+  argsHash?: string;
 }
 
 export interface CancelInput {
@@ -24,12 +27,44 @@ export interface DecideInput {
   decision: 'approve' | 'reject';
   reason?: string;
   by?: string;
+  argsHash?: string;
+}
+
+/**
+ * A user message for the run, taken at its next turn boundary (never between
+ * a tool call and its result). `interrupt`: calls of the current reply that
+ * have not started, and the call parked on an approval, are not run.
+ */
+export interface SteerInput {
+  message: string;
+  by?: string;
+  interrupt?: boolean;
+}
+
+/** A hard budget's raise: refused unless higher than the budget now (CONTRACT.md). */
+export interface RaiseBudgetInput {
+  maxBudgetUsd: number;
+  by: string;
+  reason?: string;
+}
+
+export interface ReconcileInput {
+  callId: string;
+  /** `happened`: the write took place (say what happened in `result`); `retry`: try it again. */
+  outcome: 'happened' | 'retry';
+  result?: string;
+  by?: string;
 }
 
 export const approveSignal = defineSignal<[ApproveInput]>('approve');
 export const rejectSignal = defineSignal<[RejectInput]>('reject');
 export const cancelSignal = defineSignal<[CancelInput]>('cancel');
 export const decideUpdate = defineUpdate<RunStatusView, [DecideInput]>('decide');
+/** Answers once the message is queued (its place shows in queuedSteers), not when it is applied. */
+export const steerUpdate = defineUpdate<RunStatusView, [SteerInput]>('steer');
+export const steerSignal = defineSignal<[SteerInput]>('steer');
+export const raiseBudgetUpdate = defineUpdate<RunStatusView, [RaiseBudgetInput]>('raiseBudget');
+export const reconcileUpdate = defineUpdate<RunStatusView, [ReconcileInput]>('reconcile');
 export const statusQuery = defineQuery<RunStatusView>('status');
 export const transcriptQuery = defineQuery<ChatMessage[]>('transcript');
 /** The run's resolved configuration (every default filled in): what a resume or a fork carries on. */

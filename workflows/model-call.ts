@@ -8,7 +8,8 @@
 // travels as one address per message for that turn.
 import * as wf from '@temporalio/workflow';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
-import type { AgentActivities as Activities, CallModelInput } from '../common/activity-contract';
+import type { AgentActivities as Activities, BudgetedCallInput, BudgetedReply, CallModelInput } from '../common/activity-contract';
+import type { ReplyBudget } from '../common/budget-math';
 import type { LoopState } from './loop';
 import { MESSAGE_STORE_MISS, promptByAddress, rememberPrompt } from './message-refs';
 import type { OpenAiToolDefinition } from '../common/tool-spec';
@@ -51,4 +52,30 @@ export async function askModel(
 /** Asks the model for a summary of old turns: the request whole, no tools. */
 export function askForSummary(model: wf.ActivityInterfaceFor<Activities>, request: ChatMessage[], base: ModelCallBase, turns: number): Promise<ModelReply> {
   return model.callModelByAddress.executeWithOptions({ summary: `summarize the ${turns} earliest turns` }, [{ ...base, messages: request, tools: [] }]);
+}
+
+/**
+ * A hard budget's model call (workflows/budget.ts): the activity counts the
+ * prompt it sends and sends the max_tokens `budget` pays for, or does not
+ * call. Always by address, with the same fall back to whole messages.
+ */
+export async function askModelBudgeted(
+  model: wf.ActivityInterfaceFor<Activities>,
+  state: LoopState,
+  tools: OpenAiToolDefinition[],
+  base: ModelCallBase,
+  summary: string,
+  budget: ReplyBudget,
+): Promise<BudgetedReply> {
+  const sent = state.messages.slice();
+  const call = (input: BudgetedCallInput) => model.callModelBudgeted.executeWithOptions({ summary }, [input]);
+  let answer: BudgetedReply;
+  try {
+    answer = await call({ ...base, ...promptByAddress(sent, tools, state), budget });
+  } catch (err) {
+    if (!isStoreMiss(err)) throw err;
+    answer = await call({ ...base, messages: sent, tools, budget });
+  }
+  if (answer.called) rememberPrompt(state, sent, tools, answer.reply.message);
+  return answer;
 }

@@ -53,6 +53,8 @@ export interface Patches {
   boundedCache: boolean;
   /** Signals and updates are applied after the activation's other jobs (AgentRun.receive). */
   deferredSignals: boolean;
+  /** The AgentPendingArgsHash search attribute joins every status upsert (./visibility). */
+  pendingArgsHash: boolean;
 }
 export const DEFERRED_SIGNALS_PATCH = 'deferred-signals-v1';
 export const BOUNDED_CACHE_PATCH = 'bounded-cache-v1';
@@ -74,6 +76,7 @@ export function startingView(runId: string, carried: CarriedState | undefined): 
     usage: { ...(s?.usage ?? { promptTokens: 0, completionTokens: 0 }) },
     usageEstimatedTurns: s?.usageEstimatedTurns ?? 0,
     children: s?.children ?? noChildren(),
+    queuedSteers: [],
   };
 }
 const configActivity = wf.proxyLocalActivities<Activities>({

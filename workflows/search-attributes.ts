@@ -15,6 +15,8 @@ export const AGENT_COST_USD = defineSearchAttributeKey('AgentCostUsd', SearchAtt
 /** The tool and call a parked run waits on; unset otherwise. */
 export const AGENT_AWAITING_TOOL = defineSearchAttributeKey('AgentAwaitingTool', SearchAttributeType.KEYWORD);
 export const AGENT_AWAITING_CALL = defineSearchAttributeKey('AgentAwaitingCallId', SearchAttributeType.KEYWORD);
+/** The parked call's argsHash (SHA-256 of its arguments' canonical JSON): what an approval must name to be bound to them. */
+export const AGENT_PENDING_ARGS_HASH = defineSearchAttributeKey('AgentPendingArgsHash', SearchAttributeType.KEYWORD);
 /** Why a finished run stopped, in one line. */
 export const AGENT_EXIT_REASON = defineSearchAttributeKey('AgentExitReason', SearchAttributeType.TEXT);
 /** The type of a failure (ProviderUnauthorized, PermanentToolError, …), for alerting. */
@@ -34,6 +36,7 @@ export const SEARCH_ATTRIBUTES: Record<string, SearchAttributeTypeName> = {
   AgentCostUsd: 'Double',
   AgentAwaitingTool: 'Keyword',
   AgentAwaitingCallId: 'Keyword',
+  AgentPendingArgsHash: 'Keyword',
   AgentExitReason: 'Text',
   AgentErrorType: 'Keyword',
   AgentParent: 'Keyword',

@@ -21,7 +21,9 @@ export async function runSubAgent(cfg: RunConfig, sub: SubAgentSpec, toolName: s
         model: cfg.model,
         tools: sub.tools,
         // Never more than the parent has left: the parent's budget pays for the whole tree.
-        limits: { maxTurns: sub.maxTurns, maxBudgetUsd: budgetUsd },
+        limits: { maxTurns: sub.maxTurns, maxBudgetUsd: budgetUsd, ...hardLimits(cfg) },
+        // A hard budget's child runs under the same rules, and continues as new where its parent would.
+        ...(cfg.hardBudget ? { continueAsNewAtHistoryBytes: cfg.continueAsNewAtHistoryBytes } : {}),
         toolErrors: cfg.toolErrors,
         workspace: cfg.workspace,
         pricing: cfg.pricing,
@@ -36,4 +38,10 @@ export async function runSubAgent(cfg: RunConfig, sub: SubAgentSpec, toolName: s
       ? { ok: true, content: capToolResult(child.output ?? '', cfg.maxToolResultChars) }
       : { ok: false, error: `the ${toolName} sub-agent stopped with ${child.status}: ${child.error ?? 'no answer'}`, permanent: false };
   return { outcome, costUsd: child.costUsd, usage: child.usage };
+}
+
+/** A hard budget's settings for its child (soft parents give none: their children's input is what it always was). */
+function hardLimits(cfg: RunConfig): Pick<NonNullable<AgentInput['limits']>, 'budgetMode' | 'minReplyTokens' | 'maxReplyTokens'> {
+  if (!cfg.hardBudget) return {};
+  return { budgetMode: 'hard', minReplyTokens: cfg.hardBudget.minReplyTokens, maxReplyTokens: cfg.hardBudget.maxReplyTokens };
 }

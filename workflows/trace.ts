@@ -14,10 +14,19 @@ export type TraceEventType =
   | 'tool_result'
   | 'approval_required'
   | 'approval_decided'
+  | 'reconciliation_required'
+  | 'reconciliation_decided'
   | 'signal_ignored'
   | 'context_elided'
   | 'context_summarized'
   | 'stop_prevailed'
+  | 'steer_queued'
+  | 'steered'
+  | 'steer_dropped'
+  | 'budget_awaited'
+  | 'budget_raised'
+  | 'budget_exhausted'
+  | 'usage_over_reservation'
   | 'run_stopped';
 
 export interface TraceEvent {
@@ -27,7 +36,8 @@ export interface TraceEvent {
 }
 
 export interface TraceSinks extends Sinks {
-  trace: { event(event: TraceEvent): void };
+  /** chainId: the run chain's file to write to (see agentRun); absent from bundles before it: the first execution's run id. */
+  trace: { event(event: TraceEvent, chainId?: string): void };
 }
 
 export const traceSinks = proxySinks<TraceSinks>();

@@ -13,6 +13,7 @@ import {
   AGENT_EXIT_REASON,
   AGENT_MODEL,
   AGENT_PARENT,
+  AGENT_PENDING_ARGS_HASH,
   AGENT_STATUS,
   AGENT_TURNS,
 } from './search-attributes';
@@ -22,6 +23,8 @@ export interface VisibleState {
   state: LoopState;
   status: RunStatus;
   interruption: Interruption | null;
+  /** Steering messages waiting for the next turn boundary. */
+  queuedSteers?: number;
 }
 
 /**
@@ -29,22 +32,36 @@ export interface VisibleState {
  * Dollar signs are escaped: the Web UI's markdown reads `$…$` as math, so
  * `$0.05 of $1` showed as `\(0.05 of \)1` (seen in a real browser).
  */
-export function detailsText({ cfg, state, status, interruption: i }: VisibleState): string {
-  const head = i?.type === 'approval' ? `**awaiting approval:** \`${i.toolName} ${JSON.stringify(i.args)}\` (call ${i.callId})` : `**${status}**`;
+export function detailsText({ cfg, state, status, interruption: i, queuedSteers }: VisibleState): string {
+  const hash = i?.type === 'approval' && i.argsHash ? ` · **argsHash:** \`${i.argsHash}\`` : '';
+  const head =
+    i?.type === 'approval'
+      ? `**awaiting approval:** \`${i.toolName} ${JSON.stringify(i.args)}\` (call ${i.callId})${hash}`
+      : i?.type === 'budget'
+        ? `**awaiting budget:** the next model call needs \\$${i.needUsd.toFixed(6)} at worst; raise the budget to at least \\$${i.needBudgetUsd} (now \\$${i.maxBudgetUsd}, \\$${i.shortUsd} short)`
+        : i?.type === 'reconciliation'
+          ? `**awaiting reconciliation:** \`${i.toolName} ${JSON.stringify(i.args)}\` (call ${i.callId}) — ${noMath(i.known.slice(0, 300))}`
+          : `**${status}**`;
+  const steers = queuedSteers ? `\n\n**Steering:** ${queuedSteers} message${queuedSteers > 1 ? 's' : ''} queued for the next turn` : '';
   const turns = `**Turns:** ${state.turns}${cfg.maxTurns !== null ? ` of ${cfg.maxTurns}` : ''}`;
   const cost = `**Cost:** \\$${state.costUsd.toFixed(6)}${cfg.maxBudgetUsd !== null ? ` of \\$${cfg.maxBudgetUsd}` : ''}`;
-  return `${head}\n\n**Task:** ${noMath(cfg.task.slice(0, 300))}\n\n${turns} · ${cost} · **Model:** ${cfg.model}`;
+  return `${head}${steers}\n\n**Task:** ${noMath(cfg.task.slice(0, 300))}\n\n${turns} · ${cost} · **Model:** ${cfg.model}`;
 }
 
 const noMath = (text: string): string => text.replace(/\$/g, '\\$');
 
+/** Runs recorded before AgentPendingArgsHash upsert their status without it. */
+export const PENDING_ARGS_HASH_PATCH = 'pending-args-hash-v1';
+
 /**
  * The Agent* search attributes. A run parked on a person is live, so its
  * AgentStatus is `awaiting_approval`, never an exit's name; the exit's reason
- * and a failure's type are set once, when it ends.
+ * and a failure's type are set once, when it ends. `argsHash`:
+ * patched(pending-args-hash-v1) — AgentPendingArgsHash joins the upsert; runs
+ * recorded before it upsert without it.
  */
-export function statusAttributes(v: VisibleState, exit: Exit | undefined, parent: string | undefined): SearchAttributeUpdatePair[] {
-  const awaiting = v.interruption?.type === 'approval' && !exit ? v.interruption : null;
+export function statusAttributes(v: VisibleState, exit: Exit | undefined, parent: string | undefined, argsHash = false): SearchAttributeUpdatePair[] {
+  const awaiting = (v.interruption?.type === 'approval' || v.interruption?.type === 'reconciliation') && !exit ? v.interruption : null;
   return [
     { key: AGENT_STATUS, value: agentStatusOf(exit?.status ?? v.status, v.interruption, exit !== undefined) },
     { key: AGENT_MODEL, value: v.cfg.model },
@@ -52,6 +69,7 @@ export function statusAttributes(v: VisibleState, exit: Exit | undefined, parent
     { key: AGENT_COST_USD, value: v.state.costUsd },
     { key: AGENT_AWAITING_TOOL, value: awaiting ? awaiting.toolName : null },
     { key: AGENT_AWAITING_CALL, value: awaiting ? awaiting.callId : null },
+    ...(argsHash ? [{ key: AGENT_PENDING_ARGS_HASH, value: awaiting?.type === 'approval' ? (awaiting.argsHash ?? null) : null }] : []),
     ...(exit ? [{ key: AGENT_EXIT_REASON, value: searchableText(exit.reason) }] : []),
     ...(exit?.status === 'failed' ? [{ key: AGENT_ERROR_TYPE, value: exit.errorType }] : []),
     ...(parent ? [{ key: AGENT_PARENT, value: parent }] : []),

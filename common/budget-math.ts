@@ -1,0 +1,109 @@
+// The arithmetic of a hard budget, with no Temporal import: what a model call
+// may cost at worst, the largest reply the budget pays for, what a child run
+// may be given, what a reply is charged. Used by the model activity (which
+// counts the prompt it sends) and by the workflow (which holds the budget);
+// test/budget-math.test.ts checks it in microseconds.
+//
+// Every comparison is made the way the run adds its spend (addUsd: a running
+// total kept to a picodollar), so "fits" here means the total the run will
+// report stays at or under its budget — not merely close to it.
+import type { OverReservationFlag as OverReservation, Pricing, Usage } from './contract';
+
+/** A running total in dollars, kept to a picodollar (the loop's own rounding). */
+export const addUsd = (a: number, b: number): number => Math.round((a + b) * 1e12) / 1e12;
+
+/** What these tokens cost at these prices. */
+export function costUsd(usage: Usage, pricing: Pricing): number {
+  return (usage.promptTokens * pricing.inputPerMTokUsd + usage.completionTokens * pricing.outputPerMTokUsd) / 1e6;
+}
+
+/** What a model call asks of the budget: its spend and holds so far, its cap, and the reply's bounds. */
+export interface ReplyBudget {
+  /** Spent and held by the run (its turns, its children running) before this call. */
+  committedUsd: number;
+  /** The run's budget. */
+  maxUsd: number;
+  pricing: Pricing;
+  /** A smaller reply is not worth sending: the run parks instead. */
+  minReplyTokens: number;
+  /** The most max_tokens the call sends, whatever the budget allows (models refuse more than they can write). */
+  maxReplyTokens: number;
+}
+
+/** The hold of one model call: the worst case of the prompt counted and the largest reply it pays for. */
+export interface ReplyHold {
+  promptTokens: number;
+  maxTokens: number;
+  /** promptTokens at the input price plus maxTokens at the output price. */
+  reservedUsd: number;
+}
+
+/** Why a call cannot be paid: even the smallest reply worth asking for costs more than is left. */
+export interface ReplyShortfall {
+  promptTokens: number;
+  minReplyTokens: number;
+  /** The worst case of the prompt with a minReplyTokens reply. */
+  needUsd: number;
+  /** How much more budget that takes: a raise to committed + needUsd lets it go on. */
+  shortUsd: number;
+  /** The smallest budget that pays for it. */
+  needBudgetUsd: number;
+}
+
+const fits = (committed: number, cost: number, max: number): boolean => addUsd(committed, cost) <= max;
+
+/**
+ * The largest max_tokens the budget pays for on top of this prompt, never
+ * more than maxReplyTokens; a shortfall when not even minReplyTokens fits.
+ */
+export function replyAllowance(b: ReplyBudget, promptTokens: number): { ok: true; hold: ReplyHold } | { ok: false; shortfall: ReplyShortfall } {
+  const worst = (maxTokens: number) => costUsd({ promptTokens, completionTokens: maxTokens }, b.pricing);
+  const perToken = b.pricing.outputPerMTokUsd / 1e6;
+  const left = b.maxUsd - addUsd(b.committedUsd, worst(0));
+  let maxTokens = perToken === 0 ? b.maxReplyTokens : Math.min(b.maxReplyTokens, Math.max(0, Math.floor(left / perToken)));
+  // The float estimate may be a token too generous: step down until the total fits as the run adds it.
+  while (maxTokens > 0 && !fits(b.committedUsd, worst(maxTokens), b.maxUsd)) maxTokens -= 1;
+  if (maxTokens >= b.minReplyTokens && fits(b.committedUsd, worst(maxTokens), b.maxUsd)) {
+    return { ok: true, hold: { promptTokens, maxTokens, reservedUsd: worst(maxTokens) } };
+  }
+  const needUsd = worst(b.minReplyTokens);
+  const needBudgetUsd = ceilUsd(addUsd(b.committedUsd, needUsd));
+  return {
+    ok: false,
+    shortfall: { promptTokens, minReplyTokens: b.minReplyTokens, needUsd, needBudgetUsd, shortUsd: Math.max(0, ceilUsd(needBudgetUsd - b.maxUsd)) },
+  };
+}
+
+/** Up to the next picodollar: a raise to this amount is never a hair short. */
+const ceilUsd = (v: number): number => Math.ceil(Math.round(v * 1e15) / 1e3) / 1e12;
+
+/** What a child run is given: its own cap, at most what the parent has neither spent nor holds; 0 when nothing is left. */
+export function childReservation(capUsd: number, committedUsd: number, maxUsd: number): number {
+  let r = Math.max(0, Math.min(capUsd, Math.floor((maxUsd - committedUsd) * 1e12) / 1e12));
+  while (r > 0 && !fits(committedUsd, r, maxUsd)) r = Math.max(0, Math.round((r - 1e-12) * 1e12) / 1e12);
+  return r;
+}
+
+/**
+ * What a reply is charged against the budget: what it reported, at most its
+ * hold. A reply cannot write more than max_tokens; one whose usage says it
+ * did is a provider fault — its tokens are counted, the excess is flagged and
+ * not charged, and the run stops.
+ */
+export function settleReply(usage: Usage, pricing: Pricing, hold: ReplyHold, turn: number): { chargedUsd: number; over: OverReservation | null } {
+  const reportedUsd = costUsd(usage, pricing);
+  const overTokens = usage.completionTokens > hold.maxTokens;
+  if (!overTokens && reportedUsd <= hold.reservedUsd) return { chargedUsd: reportedUsd, over: null };
+  return {
+    chargedUsd: Math.min(reportedUsd, hold.reservedUsd),
+    over: {
+      turn,
+      maxTokens: hold.maxTokens,
+      promptTokens: usage.promptTokens,
+      completionTokens: usage.completionTokens,
+      reservedUsd: hold.reservedUsd,
+      reportedUsd,
+      excessUsd: Math.max(0, reportedUsd - hold.reservedUsd),
+    },
+  };
+}

@@ -1,0 +1,169 @@
+// A hard budget (limits.budgetMode "hard"): nothing is spent that was not
+// held first. Before a model call the run holds what it has left and the
+// model activity narrows that to the call's worst case (the prompt counted
+// over what it sends, plus the largest max_tokens the budget pays for); when
+// not even minReplyTokens fits, the run parks (AgentStatus awaiting_budget)
+// until a `raiseBudget` update, its budgetTimeoutMs, or a Stop. A sub-agent's
+// budget is held from its parent's before the child starts and comes back,
+// less what the child spent, when it ends. A reply that reports more than its
+// hold allowed is charged only its hold, flagged, and stops the run.
+//
+// Only runs whose configuration carries hardBudget construct this: soft runs
+// and every history recorded before it issue the commands they always did.
+import * as wf from '@temporalio/workflow';
+import { addUsd, childReservation, settleReply, type ReplyBudget, type ReplyHold } from '../common/budget-math';
+import type { BudgetedReply } from '../common/activity-contract';
+import type { BudgetShortfall, BudgetView, HardBudgetConfig, ModelReply, OverReservationFlag, RunConfig } from '../common/contract';
+import type { Exit, LoopState } from './loop';
+import type { TraceEventType } from './trace';
+import type { RaiseBudgetInput } from './messages';
+
+/** What the budget needs of its run. */
+export interface BudgetHost {
+  readonly cfg: RunConfig;
+  readonly state: LoopState;
+  emit(type: TraceEventType, fields: Record<string, unknown>): void;
+  /** Shows the run parked on its budget (status, details, search attributes), or no longer. */
+  showParked(shortfall: BudgetShortfall | null): void;
+}
+
+export class HardBudget {
+  /** Held for what runs now: a model call's worst case, children's budgets. */
+  private held = 0;
+  /** A raise arrived while parked (handlers only record; the parked loop reads it). */
+  private raisedSinceParked = false;
+  private parked: BudgetShortfall | null = null;
+
+  constructor(
+    private readonly host: BudgetHost,
+    private readonly settings: HardBudgetConfig,
+    /** A child's budget is held for it by its parent: it ends rather than waits for a raise no one can give it. */
+    private readonly parentId: string | null,
+  ) {}
+
+  get maxUsd(): number {
+    return this.host.cfg.maxBudgetUsd ?? 0;
+  }
+
+  private committed(): number {
+    return addUsd(this.host.state.costUsd, this.held);
+  }
+
+  view(): BudgetView {
+    const spent = this.host.state.costUsd;
+    return {
+      mode: 'hard',
+      maxBudgetUsd: this.maxUsd,
+      spentUsd: spent,
+      heldUsd: this.held,
+      availableUsd: Math.max(0, addUsd(this.maxUsd, -this.committed())),
+      raises: [...(this.host.state.budgetRaises ?? [])],
+    };
+  }
+
+  /**
+   * One model call within the budget: `ask` sends it with what the budget
+   * allows (the activity does not call when that is too little). Parks while
+   * it cannot pay; returns the reply with its hold, or the exit that ended the wait.
+   */
+  async modelCall(ask: (budget: ReplyBudget) => Promise<BudgetedReply>): Promise<{ reply: ModelReply; hold: ReplyHold } | { exit: Exit }> {
+    for (;;) {
+      const budget: ReplyBudget = {
+        committedUsd: this.committed(),
+        maxUsd: this.maxUsd,
+        pricing: this.host.cfg.pricing,
+        minReplyTokens: this.settings.minReplyTokens,
+        maxReplyTokens: this.settings.maxReplyTokens,
+      };
+      // Everything left is held while the call runs; the activity's hold is the part it may really cost.
+      const all = Math.max(0, addUsd(budget.maxUsd, -budget.committedUsd));
+      this.held = addUsd(this.held, all);
+      let answer: BudgetedReply;
+      try {
+        answer = await ask(budget);
+      } finally {
+        this.held = addUsd(this.held, -all);
+      }
+      if (answer.called) return { reply: answer.reply, hold: answer.hold };
+      // A raise that landed while the activity counted: ask again with it rather than park.
+      if (this.maxUsd > budget.maxUsd) continue;
+      const exit = await this.park(answer.shortfall);
+      if (exit) return { exit };
+    }
+  }
+
+  /** Waits for a raise (null) or ends the run: its budgetTimeoutMs passed, or it is a child. A Stop throws out of the wait. */
+  private async park(s: { needUsd: number; needBudgetUsd: number; shortUsd: number; promptTokens: number; minReplyTokens: number }): Promise<Exit | null> {
+    const shortfall: BudgetShortfall = { type: 'budget', ...s, maxBudgetUsd: this.maxUsd, costUsd: this.host.state.costUsd };
+    const needs = `the next model call needs $${s.needUsd.toFixed(6)} at worst (${s.promptTokens} prompt tokens and a ${s.minReplyTokens}-token reply); $${this.view().availableUsd.toFixed(6)} of $${this.maxUsd} is left`;
+    if (this.parentId !== null) {
+      this.host.emit('budget_exhausted', { ...s, maxBudgetUsd: this.maxUsd, costUsd: this.host.state.costUsd, parent: this.parentId });
+      return budgetExit(`${needs}; this run's budget is held for it by its parent ${this.parentId}`);
+    }
+    this.parked = shortfall;
+    this.raisedSinceParked = false;
+    this.host.showParked(shortfall);
+    // The shortfall's fields without its `type` (the trace line has its own).
+    this.host.emit('budget_awaited', { ...s, maxBudgetUsd: this.maxUsd, costUsd: this.host.state.costUsd });
+    const timeout = this.settings.budgetTimeoutMs;
+    const raised = timeout === null ? (await wf.condition(() => this.raisedSinceParked), true) : await wf.condition(() => this.raisedSinceParked, timeout);
+    this.parked = null;
+    if (!raised) return budgetExit(`no raise within ${timeout} ms: ${needs}`);
+    this.host.showParked(null);
+    return null;
+  }
+
+  /** Why a raise is refused now, or null. Checked by the update's validator: a refused raise leaves no trace in history. */
+  raiseProblem(input: unknown): string | null {
+    if (this.parentId !== null) return `this run's budget is held for it by its parent ${this.parentId}: raise the parent's budget instead`;
+    const { maxBudgetUsd: to, by } = (input ?? {}) as { maxBudgetUsd?: unknown; by?: unknown };
+    if (typeof to !== 'number' || !Number.isFinite(to)) return `maxBudgetUsd must be a number, got ${JSON.stringify(to ?? null)}`;
+    if (to <= this.maxUsd) return `maxBudgetUsd must be higher than the current budget of $${this.maxUsd}, got ${to}`;
+    if (typeof by !== 'string' || by.trim() === '') return 'by must name who raises the budget';
+    return null;
+  }
+
+  /** Applies a raise the validator accepted; wakes a parked run. */
+  raise(input: RaiseBudgetInput): void {
+    const raise = { fromUsd: this.maxUsd, toUsd: input.maxBudgetUsd, by: input.by, reason: typeof input.reason === 'string' && input.reason.trim() ? input.reason : null };
+    this.host.cfg.maxBudgetUsd = input.maxBudgetUsd;
+    this.host.state.budgetRaises = [...(this.host.state.budgetRaises ?? []), raise];
+    this.host.emit('budget_raised', { ...raise, wasParked: this.parked !== null });
+    this.raisedSinceParked = true;
+  }
+
+  /** What the last reply is charged: its reported cost, at most its hold; a reply beyond its hold is flagged. */
+  settle(reply: ModelReply, hold: ReplyHold): { chargedUsd: number; over: OverReservationFlag | null } {
+    const settled = settleReply(reply.usage, this.host.cfg.pricing, hold, this.host.state.turns + 1);
+    if (settled.over) {
+      this.host.state.usageOverReservation = settled.over;
+      this.host.emit('usage_over_reservation', { ...settled.over });
+    }
+    return settled;
+  }
+
+  /** Holds a child's budget before it starts: at most `capUsd`, at most a `shares`th of what is left; 0 when nothing is. */
+  holdForChild(capUsd: number, shares: number): number {
+    const share = Math.floor((this.view().availableUsd / shares) * 1e12) / 1e12;
+    const r = childReservation(Math.min(capUsd, share), this.committed(), this.maxUsd);
+    this.held = addUsd(this.held, r);
+    return r;
+  }
+
+  /** A child ended: its hold comes back; what it spent is the caller's to record. */
+  releaseChild(heldUsd: number): void {
+    this.held = Math.max(0, addUsd(this.held, -heldUsd));
+  }
+}
+
+function budgetExit(reason: string): Exit {
+  return { status: 'budget_exceeded', interruption: { type: 'max_budget' }, reason };
+}
+
+/** The exit of a reply that reported more than its hold: counted, flagged, the run stopped. */
+export function overReservationExit(over: OverReservationFlag): Exit {
+  const msg =
+    `the provider reported ${over.completionTokens} completion tokens for a call sent with max_tokens ${over.maxTokens} ` +
+    `($${over.reportedUsd.toFixed(6)} against a hold of $${over.reservedUsd.toFixed(6)}): counted, the excess not charged, and the run stopped`;
+  return { status: 'failed', interruption: null, reason: msg, error: msg, errorType: 'UsageOverReservation' };
+}

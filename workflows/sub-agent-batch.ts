@@ -1,0 +1,118 @@
+// Sub-agent calls under a hard budget. The sub-agent calls of one reply that
+// need no decision run side by side; each child's budget is held from the
+// parent's before that child starts (so however many run, the holds never
+// add up to more than the parent has), and comes back, less what the child
+// spent, when it ends — completed, failed, stopped, or at the end of a chain
+// of continue-as-new executions (the child's result carries the chain's total).
+// A child whose result never comes (it failed outright, or was terminated by
+// hand) is charged its whole hold: what it spent is unknown, and the budget
+// must stay an upper bound.
+import { RESEARCH_LIMITS } from './defaults';
+import { cacheKey, isCacheable, notRunText, parseCall, recordChildSpend, subAgentChildId, toolResultMessage, type Exit, type LoopState, type PendingCall } from './loop';
+import { runSubAgent, type SubAgentOutcome } from './sub-agent';
+import { needsApproval, type SubAgentSpec, type ToolSpec } from '../common/tool-spec';
+import type { RunConfig } from '../common/contract';
+import type { HardBudget } from './budget';
+import type { TraceEventType } from './trace';
+
+export interface SubAgentBatchHost {
+  cfg: RunConfig;
+  state: LoopState;
+  specs: ToolSpec[];
+  runId: string;
+  budget: HardBudget;
+  stopped(): boolean;
+  emit(type: TraceEventType, fields: Record<string, unknown>): void;
+  toolFailed(pending: PendingCall, toolName: string, error: string, permanent: boolean): Exit | null;
+  recordStopped(pending: PendingCall, toolName: string, started: number): void;
+  remember(key: string, content: string): void;
+  stopExit(): Exit;
+}
+
+interface Job {
+  pending: PendingCall;
+  toolName: string;
+  sub: SubAgentSpec;
+  task: string;
+  args: Record<string, unknown>;
+  cacheKey: string | null;
+}
+
+/** Runs `first` and the sub-agent calls after it in the same reply that can start now; an exit when the run must stop. */
+export async function subAgentBatch(h: SubAgentBatchHost, first: PendingCall): Promise<Exit | null> {
+  const jobs = batchFrom(h, first);
+  // Every hold is taken, in call order, before any child starts: each its
+  // cap, at most an even share of what is left, so one child does not leave
+  // the others nothing.
+  const holds = jobs.map((_, i) => h.budget.holdForChild(RESEARCH_LIMITS.maxBudgetUsd, jobs.length - i));
+  const started = Date.now();
+  const outcomes = await Promise.allSettled(
+    jobs.map((job, i) => {
+      const { call } = job.pending;
+      if (holds[i] <= 0) return Promise.resolve(null);
+      h.emit('tool_start', { toolName: job.toolName, args: job.args, callId: call.id, budgetUsd: holds[i] });
+      return runSubAgent(h.cfg, job.sub, job.toolName, subAgentChildId(h.runId, job.pending, job.toolName), job.task, holds[i]);
+    }),
+  );
+  let failure: unknown = null;
+  let exit: Exit | null = null;
+  outcomes.forEach((o, i) => {
+    const job = jobs[i];
+    const { call } = job.pending;
+    h.budget.releaseChild(holds[i]);
+    if (o.status === 'rejected') {
+      // No result, so no spend to read: the whole hold is charged.
+      recordChildSpend(h.state, holds[i], { promptTokens: 0, completionTokens: 0 });
+      failure ??= o.reason;
+      return;
+    }
+    const child: SubAgentOutcome | null = o.value;
+    if (child === null) {
+      h.state.messages.push(toolResultMessage(call, notRunText(job.toolName, "the run's budget has nothing left to give a sub-agent")));
+      h.emit('tool_result', { toolName: job.toolName, callId: call.id, ms: 0, ok: false, notRun: 'budget spent' });
+      return;
+    }
+    // The parent pays for its children: their spend counts against its budget.
+    recordChildSpend(h.state, child.costUsd, child.usage);
+    if (h.stopped()) {
+      // Stopped with its parent: that is a Stop, not a tool failure.
+      h.recordStopped(job.pending, job.toolName, started);
+      exit ??= h.stopExit();
+      return;
+    }
+    h.state.toolRuns += 1;
+    h.emit('tool_result', { toolName: job.toolName, callId: call.id, ms: Date.now() - started, ok: child.outcome.ok, childCostUsd: child.costUsd, heldUsd: holds[i] });
+    if (child.outcome.ok) {
+      h.state.messages.push(toolResultMessage(call, child.outcome.content));
+      if (job.cacheKey !== null) h.remember(job.cacheKey, child.outcome.content);
+    } else {
+      exit ??= h.toolFailed(job.pending, job.toolName, child.outcome.error, child.outcome.permanent);
+    }
+  });
+  if (failure !== null) throw failure;
+  if (exit === null && h.stopped()) exit = h.stopExit();
+  return exit;
+}
+
+/**
+ * `first` (a sub-agent call) and the calls right after it in its reply that
+ * are sub-agent calls too, parse, need no decision and have no cached result:
+ * those can start together. The batch stops at the first call that cannot.
+ */
+function batchFrom(h: SubAgentBatchHost, first: PendingCall): Job[] {
+  const m = h.state.messages[first.messageIndex];
+  const calls = m.role === 'assistant' ? (m.tool_calls ?? []) : [];
+  const jobs: Job[] = [];
+  for (const call of calls.slice(calls.indexOf(first.call))) {
+    const parsed = parseCall(call, h.specs);
+    if (!parsed.ok || !parsed.spec.subAgent) break;
+    const sub = parsed.spec.subAgent;
+    const key = cacheKey(parsed.toolName, parsed.args);
+    const cacheable = isCacheable(parsed.spec, h.cfg.dedupe);
+    if (jobs.length > 0 && (needsApproval(parsed.spec.needsApproval, parsed.args) || (cacheable && h.state.cache[key] !== undefined))) break;
+    // The same question twice in one reply runs once, as the soft loop's cache would have it.
+    if (jobs.some((j) => j.cacheKey !== null && j.cacheKey === key)) break;
+    jobs.push({ pending: { call, messageIndex: first.messageIndex }, toolName: parsed.toolName, sub, task: String(parsed.args[sub.taskArgument]), args: parsed.args, cacheKey: cacheable ? key : null });
+  }
+  return jobs;
+}
