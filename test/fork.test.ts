@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { findTemporalCli } from '../server/temporal-cli';
-import { cancelSignal, statusQuery, transcriptQuery } from '../workflows/messages';
+import { cancelSignal, statusQuery, steerSignal, transcriptQuery } from '../workflows/messages';
 import { EXIT_CODES, USAGE_ERROR } from '../client/exit-codes';
 import type { ChatMessage, RunResult } from '../common/contract';
 import { cutAtTurn } from '../common/fork';
@@ -97,7 +97,7 @@ describe('fork from any turn', () => {
     expect(listed.map((w) => w.execution.workflowId)).toEqual([id]);
   });
 
-  it('a run parked on an approval: turn 2 is refused (its call has no result), turn 1 forks and asks for its own decision', async () => {
+  it('a run parked on an approval: turn 2 is refused (its call has no result), turn 1 forks and asks for its own decision, without the source\'s queued steering message', async () => {
     const ws = freshWorkspace();
     const source = await h.start({ task, model: 'destructive', workspace: ws });
     await waitForApproval(source, 'c2');
@@ -105,9 +105,14 @@ describe('fork from any turn', () => {
     const refusedFork = await h.start({ forkFrom: { run: source.workflowId, atTurn: 2 } } as never);
     expect(await failureOf(refusedFork)).toMatchObject({ type: 'ForkRefused', message: expect.stringMatching(/turn 2 is not finished in the source: delete_file call c2 has no result.*fork at turn 1/) });
 
+    // A steering message the source holds for its next turn boundary is the source's: the fork does not get it.
+    await source.signal(steerSignal, { message: 'only look in logs/', by: 'alice' });
+    await waitFor('the source to queue the message', async () => ((await source.query(statusQuery)).queuedSteers.length === 1 ? true : null));
+
     const fork = await h.start({ forkFrom: { run: source.workflowId, atTurn: 1 } } as never);
     const parked = await waitForApproval(fork, 'c2');
-    expect(parked).toMatchObject({ turns: 2, forkedFrom: { atTurn: 1 }, interruption: { toolName: 'delete_file' } });
+    expect(parked).toMatchObject({ turns: 2, forkedFrom: { atTurn: 1 }, interruption: { toolName: 'delete_file' }, queuedSteers: [] });
+    expect(JSON.stringify(await fork.query(transcriptQuery))).not.toContain('only look in logs/');
     expect(await scheduled(fork)).toEqual({ loadForkSource: 1, callModelByAddress: 1 });
     expect((await source.query(statusQuery)).interruption).toMatchObject({ callId: 'c2' });
     await fork.signal(cancelSignal, { reason: 'test done' });
