@@ -156,6 +156,22 @@ describe('fork from any turn', () => {
     expect((await long.query(transcriptQuery)).slice(0, 7)).toEqual(firstTurns(await source.query(transcriptQuery), 3));
   });
 
+  it('a fork of a fork: the inherited cost adds what the first fork inherited to what it paid itself for the turns kept', async () => {
+    const source = await h.start({ task, model: 'runaway', dedupe: 'off', limits: { maxTurns: 4, maxBudgetUsd: null } });
+    await source.result();
+    const first = await h.start({ forkFrom: { run: source.workflowId, atTurn: 2 } } as never);
+    const a = (await first.result()) as RunResult;
+    expect(a).toMatchObject({ turns: 4, toolRuns: 2 });
+    const second = await h.start({ forkFrom: { run: first.workflowId, atTurn: 3 } } as never);
+    const b = (await second.result()) as RunResult;
+    expect(b).toMatchObject({ turns: 4, toolRuns: 1, forkedFrom: { run: first.workflowId, atTurn: 3 } });
+    const firstsTurn3 = h.events(first.workflowId).find((l) => l.type === 'turn' && l.turn === 3)?.turnCostUsd as number;
+    expect(b.forkedFrom?.inheritedCostUsd).toBeCloseTo(costOfFirst(source.workflowId, 2) + firstsTurn3, 12);
+    // Turns the first fork inherited are not in its history: a cut inside them has no cost to report, rather than a wrong one.
+    const third = (await (await h.start({ forkFrom: { run: first.workflowId, atTurn: 1 } } as never)).result()) as RunResult;
+    expect(third.forkedFrom?.inheritedCostUsd).toBeNull();
+  });
+
   it('a reset run: the workflow id forks its current execution; runId forks the execution that was reset away', async () => {
     const ws = freshWorkspace();
     const source = await h.start({ task, model: 'plan', workspace: ws });
