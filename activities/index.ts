@@ -6,6 +6,7 @@ import type { Pricing, RunDefaults } from '../common/contract';
 import { createCallModel, createCallModelBudgeted, type ModelDeps } from './model';
 import { modelPrices } from './model-prices';
 import { loadRun } from './load-run';
+import { loadForkSource } from './load-fork-source';
 import { createResolveConfig } from './resolve-config';
 import { BUILTIN_TOOLS } from './tools/builtin';
 import { createRunTool, type ToolDeps } from './tools/run-tool';
@@ -47,6 +48,7 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
     callModelBudgeted: createCallModelBudgeted({ ...deps, calls }),
     runTool: createRunTool({ ...deps, toolset, calls }),
     loadRun,
+    loadForkSource,
   };
 }
 

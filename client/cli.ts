@@ -17,6 +17,7 @@ import { chainOfRun, latestChain } from './run-history';
 import { COMMANDS, commandUsage, fullUsage } from './commands';
 import { inputFromFlags, numberFlag } from './run-flags';
 import { checkResume, type ResumeFlags } from './resume-check';
+import { exportRun, forkArgs } from './fork-export';
 import { Refusal, UsageError } from './usage-error';
 
 export { DEFAULT_TASK, inputFromFlags } from './run-flags';
@@ -47,6 +48,7 @@ export async function main(argv: string[], client?: Client): Promise<number> {
     // Flags are checked before connecting: a mistyped limit is refused at once.
     const runFlags = command === 'run' ? inputFromFlags(rest) : null;
     const resumeArgs = command === 'resume' ? resumeFlags(rest) : null;
+    const fork = command === 'fork' ? forkArgs(rest) : null;
     // Connected only by the commands that need the server: reading a trace file does not.
     let connected: Client | undefined = client;
     const conn = async (): Promise<Client> => (connected ??= await connectClient(cfg));
@@ -55,6 +57,13 @@ export async function main(argv: string[], client?: Client): Promise<number> {
         return await run(await conn(), runFlags ?? inputFromFlags(rest));
       case 'resume':
         return await resume(await conn(), resumeArgs ?? resumeFlags(rest));
+      case 'fork': {
+        const f = fork ?? forkArgs(rest);
+        const workflowId = f.id ?? `${f.from}-fork-${randomUUID().slice(0, 6)}`;
+        return await startRun(await conn(), f.input, workflowId, f.detach, `fork of ${f.from}`);
+      }
+      case 'export':
+        return await exportRun(await conn(), rest);
       case 'approve':
       case 'reject':
         return await decide(conn, command, rest);

@@ -25,6 +25,20 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
       'pending calls first. The limits count the totals, so a run stopped at its cap needs a higher one\n' +
       '(--max-turns above the turns taken, --budget above the cost spent, or none): without it the resume is refused.',
   },
+  fork: {
+    usage:
+      'fork <runId> --at-turn N [--run-id R] [--message TEXT] [--model M] [--max-turns N|none] [--budget USD|none] [--id NEW_ID] [--detach]\n' +
+      '    | fork --from-file FILE --at-turn N [same options]',
+    about:
+      'a new run from the first N turns of a run (running, finished, failed, reset: --run-id R names one execution)\n' +
+      'or of an export file: their tool results as recorded, no tool or model call of those turns made again.\n' +
+      '--message adds a user message after turn N. The turn cap counts the N turns; the cost is the fork\'s own\n' +
+      '(the source\'s cost of the N turns is in forkedFrom.inheritedCostUsd). Find a run\'s forks: AgentForkOf="<runId>".',
+  },
+  export: {
+    usage: 'export <runId> [--run-id R] [--out FILE]',
+    about: 'write the run\'s turns, configuration and cost per turn as JSON (stdout without --out), for fork --from-file',
+  },
   approve: {
     usage: 'approve <runId> <callId> [--by NAME] [--args-hash H]',
     about: 'with --args-hash (the status\'s interruption.argsHash) the approval is refused unless the call has exactly those arguments',

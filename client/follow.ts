@@ -19,7 +19,7 @@ export interface FollowOptions {
 
 /** One line for the Web UI's run list: the task, or what the run resumes. */
 export function summaryOf(input: AgentInput): string {
-  const text = input.task ?? (input.resumeFrom ? `resume ${input.resumeFrom}` : 'agent run');
+  const text = input.task ?? (input.resumeFrom ? `resume ${input.resumeFrom}` : input.forkFrom?.run ? `fork ${input.forkFrom.run} at turn ${input.forkFrom.atTurn}` : 'agent run');
   return text.replace(/\s+/g, ' ').slice(0, 200);
 }
 

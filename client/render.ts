@@ -5,10 +5,18 @@ import type { RunResult } from '../common/contract';
 
 const usd = (n: unknown) => `$${Number(n).toFixed(6)}`;
 
+/** A fork's source on its first line: where its inherited turns came from and what they cost there. */
+function forkNote(f: unknown): string {
+  if (typeof f !== 'object' || f === null) return '';
+  const o = f as { run?: unknown; atTurn?: unknown; inheritedCostUsd?: unknown; fromFile?: unknown };
+  const cost = typeof o.inheritedCostUsd === 'number' ? ` (${usd(o.inheritedCostUsd)} there)` : '';
+  return ` forked from ${String(o.run ?? 'a file')}${o.fromFile ? ' (export file)' : ''} at turn ${String(o.atTurn)}${cost}`;
+}
+
 export function renderEvent(l: TraceLine, runId: string): string | null {
   switch (l.type) {
     case 'run_started':
-      return `run ${runId} started: model=${String(l.model)} maxTurns=${String(l.maxTurns)} maxBudgetUsd=${String(l.maxBudgetUsd)}`;
+      return `run ${runId} started: model=${String(l.model)} maxTurns=${String(l.maxTurns)} maxBudgetUsd=${String(l.maxBudgetUsd)}${forkNote(l.forkedFrom)}`;
     case 'turn':
       // The first turn names the model the worker really sent (LLM_MODEL overrides the run's).
       return `turn ${String(l.turn)}: in=${String(l.prompt_tokens)} out=${String(l.completion_tokens)} cost=${usd(l.costUsd)} finish=${String(l.finish)}${l.turn === 1 && l.model ? ` model=${String(l.model)}` : ''}`;

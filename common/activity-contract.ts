@@ -21,6 +21,8 @@ export interface AgentActivities {
   runTool(input: RunToolInput): Promise<ToolOutcome>;
   /** Reads a stopped run for `resumeFrom`. */
   loadRun(args: { runId: string }): Promise<LoadedRun>;
+  /** Reads a fork's source, whatever its state, cut after turn `atTurn` (common/fork.ts). */
+  loadForkSource(args: { run: string; runId?: string; atTurn: number }): Promise<LoadedFork>;
 }
 
 /** A message the store holds, by address. */
@@ -81,3 +83,20 @@ export type LoadedRun =
   | { ok: false; reason: string };
 
 export type ResolvedConfig = { ok: true; cfg: RunConfig } | { ok: false; field: string; message: string };
+
+export type LoadedFork =
+  | {
+      ok: true;
+      /** The source's transcript cut after turn atTurn. */
+      messages: ChatMessage[];
+      /** The source's input and, when it answers the config query, its resolved configuration. */
+      input: AgentInput;
+      config?: RunConfig;
+      /** The execution read (the workflow id's current one unless a run id was given). */
+      runId: string;
+      /** Its Temporal status (running, completed, failed, terminated, continued…). */
+      temporalStatus: string;
+      sourceTurns: number;
+      inheritedCostUsd: number | null;
+    }
+  | { ok: false; reason: string };

@@ -2,6 +2,7 @@
 // transcript, the five exits. Plain JSON only (no Map, no Date, no class) so it
 // survives history, queries and continue-as-new unchanged.
 import type { ToolSpec } from './tool-spec';
+import type { ForkOrigin, ForkRequest } from './fork';
 
 /** One tool call as the OpenAI chat-completions wire format carries it. */
 export interface ToolCall {
@@ -160,6 +161,12 @@ export interface AgentInput {
    */
   resumeFrom?: string | null;
   /**
+   * Starts from the first `atTurn` turns of another run (or of an exported
+   * transcript), their tool results as the source recorded them: see
+   * common/fork.ts. `task` may be left out: it comes from the source.
+   */
+  forkFrom?: ForkRequest | null;
+  /**
    * A write whose outcome is unknown (its attempt started and never reported)
    * is told to the model as such (`tell_model`, the default), or parks the run
    * for a person to reconcile (`ask`: the `reconcile` update).
@@ -199,6 +206,8 @@ export interface RunConfig {
   context: ContextPolicy | null;
   /** The run this one continues, or null. */
   resumeFrom: string | null;
+  /** Where a fork came from; absent for other runs (and in configurations recorded before forks). */
+  forkFrom?: ForkOrigin;
   /**
    * How long a model or tool call may go without a heartbeat before Temporal
    * retries it, as the worker that started the run set it (twice its
@@ -297,6 +306,8 @@ export interface RunResult {
   usageEstimatedTurns: number;
   promptTokensPerTurn: number[];
   children: ChildSpend;
+  /** A fork's source and what the source paid for the inherited turns (not in costUsd). */
+  forkedFrom?: ForkOrigin;
   /** Hard budget only: the budget at the end. */
   budget?: BudgetView;
   /** Hard budget only: the reply that reported more than its hold allowed, or null. */
@@ -323,6 +334,8 @@ export interface RunStatusView {
   /** Turns whose reply carried no usage, priced from the harness's own token count. */
   usageEstimatedTurns: number;
   children: ChildSpend;
+  /** A fork's source and what the source paid for the inherited turns (not in costUsd). */
+  forkedFrom?: ForkOrigin;
   /** Steering messages received and not yet in the transcript (applied at the next turn boundary). */
   queuedSteers: SteerView[];
   /** Hard budget only: spent, held, available, raises. */

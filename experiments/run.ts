@@ -1,7 +1,7 @@
 // `npm run experiments`: the chapter's measurements from real durable runs,
 // ours beside the chapter's, each with the qualitative result it must show.
 // Prints the tables and writes reports/experiments.md. Exits non-zero when a
-// check fails. `--fast` runs the quick subset. `--real` runs the six tasks
+// check fails. `--fast` runs the quick subset; `--only NAME` one table (reports/experiments-NAME.md). `--real` runs the six tasks
 // against the model at LLM_BASE_URL (with LLM_MODEL, LLM_API_KEY) instead.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -319,6 +319,58 @@ async function resume(): Promise<Table> {
 }
 
 /**
+ * A fork of a 20-turn run at turn 10 (issue 17): the fork's first 10 turns
+ * come from the source's history. Counted from the fork's own history (model
+ * activities by their "model turn N" label) and trace (tool starts by the
+ * turn whose reply asked for them): nothing of turns 1-10 runs again.
+ */
+async function fork(): Promise<Table> {
+  const source = await run({ task: 'Keep listing files.', model: 'runaway', dedupe: 'off', limits: { maxTurns: 20, maxBudgetUsd: null } });
+  const t0 = performance.now();
+  const forked = await run({ forkFrom: { run: source.id, atTurn: 10 } } as never);
+  const ms = Math.round(performance.now() - t0);
+  // Model calls by the turn they are labelled with; tool starts by the turn whose reply asked (runaway's turn t asks for c<t-1>).
+  const counted = async (id: string) => {
+    const model: number[] = [];
+    for (const e of (await stack.client.workflow.getHandle(id).fetchHistory()).events ?? []) {
+      const summary = e.activityTaskScheduledEventAttributes && e.userMetadata?.summary?.data;
+      const m = summary ? /model turn (\d+)/.exec(Buffer.from(summary).toString('utf8')) : null;
+      if (m) model.push(Number(m[1]));
+    }
+    const lines = readTrace(stack.traceDir, id);
+    const tools = lines.filter((l) => l.type === 'tool_start').map((l) => Number(String(l.callId).slice(1)) + 1);
+    return { model, tools, execs: lines.filter((l) => l.type === 'tool_exec').length };
+  };
+  const src = await counted(source.id);
+  const fk = await counted(forked.id);
+  const early = (turns: number[]) => turns.filter((t) => t <= 10).length;
+  const late = (turns: number[]) => turns.filter((t) => t > 10).length;
+  const f = forked.r;
+  const s = source.r;
+  return {
+    title: 'fork of a 20-turn run (runaway, cap 20) at turn 10',
+    header: ['', 'source', 'fork'],
+    rows: [
+      ['turns / status', `${s.turns} ${s.status}`, `${f.turns} ${f.status}`],
+      ['model calls in turns 1-10', early(src.model), early(fk.model)],
+      ['tool executions in turns 1-10', early(src.tools), early(fk.tools)],
+      ['model calls in turns 11-20', late(src.model), late(fk.model)],
+      ['tool executions in turns 11-20', late(src.tools), late(fk.tools)],
+      ['tool_exec lines (tool activity attempts)', src.execs, fk.execs],
+      ['cost', usd(s.costUsd), `${usd(f.costUsd)} own + ${usd(f.forkedFrom?.inheritedCostUsd ?? NaN)} inherited`],
+      ['turn 11 prompt tokens', s.promptTokensPerTurn[10], f.promptTokensPerTurn[0]],
+      ['wall ms', source.ms, ms],
+    ],
+    checks: [
+      { what: 'no model call and no tool execution for turns 1-10 in the fork', ok: early(fk.model) === 0 && early(fk.tools) === 0 && early(src.model) === 10 },
+      { what: 'the fork makes its own 10 model calls and 10 tool runs after turn 10', ok: late(fk.model) === 10 && late(fk.tools) === 10 && f.toolRuns === 10 && f.turns === 20 },
+      { what: 'turn 11 sends the same prompt as the source\'s turn 11 (same tokens)', ok: f.promptTokensPerTurn[0] === s.promptTokensPerTurn[10] },
+      { what: 'own cost + inherited cost = the source\'s cost', ok: Math.abs(f.costUsd + (f.forkedFrom?.inheritedCostUsd ?? NaN) - s.costUsd) < 1e-9 },
+    ],
+  };
+}
+
+/**
  * The chapter's real-model run: six small tasks over the seeded workspace. (Its
  * exact task texts are not in our sources; these ask the same kind of thing.)
  */
@@ -383,7 +435,7 @@ const all = real
   ? [realModel]
   : fast
   ? [plan, runawayCaps, runawayBudgets, recover, duplicate, cacheOnWrites, budgetModes]
-  : [plan, runawayCaps, runawayBudgets, recover, forbidden, duplicate, cacheOnWrites, approval, resume, cancel, latency, subAgent, budgetModes];
+  : [plan, runawayCaps, runawayBudgets, recover, forbidden, duplicate, cacheOnWrites, approval, resume, cancel, latency, subAgent, budgetModes, fork];
 const experiments = only ? all.filter((e) => e.name === only) : all;
 if (only && experiments.length === 0) throw new Error(`--only ${only}: no such experiment (${all.map((e) => e.name).join(', ')})`);
 const t0 = performance.now();
@@ -393,7 +445,7 @@ await stack.worker.runUntil(async () => {
 await stack.close();
 await localModel?.stop();
 
-const md: string[] = [`# Experiments (${real ? 'real model' : fast ? 'fast subset' : 'full'}), ${new Date().toISOString()}`, ''];
+const md: string[] = [`# Experiments (${only ?? (real ? 'real model' : fast ? 'fast subset' : 'full')}), ${new Date().toISOString()}`, ''];
 let failed = 0;
 for (const t of tables) {
   md.push(`## ${t.title}`, '', `| ${t.header.join(' | ')} |`, `|${t.header.map(() => '---').join('|')}|`, ...t.rows.map((r) => `| ${r.join(' | ')} |`), '');

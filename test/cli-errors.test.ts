@@ -58,7 +58,7 @@ describe('run: flags are checked before a run starts', () => {
 
   it('reject --help says the reason is optional', async () => {
     const r = await cli('reject', '--help');
-    expect(r.stdout).toBe('usage: agent-harness reject <runId> <callId> [--reason TEXT] [--by NAME]\n  the reason is optional; the model is told it when given\n');
+    expect(r.stdout).toBe('usage: agent-harness reject <runId> <callId> [--reason TEXT] [--by NAME] [--args-hash H]\n  the reason is optional; the model is told it when given\n');
   });
 });
 

@@ -76,6 +76,7 @@ import { stopCallsInThisProcess } from './stop-here';
 import { agentStatusOf, type AgentInput, type BudgetShortfall, type Interruption, type ModelReply, type OverReservationFlag, type RunConfig, type RunResult, type RunStatus, type RunStatusView, type ToolOutcome, type Usage } from '../common/contract';
 
 export type { CarriedState } from './continue-as-new';
+import { forkState, startFork, wantsFork, type ForkStart } from './fork-setup';
 import { askPatches, failedAtStart, loadPriorRun, localToolsPatched, resolveConfig, startingView, type Patches } from './run-setup';
 
 export async function agentRun(input: AgentInput, carried?: CarriedState): Promise<RunResult> {
@@ -90,18 +91,22 @@ export async function agentRun(input: AgentInput, carried?: CarriedState): Promi
   wf.setHandler(transcriptQuery, () => carried?.state.messages ?? []);
   // A run that continues a stopped one starts from its transcript and totals.
   let prior: Awaited<ReturnType<typeof loadPriorRun>> | null = null;
+  // A fork starts from another run's first turns (./fork-setup).
+  let fork: ForkStart | null = null;
   let cfg: RunConfig;
   try {
-    prior = !carried && typeof input?.resumeFrom === 'string' ? await loadPriorRun(input.resumeFrom) : null;
+    fork = !carried && wantsFork(input) ? await startFork(input) : null;
+    prior = !carried && !fork && typeof input?.resumeFrom === 'string' ? await loadPriorRun(input.resumeFrom) : null;
     // Resolved once per run and carried from execution to execution: a new
     // default on a new worker never changes a run already under way.
-    cfg = carried?.cfg ?? (await resolveConfig(prior ? resumedInput(prior.config ? inputOfConfig(prior.config) : prior.input, input) : input, patches));
+    cfg = carried?.cfg ?? (await resolveConfig(prior ? resumedInput(prior.config ? inputOfConfig(prior.config) : prior.input, input) : (fork?.input ?? input), patches));
+    if (fork) cfg = { ...cfg, forkFrom: fork.origin };
   } catch (err) {
     // Bad input or a refused resume fails the run at once: its status says so, like its search attributes.
     if (err instanceof ApplicationFailure) failedAtStart(starting, err);
     throw err;
   }
-  const resumed: CarriedState | undefined = prior ? startedFrom(cfg, stateOf(prior)) : undefined;
+  const resumed: CarriedState | undefined = prior ? startedFrom(cfg, stateOf(prior)) : fork ? startedFrom(cfg, forkState(fork)) : undefined;
   // The run chain names this run's trace file. A reset run replays an earlier
   // run's history up to the reset point, yet is a run of its own: its chain
   // is named by its own run id (the server keeps the earlier run's
@@ -186,6 +191,7 @@ class AgentRun {
         ...(this.cfg.hardBudget ? { budgetMode: 'hard', ...this.cfg.hardBudget } : {}),
         chainId: this.chainId,
         ...(this.cfg.resumeFrom ? { resumedFrom: this.cfg.resumeFrom, turns: this.state.turns, costUsd: this.state.costUsd } : {}),
+        ...(this.cfg.forkFrom ? { forkedFrom: this.cfg.forkFrom, turns: this.state.turns } : {}),
       });
     }
     let exit: Exit;
@@ -661,7 +667,7 @@ class AgentRun {
     this.emit('run_stopped', { status: exit.status, reason: exit.reason, turns: this.state.turns, costUsd: this.state.costUsd });
     // Let an in-flight `decide` update answer before the run closes.
     await wf.CancellationScope.nonCancellable(() => this.settleHandlers());
-    return { ...runResult(this.runId, exit, this.state), ...this.budgetFields() };
+    return { ...runResult(this.runId, exit, this.state), ...this.budgetFields(), ...(this.cfg.forkFrom ? { forkedFrom: this.cfg.forkFrom } : {}) };
   }
 
   /** Hard budget only: the budget and the flag of a reply beyond its hold, in the status and the result. */
@@ -833,6 +839,7 @@ class AgentRun {
       children: this.state.children ?? noChildren(),
       queuedSteers: this.steering.views(),
       ...this.budgetFields(),
+      ...(this.cfg.forkFrom ? { forkedFrom: this.cfg.forkFrom } : {}),
     };
   }
 

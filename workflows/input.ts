@@ -2,6 +2,8 @@
 // import, so the workflow wraps the thrown InputError in a non-retryable
 // ApplicationFailure and the tests can call it directly.
 import { BUILT_IN_DEFAULTS } from './defaults';
+import { InputError } from './input-error';
+import { parseForkFrom } from './fork-input';
 import type { ToolSpec } from '../common/tool-spec';
 import { LEGACY_TOOL_SPECS } from './legacy-tool-specs';
 import type { ContextPolicy } from '../common/contract';
@@ -11,15 +13,7 @@ import { DEFAULT_MAX_REPLY_TOKENS, DEFAULT_MIN_REPLY_TOKENS } from './defaults';
 /** The model a run's calls are sent to (LLM_MODEL may override the run's) and its price, null when the worker knows none. */
 export type PriceOf = (model: string) => { sentModel: string; pricing: Pricing | null };
 
-export class InputError extends Error {
-  constructor(
-    readonly field: string,
-    problem: string,
-  ) {
-    super(`invalid input: ${field} ${problem}`);
-    this.name = 'InputError';
-  }
-}
+export { InputError } from './input-error';
 
 const TOOL_ERROR_POLICIES: readonly ToolErrorPolicy[] = ['describe', 'generic', 'fatal'];
 const DEDUPE_POLICIES: readonly DedupePolicy[] = ['readOnly', 'off', 'all'];
@@ -27,7 +21,7 @@ const UNKNOWN_OUTCOME_POLICIES: readonly UnknownOutcomePolicy[] = ['tell_model',
 const KNOWN_FIELDS = new Set([
   'task', 'model', 'system', 'limits', 'toolErrors', 'dedupe', 'tools', 'workspace', 'pricing',
   'approvalTimeoutMs', 'budgetTimeoutMs', 'modelTimeoutMs', 'toolTimeoutMs', 'maxToolResultChars',
-  'continueAsNewAtHistoryBytes', 'permanentToolErrors', 'experimentalEmptyRejection', 'debug', 'context', 'resumeFrom',
+  'continueAsNewAtHistoryBytes', 'permanentToolErrors', 'experimentalEmptyRejection', 'debug', 'context', 'resumeFrom', 'forkFrom',
   'unknownOutcomes',
 ]);
 const MAX_TASK_CHARS = 100_000;
@@ -45,6 +39,7 @@ export function parseInput(raw: unknown, d: RunDefaults = BUILT_IN_DEFAULTS, cat
   for (const key of Object.keys(raw)) {
     if (!KNOWN_FIELDS.has(key)) throw new InputError(key, `is not a known field (known: ${[...KNOWN_FIELDS].join(', ')})`);
   }
+  const fork = parseForkFrom(raw);
   const task = raw.task;
   if (typeof task !== 'string' || task.trim() === '') throw new InputError('task', 'is required and must be a non-empty string');
   if (task.length > MAX_TASK_CHARS) throw new InputError('task', `must be at most ${MAX_TASK_CHARS} characters`);
@@ -99,6 +94,8 @@ export function parseInput(raw: unknown, d: RunDefaults = BUILT_IN_DEFAULTS, cat
     debug: optionalBoolean(raw.debug, 'debug'),
     context: contextPolicy(raw.context),
     resumeFrom: raw.resumeFrom === undefined || raw.resumeFrom === null ? null : requireString(raw.resumeFrom, 'resumeFrom'),
+    // The workflow fills in what it learnt loading the source (workflows/fork-setup.ts).
+    ...(fork ? { forkFrom: { run: fork.run ?? null, runId: fork.runId ?? null, atTurn: fork.atTurn, message: fork.message ?? null, inheritedCostUsd: null, fromFile: fork.transcript !== undefined } } : {}),
     // An ops setting, never the input's: a run cannot lift it. Absent when empty, so configurations stay as they were.
     ...(d.requireArgsHash?.length ? { requireArgsHash: [...d.requireArgsHash] } : {}),
     // Only hard budgets carry the field: a soft run's configuration is what it always was.

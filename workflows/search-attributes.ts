@@ -23,6 +23,8 @@ export const AGENT_EXIT_REASON = defineSearchAttributeKey('AgentExitReason', Sea
 export const AGENT_ERROR_TYPE = defineSearchAttributeKey('AgentErrorType', SearchAttributeType.KEYWORD);
 /** A sub-agent's parent run id. */
 export const AGENT_PARENT = defineSearchAttributeKey('AgentParent', SearchAttributeType.KEYWORD);
+/** A fork's source workflow id (`forkFrom`): `AgentForkOf="<id>"` lists a run's forks. */
+export const AGENT_FORK_OF = defineSearchAttributeKey('AgentForkOf', SearchAttributeType.KEYWORD);
 
 export type SearchAttributeTypeName = 'Keyword' | 'Int' | 'Double' | 'Text';
 
@@ -38,4 +40,5 @@ export const SEARCH_ATTRIBUTES: Record<string, SearchAttributeTypeName> = {
   AgentExitReason: 'Text',
   AgentErrorType: 'Keyword',
   AgentParent: 'Keyword',
+  AgentForkOf: 'Keyword',
 };

@@ -9,6 +9,7 @@ import {
   AGENT_AWAITING_TOOL,
   AGENT_COST_USD,
   AGENT_ERROR_TYPE,
+  AGENT_FORK_OF,
   AGENT_EXIT_REASON,
   AGENT_MODEL,
   AGENT_PARENT,
@@ -72,6 +73,8 @@ export function statusAttributes(v: VisibleState, exit: Exit | undefined, parent
     ...(exit ? [{ key: AGENT_EXIT_REASON, value: searchableText(exit.reason) }] : []),
     ...(exit?.status === 'failed' ? [{ key: AGENT_ERROR_TYPE, value: exit.errorType }] : []),
     ...(parent ? [{ key: AGENT_PARENT, value: parent }] : []),
+    // Only forks set it: runs recorded before forks never upsert it.
+    ...(v.cfg.forkFrom?.run ? [{ key: AGENT_FORK_OF, value: v.cfg.forkFrom.run }] : []),
   ];
 }
 
