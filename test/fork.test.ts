@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { findTemporalCli } from '../server/temporal-cli';
-import { cancelSignal, statusQuery, steerSignal, transcriptQuery } from '../workflows/messages';
+import { cancelSignal, configQuery, statusQuery, steerSignal, transcriptQuery } from '../workflows/messages';
 import { EXIT_CODES, USAGE_ERROR } from '../client/exit-codes';
 import type { ChatMessage, RunResult } from '../common/contract';
 import { cutAtTurn } from '../common/fork';
@@ -170,6 +170,21 @@ describe('fork from any turn', () => {
     // Turns the first fork inherited are not in its history: a cut inside them has no cost to report, rather than a wrong one.
     const third = (await (await h.start({ forkFrom: { run: first.workflowId, atTurn: 1 } } as never)).result()) as RunResult;
     expect(third.forkedFrom?.inheritedCostUsd).toBeNull();
+  });
+
+  it('a fork stopped at its cap can be resumed: the resume carries on from the fork\'s transcript, with the fork\'s configuration', async () => {
+    const source = await h.start({ task, model: 'runaway', dedupe: 'off', limits: { maxTurns: 4, maxBudgetUsd: null } });
+    await source.result();
+    const fork = await h.start({ forkFrom: { run: source.workflowId, atTurn: 2, message: 'Keep listing.' }, limits: { maxTurns: 3 } } as never);
+    expect((await fork.result()) as RunResult).toMatchObject({ status: 'max_turns_exceeded', turns: 3 });
+    const before = await fork.query(transcriptQuery);
+    const resumed = await h.start({ resumeFrom: fork.workflowId, limits: { maxTurns: 5 } } as never);
+    expect((await resumed.result()) as RunResult).toMatchObject({ status: 'max_turns_exceeded', turns: 5 });
+    const after = await resumed.query(transcriptQuery);
+    expect(after.slice(0, before.length)).toEqual(before);
+    // The fork's message is in the transcript once, where the fork put it: the resume does not add it again.
+    expect(after.filter((m) => m.role === 'user' && m.content?.includes('Keep listing.'))).toHaveLength(1);
+    expect(await resumed.query(configQuery)).toMatchObject({ model: 'runaway', dedupe: 'off', maxTurns: 5, resumeFrom: fork.workflowId });
   });
 
   it('a reset run: the workflow id forks its current execution; runId forks the execution that was reset away', async () => {
