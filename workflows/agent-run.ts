@@ -194,6 +194,11 @@ class AgentRun {
         ...(this.cfg.forkFrom ? { forkedFrom: this.cfg.forkFrom, turns: this.state.turns } : {}),
       });
     }
+    // Temporal's own cancellation (`temporal workflow cancel`, a parent's Stop reaching its child) aborts the
+    // calls running in this process at once too, as the cancel signal does; not a command, so replay is unchanged.
+    this.scope.cancelRequested.catch(() => {
+      if (this.cancelReason === null) stopCallsInThisProcess('the workflow was cancelled');
+    });
     let exit: Exit;
     try {
       exit = await this.scope.run(() => this.loop());
