@@ -5,8 +5,9 @@
 // throughput (concurrent runs), and what a run costs the server beside the
 // peer: Actions per turn, heartbeats per minute of a running call, and how
 // fast a Stop reaches a running call in the loop's process and in another
-// (./bill.ts). BENCH_PARTS=time,throughput,bill picks parts; BENCH_STOPS,
-// BENCH_BILL_SECONDS size the last.
+// (./bill.ts). BENCH_PARTS=time,throughput,bill picks parts;
+// BENCH_CONCURRENT and BENCH_THROUGHPUT_ROUNDS size the throughput part
+// (./throughput.ts), BENCH_STOPS and BENCH_BILL_SECONDS the last.
 // Every figure is min/median/max over the repetitions, with ratios taken
 // inside each repetition; the report goes to reports/bench.md with its commit.
 import { execSync } from 'node:child_process';
@@ -18,12 +19,15 @@ import { startBenchStack, type BenchStack } from './stack';
 import { startPeer } from './peer-process';
 import { describeActions, type ActionCount } from './actions';
 import { measureActions, measureHeartbeats, measureStops, withPeerStack } from './bill';
+import { measureThroughput, type ThroughputFigures } from './throughput';
 import { DEFAULT_HEARTBEAT_MS } from '../common/heartbeat';
 import { startingAttributes } from '../workflows/visibility';
 
 const REPS = Number(process.env.BENCH_REPS ?? 3);
 const TURNS = 20;
 const CONCURRENT = Number(process.env.BENCH_CONCURRENT ?? 200);
+/** Rounds of CONCURRENT runs each side in the throughput part (ours, peer, ours, …). */
+const THROUGHPUT_ROUNDS = Number(process.env.BENCH_THROUGHPUT_ROUNDS ?? 3);
 const STOPS = Number(process.env.BENCH_STOPS ?? 20);
 /** How long the call is held whose heartbeats are counted. */
 const BILL_SECONDS = Number(process.env.BENCH_BILL_SECONDS ?? 60);
@@ -88,27 +92,6 @@ async function compare(server: string, dynamicConfig: Record<string, unknown>): 
   return out;
 }
 
-async function throughput(): Promise<{ runsPerSec: number; ms: number }> {
-  const stack = await startBenchStack();
-  const running = stack.worker.run();
-  try {
-    await stack.client.workflow.execute('agentRun', { taskQueue: stack.taskQueue, workflowId: 'tp-warm', args: [{ task: 'warm', model: 'plan' }] });
-    const t0 = performance.now();
-    const results = await Promise.all(
-      Array.from({ length: CONCURRENT }, (_, i) =>
-        stack.client.workflow.execute('agentRun', { taskQueue: stack.taskQueue, workflowId: `tp-${i}`, args: [{ task: 'Which file mentions a timeout?', model: 'plan' }] }),
-      ),
-    );
-    const ms = performance.now() - t0;
-    if (results.some((r) => (r as RunResult).status !== 'completed')) throw new Error('a throughput run did not complete');
-    return { runsPerSec: CONCURRENT / (ms / 1000), ms };
-  } finally {
-    stack.worker.shutdown();
-    await running;
-    await stack.close();
-  }
-}
-
 const lines: string[] = [];
 const say = (l: string) => {
   console.log(l);
@@ -132,9 +115,7 @@ if (PARTS.has('time')) {
 }
 say('');
 if (PARTS.has('throughput')) {
-  const tp = await throughput();
-  say(`Throughput: ${CONCURRENT} concurrent \`plan\` runs (3 turns, 2 tools each) in ${(tp.ms / 1000).toFixed(1)} s = ${tp.runsPerSec.toFixed(1)} runs/s.`);
-  say('');
+  for (const l of throughputSection(await measureThroughput(CONCURRENT, THROUGHPUT_ROUNDS))) say(l);
 }
 if (PARTS.has('bill')) {
   for (const l of await billSection()) say(l);
@@ -161,4 +142,28 @@ async function billSection(): Promise<string[]> {
     out.push(`| ${name} | ${row(s.tool)} | ${row(s.toolResult)} | ${row(s.model)} | ${row(s.modelResult)} |`);
   }
   return out;
+}
+
+/** Runs/s, server CPU and history per `plan` run, ours beside the peer (./throughput.ts). */
+function throughputSection(t: ThroughputFigures): string[] {
+  const n = t.rounds.ours.length;
+  const side = (s: 'ours' | 'peer') => {
+    const r = t.rounds[s];
+    const h = t.histories[s];
+    const counts = (f: (c: ActionCount) => number) => fmt(stat(h.map(f)), 0);
+    return `${fmt(stat(r.map((x) => x.runsPerSec)))} | ${fmt(stat(r.map((x) => x.serverCpuMsPerRun)))} | ${fmt(stat(r.map((x) => x.clientSideCpuMsPerRun)))} | ${counts((c) => c.events)} | ${counts((c) => c.upserts)} | ${counts((c) => c.localActivities + c.patchMarkers)} | ${counts((c) => c.actions)}`;
+  };
+  return [
+    '## Throughput and server work per run',
+    '',
+    `${t.concurrent} concurrent \`plan\` runs (3 turns: list_files, read_file, the answer) per round, ${n} rounds each on one dev server, interleaved (ours, peer, ours, …); ours started as \`agent-harness run\` starts them. Server CPU: the dev server process's utime + stime (/proc) from before a round to when it is idle after it, per run. Client-side CPU: every other process (the bench's: client, scripted provider, our worker; and the peer's worker process). History: the first ${t.histories.ours.length / n} runs of each round. min / median / max over rounds.`,
+    '',
+    '| | runs/s | server CPU ms/run | client-side CPU ms/run | events/run | upserts/run | markers/run | Actions/run |',
+    '|---|---|---|---|---|---|---|---|',
+    `| ours | ${side('ours')} |`,
+    `| peer: @temporalio/ai-sdk | ${side('peer')} |`,
+    '',
+    `Ours ÷ peer within each pair of rounds: runs/s ${fmt(stat(t.runsPerSecRatio), 2)}×, server CPU per run ${fmt(stat(t.serverCpuRatio), 2)}×.`,
+    '',
+  ];
 }

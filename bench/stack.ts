@@ -24,6 +24,8 @@ export interface BenchStack {
   providerUrl: string;
   /** The dev server's Prometheus endpoint (./server-metrics.ts reads it). */
   metricsUrl: string;
+  /** The dev server's process (`temporal server start-dev` runs the whole server in it), for ./proc-cpu.ts. */
+  serverPid: number;
   close(): Promise<void>;
 }
 
@@ -46,6 +48,9 @@ export async function startBenchStack(opts: BenchStackOptions = {}): Promise<Ben
   const dir = mkdtempSync(join(tmpdir(), 'agent-bench-'));
   const metricsPort = await findFreePort();
   const server: DevServer = await startDevServer({ port: await findFreePort(), uiPort: null, dbFile: null, logFile: join(dir, 'server.log'), dynamicConfig, metricsPort });
+  // Always a server of its own (the port is free), so there is a process to measure.
+  const serverPid = server.child?.pid;
+  if (serverPid === undefined) throw new Error(`the bench found a running server at ${server.address} instead of starting its own`);
   const provider: RunningProvider = await startProvider();
   const traceDir = join(dir, 'traces');
   const workspaceRoot = join(dir, 'ws');
@@ -70,6 +75,7 @@ export async function startBenchStack(opts: BenchStackOptions = {}): Promise<Ben
     workspaceRoot,
     providerUrl: provider.url,
     metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
+    serverPid,
     address: server.address,
     close: async () => {
       await client.connection.close();
