@@ -82,15 +82,19 @@ describe('the contract through the temporal CLI, on the cluster', () => {
   });
 
   it('workflow list --query finds runs by each search attribute (AgentErrorType: see the next test)', async () => {
-    // Runs that between them set every other attribute: parked (awaiting tool
-    // and call), completed (exit reason), a sub-agent (parent).
+    // Runs that between them set every other attribute: parked (awaiting tool,
+    // call and argsHash), completed (exit reason), a sub-agent (parent), a fork.
     const parked = await parkedRun('list-parked');
     const done = `cl-list-done-${freshWorkspace()}`;
     await start(done, { task: 'Which file mentions a timeout?', model: 'plan' });
     const parent = `cl-list-research-${freshWorkspace()}`;
     await start(parent, { task: 'Find out which file mentions a timeout.', model: 'research', tools: ['research'] });
     for (const id of [done, parent]) await h.client.workflow.getHandle(id).result();
-    const ids = [parked.id, done, parent, `${parent}/m1/r1/research`];
+    // A fork (its lineage, AgentForkOf) of the finished run.
+    const fork = `cl-list-fork-${freshWorkspace()}`;
+    await start(fork, { forkFrom: { run: done, atTurn: 1 } });
+    await h.client.workflow.getHandle(fork).result();
+    const ids = [parked.id, done, parent, `${parent}/m1/r1/research`, fork];
 
     // Each run's attributes as the server holds them.
     const attrs = new Map<string, Record<string, unknown>>();
