@@ -11,9 +11,10 @@
 // executions are distinct attempts, the ledger holds one finished entry per
 // delete, and the files are gone.
 import type { WorkflowHandle } from '@temporalio/client';
-import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { FolderEffectStore } from '../../activities/effects/folder-store';
 import { approveSignal } from '../../workflows/messages';
 import { AGENT_AWAITING_CALL } from '../../workflows/search-attributes';
 import type { RunResult } from '../../common/contract';
@@ -56,13 +57,10 @@ async function untilAccepted<T>(what: string, f: () => Promise<T>): Promise<T> {
 const parkedOn = (handle: WorkflowHandle, callId: string) =>
   waitFor(`${handle.workflowId} parked on ${callId}`, async () => (await handle.describe()).typedSearchAttributes.get(AGENT_AWAITING_CALL) === callId);
 
-/** The ledger's entries for one run (each file holds its key: `<workflow id>@<chain>/…`). */
-function ledgerEntries(workflowId: string): { key: string; state: string }[] {
-  const dir = join(h.workspaceRoot, '.ledger');
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.json'))
-    .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as { key: string; state: string })
-    .filter((e) => e.key.startsWith(`${workflowId}@`));
+/** The ledger's records for one run, read through the folder store the worker writes (one folder of versions per key). */
+async function ledgerEntries(workflowId: string): Promise<{ key: string; state: string }[]> {
+  const store = new FolderEffectStore(join(h.workspaceRoot, '.ledger'));
+  return (await store.oldest(Number.POSITIVE_INFINITY, 100_000)).filter((r) => r.workflowId === workflowId);
 }
 
 const workflowLines = (t: TraceLine[]) => t.filter((l) => l.step === undefined);
@@ -83,7 +81,7 @@ async function underFault(crash: () => Promise<unknown>, recover: () => Promise<
 
     await crash();
     gate.open();
-    await waitFor('the held delete to land while the server is down', () => ledgerEntries(writing.workflowId).some((e) => e.state === 'done'));
+    await waitFor('the held delete to land while the server is down', async () => (await ledgerEntries(writing.workflowId)).some((e) => e.state === 'done'));
     await recover();
 
     await untilAccepted('the approval after the fault', () => parked.signal(approveSignal, { callId: 'c2', by: 'ops' }));
@@ -95,7 +93,7 @@ async function underFault(crash: () => Promise<unknown>, recover: () => Promise<
     expect(gate.arrivals()).toBe(2);
     for (const [run, ws] of [[parked, parkedWs], [writing, writingWs]] as const) {
       expect(existsSync(join(h.workspaceRoot, ws, 'access.log'))).toBe(false);
-      expect(ledgerEntries(run.workflowId).map((e) => e.state)).toEqual(['done']);
+      expect((await ledgerEntries(run.workflowId)).map((e) => e.state)).toEqual(['done']);
     }
     for (const run of [scan, parked, writing]) {
       await waitFor('run_stopped in the trace', () => h.events(run.workflowId).some((l) => l.type === 'run_stopped'));
