@@ -5,48 +5,28 @@
 // activity's attempt, the write must land once (no blind retry), and the
 // model must read that the outcome is unknown.
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../common/project-root';
 import { loadWorkerTools, type WorkerTools } from '../worker/toolset';
 import { approveSignal, cancelSignal, transcriptQuery } from '../workflows/messages';
 import type { RunResult } from '../common/contract';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
 import { readRecord } from './mcp/fs-server';
+import { writeStallingFsConfig } from './mcp/stalling-config';
 
 const h = useHarness({ worker: false });
-const SERVER = join(PROJECT_ROOT, 'test/mcp/fs-server.ts');
 /** Per attempt of the write: short, so the stalled call ends quickly. */
 const TOOL_TIMEOUT_MS = 5000;
 
 describe('an MCP write to a server that stalls after writing', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'mcp-stall-'));
-  const root = join(dir, 'files');
-  const record = join(dir, 'record.jsonl');
+  const { root, record, config } = writeStallingFsConfig(mkdtempSync(join(tmpdir(), 'mcp-stall-')));
   let tools: WorkerTools;
   let worker: { taskQueue: string; shutdown(): Promise<void> };
 
   beforeAll(async () => {
-    mkdirSync(root);
     writeFileSync(join(root, 'hello.txt'), 'hello\n');
-    const config = join(dir, 'mcp.json');
-    // Annotations not trusted (the default): `write` is a write like any third-party one, neither read-only nor idempotent.
-    writeFileSync(
-      config,
-      JSON.stringify({
-        servers: {
-          fs: {
-            command: process.execPath,
-            args: ['--import', 'tsx', SERVER, '--root', root, '--record', record, '--ignore-keys', '--stall-after-write'],
-            cwd: PROJECT_ROOT,
-            tools: ['list', 'write', 'slow'],
-            readOnly: ['list', 'slow'],
-          },
-        },
-      }),
-    );
     tools = await loadWorkerTools({ toolModules: [], toolNames: null, mcpConfigPath: config });
     worker = await h.startWorker({ taskQueue: `mcp-stall-${randomUUID().slice(0, 8)}`, toolset: tools.toolset });
   });

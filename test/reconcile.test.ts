@@ -8,7 +8,7 @@
 // before.
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -21,36 +21,18 @@ import { approveSignal, cancelSignal, reconcileUpdate, statusQuery, transcriptQu
 import type { AgentInput, RunResult, RunStatusView } from '../common/contract';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
 import { readRecord } from './mcp/fs-server';
+import { writeStallingFsConfig } from './mcp/stalling-config';
 
 const h = useHarness({ worker: false });
 const exec = promisify(execFile);
-const SERVER = join(PROJECT_ROOT, 'test/mcp/fs-server.ts');
 const bin = join(PROJECT_ROOT, 'bin', 'agent-harness.mjs');
 
 describe('a write whose outcome is unknown, reconciled by a person', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'reconcile-'));
-  const root = join(dir, 'files');
-  const record = join(dir, 'record.jsonl');
+  const { record, config } = writeStallingFsConfig(mkdtempSync(join(tmpdir(), 'reconcile-')));
   let tools: WorkerTools;
   let worker: { taskQueue: string; shutdown(): Promise<void> };
 
   beforeAll(async () => {
-    mkdirSync(root);
-    const config = join(dir, 'mcp.json');
-    writeFileSync(
-      config,
-      JSON.stringify({
-        servers: {
-          fs: {
-            command: process.execPath,
-            args: ['--import', 'tsx', SERVER, '--root', root, '--record', record, '--ignore-keys', '--stall-after-write'],
-            cwd: PROJECT_ROOT,
-            tools: ['list', 'write', 'slow'],
-            readOnly: ['list', 'slow'],
-          },
-        },
-      }),
-    );
     tools = await loadWorkerTools({ toolModules: [], toolNames: null, mcpConfigPath: config });
     worker = await h.startWorker({ taskQueue: `reconcile-${randomUUID().slice(0, 8)}`, toolset: tools.toolset });
   });
