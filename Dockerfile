@@ -9,10 +9,9 @@ COPY common ./common
 COPY workflows ./workflows
 COPY activities ./activities
 COPY worker ./worker
-COPY server ./server
 COPY client ./client
 COPY examples ./examples
-COPY provider ./provider
+COPY dev/provider ./dev/provider
 COPY bin ./bin
 COPY tsconfig.json ./
 ENV NODE_ENV=production

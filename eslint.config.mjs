@@ -26,16 +26,18 @@ export default tseslint.config(
           })),
           patterns: [
             { group: ['../activities', '../activities/*', '../activities/**'], allowTypeImports: true, message: 'Import activities as types only: proxyActivities<typeof ...>.' },
-            { group: ['../worker/**', '../client/**', '../provider/**', '../server/**', '../stack/**', '../test/**', '../model/**'], message: 'Workflow code must not reach worker, client, server, stack or provider code.' },
+            { group: ['../worker/**', '../client/**', '../dev/**', '../test/**'], message: 'Workflow code must not reach worker, client or dev tooling code.' },
           ],
         },
       ],
     },
   },
-  // The layers, bottom up: common; workflows; activities; worker and server
-  // (process start-up); client; stack (`npm start`, everything at once); and
-  // the tests, benches and experiments on top. Nothing imports a layer above
-  // its own: `npm run lint` (part of `npm test`, so of CI) checks it.
+  // The layers, bottom up: common; workflows; activities; worker (process
+  // start-up, and the embedded dev server it starts when no address is set);
+  // client. That is the product. dev/ (the scripted provider, the local model,
+  // `npm start`'s stack, the native cluster) and the tests, benches and
+  // experiments sit on top: they may import the product, never the reverse.
+  // `npm run lint` (part of `npm test`, so of CI) checks it.
   {
     files: ['common/**/*.ts'],
     rules: {
@@ -45,19 +47,19 @@ export default tseslint.config(
   {
     files: ['activities/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: above('worker', 'server', 'client', 'stack'), message: 'activities/ sits under worker/, server/ and client/: move the shared piece to common/.' }] }],
+      'no-restricted-imports': ['error', { patterns: [{ group: above('workflows', 'worker', 'client', 'dev'), message: 'activities/ sits under worker/ and client/ and shares only common/ with workflows/: move the shared piece to common/.' }] }],
     },
   },
   {
-    files: ['worker/**/*.ts', 'server/**/*.ts'],
+    files: ['worker/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: above('client', 'stack'), message: 'Only client/ and stack/ may import client/: move the shared piece to common/.' }] }],
+      'no-restricted-imports': ['error', { patterns: [{ group: above('client', 'dev'), message: 'worker/ is product: it imports neither client/ nor dev tooling; move the shared piece to common/.' }] }],
     },
   },
   {
     files: ['client/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: above('stack', 'provider', 'model', 'server'), message: 'client/ talks to a running Temporal: starting processes (dev server, provider, model) belongs to stack/ and server/.' }] }],
+      'no-restricted-imports': ['error', { patterns: [{ group: above('dev'), message: 'client/ is product: starting dev processes (provider, model, stack) belongs to dev/.' }] }],
     },
   },
 );

@@ -1,6 +1,6 @@
 // The activities of one worker, built from its configuration. Workflows import
 // only the *type* of this object (see workflows/agent-run.ts).
-import { BUILT_IN_DEFAULTS } from '../workflows/defaults';
+import { BUILT_IN_DEFAULTS } from '../common/defaults';
 import type { AgentActivities } from '../common/activity-contract';
 import type { Pricing, RunDefaults } from '../common/contract';
 import { createCallModel, createCallModelBudgeted, type ModelDeps } from './model';

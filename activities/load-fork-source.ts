@@ -6,7 +6,7 @@
 // carried state holds the whole transcript.
 import { Context } from '@temporalio/activity';
 import { QueryNotRegisteredError, WorkflowNotFoundError } from '@temporalio/client';
-import { configQuery, transcriptQuery } from '../workflows/messages';
+import { configQuery, transcriptQuery } from '../common/run-messages';
 import { costOfTurns, cutAtTurn } from '../common/fork';
 import type { AgentInput, RunConfig } from '../common/contract';
 import type { LoadedFork } from '../common/activity-contract';

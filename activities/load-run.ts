@@ -4,7 +4,7 @@
 // refused with the reason, and so is a run still going.
 import { Context } from '@temporalio/activity';
 import { QueryNotRegisteredError, WorkflowNotFoundError } from '@temporalio/client';
-import { configQuery, transcriptQuery } from '../workflows/messages';
+import { configQuery, transcriptQuery } from '../common/run-messages';
 import type { AgentInput, RunResult } from '../common/contract';
 import type { LoadedRun } from '../common/activity-contract';
 

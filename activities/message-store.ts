@@ -12,7 +12,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
-import { isRef, MESSAGE_STORE_MISS, type WireMessage } from '../workflows/message-refs';
+import { isRef, MESSAGE_STORE_MISS, type WireMessage } from '../common/message-refs';
 import type { OpenAiToolDefinition } from '../common/tool-spec';
 import type { ChatMessage } from '../common/contract';
 

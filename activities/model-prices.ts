@@ -2,11 +2,11 @@
 // at the chapter's prices ($2 in, $12 out per million tokens), and whatever
 // the deployment lists in AGENT_MODEL_PRICES. A hard budget refuses a model
 // that is in neither: its spend could not be bounded.
-import { SCENARIOS } from '../provider/scenarios';
-import { DEFAULT_PRICING } from '../workflows/defaults';
+import { SCRIPTED_MODELS } from '../common/scripted-models';
+import { DEFAULT_PRICING } from '../common/defaults';
 import type { Pricing } from '../common/contract';
 
 export function modelPrices(configured: Readonly<Record<string, Pricing>> = {}): Record<string, Pricing> {
-  const scripted = Object.fromEntries(Object.keys(SCENARIOS).map((name) => [name, DEFAULT_PRICING]));
+  const scripted = Object.fromEntries(SCRIPTED_MODELS.map((name) => [name, DEFAULT_PRICING]));
   return { ...scripted, ...configured };
 }

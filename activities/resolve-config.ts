@@ -4,7 +4,7 @@
 // next execution after continue-as-new all see the configuration the run
 // started with, never a re-derived one.
 import type { ToolSpec } from '../common/tool-spec';
-import { InputError, parseInput, type PriceOf } from '../workflows/input';
+import { InputError, parseInput, type PriceOf } from '../common/input';
 import type { Pricing, RunDefaults } from '../common/contract';
 import type { ResolvedConfig } from '../common/activity-contract';
 

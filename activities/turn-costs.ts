@@ -6,7 +6,7 @@
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import type { ModelReply, Pricing } from '../common/contract';
-import { turnCostUsd } from '../workflows/loop';
+import { turnCostUsd } from '../common/turn-cost';
 
 type Payload = temporal.api.common.v1.IPayload;
 

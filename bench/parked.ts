@@ -13,12 +13,12 @@ import { readFileSync, writeFileSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execSync } from 'node:child_process';
-import { AGENT_LOOP_DYNAMIC_CONFIG, findFreePort, startDevServer } from '../server/dev-server';
+import { AGENT_LOOP_DYNAMIC_CONFIG, findFreePort, startDevServer } from '../worker/dev-server/dev-server';
 import { dataConverter } from '../common/payload-codec';
 import { startWorkerProcess, type WorkerProcess } from '../test/spawn-worker';
-import { startProvider } from '../provider/server';
+import { startProvider } from '../dev/provider/server';
 import { PROJECT_ROOT } from '../common/project-root';
-import { approveSignal } from '../workflows/messages';
+import { approveSignal } from '../common/run-messages';
 import type { AgentInput } from '../common/contract';
 
 const N = Number(process.env.PARKED_RUNS ?? 10_000);

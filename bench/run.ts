@@ -5,7 +5,7 @@
 //   slow + Stop @1.2s  time from the cancel signal to the result and to the last progress line
 import { readTrace } from '../common/trace-format';
 import { summaryLine } from '../client/render';
-import { cancelSignal } from '../workflows/messages';
+import { cancelSignal } from '../common/run-messages';
 import type { AgentInput, RunResult } from '../common/contract';
 import { startBenchStack } from './stack';
 

@@ -5,9 +5,9 @@ import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporal
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findFreePort, startDevServer, type DevServer } from '../server/dev-server';
+import { findFreePort, startDevServer, type DevServer } from '../worker/dev-server/dev-server';
 import { dataConverter } from '../common/payload-codec';
-import { startProvider, type RunningProvider } from '../provider/server';
+import { startProvider, type RunningProvider } from '../dev/provider/server';
 import { createAgentWorker } from '../worker/create-worker';
 import type { Toolset } from '../activities/tools/toolset';
 import { benchToolset } from './long-call-tool';

@@ -6,12 +6,12 @@
 import { QueryNotRegisteredError, type Client } from '@temporalio/client';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { configQuery, statusQuery, transcriptQuery } from '../workflows/messages';
+import { configQuery, statusQuery, transcriptQuery } from '../common/run-messages';
 import { inputOfConfig } from '../common/resume-input';
 import { EXPORT_FORMAT, EXPORT_VERSION } from '../common/fork';
 import { turnCostsOf } from '../activities/turn-costs';
-import { InputError } from '../workflows/input-error';
-import { parseForkFrom } from '../workflows/fork-input';
+import { InputError } from '../common/input-error';
+import { parseForkFrom } from '../common/fork-input';
 import type { AgentInput, ChatMessage, RunConfig, RunStatusView } from '../common/contract';
 import { numberFlag } from './run-flags';
 import { UsageError } from './usage-error';

@@ -2,7 +2,7 @@
 // own validation (workflows/input.ts), so a bad value is a usage error naming
 // the flag before any run starts, not a run that starts and fails.
 import { parseArgs } from 'node:util';
-import { InputError, parseInput } from '../workflows/input';
+import { InputError, parseInput } from '../common/input';
 import type { AgentInput } from '../common/contract';
 import { UsageError } from './usage-error';
 

@@ -7,14 +7,14 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { readTrace } from '../common/trace-format';
-import { findFreePort } from '../server/dev-server';
-import { startLocalModel } from '../model/local-model';
-import { approveSignal, cancelSignal, rejectSignal } from '../workflows/messages';
+import { findFreePort } from '../worker/dev-server/dev-server';
+import { startLocalModel } from '../dev/model/local-model';
+import { approveSignal, cancelSignal, rejectSignal } from '../common/run-messages';
 import type { AgentInput, RunResult } from '../common/contract';
 import { startBenchStack } from '../bench/stack';
 import { waitForApproval } from '../test/wait-for-approval';
 import { startWorkerProcess } from '../test/spawn-worker';
-import { addFault } from '../provider/control';
+import { addFault } from '../dev/provider/control';
 import { CHAPTER } from './chapter';
 import { softVsHardBudget } from './budget';
 

@@ -9,7 +9,7 @@
 //   4. The official release archive from temporal.download (needs the internet:
 //      the route for users with neither Python nor Go).
 // A failure here never fails `npm install`: it prints what to do instead, and
-// server/temporal-cli.ts names the same options when it cannot find a binary.
+// worker/dev-server/temporal-cli.ts names the same options when it cannot find a binary.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

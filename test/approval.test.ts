@@ -5,7 +5,7 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { approveSignal, decideUpdate, rejectSignal, statusQuery, transcriptQuery } from '../workflows/messages';
+import { approveSignal, decideUpdate, rejectSignal, statusQuery, transcriptQuery } from '../common/run-messages';
 import type { RunResult } from '../common/contract';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
 

@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { approveSignal, configQuery, decideUpdate, statusQuery, transcriptQuery } from '../workflows/messages';
+import { approveSignal, configQuery, decideUpdate, statusQuery, transcriptQuery } from '../common/run-messages';
 import type { RunResult } from '../common/contract';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
 import { temporalCli } from './temporal-cli';

@@ -1,7 +1,7 @@
 // Cancellation reaches into the running tool: a Stop ends the run as
 // interrupted/cancelled with its reason, and the slow scan reports nothing after it.
 import { describe, expect, it } from 'vitest';
-import { cancelSignal, statusQuery } from '../workflows/messages';
+import { cancelSignal, statusQuery } from '../common/run-messages';
 import type { RunResult } from '../common/contract';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
 

@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODES, NOT_FOUND, USAGE_ERROR } from '../client/exit-codes';
 import type { RunResult } from '../common/contract';
-import { statusQuery } from '../workflows/messages';
+import { statusQuery } from '../common/run-messages';
 import { freshWorkspace, useHarness, waitFor } from './harness';
 import { isDocumented } from './documented';
 

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCodecServer } from '../client/codec-server';
 import { GZIP_ENCODING, GzipPayloadCodec } from '../common/payload-codec';
-import { findTemporalCli } from '../server/temporal-cli';
+import { findTemporalCli } from '../worker/dev-server/temporal-cli';
 import type { RunResult } from '../common/contract';
 import { freshWorkspace, useHarness } from './harness';
 

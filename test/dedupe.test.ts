@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { approveSignal } from '../workflows/messages';
+import { approveSignal } from '../common/run-messages';
 import type { RunResult } from '../common/contract';
 import { freshWorkspace, useHarness, waitForApproval } from './harness';
 

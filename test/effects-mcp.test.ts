@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadWorkerTools, type WorkerTools } from '../worker/toolset';
-import { approveSignal, cancelSignal, transcriptQuery } from '../workflows/messages';
+import { approveSignal, cancelSignal, transcriptQuery } from '../common/run-messages';
 import type { RunResult } from '../common/contract';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
 import { readRecord } from './mcp/fs-server';

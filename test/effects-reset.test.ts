@@ -10,8 +10,8 @@ import type { WorkflowHandle } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
 import { FolderEffectStore } from '../activities/effects/folder-store';
-import { findTemporalCli } from '../server/temporal-cli';
-import { approveSignal, statusQuery, transcriptQuery } from '../workflows/messages';
+import { findTemporalCli } from '../worker/dev-server/temporal-cli';
+import { approveSignal, statusQuery, transcriptQuery } from '../common/run-messages';
 import type { ChatMessage, RunResult } from '../common/contract';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
 

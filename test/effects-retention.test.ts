@@ -18,7 +18,7 @@ import { namespaceRetentionMs } from '../activities/workflow-state';
 import { MessageStore, TOUCH_EVERY_MS } from '../activities/message-store';
 import { sweepMessages } from '../activities/message-retention';
 import { sweepTraces, traceWorkflowId } from '../activities/trace-retention';
-import { approveSignal, transcriptQuery } from '../workflows/messages';
+import { approveSignal, transcriptQuery } from '../common/run-messages';
 import type { AgentInput, RunResult } from '../common/contract';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
 import { startWorkerProcess } from './worker-process';

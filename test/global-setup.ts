@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
-import { findFreePort, startDevServer } from '../server/dev-server';
+import { findFreePort, startDevServer } from '../worker/dev-server/dev-server';
 import { startCodecServer } from '../client/codec-server';
-import { provisionLocalModel, type LocalModelFiles } from '../model/local-model';
-import { startProvider } from '../provider/server';
+import { provisionLocalModel, type LocalModelFiles } from '../dev/model/local-model';
+import { startProvider } from '../dev/provider/server';
 import { WORKFLOWS_PATH } from '../worker/create-worker';
 
 declare module 'vitest' {

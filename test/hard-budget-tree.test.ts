@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../common/contract';
 import type { TraceLine } from '../common/trace-format';
-import { cancelSignal } from '../workflows/messages';
+import { cancelSignal } from '../common/run-messages';
 import { marker, useHarness, waitFor } from './harness';
 
 const h = useHarness();
@@ -31,7 +31,7 @@ interface TreePlan {
   parentOverbill: boolean;
 }
 
-/** The `tree` scenario's task (provider/scenarios.ts): one research child per item, side by side. */
+/** The `tree` scenario's task (dev/provider/scenarios.ts): one research child per item, side by side. */
 function parentTask(plan: TreePlan, m: string): string {
   const items = plan.children.map((c, i) => `c${i}t${c.turns}${c.overbill ? 'o' : ''}`);
   return `tree:${items.join(',')}${plan.parentOverbill ? ' P' : ''} ${m}`;

@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { WorkflowFailedError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { findTemporalCli } from '../server/temporal-cli';
+import { findTemporalCli } from '../worker/dev-server/temporal-cli';
 import type { RunResult, RunStatusView } from '../common/contract';
-import { cancelSignal, statusQuery } from '../workflows/messages';
+import { cancelSignal, statusQuery } from '../common/run-messages';
 import { freshWorkspace, marker, useHarness, waitFor } from './harness';
 
 const h = useHarness();

@@ -3,8 +3,8 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import type { AgentInput } from '../common/contract';
-import { statusQuery } from '../workflows/messages';
-import { AGENT_ERROR_TYPE, AGENT_STATUS } from '../workflows/search-attributes';
+import { statusQuery } from '../common/run-messages';
+import { AGENT_ERROR_TYPE, AGENT_STATUS } from '../common/search-attributes';
 import { useHarness } from './harness';
 
 const h = useHarness();

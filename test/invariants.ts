@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TraceLine } from '../common/trace-format';
 import { chainHistories } from '../client/run-history';
-import { turnCostUsd } from '../workflows/loop';
+import { turnCostUsd } from '../common/turn-cost';
 import type { ChatMessage, RunResult } from '../common/contract';
 
 export const INVARIANTS = {

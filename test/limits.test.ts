@@ -1,8 +1,8 @@
 // The harness's own exits: the turn cap and the budget, checked before each
 // model call, with the overshoot bounded by one turn.
 import { describe, expect, it } from 'vitest';
-import { turnCostUsd } from '../workflows/loop';
-import { DEFAULT_PRICING } from '../workflows/defaults';
+import { turnCostUsd } from '../common/turn-cost';
+import { DEFAULT_PRICING } from '../common/defaults';
 import { useHarness } from './harness';
 
 const h = useHarness();

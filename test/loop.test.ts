@@ -1,23 +1,12 @@
 // The pure loop decisions, without Temporal: microseconds each.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseInput } from '../workflows/input';
-import {
-  cacheKey,
-  declinedText,
-  exitFields,
-  firstPendingCall,
-  initialState,
-  isCacheable,
-  limitExit,
-  parseCall,
-  recordSpend,
-  rememberResult,
-  replyProtocolProblem,
-  toolErrorText,
-  turnCostUsd,
-  type Exit,
-} from '../workflows/loop';
+import { parseInput } from '../common/input';
+import { cacheKey, firstPendingCall, isCacheable, parseCall } from '../workflows/tool-calls';
+import { declinedText, toolErrorText } from '../common/transcript-text';
+import { exitFields, limitExit, replyProtocolProblem, type Exit } from '../workflows/next-step';
+import { initialState, recordSpend, rememberResult } from '../workflows/run-state';
+import { turnCostUsd } from '../common/turn-cost';
 import type { ChatMessage, ModelReply, ToolCall } from '../common/contract';
 import { specs } from './builtin-specs';
 

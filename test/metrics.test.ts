@@ -3,8 +3,8 @@
 // worker process with METRICS_PORT set, after real runs.
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { findFreePort } from '../server/dev-server';
-import { rejectSignal } from '../workflows/messages';
+import { findFreePort } from '../worker/dev-server/dev-server';
+import { rejectSignal } from '../common/run-messages';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
 import { startWorkerProcess } from './worker-process';
 

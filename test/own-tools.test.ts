@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../common/project-root';
-import { approveSignal, cancelSignal, rejectSignal } from '../workflows/messages';
+import { approveSignal, cancelSignal, rejectSignal } from '../common/run-messages';
 import type { AgentInput, RunResult } from '../common/contract';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
 import { startWorkerProcess, type WorkerProcess } from './worker-process';

@@ -1,9 +1,9 @@
 // The well-behaved run, end to end: a real server, worker and provider.
 import { Worker } from '@temporalio/worker';
 import { describe, expect, inject, it } from 'vitest';
-import { turnCostUsd } from '../workflows/loop';
-import { DEFAULT_PRICING } from '../workflows/defaults';
-import { statusQuery, transcriptQuery } from '../workflows/messages';
+import { turnCostUsd } from '../common/turn-cost';
+import { DEFAULT_PRICING } from '../common/defaults';
+import { statusQuery, transcriptQuery } from '../common/run-messages';
 import type { RunResult } from '../common/contract';
 import { useHarness } from './harness';
 import { dataConverter } from '../common/payload-codec';

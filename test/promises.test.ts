@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { traceChains } from '../common/trace-format';
 import { latestChain } from '../client/run-history';
-import { approveSignal, cancelSignal, decideUpdate, rejectSignal, transcriptQuery } from '../workflows/messages';
+import { approveSignal, cancelSignal, decideUpdate, rejectSignal, transcriptQuery } from '../common/run-messages';
 import type { ChatMessage, RunResult } from '../common/contract';
 import { addFault, freshWorkspace, marker, providerRequests, useHarness, waitFor, waitForApproval } from './harness';
 

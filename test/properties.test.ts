@@ -8,25 +8,13 @@ import { describe, expect, it } from 'vitest';
 import { inputFromFlags } from '../client/cli';
 import { ApprovalDesk } from '../workflows/approvals';
 import { argsHash } from '../common/args-hash';
-import { RESEARCH_LIMITS } from '../workflows/defaults';
-import { InputError, parseInput } from '../workflows/input';
-import {
-  budgetLeft,
-  cacheKey,
-  capToolResult,
-  childBudget,
-  declinedText,
-  initialState,
-  nextStep,
-  parseCall,
-  recordChildSpend,
-  takeReply,
-  toolResultMessage,
-  turnCostUsd,
-  type Decision,
-  type Exit,
-  toolSpecsOf,
-} from '../workflows/loop';
+import { RESEARCH_LIMITS } from '../common/defaults';
+import { InputError, parseInput } from '../common/input';
+import { budgetLeft, childBudget, nextStep, takeReply, type Exit } from '../workflows/next-step';
+import { cacheKey, parseCall, toolSpecsOf } from '../workflows/tool-calls';
+import { capToolResult, declinedText, toolResultMessage, type Decision } from '../common/transcript-text';
+import { initialState, recordChildSpend } from '../workflows/run-state';
+import { turnCostUsd } from '../common/turn-cost';
 import { specs } from './builtin-specs';
 import type { ChatMessage, ModelReply, RunConfig, ToolCall, ToolName } from '../common/contract';
 

@@ -1,7 +1,7 @@
 // The scripted provider over real HTTP: stateless scripts, real token counts,
 // and a 400 for transcripts that break the protocol.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startProvider, type RunningProvider } from '../provider/server';
+import { startProvider, type RunningProvider } from '../dev/provider/server';
 import { countTokens } from '../common/tokens';
 
 let p: RunningProvider;

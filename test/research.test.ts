@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../common/contract';
 import { addFault, marker, useHarness, waitFor } from './harness';
-import { cancelSignal, statusQuery } from '../workflows/messages';
+import { cancelSignal, statusQuery } from '../common/run-messages';
 
 const h = useHarness();
 

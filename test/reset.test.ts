@@ -9,9 +9,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { findTemporalCli } from '../server/temporal-cli';
+import { findTemporalCli } from '../worker/dev-server/temporal-cli';
 import { traceChains, traceFile, type TraceLine } from '../common/trace-format';
-import { approveSignal, configQuery, transcriptQuery } from '../workflows/messages';
+import { approveSignal, configQuery, transcriptQuery } from '../common/run-messages';
 import type { RunResult } from '../common/contract';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
 

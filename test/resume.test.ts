@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { approveSignal, configQuery, transcriptQuery } from '../workflows/messages';
+import { approveSignal, configQuery, transcriptQuery } from '../common/run-messages';
 import type { RunResult } from '../common/contract';
 import { freshWorkspace, useHarness, waitForApproval } from './harness';
 

@@ -1,7 +1,7 @@
 // The API key lives in the worker's configuration only: it never reaches the
 // workflow input, the history, the trace or an error message.
 import { afterAll, describe, expect, it } from 'vitest';
-import { startProvider, type RunningProvider } from '../provider/server';
+import { startProvider, type RunningProvider } from '../dev/provider/server';
 import { GZIP_ENCODING } from '../common/payload-codec';
 import type { RunResult } from '../common/contract';
 import { decodedHistoryText, mentions } from './decoded-history';

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { countActions } from '../bench/actions';
 import { startingAttributes } from '../workflows/visibility';
-import { AGENT_MODEL, AGENT_STATUS, AGENT_TURNS } from '../workflows/search-attributes';
+import { AGENT_MODEL, AGENT_STATUS, AGENT_TURNS } from '../common/search-attributes';
 import type { AgentInput } from '../common/contract';
 import { useHarness } from './harness';
 import { decodePayloads } from './decoded-history';

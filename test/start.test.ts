@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
 import { PROJECT_ROOT } from '../common/project-root';
-import { findFreePort, isPortFree } from '../server/dev-server';
+import { findFreePort, isPortFree } from '../worker/dev-server/dev-server';
 import { waitFor } from './harness';
 import { isAlive, parentOf, processesWith } from './processes';
 import { isDocumented } from './documented';
@@ -22,9 +22,9 @@ interface Stack {
   exited: Promise<number | null>;
 }
 
-/** `npm start`'s entry point (npm runs `tsx stack/start.ts`), in its own folders and on its own ports. */
+/** `npm start`'s entry point (npm runs `tsx dev/stack/start.ts`), in its own folders and on its own ports. */
 function npmStart(env: Record<string, string>, ...args: string[]): Stack {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'stack/start.ts', ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'dev/stack/start.ts', ...args], {
     cwd: PROJECT_ROOT,
     env: { ...process.env, TEMPORAL_ADDRESS: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

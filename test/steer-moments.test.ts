@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { approveSignal, decideUpdate, steerSignal, transcriptQuery } from '../workflows/messages';
+import { approveSignal, decideUpdate, steerSignal, transcriptQuery } from '../common/run-messages';
 import type { ChatMessage, RunResult } from '../common/contract';
 import { addFault, freshWorkspace, marker, providerRequests, useHarness, waitFor, waitForApproval } from './harness';
 import { temporalOk } from './temporal-cli';

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { statusQuery, transcriptQuery } from '../workflows/messages';
+import { statusQuery, transcriptQuery } from '../common/run-messages';
 import type { ChatMessage, RunResult } from '../common/contract';
 import { freshWorkspace, marker, providerRequests, useHarness, waitFor, waitForApproval } from './harness';
 import { temporalCli, temporalOk } from './temporal-cli';

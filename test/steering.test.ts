@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SteeringQueue, steerInputProblem, steerMessage } from '../workflows/steering';
-import { protocolError } from '../provider/protocol';
+import { protocolError } from '../dev/provider/protocol';
 import type { ChatMessage, ToolCall } from '../common/contract';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BUILTIN_TOOLS } from '../activities/tools/builtin';
 import { Toolset } from '../activities/tools/toolset';
 import { LONG_CALL, longCallTask, longCallTool } from '../bench/long-call-tool';
-import { cancelSignal } from '../workflows/messages';
+import { cancelSignal } from '../common/run-messages';
 import type { RunResult } from '../common/contract';
 import { useHarness, waitFor } from './harness';
 

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { approveSignal, cancelSignal, transcriptQuery } from '../workflows/messages';
+import { approveSignal, cancelSignal, transcriptQuery } from '../common/run-messages';
 import type { ChatMessage, RunResult } from '../common/contract';
 import { addFault, freshWorkspace, marker, providerRequests, useHarness, waitFor, waitForApproval } from './harness';
 

@@ -1,7 +1,7 @@
 // Tool errors are data; their wording is policy. Errors the model cannot act
 // on stop the run with a reason instead of burning turns.
 import { describe, expect, it } from 'vitest';
-import { transcriptQuery } from '../workflows/messages';
+import { transcriptQuery } from '../common/run-messages';
 import { useHarness } from './harness';
 
 const h = useHarness();

@@ -3,7 +3,7 @@
 // counts), flags it in the trace, the status and the result, and the budget
 // stops the run as it would with reported usage.
 import { describe, expect, it } from 'vitest';
-import { statusQuery } from '../workflows/messages';
+import { statusQuery } from '../common/run-messages';
 import type { RunResult } from '../common/contract';
 import { addFault, marker, useHarness } from './harness';
 

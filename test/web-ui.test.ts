@@ -2,9 +2,9 @@
 // "delete_file access.log approved by alice"), the run's details panel shows
 // its live state, and the codec server answers a browser's CORS preflight.
 import { describe, expect, it } from 'vitest';
-import { findFreePort } from '../server/dev-server';
+import { findFreePort } from '../worker/dev-server/dev-server';
 import { startCodecServer } from '../client/codec-server';
-import { approveSignal } from '../workflows/messages';
+import { approveSignal } from '../common/run-messages';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
 
 const h = useHarness();

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
 import { PROJECT_ROOT } from '../common/project-root';
 import { dataConverter } from '../common/payload-codec';
-import { findFreePort, startDevServer } from '../server/dev-server';
+import { findFreePort, startDevServer } from '../worker/dev-server/dev-server';
 import type { RunResult } from '../common/contract';
 import { useHarness, waitFor } from './harness';
 import { startWorkerProcess } from './worker-process';

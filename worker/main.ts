@@ -7,7 +7,7 @@
 // one line naming it, and whatever it had started is stopped first.
 import { NativeConnection } from '@temporalio/worker';
 import { Connection } from '@temporalio/client';
-import { startDevServer, type DevServer } from '../server/dev-server';
+import { startDevServer, type DevServer } from './dev-server/dev-server';
 import { loadConfig, temporalConnectOptions, type HarnessConfig } from '../common/config';
 import { startTracing, stopTracing } from '../common/tracing';
 import { createWorkerFromConfig } from './create-worker';

@@ -9,7 +9,7 @@
 // commands that create it.
 import type { Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import { SEARCH_ATTRIBUTES, type SearchAttributeTypeName } from '../workflows/search-attributes';
+import { SEARCH_ATTRIBUTES, type SearchAttributeTypeName } from '../common/search-attributes';
 import type { SearchAttributeMode } from '../common/config';
 
 const IndexedValueType = proto.temporal.api.enums.v1.IndexedValueType;

@@ -5,8 +5,8 @@
 import * as wf from '@temporalio/workflow';
 import { ApplicationFailure } from '@temporalio/workflow';
 import { exitForError, isCancelledExit, runResult } from './exits';
-import { applySummary, elideForWindow, planSummary } from './context-window';
-import { MAX_CACHE_CHARS } from './defaults';
+import { applySummary, elideForWindow, planSummary } from '../common/context-window';
+import { MAX_CACHE_CHARS } from '../common/defaults';
 import { loopMetrics, type LoopMetrics } from './metrics';
 import { loopActivities, type LoopActivities } from './activity-options';
 import { ApprovalDesk, type AwaitingApproval } from './approvals';
@@ -14,40 +14,11 @@ import { DecisionInbox, STOPPING, type Ticket } from './decision-inbox';
 import { isContinueAsNewDue, startedFrom, type CarriedState } from './continue-as-new';
 import { SteeringQueue, steerInputProblem, steerMessage, type QueuedSteer } from './steering';
 import { argsHash } from '../common/args-hash';
-import {
-  budgetLeft,
-  cacheKey,
-  childBudget,
-  capToolResult,
-  declinedText,
-  firstPendingCall,
-  idempotencyKey,
-  initialState,
-  isBudgetSpent,
-  isCacheable,
-  exitFields,
-  limitExit,
-  callSummary,
-  nextStep,
-  noChildren,
-  stateOf,
-  notRunText,
-  parseCall,
-  recordChildSpend,
-  recordSummarySpend,
-  rememberResult,
-  subAgentChildId,
-  toolSpecsOf,
-  stoppedText,
-  takeReply,
-  toolErrorText,
-  toolResultMessage,
-  turnCostUsd,
-  type Decision,
-  type Exit,
-  type LoopState,
-  type PendingCall,
-} from './loop';
+import { budgetLeft, childBudget, isBudgetSpent, exitFields, limitExit, nextStep, takeReply, type Exit } from './next-step';
+import { cacheKey, firstPendingCall, idempotencyKey, isCacheable, parseCall, subAgentChildId, toolSpecsOf, type PendingCall } from './tool-calls';
+import { capToolResult, declinedText, callSummary, notRunText, stoppedText, toolErrorText, toolResultMessage, type Decision } from '../common/transcript-text';
+import { initialState, noChildren, stateOf, recordChildSpend, recordSummarySpend, rememberResult, type LoopState } from './run-state';
+import { turnCostUsd } from '../common/turn-cost';
 import {
   approveSignal,
   cancelSignal,
@@ -61,14 +32,14 @@ import {
   steerUpdate,
   transcriptQuery,
   type SteerInput,
-} from './messages';
+} from '../common/run-messages';
 import { HardBudget, overReservationExit } from './budget';
 import { subAgentBatch, type SubAgentBatchHost } from './sub-agent-batch';
 import { ReconcileDesk, reconciledText, type AwaitingReconciliation, type ReconcileAnswer } from './reconciliation';
 import { inputOfConfig, resumedInput } from '../common/resume-input';
 import { runSubAgent } from './sub-agent';
 import { attributesToUpsert, detailsText, statusAttributes, type VisibleState } from './visibility';
-import { noteFiled } from './message-refs';
+import { noteFiled } from '../common/message-refs';
 import { askForSummary, askModel, askModelBudgeted, type ModelCallBase } from './model-call';
 import { needsApproval, toolDefinitions, type OpenAiToolDefinition, type SubAgentSpec, type ToolSpec } from '../common/tool-spec';
 import { traceSinks, type TraceEventType } from './trace';

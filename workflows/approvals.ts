@@ -2,7 +2,7 @@
 // decision; anything else (an unknown, decided or future call id, a malformed
 // payload, an argsHash that names other arguments) is refused with a reason
 // the trace records. Pure: no Temporal import.
-import type { Decision } from './loop';
+import type { Decision } from '../common/transcript-text';
 import type { ToolName } from '../common/contract';
 
 export interface AwaitingApproval {

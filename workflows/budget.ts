@@ -14,9 +14,10 @@ import * as wf from '@temporalio/workflow';
 import { addUsd, childReservation, settleReply, type ReplyBudget, type ReplyHold } from '../common/budget-math';
 import type { BudgetedReply } from '../common/activity-contract';
 import type { BudgetShortfall, BudgetView, HardBudgetConfig, ModelReply, OverReservationFlag, RunConfig } from '../common/contract';
-import type { Exit, LoopState } from './loop';
+import type { Exit } from './next-step';
+import type { LoopState } from './run-state';
 import type { TraceEventType } from './trace';
-import type { RaiseBudgetInput } from './messages';
+import type { RaiseBudgetInput } from '../common/run-messages';
 
 /** What the budget needs of its run. */
 export interface BudgetHost {

@@ -2,7 +2,8 @@
 // grow history with the square of their turns (each model call stores the
 // whole transcript again) until Temporal's limits stop them.
 import * as wf from '@temporalio/workflow';
-import type { Decision, LoopState } from './loop';
+import type { Decision } from '../common/transcript-text';
+import type { LoopState } from './run-state';
 import type { QueuedSteer } from './steering';
 import type { RunConfig } from '../common/contract';
 

@@ -4,7 +4,8 @@
 import * as wf from '@temporalio/workflow';
 import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure } from '@temporalio/workflow';
 import type { RunResult } from '../common/contract';
-import { exitFields, noChildren, type Exit, type LoopState } from './loop';
+import { exitFields, type Exit } from './next-step';
+import { noChildren, type LoopState } from './run-state';
 
 /** `cancelReason`: what the cancel signal said, if it came. Rethrows what is a bug in this code. */
 export function exitForError(err: unknown, cancelReason: string | null): Exit {

@@ -9,9 +9,9 @@ import type { AgentActivities as Activities } from '../common/activity-contract'
 import type { AgentInput, ChatMessage } from '../common/contract';
 import { costOfTurns, cutAtTurn, type ForkOrigin, type ForkRequest } from '../common/fork';
 import { inputOfConfig, resumedInput } from '../common/resume-input';
-import { InputError } from './input-error';
-import { parseForkFrom } from './fork-input';
-import { noChildren, type LoopState } from './loop';
+import { InputError } from '../common/input-error';
+import { parseForkFrom } from '../common/fork-input';
+import { noChildren, type LoopState } from './run-state';
 
 const forkActivity = wf.proxyActivities<Activities>({ startToCloseTimeout: '60s', retry: { maximumAttempts: 3 } });
 

@@ -10,8 +10,8 @@ import * as wf from '@temporalio/workflow';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
 import type { AgentActivities as Activities, BudgetedCallInput, BudgetedReply, CallModelInput } from '../common/activity-contract';
 import type { ReplyBudget } from '../common/budget-math';
-import type { LoopState } from './loop';
-import { MESSAGE_STORE_MISS, promptByAddress, rememberPrompt } from './message-refs';
+import type { LoopState } from './run-state';
+import { MESSAGE_STORE_MISS, promptByAddress, rememberPrompt } from '../common/message-refs';
 import type { OpenAiToolDefinition } from '../common/tool-spec';
 import type { ChatMessage, ModelReply } from '../common/contract';
 

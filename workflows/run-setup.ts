@@ -3,15 +3,15 @@
 // stopped run it resumes, and what the status query answers meanwhile.
 import * as wf from '@temporalio/workflow';
 import { WAIT_CANCELLATION_PATCH } from './activity-options';
-import { MESSAGE_REFS_PATCH } from './message-refs';
+import { MESSAGE_REFS_PATCH } from '../common/message-refs';
 import { PENDING_ARGS_HASH_PATCH } from './visibility';
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { AgentActivities as Activities, LoadedRun, ResolvedConfig } from '../common/activity-contract';
 import type { AgentInput, RunConfig, RunStatusView } from '../common/contract';
 import type { CarriedState } from './continue-as-new';
-import { InputError, parseInput } from './input';
-import { noChildren } from './loop';
-import { AGENT_ERROR_TYPE, AGENT_EXIT_REASON, AGENT_STATUS } from './search-attributes';
+import { InputError, parseInput } from '../common/input';
+import { noChildren } from './run-state';
+import { AGENT_ERROR_TYPE, AGENT_EXIT_REASON, AGENT_STATUS } from '../common/search-attributes';
 import { searchableText } from './visibility';
 
 const resumeActivity = wf.proxyActivities<Activities>({ startToCloseTimeout: '60s', retry: { maximumAttempts: 3 } });

@@ -17,7 +17,7 @@
 //
 // Pure: no Temporal import (agent-run.ts passes the history length and the time).
 import type { ChatMessage, SteerView } from '../common/contract';
-import type { SteerInput } from './messages';
+import type { SteerInput } from '../common/run-messages';
 
 export interface QueuedSteer extends SteerView {
   /** The history length of the workflow task it arrived in; 0 when carried from an earlier execution. */

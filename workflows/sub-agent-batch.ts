@@ -7,8 +7,11 @@
 // A child whose result never comes (it failed outright, or was terminated by
 // hand) is charged its whole hold: what it spent is unknown, and the budget
 // must stay an upper bound.
-import { RESEARCH_LIMITS } from './defaults';
-import { cacheKey, isCacheable, notRunText, parseCall, recordChildSpend, subAgentChildId, toolResultMessage, type Exit, type LoopState, type PendingCall } from './loop';
+import { RESEARCH_LIMITS } from '../common/defaults';
+import { cacheKey, isCacheable, parseCall, subAgentChildId, type PendingCall } from './tool-calls';
+import { notRunText, toolResultMessage } from '../common/transcript-text';
+import { recordChildSpend, type LoopState } from './run-state';
+import { type Exit } from './next-step';
 import { runSubAgent, type SubAgentOutcome } from './sub-agent';
 import { needsApproval, type SubAgentSpec, type ToolSpec } from '../common/tool-spec';
 import type { RunConfig } from '../common/contract';

@@ -2,7 +2,7 @@
 // transcript and limits, cancelled with its parent. The parent pays for it.
 import * as wf from '@temporalio/workflow';
 import type { SubAgentSpec } from '../common/tool-spec';
-import { capToolResult } from './loop';
+import { capToolResult } from '../common/transcript-text';
 import type { AgentInput, RunConfig, RunResult, ToolOutcome, Usage } from '../common/contract';
 
 export interface SubAgentOutcome {

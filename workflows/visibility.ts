@@ -3,7 +3,8 @@
 // 'AgentStatus="awaiting_approval"'`) and the Web UI's details panel.
 import type { SearchAttributePair, SearchAttributeUpdatePair, TypedSearchAttributes } from '@temporalio/common';
 import { agentStatusOf, type AgentInput, type Interruption, type RunConfig, type RunStatus } from '../common/contract';
-import type { Exit, LoopState } from './loop';
+import type { Exit } from './next-step';
+import type { LoopState } from './run-state';
 import {
   AGENT_AWAITING_CALL,
   AGENT_AWAITING_TOOL,
@@ -16,7 +17,7 @@ import {
   AGENT_PENDING_ARGS_HASH,
   AGENT_STATUS,
   AGENT_TURNS,
-} from './search-attributes';
+} from '../common/search-attributes';
 
 export interface VisibleState {
   cfg: RunConfig;

@@ -10,7 +10,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { argumentProblem } from '../../common/tool-args';
-import { capToolResult, toolMessage } from '../../workflows/loop';
+import { capToolResult, toolMessage } from '../../common/transcript-text';
 import type { MessageStore } from '../message-store';
 import type { ToolOutcome } from '../../common/contract';
 import type { TraceWriter } from '../trace-file';

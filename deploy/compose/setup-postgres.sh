@@ -2,7 +2,7 @@
 # Creates Temporal's two PostgreSQL databases and brings their schemas to the
 # version the server image expects. Runs once, in the admin-tools image, before
 # the server starts (docker-compose.yml); safe to run again. Runs natively too
-# (server/cluster.ts): SCHEMA_DIR then points at the schema/ folder of the
+# (dev/cluster/cluster.ts): SCHEMA_DIR then points at the schema/ folder of the
 # go.temporal.io/server module, which the image holds at /etc/temporal/schema.
 set -eu
 : "${POSTGRES_SEEDS:?POSTGRES_SEEDS is required}"

@@ -7,8 +7,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { findTemporalCli } from '../../server/temporal-cli';
-import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+import { findTemporalCli } from '../../worker/dev-server/temporal-cli';
+import { SEARCH_ATTRIBUTES } from '../../common/search-attributes';
 import type { RunResult, RunStatusView } from '../../common/contract';
 import { addFault, freshWorkspace, marker, useHarness, waitFor } from '../harness';
 

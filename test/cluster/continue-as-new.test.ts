@@ -5,7 +5,7 @@
 // result as a run that never continued. The history service is killed
 // between executions for good measure.
 import { describe, expect, it } from 'vitest';
-import { statusQuery, transcriptQuery } from '../../workflows/messages';
+import { statusQuery, transcriptQuery } from '../../common/run-messages';
 import type { RunResult } from '../../common/contract';
 import { useHarness, waitFor } from '../harness';
 import { killService, startService } from './faults';

@@ -1,7 +1,7 @@
 // `npm run test:cluster`: what the compose stack runs, natively — the
 // production Temporal server of the compose file's version as four service
 // processes on PostgreSQL, brought up by the compose stack's own scripts and
-// dynamic config (server/cluster.ts) — with the scripted provider and one
+// dynamic config (dev/cluster/cluster.ts) — with the scripted provider and one
 // workflow bundle. It provides the same values as test/global-setup.ts, so
 // test/harness.ts and test/worker-process.ts drive this server unchanged, and
 // a switch board to crash parts of it. Everything it starts stops here.
@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
 import { PROJECT_ROOT } from '../../common/project-root';
-import { startCluster } from '../../server/cluster';
-import { startProvider } from '../../provider/server';
+import { startCluster } from '../../dev/cluster/cluster';
+import { startProvider } from '../../dev/provider/server';
 import { WORKFLOWS_PATH } from '../../worker/create-worker';
 import { startClusterControl } from './control-server';
 

@@ -9,8 +9,8 @@ import { delimiter, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
 import { PROJECT_ROOT } from '../../common/project-root';
-import { findTemporalCli } from '../../server/temporal-cli';
-import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+import { findTemporalCli } from '../../worker/dev-server/temporal-cli';
+import { SEARCH_ATTRIBUTES } from '../../common/search-attributes';
 import { waitFor } from '../harness';
 
 const SCRIPT = join(PROJECT_ROOT, 'deploy', 'compose', 'create-namespace.sh');

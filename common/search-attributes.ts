@@ -1,7 +1,7 @@
 // Custom search attributes, so ops can find runs, e.g.
 //   temporal workflow list --query 'AgentStatus="awaiting_approval"'
 //   temporal workflow list --query 'AgentCostUsd > 0.01 AND AgentStatus="budget_exceeded"'
-// They must be registered on the namespace (server/dev-server.ts and
+// They must be registered on the namespace (worker/dev-server/dev-server.ts and
 // worker/main.ts do it at start). They are updated when the run's status
 // changes (start, parked, resumed, finished), so turns and cost are as of the
 // last change while a run is live, and exact once it has finished.

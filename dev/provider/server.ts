@@ -1,14 +1,15 @@
 // The scripted provider: an HTTP server shaped like OpenAI's
-// POST /v1/chat/completions whose replies come from provider/scenarios.ts,
+// POST /v1/chat/completions whose replies come from dev/provider/scenarios.ts,
 // chosen by the request's `model`. Stateless except for the test-only fault
 // queue and request log behind /_control.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { FaultQueue, isFaultRule, type Fault, type RequestFacts } from './faults';
-import { omittedTurns, SUMMARY_INSTRUCTION } from '../workflows/context-window';
+import { omittedTurns, SUMMARY_INSTRUCTION } from '../../common/context-window';
 import { protocolError } from './protocol';
 import { SCENARIOS, type ScriptedReply } from './scenarios';
-import { countCompletionTokens, countPromptTokens, truncateToTokens, type WireMessage } from '../common/tokens';
+import type { ScriptedModel } from '../../common/scripted-models';
+import { countCompletionTokens, countPromptTokens, truncateToTokens, type WireMessage } from '../../common/tokens';
 
 export interface ProviderOptions {
   port?: number;
@@ -108,7 +109,7 @@ export async function startProvider(opts: ProviderOptions = {}): Promise<Running
       return;
     }
 
-    const script = SCENARIOS[model];
+    const script = (SCENARIOS as Partial<Record<string, (typeof SCENARIOS)[ScriptedModel]>>)[model];
     if (!script) return reply(404, apiError(`The model \`${model}\` does not exist.`, 'model_not_found'));
     const broken = protocolError(messages);
     if (broken) return reply(400, apiError(broken, 'invalid_request_error'));

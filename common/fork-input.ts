@@ -1,8 +1,8 @@
 // Validates `forkFrom` (see common/fork.ts). Pure, like ./input: the workflow
 // checks it before loading the source, parseInput checks it again so the CLI
 // and `run --input` refuse the same inputs.
-import type { ChatMessage } from '../common/contract';
-import type { ForkRequest } from '../common/fork';
+import type { ChatMessage } from './contract';
+import type { ForkRequest } from './fork';
 import { InputError } from './input-error';
 
 const FORK_FIELDS = ['run', 'runId', 'atTurn', 'message', 'transcript', 'turnCostsUsd'];

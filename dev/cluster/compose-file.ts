@@ -1,12 +1,12 @@
 // Reads what docker-compose.yml gives a service: its `environment:` mapping.
-// The native cluster (server/cluster.ts) starts each process with the env the
+// The native cluster (dev/cluster/cluster.ts) starts each process with the env the
 // compose file gives its container, overriding only what containers change
 // (host names, ports, bind address), so the two cannot drift apart.
 // A small reader for this file's shape (block mappings, `KEY: value` lines),
 // not a YAML parser: it fails naming the service when the shape changes.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../common/project-root';
+import { PROJECT_ROOT } from '../../common/project-root';
 
 export const COMPOSE_FILE = join(PROJECT_ROOT, 'docker-compose.yml');
 

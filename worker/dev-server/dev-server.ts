@@ -7,8 +7,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
-import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
-import { requireSearchAttributes } from '../worker/search-attribute-check';
+import { SEARCH_ATTRIBUTES } from '../../common/search-attributes';
+import { requireSearchAttributes } from '../search-attribute-check';
 import { findTemporalCli } from './temporal-cli';
 
 /**

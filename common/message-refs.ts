@@ -11,11 +11,11 @@
 // (see MESSAGE_STORE_MISS), never a lost message.
 import { sha256 } from '@noble/hashes/sha2.js';
 import { utf8ToBytes } from '@noble/hashes/utils.js';
-import type { OpenAiToolDefinition } from '../common/tool-spec';
-import type { MessageRef, WireMessage } from '../common/activity-contract';
-import type { ChatMessage } from '../common/contract';
+import type { OpenAiToolDefinition } from './tool-spec';
+import type { MessageRef, WireMessage } from './activity-contract';
+import type { ChatMessage } from './contract';
 
-export type { MessageRef, WireMessage } from '../common/activity-contract';
+export type { MessageRef, WireMessage } from './activity-contract';
 
 
 export const isRef = (m: WireMessage): m is MessageRef => !('role' in m);

@@ -2,7 +2,7 @@
 // Ctrl-C (docs/cluster.md). Point workers and clients at the address it prints:
 //   TEMPORAL_ADDRESS=127.0.0.1:7233 npm run worker
 // CLUSTER_PORT: the frontend's port (default 7233; a free one if that is busy).
-import { isPortFree } from './dev-server';
+import { isPortFree } from '../../worker/dev-server/dev-server';
 import { startCluster } from './cluster';
 
 const wanted = Number(process.env.CLUSTER_PORT ?? 7233);

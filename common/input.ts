@@ -4,10 +4,10 @@
 import { BUILT_IN_DEFAULTS } from './defaults';
 import { InputError } from './input-error';
 import { parseForkFrom } from './fork-input';
-import type { ToolSpec } from '../common/tool-spec';
+import type { ToolSpec } from './tool-spec';
 import { LEGACY_TOOL_SPECS } from './legacy-tool-specs';
-import type { ContextPolicy } from '../common/contract';
-import type { DedupePolicy, HardBudgetConfig, Pricing, RunConfig, RunDefaults, ToolErrorPolicy, UnknownOutcomePolicy } from '../common/contract';
+import type { ContextPolicy } from './contract';
+import type { DedupePolicy, HardBudgetConfig, Pricing, RunConfig, RunDefaults, ToolErrorPolicy, UnknownOutcomePolicy } from './contract';
 import { DEFAULT_MAX_REPLY_TOKENS, DEFAULT_MIN_REPLY_TOKENS } from './defaults';
 
 /** The model a run's calls are sent to (LLM_MODEL may override the run's) and its price, null when the worker knows none. */

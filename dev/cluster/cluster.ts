@@ -14,12 +14,12 @@ import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_pr
 import { appendFileSync, mkdirSync, mkdtempSync, openSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
-import { PROJECT_ROOT } from '../common/project-root';
+import { PROJECT_ROOT } from '../../common/project-root';
 import { composeServiceEnv } from './compose-file';
-import { findFreePort, isPortFree, tryConnect } from './dev-server';
+import { findFreePort, isPortFree, tryConnect } from '../../worker/dev-server/dev-server';
 import { startPostgres, type Postgres } from './postgres';
-import { findTemporalCli } from './temporal-cli';
-import { waitForPort } from './wait-for-port';
+import { findTemporalCli } from '../../worker/dev-server/temporal-cli';
+import { waitForPort } from '../../worker/dev-server/wait-for-port';
 
 export const SERVICES = ['history', 'matching', 'frontend', 'worker'] as const;
 export type ServiceName = (typeof SERVICES)[number];

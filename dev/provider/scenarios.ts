@@ -2,6 +2,7 @@
 // request carries: the turn index (number of assistant messages so far), the
 // text every tool returned so far, and the tool names offered. No state lives
 // in the server, so a run can be killed and resumed against it.
+import type { ScriptedModel } from '../../common/scripted-models';
 
 export interface ScriptInput {
   turn: number;
@@ -73,7 +74,7 @@ const script = ({ turn, toolText, task }: ScriptInput): ScriptedReply => {
   };
 };
 
-export const SCENARIOS: Record<string, (input: ScriptInput) => ScriptedReply> = {
+export const SCENARIOS: Record<ScriptedModel, (input: ScriptInput) => ScriptedReply> = {
   plan,
   script,
 

@@ -1,0 +1,10 @@
+// What one model call costs at a run's prices. Shared by the workflow and the
+// turn-costs activity (`agent-harness costs`).
+import type { Pricing, Usage } from './contract';
+
+// --- money
+
+
+export function turnCostUsd(usage: Usage, pricing: Pricing): number {
+  return (usage.promptTokens * pricing.inputPerMTokUsd + usage.completionTokens * pricing.outputPerMTokUsd) / 1e6;
+}

@@ -1,0 +1,124 @@
+// What the loop does next, decided from its state alone: drain a pending call,
+// stop (which exit, why), or ask the model. The turn cap, the soft budget and
+// the transcript's size are checked here. No Temporal import.
+import { MAX_TRANSCRIPT_CHARS, RESEARCH_LIMITS } from '../common/defaults';
+import type { ChatMessage, Interruption, ModelReply, Pricing, RunConfig } from '../common/contract';
+import { recordSpend, type LoopState } from './run-state';
+import { firstPendingCall, type PendingCall } from './tool-calls';
+
+// --- stop conditions, checked at the top of every iteration before the model is asked
+
+export const isTurnCapReached = (s: LoopState, cfg: RunConfig): boolean => cfg.maxTurns !== null && s.turns >= cfg.maxTurns;
+/** A soft budget's check. A hard budget never stops here: it parks before a call it cannot pay (workflows/budget.ts). */
+export const isBudgetSpent = (s: LoopState, cfg: RunConfig): boolean =>
+  cfg.hardBudget === undefined && cfg.maxBudgetUsd !== null && s.costUsd >= cfg.maxBudgetUsd;
+
+/** What the budget still allows, in USD (may be negative after the last turn); null without a budget. */
+export function budgetLeft(s: LoopState, cfg: RunConfig): number | null {
+  return cfg.maxBudgetUsd === null ? null : cfg.maxBudgetUsd - s.costUsd;
+}
+
+/** A sub-agent's budget: its own cap, never more than its parent has left. */
+export function childBudget(left: number | null): number {
+  return left === null ? RESEARCH_LIMITS.maxBudgetUsd : Math.min(RESEARCH_LIMITS.maxBudgetUsd, left);
+}
+
+/**
+ * How a run ends, one shape per status: a completed run has an answer and no
+ * interruption, a failed one an error and its type, a stopped one says what
+ * stopped it. `reason` is one line for people (the trace's run_stopped, the CLI).
+ */
+export type Exit =
+  | { status: 'completed'; interruption: null; reason: string; output: string }
+  /** errorType, for alerting: ProviderUnauthorized, PermanentToolError, ProtocolError, … */
+  | { status: 'failed'; interruption: null; reason: string; error: string; errorType: string }
+  | { status: 'max_turns_exceeded'; interruption: { type: 'max_turns' }; reason: string }
+  | { status: 'budget_exceeded'; interruption: { type: 'max_budget' }; reason: string }
+  | { status: 'interrupted'; interruption: Extract<Interruption, { type: 'approval' | 'cancelled' }>; reason: string };
+
+/** The result fields an exit fills: an answer for `completed`, an error and its type for `failed`, nulls otherwise. */
+export function exitFields(exit: Exit): { output: string | null; error: string | null; errorType: string | null } {
+  if (exit.status === 'completed') return { output: exit.output, error: null, errorType: null };
+  if (exit.status === 'failed') return { output: null, error: exit.error, errorType: exit.errorType };
+  return { output: null, error: null, errorType: null };
+}
+
+export function limitExit(s: LoopState, cfg: RunConfig): Exit | null {
+  if (isTurnCapReached(s, cfg)) {
+    return { status: 'max_turns_exceeded', interruption: { type: 'max_turns' }, reason: `turn cap of ${cfg.maxTurns} reached` };
+  }
+  if (isBudgetSpent(s, cfg)) {
+    return {
+      status: 'budget_exceeded',
+      interruption: { type: 'max_budget' },
+      reason: `budget of $${cfg.maxBudgetUsd} spent ($${s.costUsd.toFixed(6)}; the check runs before each turn, so spend overshoots by at most one turn)`,
+    };
+  }
+  return null;
+}
+
+/** What the loop does next, decided from its state alone. */
+export type Step = { kind: 'drain'; pending: PendingCall } | { kind: 'stop'; exit: Exit } | { kind: 'ask' };
+
+/**
+ * The top of every iteration: drain what the last reply asked for first
+ * (resume and approval share this path); only when nothing is pending, check
+ * the turn cap and the budget *before* asking the model again.
+ */
+export function nextStep(s: LoopState, cfg: RunConfig): Step {
+  const pending = firstPendingCall(s.messages);
+  if (pending) return { kind: 'drain', pending };
+  const exit = limitExit(s, cfg) ?? transcriptTooBig(s);
+  return exit ? { kind: 'stop', exit } : { kind: 'ask' };
+}
+
+/**
+ * Takes one model reply: it is paid for whatever it says, so it is counted
+ * first; then it joins the transcript unless it would break the protocol; a
+ * reply without tool calls ends the run.
+ */
+export function takeReply(s: LoopState, reply: ModelReply, pricing: Pricing, chargedUsd?: number): Exit | null {
+  recordSpend(s, reply, pricing, chargedUsd);
+  const problem = replyProtocolProblem(s.messages, reply);
+  if (problem) return { status: 'failed', interruption: null, reason: `protocol error: ${problem}`, error: `protocol error: ${problem}`, errorType: 'ProtocolError' };
+  s.messages.push(reply.message);
+  const calls = reply.message.tool_calls?.length ?? 0;
+  if (calls > 0 && s.callsProposed !== undefined) {
+    s.lastReplyFirstCall = s.callsProposed + 1;
+    s.callsProposed += calls;
+  }
+  if (calls > 0) return null;
+  const output = reply.message.content ?? '';
+  const cut = reply.finishReason === 'length' ? ' (cut at its reply length cap)' : '';
+  const reason = output.trim() ? `the model answered${cut}` : `the model answered with an empty reply (no text, no tool calls)${cut}`;
+  return { status: 'completed', interruption: null, reason, output };
+}
+
+/** A transcript this large could not travel in one payload: stop with the reason rather than get stuck. */
+export function transcriptTooBig(s: LoopState): Exit | null {
+  const chars = JSON.stringify(s.messages).length;
+  if (chars <= MAX_TRANSCRIPT_CHARS) return null;
+  const msg =
+    `the transcript is ${chars} characters, over the ${MAX_TRANSCRIPT_CHARS} the harness allows: the next model call's ` +
+    "input would approach Temporal's 2 MiB payload limit. Start a new run with a summary of this one.";
+  return { status: 'failed', interruption: null, reason: msg, error: msg, errorType: 'TranscriptTooLarge' };
+}
+
+/**
+ * A reply the transcript cannot hold without breaking the protocol's two rules:
+ * a call without an id (its result could not be linked to it) or an id used
+ * twice in one reply (one of the calls would be left without its result). An
+ * id an earlier turn used is fine: results follow their reply, and the
+ * harness names calls by occurrence, not by id.
+ */
+export function replyProtocolProblem(_messages: readonly ChatMessage[], reply: ModelReply): string | null {
+  const calls = reply.message.tool_calls ?? [];
+  const seen = new Set<string>();
+  for (const c of calls) {
+    if (typeof c.id !== 'string' || c.id === '') return 'the model returned a tool call without an id: its result could not be linked to it';
+    if (seen.has(c.id)) return `the model reused tool call id ${JSON.stringify(c.id)} within one reply: one of its calls would be left without a result`;
+    if (!c.function || typeof c.function.name !== 'string') return `tool call ${c.id} has no function name`;
+    seen.add(c.id);
+  }
+  return null;
+}

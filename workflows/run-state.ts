@@ -1,0 +1,136 @@
+// What a run knows, as plain JSON that crosses continue-as-new, and the pure
+// updates the loop makes to it: spend, children's spend, the dedupe cache.
+// No Temporal import: test/loop.test.ts checks these in microseconds.
+import type { StoreKnowledge } from '../common/message-refs';
+import { addUsd } from '../common/budget-math';
+import type { BudgetRaise, OverReservationFlag, ChildSpend, ChatMessage, ModelReply, Pricing, RunConfig, RunResult, Usage } from '../common/contract';
+import { turnCostUsd } from '../common/turn-cost';
+
+/** Everything the loop knows. Plain JSON so it can cross continue-as-new. (StoreKnowledge: what the message store holds.) */
+export interface LoopState extends StoreKnowledge {
+  messages: ChatMessage[];
+  turns: number;
+  toolRuns: number;
+  costUsd: number;
+  usage: Usage;
+  promptTokensPerTurn: number[];
+  /** Dedupe cache: cacheKey(tool, args) -> the tool result text. */
+  cache: Record<string, string>;
+  /** Sub-agent spend, also counted in costUsd and usage. Optional: states carried before it existed lack it. */
+  children?: ChildSpend;
+  /** How many messages the last model request carried (its measured size is the last promptTokensPerTurn). */
+  messagesAtLastCall?: number;
+  /**
+   * Tool calls the model has proposed in this run, counted by the workflow:
+   * each call's occurrence number names its decision and its effects, so a
+   * provider that sends an id again (many reuse `call_0` every turn) never
+   * meets an earlier call's decision or ledger record. Absent in states
+   * carried from before the count: their keys stay as they were.
+   */
+  callsProposed?: number;
+  /** The occurrence number of the last reply's first call (its others follow in order). */
+  lastReplyFirstCall?: number;
+  /** Turns whose reply carried no usage: priced from the harness's own token count. */
+  usageEstimatedTurns?: number;
+  /** Hard budget: the raises people made (the budget itself is cfg.maxBudgetUsd, raised in place). */
+  budgetRaises?: BudgetRaise[];
+  /** Hard budget: the reply whose usage passed its hold (the run stopped on it). */
+  usageOverReservation?: OverReservationFlag;
+}
+
+export const noChildren = (): ChildSpend => ({ runs: 0, costUsd: 0, usage: { promptTokens: 0, completionTokens: 0 } });
+
+/** Adds a finished child run's spend to the parent: its budget pays for its children. */
+export function recordChildSpend(s: LoopState, costUsd: number, usage: Usage): void {
+  const c = s.children ?? noChildren();
+  s.children = {
+    runs: c.runs + 1,
+    costUsd: addUsd(c.costUsd, costUsd),
+    usage: { promptTokens: c.usage.promptTokens + usage.promptTokens, completionTokens: c.usage.completionTokens + usage.completionTokens },
+  };
+  addSpend(s, costUsd, usage);
+}
+
+/** Adds spend to the run's totals: its turns, its summaries and its children all pay from them. */
+function addSpend(s: LoopState, costUsd: number, usage: Usage): void {
+  s.costUsd = addUsd(s.costUsd, costUsd);
+  s.usage.promptTokens += usage.promptTokens;
+  s.usage.completionTokens += usage.completionTokens;
+}
+
+export function initialState(cfg: RunConfig): LoopState {
+  const messages: ChatMessage[] = [];
+  if (cfg.system !== null) messages.push({ role: 'system', content: cfg.system });
+  messages.push({ role: 'user', content: cfg.task });
+  return {
+    messages,
+    turns: 0,
+    toolRuns: 0,
+    costUsd: 0,
+    usage: { promptTokens: 0, completionTokens: 0 },
+    promptTokensPerTurn: [],
+    cache: {},
+    children: noChildren(),
+    callsProposed: 0,
+    lastReplyFirstCall: 0,
+  };
+}
+
+/** The loop's state to continue a stopped run from: its transcript and totals. */
+export function stateOf(prior: { result: RunResult; messages: ChatMessage[] }): LoopState {
+  const r = prior.result;
+  // A new workflow id names the resumed run's keys: counting from the calls its transcript holds is enough.
+  const calls = prior.messages.map((m) => (m.role === 'assistant' ? (m.tool_calls?.length ?? 0) : 0));
+  const lastCalls = [...calls].reverse().find((n) => n > 0) ?? 0;
+  const callsProposed = calls.reduce((a, b) => a + b, 0);
+  return {
+    callsProposed,
+    lastReplyFirstCall: callsProposed - lastCalls + 1,
+    messages: prior.messages,
+    turns: r.turns,
+    toolRuns: r.toolRuns,
+    costUsd: r.costUsd,
+    usage: { ...r.usage },
+    promptTokensPerTurn: [...r.promptTokensPerTurn],
+    usageEstimatedTurns: r.usageEstimatedTurns ?? 0,
+    cache: {},
+    children: r.children ?? noChildren(),
+  };
+}
+
+/**
+ * Counts a reply the moment it arrives: the turn, its tokens, its cost. The
+ * message is appended separately, after it has been checked. `chargedUsd`: a
+ * hard budget charges at most the call's hold (common/budget-math settleReply).
+ */
+export function recordSpend(s: LoopState, reply: ModelReply, pricing: Pricing, chargedUsd?: number): void {
+  s.turns += 1;
+  if (reply.usageEstimated) s.usageEstimatedTurns = (s.usageEstimatedTurns ?? 0) + 1;
+  addSpend(s, chargedUsd ?? turnCostUsd(reply.usage, pricing), reply.usage);
+  s.promptTokensPerTurn.push(reply.usage.promptTokens);
+}
+
+/** A summary of old turns (context strategy "summarize"): paid like a turn, but not one. */
+export function recordSummarySpend(s: LoopState, usage: Usage, pricing: Pricing): number {
+  const cost = turnCostUsd(usage, pricing);
+  addSpend(s, cost, usage);
+  return cost;
+}
+
+/**
+ * Keeps a tool result for the dedupe gate. The cache crosses continue-as-new
+ * with the state, so it is bounded: past `maxChars` of results the oldest go
+ * first (object keys keep insertion order: the same on every replay). null:
+ * unbounded, as histories recorded before the bound replay.
+ */
+export function rememberResult(s: LoopState, key: string, content: string, maxChars: number | null): void {
+  delete s.cache[key];
+  s.cache[key] = content;
+  if (maxChars === null) return;
+  let total = Object.values(s.cache).reduce((n, v) => n + v.length, 0);
+  for (const k of Object.keys(s.cache)) {
+    if (total <= maxChars || k === key) break;
+    total -= s.cache[k].length;
+    delete s.cache[k];
+  }
+}

@@ -1,0 +1,120 @@
+// A model's tool calls, read by the loop: which call is pending, whether it
+// names an enabled tool with valid arguments, its cache and idempotency keys,
+// and the tools a run may call. No Temporal import.
+import { argumentProblem } from '../common/tool-args';
+import { canonicalJson } from '../common/args-hash';
+import { LEGACY_TOOL_SPECS } from '../common/legacy-tool-specs';
+import type { ToolSpec } from '../common/tool-spec';
+import type { ChatMessage, DedupePolicy, RunConfig, ToolCall, ToolName } from '../common/contract';
+import type { LoopState } from './run-state';
+
+export interface PendingCall {
+  call: ToolCall;
+  /** Index in the transcript of the assistant message that asked for it. */
+  messageIndex: number;
+}
+
+/** The first call of the last assistant message that has no tool result yet. */
+export function firstPendingCall(messages: readonly ChatMessage[]): PendingCall | null {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m.role === 'tool') continue;
+    if (m.role !== 'assistant' || !m.tool_calls?.length) return null;
+    const answered = new Set(
+      messages.slice(i + 1).flatMap((r) => (r.role === 'tool' ? [r.tool_call_id] : [])),
+    );
+    const call = m.tool_calls.find((c) => !answered.has(c.id));
+    return call ? { call, messageIndex: i } : null;
+  }
+  return null;
+}
+
+/** A sub-agent child's workflow id (`…/m1/r1/research`): readable, and stable across replays. */
+export function subAgentChildId(runId: string, pending: PendingCall, toolName: string): string {
+  return `${runId}/m${pending.messageIndex}/${pending.call.id}/${toolName}`;
+}
+
+// --- tool calls
+
+export const MAX_ARGUMENT_CHARS = 16_384;
+
+export type ParsedCall =
+  | { ok: true; toolName: ToolName; spec: ToolSpec; args: Record<string, unknown> }
+  | { ok: false; toolName: string; error: string };
+
+/**
+ * Checks what the workflow can check without I/O: a known, enabled tool and
+ * arguments that fit its schema. Runs before approval, cache or activity: a
+ * person is never asked about a call that could not run.
+ */
+export function parseCall(call: ToolCall, enabled: readonly ToolSpec[]): ParsedCall {
+  const name = call.function.name;
+  const spec = enabled.find((s) => s.name === name);
+  if (!spec) {
+    return { ok: false, toolName: name, error: `unknown tool ${JSON.stringify(name.slice(0, 100))}. Available tools: ${enabled.map((s) => s.name).join(', ')}.` };
+  }
+  // Huge arguments are refused before they are parsed, traced or sent to an activity.
+  if (call.function.arguments.length > MAX_ARGUMENT_CHARS) {
+    return {
+      ok: false,
+      toolName: name,
+      error: `the arguments of ${name} are ${call.function.arguments.length} characters long; the limit is ${MAX_ARGUMENT_CHARS}.`,
+    };
+  }
+  let args: unknown;
+  try {
+    args = call.function.arguments.trim() === '' ? {} : JSON.parse(call.function.arguments);
+  } catch {
+    // Our own words, not the JSON parser's: its text differs between Node versions, and this goes into the transcript.
+    return { ok: false, toolName: name, error: `the arguments of ${name} are not valid JSON; send one JSON object, like {"path": "errors.log"}.` };
+  }
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+    return { ok: false, toolName: name, error: `the arguments of ${name} must be a JSON object.` };
+  }
+  const problem = argumentProblem(spec, args as Record<string, unknown>);
+  if (problem) return { ok: false, toolName: name, error: problem };
+  return { ok: true, toolName: name, spec, args: args as Record<string, unknown> };
+}
+
+export function isCacheable(spec: ToolSpec, policy: DedupePolicy): boolean {
+  switch (policy) {
+    case 'off':
+      return false;
+    case 'all':
+      return true;
+    case 'readOnly':
+      return spec.readOnly;
+  }
+}
+
+/** Same tool, same arguments (key order ignored) -> same key. */
+export function cacheKey(toolName: string, args: unknown): string {
+  return `${toolName}:${canonicalJson(args)}`;
+}
+
+/**
+ * The idempotency key of one logical operation: this call of this run chain,
+ * stable across retries, replays and continue-as-new. The chain id (the first
+ * execution's run id) keeps a workflow id used again from finding the earlier
+ * run's effects; the call's occurrence number (counted by the workflow) keeps
+ * a provider's reused call id from finding an earlier call's.
+ */
+export function idempotencyKey(workflowId: string, chainId: string, pending: PendingCall, s: LoopState): string {
+  const occurrence = callOccurrence(s, pending);
+  if (occurrence === null) return `${workflowId}@${chainId}/m${pending.messageIndex}/${pending.call.id}`;
+  return `${workflowId}@${chainId}/call${occurrence}`;
+}
+
+/** The pending call's occurrence number in the run (1, 2, …); null for states carried from before the count. */
+export function callOccurrence(s: LoopState, pending: PendingCall): number | null {
+  if (s.callsProposed === undefined || s.lastReplyFirstCall === undefined) return null;
+  const m = s.messages[pending.messageIndex];
+  const index = m.role === 'assistant' ? (m.tool_calls ?? []).indexOf(pending.call) : -1;
+  return s.lastReplyFirstCall + Math.max(0, index);
+}
+
+/** A run's tool specs: recorded at its start, or (configurations from before tool modules) the frozen catalogue's. */
+export function toolSpecsOf(cfg: Pick<RunConfig, 'tools' | 'toolSpecs'>): ToolSpec[] {
+  if (cfg.toolSpecs) return cfg.toolSpecs;
+  return cfg.tools.map((n) => LEGACY_TOOL_SPECS.find((s) => s.name === n)).filter((s): s is ToolSpec => s !== undefined);
+}
