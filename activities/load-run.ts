@@ -6,33 +6,34 @@ import { Context } from '@temporalio/activity';
 import { QueryNotRegisteredError, WorkflowNotFoundError } from '@temporalio/client';
 import { configQuery, transcriptQuery } from '../common/run-messages';
 import type { AgentInput, RunResult } from '../common/contract';
-import type { LoadedRun } from '../common/activity-contract';
+import { withWorkflowId, type LoadedRun } from '../common/activity-contract';
 
 export type { LoadedRun } from '../common/activity-contract';
 
 
 const RESUMABLE = new Set(['max_turns_exceeded', 'budget_exceeded', 'interrupted']);
 
-export async function loadRun(args: { runId: string }): Promise<LoadedRun> {
+export async function loadRun(scheduled: { workflowId: string; runId?: string }): Promise<LoadedRun> {
+  const { workflowId } = withWorkflowId(scheduled);
   const client = Context.current().client;
-  const handle = client.workflow.getHandle(args.runId);
+  const handle = client.workflow.getHandle(workflowId);
   let status: string;
   try {
     status = (await handle.describe()).status.name;
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return { ok: false, reason: `there is no run ${JSON.stringify(args.runId)}` };
+    if (err instanceof WorkflowNotFoundError) return { ok: false, reason: `there is no run ${JSON.stringify(workflowId)}` };
     throw err;
   }
-  if (status === 'RUNNING') return { ok: false, reason: `run ${args.runId} is still running: cancel it, or wait for it to stop, before resuming it` };
-  if (status !== 'COMPLETED') return { ok: false, reason: `run ${args.runId} ended as ${status.toLowerCase()} (a workflow failure, such as invalid input): there is no transcript to resume` };
+  if (status === 'RUNNING') return { ok: false, reason: `run ${workflowId} is still running: cancel it, or wait for it to stop, before resuming it` };
+  if (status !== 'COMPLETED') return { ok: false, reason: `run ${workflowId} ended as ${status.toLowerCase()} (a workflow failure, such as invalid input): there is no transcript to resume` };
   const result = (await handle.result()) as RunResult;
   if (!RESUMABLE.has(result.status)) {
     const why = result.status === 'completed' ? 'the model already answered' : `it failed (${result.error ?? 'no error recorded'}), and retrying cannot help`;
-    return { ok: false, reason: `run ${args.runId} is ${result.status}: ${why}. Only max_turns_exceeded, budget_exceeded and interrupted runs can be resumed` };
+    return { ok: false, reason: `run ${workflowId} is ${result.status}: ${why}. Only max_turns_exceeded, budget_exceeded and interrupted runs can be resumed` };
   }
   const history = await handle.fetchHistory();
   const payload = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
-  if (!payload) return { ok: false, reason: `run ${args.runId} has no input in its history` };
+  if (!payload) return { ok: false, reason: `run ${workflowId} has no input in its history` };
   const [decoded] = await client.options.loadedDataConverter.payloadCodecs.reduceRight(
     async (acc, codec) => codec.decode(await acc),
     Promise.resolve([payload]),

@@ -10,7 +10,7 @@ import type { OpenAiToolDefinition } from '../common/tool-spec';
 import { resolvePrompt, type MessageStore } from './message-store';
 import type { TraceWriter } from './trace-file';
 import type { AssistantMessage, ChatMessage, ModelReply, ToolCall } from '../common/contract';
-import type { BudgetedCallInput, BudgetedReply, CallModelInput } from '../common/activity-contract';
+import { withWorkflowId, type BudgetedCallInput, type BudgetedReply, type CallModelInput } from '../common/activity-contract';
 import { replyAllowance, type ReplyHold, type ReplyShortfall } from '../common/budget-math';
 import { heartbeatEvery } from '../common/heartbeat';
 import { RunningCalls, type RunningCall } from './running-calls';
@@ -83,7 +83,8 @@ function createAttempt(deps: ModelDeps) {
   const url = `${deps.baseUrl.replace(/\/+$/, '')}/chat/completions`;
   const calls = deps.calls ?? new RunningCalls();
 
-  return async function callModel(input: CallModelInput, holdFor: HoldFor | null): Promise<{ sent: true; reply: ModelReply; hold: ReplyHold | null } | { sent: false }> {
+  return async function callModel(scheduled: CallModelInput, holdFor: HoldFor | null): Promise<{ sent: true; reply: ModelReply; hold: ReplyHold | null } | { sent: false }> {
+    const input = withWorkflowId(scheduled);
     const activity = Context.current();
     const attempt = activity.info.attempt;
     const call = calls.enter(activity);
@@ -91,7 +92,7 @@ function createAttempt(deps: ModelDeps) {
     // (its predecessor may have died without a word: a timeout, a crash), and
     // a failure says why before Temporal decides whether to retry it.
     if (attempt > 1) {
-      deps.trace.write(input.runId, input.chainId, { seq: input.traceSeq, type: 'model_retry', attempt, step: 0, model: input.model });
+      deps.trace.write(input.workflowId, input.chainId, { seq: input.traceSeq, type: 'model_retry', attempt, step: 0, model: input.model });
     }
     try {
       const { filed, ...resolved } = await resolvePrompt(deps.messageStore, input);
@@ -108,11 +109,11 @@ function createAttempt(deps: ModelDeps) {
     } catch (err) {
       if (call.signal.aborted) {
         // The moment the Stop reached the call, on record (the benchmark measures it).
-        deps.trace.write(input.runId, input.chainId, { seq: input.traceSeq, type: 'model_cancelled', attempt, step: 1 });
+        deps.trace.write(input.workflowId, input.chainId, { seq: input.traceSeq, type: 'model_cancelled', attempt, step: 1 });
         throw call.outcome(err);
       }
       const failure = err instanceof ApplicationFailure ? err : null;
-      deps.trace.write(input.runId, input.chainId, {
+      deps.trace.write(input.workflowId, input.chainId, {
         seq: input.traceSeq,
         type: 'model_error',
         attempt,
@@ -131,7 +132,7 @@ function createAttempt(deps: ModelDeps) {
   async function callWith(input: Prompt, activity: Context, call: RunningCall): Promise<ModelReply> {
     const attempt = activity.info.attempt;
     if (input.debug) {
-      deps.trace.write(input.runId, input.chainId, {
+      deps.trace.write(input.workflowId, input.chainId, {
         seq: input.traceSeq,
         type: 'model_request',
         attempt,

@@ -30,15 +30,16 @@ export class TraceWriter {
    * one, and its line replaces the earlier one in place. With `onlyIfMissing`
    * (a replayed event) the line is only ever added, never replaced.
    */
-  write(runId: string, chainId: string | undefined, event: TraceEntry, opts: { onlyIfMissing?: boolean } = {}): 'appended' | 'duplicate' | 'replaced' {
-    const file = traceFile(this.dir, runId, chainId);
+  write(workflowId: string, chainId: string | undefined, event: TraceEntry, opts: { onlyIfMissing?: boolean } = {}): 'appended' | 'duplicate' | 'replaced' {
+    const file = traceFile(this.dir, workflowId, chainId);
     const key = lineKey(event);
     // A replayed event: its line is almost always known already; skip even the stat.
     if (opts.onlyIfMissing && this.known.get(file)?.lines.has(key)) return 'duplicate';
     const lines = this.linesFor(file);
     if (opts.onlyIfMissing && lines.has(key)) return 'duplicate';
-    const content = JSON.stringify({ runId, ...event });
-    const full = JSON.stringify({ ts: new Date().toISOString(), runId, ...event });
+    // runId: the workflow id under the name the trace was published with (CONTRACT.md); workflowId: the same, by its name.
+    const content = JSON.stringify({ runId: workflowId, workflowId, ...event });
+    const full = JSON.stringify({ ts: new Date().toISOString(), runId: workflowId, workflowId, ...event });
     const prior = lines.get(key);
     if (prior === content) return 'duplicate';
     if (prior !== undefined) {

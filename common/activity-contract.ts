@@ -19,10 +19,28 @@ export interface AgentActivities {
    */
   callModelBudgeted(input: BudgetedCallInput): Promise<BudgetedReply>;
   runTool(input: RunToolInput): Promise<ToolOutcome>;
-  /** Reads a stopped run for `resumeFrom`. */
-  loadRun(args: { runId: string }): Promise<LoadedRun>;
+  /** Reads a stopped run for `resumeFrom` (`runId`: the same workflow id, in inputs scheduled before the field was renamed). */
+  loadRun(args: { workflowId: string; runId?: string }): Promise<LoadedRun>;
   /** Reads a fork's source, whatever its state, cut after turn `atTurn` (common/fork.ts). */
   loadForkSource(args: { run: string; runId?: string; atTurn: number }): Promise<LoadedFork>;
+}
+
+/** What an activity input names its run by. */
+export interface NamesTheRun {
+  /** The workflow id: names the run's trace file, and the run in the Stop registry. */
+  workflowId: string;
+  /** The workflow id under its earlier name, in inputs scheduled before workflowId (see withWorkflowId). */
+  runId?: string;
+}
+
+/**
+ * An input scheduled by a workflow of an earlier build names the run `runId`:
+ * activities read it through this, so a run in flight across a deploy keeps
+ * its trace and its Stop. ("run id" otherwise means Temporal's: one execution.)
+ */
+export function withWorkflowId<T extends NamesTheRun>(input: T): T {
+  const given = input as { workflowId?: unknown; runId?: unknown };
+  return typeof given.workflowId !== 'string' && typeof given.runId === 'string' ? { ...input, workflowId: given.runId } : input;
 }
 
 /** A message the store holds, by address. */
@@ -31,8 +49,7 @@ export interface MessageRef {
 }
 export type WireMessage = ChatMessage | MessageRef;
 
-export interface CallModelInput {
-  runId: string;
+export interface CallModelInput extends NamesTheRun {
   /** The run chain's first execution run id: names the trace file. Absent in inputs scheduled before chains. */
   chainId?: string;
   /** seq of the last trace event before this call; attempt lines hang under it. */
@@ -56,8 +73,7 @@ export interface BudgetedCallInput extends CallModelInput {
 /** Called within its hold, or not called for want of budget (nothing was sent, nothing is owed). */
 export type BudgetedReply = { called: true; reply: ModelReply; hold: ReplyHold } | { called: false; shortfall: ReplyShortfall };
 
-export interface RunToolInput {
-  runId: string;
+export interface RunToolInput extends NamesTheRun {
   /** The run chain's first execution run id: names the trace file. Absent in inputs scheduled before chains. */
   chainId?: string;
   callId: string;

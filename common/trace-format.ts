@@ -13,7 +13,10 @@ import { join } from 'node:path';
 
 export interface TraceLine {
   ts: string;
+  /** The workflow id (the field's published name: kept for the tools that read it). */
   runId: string;
+  /** The workflow id; absent on lines written before it was added. */
+  workflowId?: string;
   seq: number;
   type: string;
   /** Only on lines written by activities: the step within the call they belong to. */
@@ -23,7 +26,7 @@ export interface TraceLine {
   [field: string]: unknown;
 }
 
-/** A line as a writer hands it over; ts and runId are added on write. */
+/** A line as a writer hands it over; ts, runId and workflowId are added on write. */
 export interface TraceEntry {
   seq: number;
   type: string;

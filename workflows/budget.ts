@@ -15,14 +15,14 @@ import { addUsd, childReservation, settleReply, type ReplyBudget, type ReplyHold
 import type { BudgetedReply } from '../common/activity-contract';
 import type { BudgetShortfall, BudgetView, HardBudgetConfig, ModelReply, OverReservationFlag, RunConfig } from '../common/contract';
 import type { Exit } from './next-step';
-import type { LoopState } from './run-state';
+import type { RunState } from './run-state';
 import type { TraceEventType } from './trace';
 import type { RaiseBudgetInput } from '../common/run-messages';
 
 /** What the budget needs of its run. */
 export interface BudgetHost {
   readonly cfg: RunConfig;
-  readonly state: LoopState;
+  readonly state: RunState;
   emit(type: TraceEventType, fields: Record<string, unknown>): void;
   /** Shows the run parked on its budget (status, details, search attributes), or no longer. */
   showParked(shortfall: BudgetShortfall | null): void;

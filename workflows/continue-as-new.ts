@@ -3,9 +3,12 @@
 // whole transcript again) until Temporal's limits stop them.
 import * as wf from '@temporalio/workflow';
 import type { Decision } from '../common/transcript-text';
-import type { LoopState } from './run-state';
+import type { RunState } from './run-state';
 import type { QueuedSteer } from './steering';
-import type { RunConfig } from '../common/contract';
+import type { AgentInput, RunConfig, RunResult } from '../common/contract';
+import type { ApprovalGate } from './approval-gate';
+import type { RunContext } from './run-context';
+import type { SteeringDesk } from './steering-desk';
 
 /**
  * What one execution hands the next: all the loop knows, as plain JSON. The
@@ -13,10 +16,11 @@ import type { RunConfig } from '../common/contract';
  * nothing is pending at that point.
  */
 export interface CarriedState {
-  version: 1 | 2;
-  /** The configuration resolved when the run started (version 2 on). */
+  /** Written by executions before this one's code (1 or 2); nothing reads it: what a state holds is told by its fields. */
+  version?: 1 | 2;
+  /** The configuration resolved when the run started (absent in the oldest carried states). */
   cfg?: RunConfig;
-  state: LoopState;
+  state: RunState;
   decisions: Record<string, Decision>;
   seq: number;
   /** Executions before this one. */
@@ -32,8 +36,8 @@ export interface CarriedState {
  * the decisions and the steering messages were that run's, for its calls, so
  * it starts with none. A decision is used once.
  */
-export function startedFrom(cfg: RunConfig, state: LoopState): CarriedState {
-  return { version: 2, cfg, state, decisions: {}, seq: 0, executions: 0 };
+export function startedFrom(cfg: RunConfig, state: RunState): CarriedState {
+  return { cfg, state, decisions: {}, seq: 0, executions: 0 };
 }
 
 /**
@@ -46,11 +50,45 @@ export const CONTINUE_AS_NEW_PATCH = 'continue-as-new-v1';
  * Temporal suggests it (4 MiB or 4,096 events by default) or history passed
  * our own threshold, and this execution has taken at least one turn: a carried
  * state larger than the threshold must not make every execution continue at
- * once, forever.
+ * once, forever. Pure: asks nothing of the history.
  */
-export function isContinueAsNewDue(turnsThisExecution: number, thresholdBytes: number): boolean {
+export function historyTooLong(turnsThisExecution: number, thresholdBytes: number, info: Pick<wf.WorkflowInfo, 'continueAsNewSuggested' | 'historySize'>): boolean {
   if (turnsThisExecution === 0) return false;
+  return info.continueAsNewSuggested || info.historySize >= thresholdBytes;
+}
+
+/** What an execution hands the next, besides the run's state (see CarriedState). */
+export interface CarryOver {
+  ctx: RunContext;
+  approvals: ApprovalGate;
+  steering: SteeringDesk;
+  /** This execution's number in the chain (1 for the first). */
+  executions: number;
+}
+
+/**
+ * At a turn boundary: when history is too long, the run continues as new
+ * (this never returns), carrying everything the loop knows. The patch is
+ * asked only then, where it always was: histories recorded before it
+ * replay without continuing.
+ */
+export async function continueAsNewIfDue(c: CarryOver, turnsThisExecution: number): Promise<void> {
+  const { ctx } = c;
   const info = wf.workflowInfo();
-  if (!info.continueAsNewSuggested && info.historySize < thresholdBytes) return false;
-  return wf.patched(CONTINUE_AS_NEW_PATCH);
+  if (!historyTooLong(turnsThisExecution, ctx.cfg.continueAsNewAtHistoryBytes, info)) return;
+  if (!wf.patched(CONTINUE_AS_NEW_PATCH)) return;
+  // Signals and updates in flight finish here, not in limbo between executions.
+  await c.approvals.settleHandlers();
+  const now = wf.workflowInfo();
+  ctx.trace.emit('continued_as_new', { execution: c.executions + 1, historyLength: now.historyLength, historySize: now.historySize, turns: ctx.state.turns });
+  const carried: CarriedState = {
+    cfg: ctx.cfg,
+    state: ctx.state,
+    decisions: c.approvals.desk.decisions,
+    seq: ctx.trace.seq,
+    executions: c.executions,
+    chainId: ctx.ids.chainId,
+    ...(c.steering.queue.size > 0 ? { steers: c.steering.queue.carried() } : {}),
+  };
+  await wf.continueAsNew<(input: AgentInput, carried?: CarriedState) => Promise<RunResult>>(ctx.input, carried);
 }

@@ -5,7 +5,7 @@ import * as wf from '@temporalio/workflow';
 import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure } from '@temporalio/workflow';
 import type { RunResult } from '../common/contract';
 import { exitFields, type Exit } from './next-step';
-import { noChildren, type LoopState } from './run-state';
+import { noChildren, type RunState } from './run-state';
 
 /** `cancelReason`: what the cancel signal said, if it came. Rethrows what is a bug in this code. */
 export function exitForError(err: unknown, cancelReason: string | null): Exit {
@@ -29,10 +29,11 @@ export function exitForError(err: unknown, cancelReason: string | null): Exit {
 
 export const isCancelledExit = (exit: Exit): boolean => exit.status === 'interrupted' && exit.interruption.type === 'cancelled';
 
-export function runResult(runId: string, exit: Exit, state: LoopState): RunResult {
+/** `runId`: the workflow id under the name results were published with (CONTRACT.md); `workflowId`: the same. */
+export function runResult(workflowId: string, exit: Exit, state: RunState): RunResult {
   return {
-    runId,
-    workflowId: runId,
+    runId: workflowId,
+    workflowId,
     status: exit.status,
     agentStatus: exit.status,
     reason: exit.reason,

@@ -11,7 +11,7 @@ import { costOfTurns, cutAtTurn, type ForkOrigin, type ForkRequest } from '../co
 import { inputOfConfig, resumedInput } from '../common/resume-input';
 import { InputError } from '../common/input-error';
 import { parseForkFrom } from '../common/fork-input';
-import { noChildren, type LoopState } from './run-state';
+import { noChildren, type RunState } from './run-state';
 
 const forkActivity = wf.proxyActivities<Activities>({ startToCloseTimeout: '60s', retry: { maximumAttempts: 3 } });
 
@@ -66,7 +66,7 @@ const refused = (why: string) => ApplicationFailure.create({ type: 'ForkRefused'
  * fork's own: what the source paid is in forkFrom.inheritedCostUsd. No
  * decision is carried (startedFrom): every call of the cut already has its result.
  */
-export function forkState(fork: ForkStart): LoopState {
+export function forkState(fork: ForkStart): RunState {
   const messages = [...fork.messages];
   if (fork.origin.message !== null) messages.push({ role: 'user', content: fork.origin.message });
   const calls = messages.map((m) => (m.role === 'assistant' ? (m.tool_calls?.length ?? 0) : 0));

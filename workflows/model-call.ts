@@ -10,12 +10,18 @@ import * as wf from '@temporalio/workflow';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
 import type { AgentActivities as Activities, BudgetedCallInput, BudgetedReply, CallModelInput } from '../common/activity-contract';
 import type { ReplyBudget } from '../common/budget-math';
-import type { LoopState } from './run-state';
+import type { RunState } from './run-state';
+import type { RunContext } from './run-context';
 import { MESSAGE_STORE_MISS, promptByAddress, rememberPrompt } from '../common/message-refs';
 import type { OpenAiToolDefinition } from '../common/tool-spec';
 import type { ChatMessage, ModelReply } from '../common/contract';
 
 export type ModelCallBase = Omit<CallModelInput, 'messages' | 'tools' | 'toolsRef' | 'prefix'>;
+
+/** What every model call of the run sends beside its messages: who asks (for the trace and the Stop registry), which model. */
+export function modelCallBase(ctx: Pick<RunContext, 'ids' | 'trace' | 'cfg'>): ModelCallBase {
+  return { workflowId: ctx.ids.workflowId, chainId: ctx.ids.chainId, traceSeq: ctx.trace.seq, model: ctx.cfg.model, ...(ctx.cfg.debug ? { debug: true } : {}) };
+}
 
 const isStoreMiss = (err: unknown): boolean =>
   err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === MESSAGE_STORE_MISS;
@@ -27,7 +33,7 @@ const isStoreMiss = (err: unknown): boolean =>
  */
 export async function askModel(
   model: wf.ActivityInterfaceFor<Activities>,
-  state: LoopState,
+  state: RunState,
   tools: OpenAiToolDefinition[],
   base: ModelCallBase,
   byAddress: boolean,
@@ -61,7 +67,7 @@ export function askForSummary(model: wf.ActivityInterfaceFor<Activities>, reques
  */
 export async function askModelBudgeted(
   model: wf.ActivityInterfaceFor<Activities>,
-  state: LoopState,
+  state: RunState,
   tools: OpenAiToolDefinition[],
   base: ModelCallBase,
   summary: string,

@@ -3,18 +3,18 @@
 // the transcript's size are checked here. No Temporal import.
 import { MAX_TRANSCRIPT_CHARS, RESEARCH_LIMITS } from '../common/defaults';
 import type { ChatMessage, Interruption, ModelReply, Pricing, RunConfig } from '../common/contract';
-import { recordSpend, type LoopState } from './run-state';
+import { recordSpend, type RunState } from './run-state';
 import { firstPendingCall, type PendingCall } from './tool-calls';
 
 // --- stop conditions, checked at the top of every iteration before the model is asked
 
-export const isTurnCapReached = (s: LoopState, cfg: RunConfig): boolean => cfg.maxTurns !== null && s.turns >= cfg.maxTurns;
+export const isTurnCapReached = (s: RunState, cfg: RunConfig): boolean => cfg.maxTurns !== null && s.turns >= cfg.maxTurns;
 /** A soft budget's check. A hard budget never stops here: it parks before a call it cannot pay (workflows/budget.ts). */
-export const isBudgetSpent = (s: LoopState, cfg: RunConfig): boolean =>
+export const isBudgetSpent = (s: RunState, cfg: RunConfig): boolean =>
   cfg.hardBudget === undefined && cfg.maxBudgetUsd !== null && s.costUsd >= cfg.maxBudgetUsd;
 
 /** What the budget still allows, in USD (may be negative after the last turn); null without a budget. */
-export function budgetLeft(s: LoopState, cfg: RunConfig): number | null {
+export function budgetLeft(s: RunState, cfg: RunConfig): number | null {
   return cfg.maxBudgetUsd === null ? null : cfg.maxBudgetUsd - s.costUsd;
 }
 
@@ -43,7 +43,7 @@ export function exitFields(exit: Exit): { output: string | null; error: string |
   return { output: null, error: null, errorType: null };
 }
 
-export function limitExit(s: LoopState, cfg: RunConfig): Exit | null {
+export function limitExit(s: RunState, cfg: RunConfig): Exit | null {
   if (isTurnCapReached(s, cfg)) {
     return { status: 'max_turns_exceeded', interruption: { type: 'max_turns' }, reason: `turn cap of ${cfg.maxTurns} reached` };
   }
@@ -65,7 +65,7 @@ export type Step = { kind: 'drain'; pending: PendingCall } | { kind: 'stop'; exi
  * (resume and approval share this path); only when nothing is pending, check
  * the turn cap and the budget *before* asking the model again.
  */
-export function nextStep(s: LoopState, cfg: RunConfig): Step {
+export function nextStep(s: RunState, cfg: RunConfig): Step {
   const pending = firstPendingCall(s.messages);
   if (pending) return { kind: 'drain', pending };
   const exit = limitExit(s, cfg) ?? transcriptTooBig(s);
@@ -77,7 +77,7 @@ export function nextStep(s: LoopState, cfg: RunConfig): Step {
  * first; then it joins the transcript unless it would break the protocol; a
  * reply without tool calls ends the run.
  */
-export function takeReply(s: LoopState, reply: ModelReply, pricing: Pricing, chargedUsd?: number): Exit | null {
+export function takeReply(s: RunState, reply: ModelReply, pricing: Pricing, chargedUsd?: number): Exit | null {
   recordSpend(s, reply, pricing, chargedUsd);
   const problem = replyProtocolProblem(s.messages, reply);
   if (problem) return { status: 'failed', interruption: null, reason: `protocol error: ${problem}`, error: `protocol error: ${problem}`, errorType: 'ProtocolError' };
@@ -95,7 +95,7 @@ export function takeReply(s: LoopState, reply: ModelReply, pricing: Pricing, cha
 }
 
 /** A transcript this large could not travel in one payload: stop with the reason rather than get stuck. */
-export function transcriptTooBig(s: LoopState): Exit | null {
+export function transcriptTooBig(s: RunState): Exit | null {
   const chars = JSON.stringify(s.messages).length;
   if (chars <= MAX_TRANSCRIPT_CHARS) return null;
   const msg =

@@ -17,8 +17,8 @@ import { searchableText } from './visibility';
 const resumeActivity = wf.proxyActivities<Activities>({ startToCloseTimeout: '60s', retry: { maximumAttempts: 3 } });
 
 /** The stopped run's input, result and transcript; a non-retryable failure naming why when it cannot be resumed. */
-export async function loadPriorRun(runId: string): Promise<Extract<LoadedRun, { ok: true }>> {
-  const loaded = await resumeActivity.loadRun({ runId });
+export async function loadPriorRun(workflowId: string): Promise<Extract<LoadedRun, { ok: true }>> {
+  const loaded = await resumeActivity.loadRun({ workflowId });
   if (!loaded.ok) throw ApplicationFailure.create({ type: 'ResumeRefused', message: `cannot resume: ${loaded.reason}`, nonRetryable: true });
   return loaded;
 }
@@ -102,11 +102,11 @@ export function localToolsPatched(patches: Patches): boolean {
   return patches.all || wf.patched(LOCAL_TOOLS_PATCH);
 }
 
-export function startingView(runId: string, carried: CarriedState | undefined): RunStatusView {
+export function startingView(workflowId: string, carried: CarriedState | undefined): RunStatusView {
   const s = carried?.state;
   return {
-    runId,
-    workflowId: runId,
+    runId: workflowId,
+    workflowId,
     status: 'running',
     agentStatus: 'running',
     reason: null,

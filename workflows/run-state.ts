@@ -7,7 +7,7 @@ import type { BudgetRaise, OverReservationFlag, ChildSpend, ChatMessage, ModelRe
 import { turnCostUsd } from '../common/turn-cost';
 
 /** Everything the loop knows. Plain JSON so it can cross continue-as-new. (StoreKnowledge: what the message store holds.) */
-export interface LoopState extends StoreKnowledge {
+export interface RunState extends StoreKnowledge {
   messages: ChatMessage[];
   turns: number;
   toolRuns: number;
@@ -41,7 +41,7 @@ export interface LoopState extends StoreKnowledge {
 export const noChildren = (): ChildSpend => ({ runs: 0, costUsd: 0, usage: { promptTokens: 0, completionTokens: 0 } });
 
 /** Adds a finished child run's spend to the parent: its budget pays for its children. */
-export function recordChildSpend(s: LoopState, costUsd: number, usage: Usage): void {
+export function recordChildSpend(s: RunState, costUsd: number, usage: Usage): void {
   const c = s.children ?? noChildren();
   s.children = {
     runs: c.runs + 1,
@@ -52,13 +52,13 @@ export function recordChildSpend(s: LoopState, costUsd: number, usage: Usage): v
 }
 
 /** Adds spend to the run's totals: its turns, its summaries and its children all pay from them. */
-function addSpend(s: LoopState, costUsd: number, usage: Usage): void {
+function addSpend(s: RunState, costUsd: number, usage: Usage): void {
   s.costUsd = addUsd(s.costUsd, costUsd);
   s.usage.promptTokens += usage.promptTokens;
   s.usage.completionTokens += usage.completionTokens;
 }
 
-export function initialState(cfg: RunConfig): LoopState {
+export function initialState(cfg: RunConfig): RunState {
   const messages: ChatMessage[] = [];
   if (cfg.system !== null) messages.push({ role: 'system', content: cfg.system });
   messages.push({ role: 'user', content: cfg.task });
@@ -77,7 +77,7 @@ export function initialState(cfg: RunConfig): LoopState {
 }
 
 /** The loop's state to continue a stopped run from: its transcript and totals. */
-export function stateOf(prior: { result: RunResult; messages: ChatMessage[] }): LoopState {
+export function stateOf(prior: { result: RunResult; messages: ChatMessage[] }): RunState {
   const r = prior.result;
   // A new workflow id names the resumed run's keys: counting from the calls its transcript holds is enough.
   const calls = prior.messages.map((m) => (m.role === 'assistant' ? (m.tool_calls?.length ?? 0) : 0));
@@ -103,7 +103,7 @@ export function stateOf(prior: { result: RunResult; messages: ChatMessage[] }): 
  * message is appended separately, after it has been checked. `chargedUsd`: a
  * hard budget charges at most the call's hold (common/budget-math settleReply).
  */
-export function recordSpend(s: LoopState, reply: ModelReply, pricing: Pricing, chargedUsd?: number): void {
+export function recordSpend(s: RunState, reply: ModelReply, pricing: Pricing, chargedUsd?: number): void {
   s.turns += 1;
   if (reply.usageEstimated) s.usageEstimatedTurns = (s.usageEstimatedTurns ?? 0) + 1;
   addSpend(s, chargedUsd ?? turnCostUsd(reply.usage, pricing), reply.usage);
@@ -111,7 +111,7 @@ export function recordSpend(s: LoopState, reply: ModelReply, pricing: Pricing, c
 }
 
 /** A summary of old turns (context strategy "summarize"): paid like a turn, but not one. */
-export function recordSummarySpend(s: LoopState, usage: Usage, pricing: Pricing): number {
+export function recordSummarySpend(s: RunState, usage: Usage, pricing: Pricing): number {
   const cost = turnCostUsd(usage, pricing);
   addSpend(s, cost, usage);
   return cost;
@@ -123,7 +123,7 @@ export function recordSummarySpend(s: LoopState, usage: Usage, pricing: Pricing)
  * first (object keys keep insertion order: the same on every replay). null:
  * unbounded, as histories recorded before the bound replay.
  */
-export function rememberResult(s: LoopState, key: string, content: string, maxChars: number | null): void {
+export function rememberResult(s: RunState, key: string, content: string, maxChars: number | null): void {
   delete s.cache[key];
   s.cache[key] = content;
   if (maxChars === null) return;

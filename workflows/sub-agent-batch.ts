@@ -10,27 +10,14 @@
 import { RESEARCH_LIMITS } from '../common/defaults';
 import { cacheKey, isCacheable, parseCall, subAgentChildId, type PendingCall } from './tool-calls';
 import { notRunText, toolResultMessage } from '../common/transcript-text';
-import { recordChildSpend, type LoopState } from './run-state';
+import { recordChildSpend } from './run-state';
 import { type Exit } from './next-step';
 import { runSubAgent, type SubAgentOutcome } from './sub-agent';
-import { needsApproval, type SubAgentSpec, type ToolSpec } from '../common/tool-spec';
-import type { RunConfig } from '../common/contract';
+import { needsApproval, type SubAgentSpec } from '../common/tool-spec';
 import type { HardBudget } from './budget';
-import type { TraceEventType } from './trace';
-
-export interface SubAgentBatchHost {
-  cfg: RunConfig;
-  state: LoopState;
-  specs: ToolSpec[];
-  runId: string;
-  budget: HardBudget;
-  stopped(): boolean;
-  emit(type: TraceEventType, fields: Record<string, unknown>): void;
-  toolFailed(pending: PendingCall, toolName: string, error: string, permanent: boolean): Exit | null;
-  recordStopped(pending: PendingCall, toolName: string, started: number): void;
-  remember(key: string, content: string): void;
-  stopExit(): Exit;
-}
+import type { RunContext } from './run-context';
+import { recordStopped } from './stop';
+import { remember, toolFailed } from './call-results';
 
 interface Job {
   pending: PendingCall;
@@ -42,19 +29,19 @@ interface Job {
 }
 
 /** Runs `first` and the sub-agent calls after it in the same reply that can start now; an exit when the run must stop. */
-export async function subAgentBatch(h: SubAgentBatchHost, first: PendingCall): Promise<Exit | null> {
-  const jobs = batchFrom(h, first);
+export async function subAgentBatch(ctx: RunContext, budget: HardBudget, first: PendingCall): Promise<Exit | null> {
+  const jobs = batchFrom(ctx, first);
   // Every hold is taken, in call order, before any child starts: each its
   // cap, at most an even share of what is left, so one child does not leave
   // the others nothing.
-  const holds = jobs.map((_, i) => h.budget.holdForChild(RESEARCH_LIMITS.maxBudgetUsd, jobs.length - i));
+  const holds = jobs.map((_, i) => budget.holdForChild(RESEARCH_LIMITS.maxBudgetUsd, jobs.length - i));
   const started = Date.now();
   const outcomes = await Promise.allSettled(
     jobs.map((job, i) => {
       const { call } = job.pending;
       if (holds[i] <= 0) return Promise.resolve(null);
-      h.emit('tool_start', { toolName: job.toolName, args: job.args, callId: call.id, budgetUsd: holds[i] });
-      return runSubAgent(h.cfg, job.sub, job.toolName, subAgentChildId(h.runId, job.pending, job.toolName), job.task, holds[i]);
+      ctx.trace.emit('tool_start', { toolName: job.toolName, args: job.args, callId: call.id, budgetUsd: holds[i] });
+      return runSubAgent(ctx.cfg, job.sub, job.toolName, subAgentChildId(ctx.ids.workflowId, job.pending, job.toolName), job.task, holds[i]);
     }),
   );
   let failure: unknown = null;
@@ -62,38 +49,38 @@ export async function subAgentBatch(h: SubAgentBatchHost, first: PendingCall): P
   outcomes.forEach((o, i) => {
     const job = jobs[i];
     const { call } = job.pending;
-    h.budget.releaseChild(holds[i]);
+    budget.releaseChild(holds[i]);
     if (o.status === 'rejected') {
       // No result, so no spend to read: the whole hold is charged.
-      recordChildSpend(h.state, holds[i], { promptTokens: 0, completionTokens: 0 });
+      recordChildSpend(ctx.state, holds[i], { promptTokens: 0, completionTokens: 0 });
       failure ??= o.reason;
       return;
     }
     const child: SubAgentOutcome | null = o.value;
     if (child === null) {
-      h.state.messages.push(toolResultMessage(call, notRunText(job.toolName, "the run's budget has nothing left to give a sub-agent")));
-      h.emit('tool_result', { toolName: job.toolName, callId: call.id, ms: 0, ok: false, notRun: 'budget spent' });
+      ctx.state.messages.push(toolResultMessage(call, notRunText(job.toolName, "the run's budget has nothing left to give a sub-agent")));
+      ctx.trace.emit('tool_result', { toolName: job.toolName, callId: call.id, ms: 0, ok: false, notRun: 'budget spent' });
       return;
     }
     // The parent pays for its children: their spend counts against its budget.
-    recordChildSpend(h.state, child.costUsd, child.usage);
-    if (h.stopped()) {
+    recordChildSpend(ctx.state, child.costUsd, child.usage);
+    if (ctx.stop.stopped) {
       // Stopped with its parent: that is a Stop, not a tool failure.
-      h.recordStopped(job.pending, job.toolName, started);
-      exit ??= h.stopExit();
+      recordStopped(ctx, job.pending, job.toolName, started);
+      exit ??= ctx.stop.exit();
       return;
     }
-    h.state.toolRuns += 1;
-    h.emit('tool_result', { toolName: job.toolName, callId: call.id, ms: Date.now() - started, ok: child.outcome.ok, childCostUsd: child.costUsd, heldUsd: holds[i] });
+    ctx.state.toolRuns += 1;
+    ctx.trace.emit('tool_result', { toolName: job.toolName, callId: call.id, ms: Date.now() - started, ok: child.outcome.ok, childCostUsd: child.costUsd, heldUsd: holds[i] });
     if (child.outcome.ok) {
-      h.state.messages.push(toolResultMessage(call, child.outcome.content));
-      if (job.cacheKey !== null) h.remember(job.cacheKey, child.outcome.content);
+      ctx.state.messages.push(toolResultMessage(call, child.outcome.content));
+      if (job.cacheKey !== null) remember(ctx, job.cacheKey, child.outcome.content);
     } else {
-      exit ??= h.toolFailed(job.pending, job.toolName, child.outcome.error, child.outcome.permanent);
+      exit ??= toolFailed(ctx, job.pending, job.toolName, child.outcome.error, child.outcome.permanent);
     }
   });
   if (failure !== null) throw failure;
-  if (exit === null && h.stopped()) exit = h.stopExit();
+  if (exit === null && ctx.stop.stopped) exit = ctx.stop.exit();
   return exit;
 }
 
@@ -102,17 +89,17 @@ export async function subAgentBatch(h: SubAgentBatchHost, first: PendingCall): P
  * are sub-agent calls too, parse, need no decision and have no cached result:
  * those can start together. The batch stops at the first call that cannot.
  */
-function batchFrom(h: SubAgentBatchHost, first: PendingCall): Job[] {
-  const m = h.state.messages[first.messageIndex];
+function batchFrom(ctx: RunContext, first: PendingCall): Job[] {
+  const m = ctx.state.messages[first.messageIndex];
   const calls = m.role === 'assistant' ? (m.tool_calls ?? []) : [];
   const jobs: Job[] = [];
   for (const call of calls.slice(calls.indexOf(first.call))) {
-    const parsed = parseCall(call, h.specs);
+    const parsed = parseCall(call, ctx.specs);
     if (!parsed.ok || !parsed.spec.subAgent) break;
     const sub = parsed.spec.subAgent;
     const key = cacheKey(parsed.toolName, parsed.args);
-    const cacheable = isCacheable(parsed.spec, h.cfg.dedupe);
-    if (jobs.length > 0 && (needsApproval(parsed.spec.needsApproval, parsed.args) || (cacheable && h.state.cache[key] !== undefined))) break;
+    const cacheable = isCacheable(parsed.spec, ctx.cfg.dedupe);
+    if (jobs.length > 0 && (needsApproval(parsed.spec.needsApproval, parsed.args) || (cacheable && ctx.state.cache[key] !== undefined))) break;
     // The same question twice in one reply runs once, as the soft loop's cache would have it.
     if (jobs.some((j) => j.cacheKey !== null && j.cacheKey === key)) break;
     jobs.push({ pending: { call, messageIndex: first.messageIndex }, toolName: parsed.toolName, sub, task: String(parsed.args[sub.taskArgument]), args: parsed.args, cacheKey: cacheable ? key : null });

@@ -6,7 +6,7 @@ import { canonicalJson } from '../common/args-hash';
 import { LEGACY_TOOL_SPECS } from '../common/legacy-tool-specs';
 import type { ToolSpec } from '../common/tool-spec';
 import type { ChatMessage, DedupePolicy, RunConfig, ToolCall, ToolName } from '../common/contract';
-import type { LoopState } from './run-state';
+import type { RunState } from './run-state';
 
 export interface PendingCall {
   call: ToolCall;
@@ -30,8 +30,8 @@ export function firstPendingCall(messages: readonly ChatMessage[]): PendingCall 
 }
 
 /** A sub-agent child's workflow id (`…/m1/r1/research`): readable, and stable across replays. */
-export function subAgentChildId(runId: string, pending: PendingCall, toolName: string): string {
-  return `${runId}/m${pending.messageIndex}/${pending.call.id}/${toolName}`;
+export function subAgentChildId(workflowId: string, pending: PendingCall, toolName: string): string {
+  return `${workflowId}/m${pending.messageIndex}/${pending.call.id}/${toolName}`;
 }
 
 // --- tool calls
@@ -99,14 +99,14 @@ export function cacheKey(toolName: string, args: unknown): string {
  * run's effects; the call's occurrence number (counted by the workflow) keeps
  * a provider's reused call id from finding an earlier call's.
  */
-export function idempotencyKey(workflowId: string, chainId: string, pending: PendingCall, s: LoopState): string {
+export function idempotencyKey(workflowId: string, chainId: string, pending: PendingCall, s: RunState): string {
   const occurrence = callOccurrence(s, pending);
   if (occurrence === null) return `${workflowId}@${chainId}/m${pending.messageIndex}/${pending.call.id}`;
   return `${workflowId}@${chainId}/call${occurrence}`;
 }
 
 /** The pending call's occurrence number in the run (1, 2, …); null for states carried from before the count. */
-export function callOccurrence(s: LoopState, pending: PendingCall): number | null {
+export function callOccurrence(s: RunState, pending: PendingCall): number | null {
   if (s.callsProposed === undefined || s.lastReplyFirstCall === undefined) return null;
   const m = s.messages[pending.messageIndex];
   const index = m.role === 'assistant' ? (m.tool_calls ?? []).indexOf(pending.call) : -1;

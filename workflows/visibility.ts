@@ -4,7 +4,7 @@
 import type { SearchAttributePair, SearchAttributeUpdatePair, TypedSearchAttributes } from '@temporalio/common';
 import { agentStatusOf, type AgentInput, type Interruption, type RunConfig, type RunStatus } from '../common/contract';
 import type { Exit } from './next-step';
-import type { LoopState } from './run-state';
+import type { RunState } from './run-state';
 import {
   AGENT_AWAITING_CALL,
   AGENT_AWAITING_TOOL,
@@ -21,7 +21,7 @@ import {
 
 export interface VisibleState {
   cfg: RunConfig;
-  state: LoopState;
+  state: RunState;
   status: RunStatus;
   interruption: Interruption | null;
   /** Steering messages waiting for the next turn boundary. */

@@ -21,7 +21,7 @@ import type { ToolContext, WriteHooks } from './context';
 import { NothingChanged, ToolError } from './tool-error';
 import type { Toolset } from './toolset';
 import { ensureWorkspace } from './workspace';
-import type { RunToolInput } from '../../common/activity-contract';
+import { withWorkflowId, type RunToolInput } from '../../common/activity-contract';
 import { heartbeatEvery } from '../../common/heartbeat';
 import { RunningCalls } from '../running-calls';
 
@@ -60,7 +60,8 @@ export function createRunTool(deps: RunToolDeps) {
   const calls = deps.calls ?? new RunningCalls();
   const { toolset } = deps;
 
-  return async function runTool(input: RunToolInput): Promise<ToolOutcome> {
+  return async function runTool(scheduled: RunToolInput): Promise<ToolOutcome> {
+    const input = withWorkflowId(scheduled);
     const tool = toolset.runnable(input.toolName);
     // The run recorded a tool this worker does not offer: in a rolling deploy,
     // another worker of the queue may offer it, so the attempt fails and is
@@ -83,7 +84,7 @@ export function createRunTool(deps: RunToolDeps) {
     const resumeFromStep = typeof prior?.step === 'number' ? prior.step : 0;
     let step = resumeFromStep;
     // Every execution of a tool is on record, retries included.
-    deps.trace.write(input.runId, input.chainId, {
+    deps.trace.write(input.workflowId, input.chainId, {
       seq: input.traceSeq,
       type: 'tool_exec',
       attempt,
@@ -120,7 +121,7 @@ export function createRunTool(deps: RunToolDeps) {
         step += 1;
         lastLabel = label;
         beat({ step, label });
-        deps.trace.write(input.runId, input.chainId, {
+        deps.trace.write(input.workflowId, input.chainId, {
           seq: input.traceSeq,
           step,
           attempt,
@@ -133,11 +134,11 @@ export function createRunTool(deps: RunToolDeps) {
     };
     // The moment the Stop reached the tool, on record (the benchmark measures it).
     const onAbort = () =>
-      deps.trace.write(input.runId, input.chainId, { seq: input.traceSeq, step: 0, attempt, type: 'tool_cancelled', toolName: input.toolName, callId: input.callId });
+      deps.trace.write(input.workflowId, input.chainId, { seq: input.traceSeq, step: 0, attempt, type: 'tool_cancelled', toolName: input.toolName, callId: input.callId });
     call.signal.addEventListener('abort', onAbort, { once: true });
     const write = !tool.readOnly && !tool.idempotent;
     const note = (n: EffectNote) =>
-      deps.trace.write(input.runId, input.chainId, { seq: input.traceSeq, step: 0, attempt, type: 'effect', toolName: input.toolName, callId: input.callId, ...n });
+      deps.trace.write(input.workflowId, input.chainId, { seq: input.traceSeq, step: 0, attempt, type: 'effect', toolName: input.toolName, callId: input.callId, ...n });
     try {
       const outcome: WriteOutcome = write
         ? await runWrite(
@@ -145,7 +146,7 @@ export function createRunTool(deps: RunToolDeps) {
               store: effects,
               key: input.idempotencyKey,
               toolName: input.toolName,
-              attempt: { workflowId: info.workflowExecution?.workflowId ?? input.runId, runId: info.workflowExecution?.runId ?? '', attempt, worker: WORKER_IDENTITY },
+              attempt: { workflowId: info.workflowExecution?.workflowId ?? input.workflowId, runId: info.workflowExecution?.runId ?? '', attempt, worker: WORKER_IDENTITY },
               deadline,
               leaseMs: info.heartbeatTimeoutMs || DEFAULT_LEASE_MS,
               signal: call.signal,

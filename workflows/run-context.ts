@@ -1,0 +1,38 @@
+// What every concern of a run reads and writes: its ids, its configuration,
+// its state, its trace, its Stop and its status board. One object, built once
+// per execution in ./agent-run.ts and handed to each concern's module, so a
+// concern's code names what it touches instead of reaching into the workflow.
+import type { AgentInput, RunConfig } from '../common/contract';
+import type { ToolSpec } from '../common/tool-spec';
+import type { LoopActivities } from './activity-options';
+import type { LoopMetrics } from './metrics';
+import type { RunState } from './run-state';
+import type { Patches } from './run-setup';
+import type { RunTrace } from './run-trace';
+import type { StatusBoard } from './status-board';
+import type { StopSwitch } from './stop';
+
+/** The three ids a run goes by (see agentRun in ./agent-run.ts). */
+export interface RunIds {
+  /** Names the agent run, stable across continue-as-new and reset: what people and ops tools use. */
+  workflowId: string;
+  /** Names this run chain's trace file: the first execution's run id, or a reset run's own. */
+  chainId: string;
+  /** Names the effects of the calls: the first execution's run id, kept by continue-as-new and by reset. */
+  effectsChainId: string;
+}
+
+export interface RunContext {
+  readonly ids: RunIds;
+  readonly input: AgentInput;
+  readonly cfg: RunConfig;
+  readonly state: RunState;
+  readonly patches: Patches;
+  readonly activities: LoopActivities;
+  readonly metrics: LoopMetrics;
+  /** The run's tools as recorded at its start. */
+  readonly specs: ToolSpec[];
+  readonly trace: RunTrace;
+  readonly stop: StopSwitch;
+  readonly board: StatusBoard;
+}

@@ -1,0 +1,114 @@
+// What a run shows of itself: its status (running, parked on something, or
+// how it ended) for the `status` query, the Web UI's details panel and the
+// Agent* search attributes. Parking and unparking go through here, so the
+// three always agree.
+import * as wf from '@temporalio/workflow';
+import { agentStatusOf, type Interruption, type RunStatus, type RunStatusView, type SteerView } from '../common/contract';
+import { configQuery, statusQuery, transcriptQuery } from '../common/run-messages';
+import type { Exit } from './next-step';
+import type { RunContext } from './run-context';
+import { noChildren } from './run-state';
+import { attributesToUpsert, detailsText, statusAttributes, type VisibleState } from './visibility';
+
+/** What other concerns add to the view: queued steering messages, a hard budget's figures, a fork's origin. */
+export interface BoardExtras {
+  queuedSteers(): SteerView[];
+  budgetFields(): Pick<RunStatusView, 'budget' | 'usageOverReservation'>;
+}
+
+export class StatusBoard {
+  private status: RunStatus = 'running';
+  private interruption: Interruption | null = null;
+  /** How the run ended, once it has. */
+  private ended: Exit | null = null;
+  private extras: BoardExtras = { queuedSteers: () => [], budgetFields: () => ({}) };
+
+  constructor(private readonly ctx: Pick<RunContext, 'ids' | 'cfg' | 'state' | 'patches'>) {}
+
+  /** Set once the concerns that add to the view exist. */
+  attach(extras: BoardExtras): void {
+    this.extras = extras;
+  }
+
+  register(): void {
+    wf.setHandler(statusQuery, () => this.view());
+    wf.setHandler(transcriptQuery, () => this.ctx.state.messages);
+    wf.setHandler(configQuery, () => this.ctx.cfg);
+  }
+
+  /** Running or parked: a Stop can still take it. */
+  isLive(): boolean {
+    return this.status === 'running' || this.status === 'interrupted';
+  }
+
+  get exit(): Exit | null {
+    return this.ended;
+  }
+
+  /** Parked on a decision, a budget raise or a reconciliation. */
+  park(interruption: Interruption): void {
+    this.status = 'interrupted';
+    this.interruption = interruption;
+    this.upsert();
+  }
+
+  /** No longer parked. */
+  unpark(): void {
+    this.status = 'running';
+    this.interruption = null;
+    this.upsert();
+  }
+
+  /** The run has ended: the status says how (the search attributes follow with `upsert(exit)`). */
+  end(exit: Exit): void {
+    this.ended = exit;
+    this.status = exit.status;
+    this.interruption = exit.interruption;
+  }
+
+  /**
+   * At most one upsert per status change (start, parked, resumed, finished),
+   * never per turn, carrying only what changed: each is a command in history
+   * and a billed Action. A run whose client set its starting attributes
+   * upserts nothing at its start.
+   */
+  upsert(exit?: Exit): void {
+    this.showDetails();
+    const info = wf.workflowInfo();
+    const all = statusAttributes(this.visible(), exit, info.parent?.workflowId, this.ctx.patches.pendingArgsHash);
+    const pairs = attributesToUpsert(all, info.typedSearchAttributes, this.ctx.patches.all);
+    if (pairs.length > 0) wf.upsertSearchAttributes(pairs);
+  }
+
+  /** The run's live state for the Web UI's details panel (not a command: free to update every turn). */
+  showDetails(): void {
+    wf.setCurrentDetails(detailsText(this.visible()));
+  }
+
+  view(): RunStatusView {
+    const { ctx, ended: exit } = this;
+    const { state } = ctx;
+    return {
+      runId: ctx.ids.workflowId,
+      workflowId: ctx.ids.workflowId,
+      status: this.status,
+      agentStatus: agentStatusOf(this.status, this.interruption, exit !== null),
+      reason: exit?.reason ?? null,
+      errorType: exit?.status === 'failed' ? exit.errorType : null,
+      interruption: this.interruption,
+      turns: state.turns,
+      costUsd: state.costUsd,
+      toolRuns: state.toolRuns,
+      usage: { ...state.usage },
+      usageEstimatedTurns: state.usageEstimatedTurns ?? 0,
+      children: state.children ?? noChildren(),
+      queuedSteers: this.extras.queuedSteers(),
+      ...this.extras.budgetFields(),
+      ...(ctx.cfg.forkFrom ? { forkedFrom: ctx.cfg.forkFrom } : {}),
+    };
+  }
+
+  private visible(): VisibleState {
+    return { cfg: this.ctx.cfg, state: this.ctx.state, status: this.status, interruption: this.interruption, queuedSteers: this.extras.queuedSteers().length };
+  }
+}

@@ -1,0 +1,97 @@
+// Steering as the run sees it: messages a person sends (`steer`, as a signal
+// or a validated update) wait in ./steering's queue and enter the transcript
+// at the next turn boundary, never between a call and its result. One with
+// `interrupt` also declines the calls of the current reply not yet started,
+// and ends a parked approval with a rejection.
+import * as wf from '@temporalio/workflow';
+import { ApplicationFailure } from '@temporalio/workflow';
+import { steerSignal, steerUpdate, type SteerInput } from '../common/run-messages';
+import { declinedText, toolResultMessage } from '../common/transcript-text';
+import type { Exit } from './next-step';
+import type { RunContext } from './run-context';
+import { SteeringQueue, steerInputProblem, steerMessage, type QueuedSteer } from './steering';
+import type { PendingCall } from './tool-calls';
+
+export class SteeringDesk {
+  readonly queue: SteeringQueue;
+
+  constructor(
+    private readonly ctx: RunContext,
+    carried: QueuedSteer[],
+  ) {
+    this.queue = new SteeringQueue(carried);
+  }
+
+  register(): void {
+    wf.setHandler(steerSignal, (input) => {
+      const problem = this.problem(input);
+      if (problem) this.ctx.trace.emit('signal_ignored', { signal: 'steer', reason: problem });
+      else this.receive(input, 'signal');
+    });
+    wf.setHandler(
+      steerUpdate,
+      (input) => {
+        // Checked again: the state may have moved since the validator ran.
+        const problem = this.problem(input);
+        if (problem) throw ApplicationFailure.create({ type: 'SteerRefused', message: problem, nonRetryable: true });
+        this.receive(input, 'update');
+        return this.ctx.board.view();
+      },
+      {
+        validator: (input) => {
+          const problem = this.problem(input);
+          if (problem) throw new Error(problem);
+        },
+      },
+    );
+  }
+
+  /** The turn boundary: the messages due now enter the transcript, each naming who sent it and when. */
+  applyDue(): void {
+    for (const s of this.queue.takeDue(wf.workflowInfo().historyLength)) {
+      this.ctx.state.messages.push(steerMessage(s));
+      this.ctx.trace.emit('steered', { by: s.by, at: s.at, interrupt: s.interrupt, turn: this.ctx.state.turns, message: s.message.slice(0, 500) });
+    }
+  }
+
+  /** Whether a boundary now would put a message in the transcript. */
+  hasDue(): boolean {
+    return this.queue.hasDue(wf.workflowInfo().historyLength);
+  }
+
+  /**
+   * A call of the current reply that an `interrupt` message stops before it
+   * starts: declined, with the message as the reason. Null when none applies.
+   */
+  declineIfInterrupted(pending: PendingCall, toolName: string): null | 'declined' {
+    const s = this.queue.interruptNow(wf.workflowInfo().historyLength);
+    if (!s) return null;
+    const text = declinedText(toolName, { decision: 'reject', reason: s.message, by: s.by });
+    this.ctx.state.messages.push(toolResultMessage(pending.call, text));
+    this.ctx.trace.emit('tool_result', { toolName, callId: pending.call.id, ms: 0, ok: false, declined: true, interrupted: true });
+    this.ctx.metrics.toolErrors.add(1, { tool: toolName, kind: 'declined' });
+    return 'declined';
+  }
+
+  /** The run ended: messages still queued will never be read, and the trace says so. */
+  dropAll(exit: Exit): void {
+    for (const s of this.queue.takeAll()) {
+      this.ctx.trace.emit('steer_dropped', { by: s.by, at: s.at, reason: `the run ended (${exit.status}) before its next turn` });
+    }
+  }
+
+  /** Why a steering message cannot be taken now (a bad payload, a Stop, the run's end), or null. */
+  private problem(input: unknown): string | null {
+    const exit = this.ctx.board.exit;
+    if (exit !== null) return `the run has ended (${exit.status}): it takes no more messages; resume it with a new one`;
+    if (this.ctx.stop.stopped) return 'the run is stopping: a Stop came first, so it takes no more messages';
+    return steerInputProblem(input);
+  }
+
+  /** Queues a checked message; it enters the transcript at the next turn boundary. */
+  private receive(input: SteerInput, via: 'signal' | 'update'): void {
+    const s = this.queue.receive(input, wf.workflowInfo().historyLength, new Date(Date.now()).toISOString());
+    this.ctx.trace.emit('steer_queued', { by: s.by, at: s.at, interrupt: s.interrupt, via, queued: this.queue.size, message: s.message.slice(0, 500) });
+    this.ctx.board.showDetails();
+  }
+}

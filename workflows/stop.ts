@@ -1,0 +1,75 @@
+// Where a Stop is handled. Two ways in: the `cancel` signal, and Temporal's own
+// cancellation (`temporal workflow cancel`, a parent's Stop reaching its child).
+// Either cancels the scope the loop runs in, so whatever it awaits (a model
+// call, a tool, a child, a parked approval) ends with a cancellation, and
+// aborts the calls running in this worker process at once (./stop-here.ts);
+// calls in other processes learn it from their next heartbeat.
+import * as wf from '@temporalio/workflow';
+import { cancelSignal } from '../common/run-messages';
+import { stoppedText, toolResultMessage } from '../common/transcript-text';
+import type { Exit } from './next-step';
+import type { RunContext } from './run-context';
+import type { PendingCall } from './tool-calls';
+import { stopCallsInThisProcess } from './stop-here';
+
+const CANCELLED = 'the workflow was cancelled';
+
+export class StopSwitch {
+  /** The scope the whole loop runs in. */
+  readonly scope = new wf.CancellationScope();
+  /** What the cancel signal said, once it came. */
+  private signalled: string | null = null;
+
+  /** A Stop was taken: the cancel signal, or Temporal's own cancellation of the workflow. */
+  get stopped(): boolean {
+    return this.signalled !== null || this.scope.consideredCancelled;
+  }
+
+  /** Why the run stopped, in its result and trace; null when no cancel signal came. */
+  get reason(): string | null {
+    return this.signalled;
+  }
+
+  /** The exit of a stopped run. */
+  exit(): Exit {
+    const reason = this.signalled ?? CANCELLED;
+    return { status: 'interrupted', interruption: { type: 'cancelled', reason }, reason };
+  }
+
+  /**
+   * The cancel signal is applied in its handler, not deferred like decisions:
+   * it must interrupt whatever the loop waits for. `canStop`: the run is
+   * still running or parked (a finished run ignores it, on record).
+   */
+  register(ctx: Pick<RunContext, 'trace' | 'board'>): void {
+    wf.setHandler(cancelSignal, (input) => {
+      if (this.signalled !== null || !ctx.board.isLive()) {
+        ctx.trace.emit('signal_ignored', { signal: 'cancel', reason: 'the run is already stopping' });
+        return;
+      }
+      const reason = (input as { reason?: unknown } | null)?.reason;
+      this.signalled = typeof reason === 'string' && reason.trim() ? reason : 'cancelled';
+      this.scope.cancel();
+      stopCallsInThisProcess(this.signalled);
+    });
+    // Temporal's cancellation aborts this process's calls at once too; not a
+    // command, so a replay is unchanged.
+    this.scope.cancelRequested.catch(() => {
+      if (this.signalled === null) stopCallsInThisProcess(CANCELLED);
+    });
+  }
+}
+
+/**
+ * The run was stopped while this call ran, and the tool reported that it
+ * stopped without finishing (a write that had already acted reports its
+ * result instead: the workflow waits for it). The transcript says so, so it
+ * stays valid and tells the truth.
+ */
+export function recordStopped(ctx: RunContext, pending: PendingCall, toolName: string, started: number): void {
+  const reason = ctx.stop.reason ?? CANCELLED;
+  ctx.state.toolRuns += 1;
+  ctx.state.messages.push(toolResultMessage(pending.call, stoppedText(toolName, reason)));
+  ctx.trace.emit('tool_result', { toolName, callId: pending.call.id, ms: Date.now() - started, ok: false, stopped: true });
+  ctx.metrics.toolErrors.add(1, { tool: toolName, kind: 'stopped' });
+}

@@ -1,0 +1,122 @@
+// One pending tool call, from the model's reply to its result in the
+// transcript: refused when it names no enabled tool or bad arguments,
+// declined by a steer's interrupt, held for approval, served from the dedupe
+// cache, run as a child (sub-agents) or as an activity, and, when a write's
+// outcome is unknown and the run asked for it, held for a person to reconcile.
+import * as wf from '@temporalio/workflow';
+import type { ToolOutcome } from '../common/contract';
+import { needsApproval, type ToolSpec } from '../common/tool-spec';
+import { capToolResult, callSummary, toolResultMessage } from '../common/transcript-text';
+import { noteFiled } from '../common/message-refs';
+import type { ApprovalGate } from './approval-gate';
+import { remember, toolFailed } from './call-results';
+import type { Exit } from './next-step';
+import { reconciledText } from './reconciliation';
+import type { Reconciler } from './reconciler';
+import type { RunContext } from './run-context';
+import { localToolsPatched } from './run-setup';
+import type { Spend } from './spend';
+import type { SteeringDesk } from './steering-desk';
+import { recordStopped } from './stop';
+import { runSubAgentCall } from './sub-agents';
+import { cacheKey, idempotencyKey, isCacheable, parseCall, type PendingCall } from './tool-calls';
+
+/** A refused call gets a trace line (tool_result refused). */
+const REFUSED_CALLS_TRACED_PATCH = 'refused-calls-traced-v1';
+
+export class ToolDispatch {
+  constructor(
+    private readonly ctx: RunContext,
+    private readonly approvals: ApprovalGate,
+    private readonly steering: SteeringDesk,
+    private readonly reconciler: Reconciler,
+    private readonly spend: Spend,
+  ) {}
+
+  /** Runs, declines, or serves from cache one pending call. Returns an exit when the run must stop. */
+  async handle(pending: PendingCall): Promise<Exit | null> {
+    const { ctx } = this;
+    const { call } = pending;
+    const parsed = parseCall(call, ctx.specs);
+    if (!parsed.ok) {
+      // Refused before it could run (unknown tool, bad arguments): on record like any other call's end.
+      // Behind a patch: a run that refused a call before this line existed would otherwise write every later line one seq off.
+      if (wf.patched(REFUSED_CALLS_TRACED_PATCH)) ctx.trace.emit('tool_result', { toolName: parsed.toolName.slice(0, 100), callId: call.id, ms: 0, ok: false, refused: parsed.error });
+      return toolFailed(ctx, pending, parsed.toolName, parsed.error, false);
+    }
+    const { toolName, args, spec } = parsed;
+    const key = idempotencyKey(ctx.ids.workflowId, ctx.ids.effectsChainId, pending, ctx.state);
+    // A steer with `interrupt`: no call of this reply starts after it.
+    if (this.steering.declineIfInterrupted(pending, toolName)) return null;
+
+    if (needsApproval(spec.needsApproval, args)) {
+      const gate = await this.approvals.check(pending, toolName, args, key);
+      if (gate !== 'go') return gate;
+    }
+
+    const cacheable = isCacheable(spec, ctx.cfg.dedupe);
+    const ck = cacheKey(toolName, args);
+    const cached = cacheable ? ctx.state.cache[ck] : undefined;
+    if (cached !== undefined) {
+      ctx.state.messages.push(toolResultMessage(call, cached));
+      ctx.trace.emit('tool_result', { toolName, callId: call.id, ms: 0, ok: true, cached: true });
+      return null;
+    }
+
+    // A Stop taken while this call waited (for its decision, say): it never starts.
+    if (ctx.stop.stopped) return ctx.stop.exit();
+    if (spec.subAgent) return runSubAgentCall(ctx, this.spend, pending, spec, spec.subAgent, args, cacheable ? ck : null);
+
+    ctx.trace.emit('tool_start', { toolName, args, callId: call.id });
+    const started = Date.now();
+    let outcome = await this.runActivity(pending, spec, toolName, args, key, started, false);
+    ctx.state.toolRuns += 1;
+    ctx.trace.emit('tool_result', { toolName, callId: call.id, ms: Date.now() - started, ok: outcome.ok });
+    // Only runs that asked for it park: every other run tells the model what the tool said.
+    while (outcome.ok && outcome.outcomeUnknown === true && ctx.cfg.unknownOutcomes === 'ask') {
+      const answer = await this.reconciler.awaitAnswer({ callId: call.id, toolName, args, known: outcome.content });
+      if (answer === null) break;
+      if (answer.outcome === 'happened') {
+        outcome = { ok: true, content: capToolResult(reconciledText(toolName, answer), ctx.cfg.maxToolResultChars) };
+        break;
+      }
+      if (ctx.stop.stopped) break;
+      // Tried again on a person's word: the effect protocol takes the stale claim over and acts.
+      const again = Date.now();
+      ctx.trace.emit('tool_start', { toolName, args, callId: call.id, retryUnknown: true, by: answer.by });
+      outcome = await this.runActivity(pending, spec, toolName, args, key, again, true);
+      ctx.trace.emit('tool_result', { toolName, callId: call.id, ms: Date.now() - again, ok: outcome.ok });
+    }
+    if (!outcome.ok) return toolFailed(ctx, pending, toolName, outcome.error, outcome.permanent);
+    // The tool activity already cut its result to maxToolResultChars.
+    const message = toolResultMessage(call, outcome.content);
+    ctx.state.messages.push(message);
+    noteFiled(ctx.state, message, outcome.ref);
+    if (cacheable) remember(ctx, ck, outcome.content);
+    return null;
+  }
+
+  /** One attempt chain of the call's activity; a Stop while it runs is recorded in the transcript. */
+  private async runActivity(pending: PendingCall, spec: ToolSpec, toolName: string, args: Record<string, unknown>, key: string, started: number, retryUnknown: boolean): Promise<ToolOutcome> {
+    const { ctx } = this;
+    // Guarded: histories recorded before local tools scheduled these as activities.
+    const activity = ctx.activities.tool(spec, spec.activity?.local === true && localToolsPatched(ctx.patches));
+    try {
+      return await activity.runTool.executeWithOptions({ summary: callSummary(toolName, args, this.approvals.decisionOf(key)) }, [{
+        workflowId: ctx.ids.workflowId,
+        chainId: ctx.ids.chainId,
+        callId: pending.call.id,
+        idempotencyKey: key,
+        toolName,
+        args,
+        workspace: ctx.cfg.workspace,
+        traceSeq: ctx.trace.seq,
+        maxResultChars: ctx.cfg.maxToolResultChars,
+        ...(retryUnknown ? { retryUnknown: true } : {}),
+      }]);
+    } catch (err) {
+      if (wf.isCancellation(err)) recordStopped(ctx, pending, toolName, started);
+      throw err;
+    }
+  }
+}
