@@ -2,7 +2,6 @@
 // transcript, the five exits. Plain JSON only (no Map, no Date, no class) so it
 // survives history, queries and continue-as-new unchanged.
 import type { ToolSpec } from './tool-spec';
-import type { ForkOrigin, ForkRequest } from './fork';
 
 /** One tool call as the OpenAI chat-completions wire format carries it. */
 export interface ToolCall {
@@ -391,3 +390,32 @@ export interface ContextPolicy {
 
 /** The task queue the harness's workers poll unless AGENT_TASK_QUEUE says otherwise (CONTRACT.md). */
 export const DEFAULT_TASK_QUEUE = 'agent-harness';
+
+/** `forkFrom` as the input carries it: a run (its workflow id, optionally one execution) or an exported transcript. */
+export interface ForkRequest {
+  /** The source's workflow id. With `transcript`, only a label (the run the file was exported from). */
+  run?: string;
+  /** One execution of the source (a run reset away, say); default: the workflow id's current execution. */
+  runId?: string;
+  /** Turns to keep: the fork's first model call is turn atTurn + 1. */
+  atTurn: number;
+  /** A user message appended after turn atTurn. */
+  message?: string;
+  /** An exported run's messages (`agent-harness export`), instead of `run`. */
+  transcript?: ChatMessage[];
+  /** The exported run's cost per turn, for inheritedCostUsd. */
+  turnCostsUsd?: number[];
+}
+
+/** Where a fork came from: in its configuration, status, result and `run_started` trace line. */
+export interface ForkOrigin {
+  /** The source's workflow id (null for a file that did not name one). */
+  run: string | null;
+  /** The source execution's Temporal run id (null for a file). */
+  runId: string | null;
+  atTurn: number;
+  message: string | null;
+  /** What the source paid for the inherited turns; null when its history does not say (a source that was itself resumed, say). */
+  inheritedCostUsd: number | null;
+  fromFile: boolean;
+}

@@ -2,7 +2,7 @@
 // checks it before loading the source, parseInput checks it again so the CLI
 // and `run --input` refuse the same inputs.
 import type { ChatMessage } from './contract';
-import type { ForkRequest } from './fork';
+import type { ForkRequest } from './contract';
 import { InputError } from './input-error';
 
 const FORK_FIELDS = ['run', 'runId', 'atTurn', 'message', 'transcript', 'turnCostsUsd'];

@@ -4,35 +4,6 @@
 // workflow, the activities and the CLI all use it.
 import type { ChatMessage } from './contract';
 
-/** `forkFrom` as the input carries it: a run (its workflow id, optionally one execution) or an exported transcript. */
-export interface ForkRequest {
-  /** The source's workflow id. With `transcript`, only a label (the run the file was exported from). */
-  run?: string;
-  /** One execution of the source (a run reset away, say); default: the workflow id's current execution. */
-  runId?: string;
-  /** Turns to keep: the fork's first model call is turn atTurn + 1. */
-  atTurn: number;
-  /** A user message appended after turn atTurn. */
-  message?: string;
-  /** An exported run's messages (`agent-harness export`), instead of `run`. */
-  transcript?: ChatMessage[];
-  /** The exported run's cost per turn, for inheritedCostUsd. */
-  turnCostsUsd?: number[];
-}
-
-/** Where a fork came from: in its configuration, status, result and `run_started` trace line. */
-export interface ForkOrigin {
-  /** The source's workflow id (null for a file that did not name one). */
-  run: string | null;
-  /** The source execution's Temporal run id (null for a file). */
-  runId: string | null;
-  atTurn: number;
-  message: string | null;
-  /** What the source paid for the inherited turns; null when its history does not say (a source that was itself resumed, say). */
-  inheritedCostUsd: number | null;
-  fromFile: boolean;
-}
-
 /** A turn is one model reply and the results of its tool calls. */
 export type Cut = { ok: true; messages: ChatMessage[]; sourceTurns: number } | { ok: false; reason: string };
 
