@@ -17,7 +17,7 @@ import type { RunStatusView } from '../common/contract';
 import { statusQuery } from '../common/run-messages';
 import { findTemporalCli } from '../worker/dev-server/temporal-cli';
 import { findFreePort } from '../worker/dev-server/dev-server';
-import { documentedCommands, type DocCommand } from './docs-commands';
+import { DOC_FILES, documentedCommands, type DocCommand } from './docs-commands';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
 import { startWorkerProcess, type WorkerProcess } from './worker-process';
 
@@ -305,5 +305,27 @@ describe('the configuration reference', () => {
     expect(defaultOf('continueAsNewAtHistoryBytes')).toBe(`\`${d.continueAsNewAtHistoryBytes}\` (4 MiB)`);
     expect(defaultOf('approvalTimeoutMs')).toMatch(/^none/);
     expect(d.approvalTimeoutMs).toBeNull();
+  });
+});
+
+describe('the links of the README and docs/', () => {
+  /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens. */
+  const slug = (heading: string) => heading.trim().toLowerCase().replace(/`/g, '').replace(/[^\p{L}\p{N}_\- ]/gu, '').replace(/ /g, '-');
+  const headings = (file: string) =>
+    new Set([...readFileSync(join(PROJECT_ROOT, file), 'utf8').matchAll(/^#{1,6} (.*)$/gm)].map((m) => slug(m[1])));
+
+  it('every relative link names a file that exists, and a heading of it', () => {
+    const broken: string[] = [];
+    for (const file of DOC_FILES) {
+      const prose = readFileSync(join(PROJECT_ROOT, file), 'utf8').replace(/```[\s\S]*?```/g, '');
+      for (const [, link] of prose.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/.test(link)) continue;
+        const [path, anchor] = link.split('#');
+        const target = path ? join(dirname(file), path) : file;
+        if (!existsSync(join(PROJECT_ROOT, target))) broken.push(`${file}: ${link} (no such file)`);
+        else if (anchor && target.endsWith('.md') && !headings(target).has(anchor)) broken.push(`${file}: ${link} (no such heading)`);
+      }
+    }
+    expect(broken).toEqual([]);
   });
 });
