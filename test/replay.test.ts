@@ -4,7 +4,7 @@
 // as the history recorded, or the difference is listed and explained in
 // test/replay/accepted-differences.ts. A change to the loop that would break
 // or silently alter runs in flight fails here, before it is deployed (see
-// "Changing the loop safely" in the README).
+// "Changing the loop safely" in docs/internals.md).
 import { defaultPayloadConverter } from '@temporalio/common';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';

@@ -1,5 +1,5 @@
-// A deployment's own tools, as one module: what the README's "Bring your own
-// tools" section walks through. Offer them with
+// A deployment's own tools, as one module: what docs/tools.md and the README's
+// "Your own tool" walk through. Offer them with
 //   AGENT_TOOLS_MODULES=examples/tools/notes.ts npm run worker
 // and name them in a run's input: {"task": "...", "tools": ["write_note", "count_words"]}.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
