@@ -1,5 +1,5 @@
 // Every environment variable the processes read, with its default, in one
-// place (the README's configuration table mirrors this file).
+// place (docs/configuration.md's environment table mirrors this file).
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadClientConfigProfile, toClientOptions } from '@temporalio/envconfig';
@@ -68,7 +68,7 @@ export interface HarnessConfig {
   toolNames: string[] | null;
   /**
    * A JSON file of MCP servers whose tools this worker offers (AGENT_MCP_CONFIG;
-   * format in the README's "Bring your own tools"), or null for none. The
+   * format in docs/tools.md), or null for none. The
    * file's `${NAME}` references in server env and headers read this process's
    * environment (activities/tools/mcp/config.ts).
    */

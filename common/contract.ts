@@ -106,7 +106,7 @@ export interface AgentInput {
    * `null` lifts a cap; at least one of the two must stay set. `budgetMode`:
    * `soft` (default) checks the budget before each turn, so spend overshoots
    * by at most one turn; `hard` reserves each call's worst case first and
-   * never exceeds it (see docs in README, "Hard budget").
+   * never exceeds it (docs/governance.md, "Hard budget").
    */
   limits?: {
     maxTurns?: number | null;

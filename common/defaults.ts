@@ -1,4 +1,4 @@
-// Every default of the harness in one place, so the README's table can be
+// Every default of the harness in one place, so docs/configuration.md's table can be
 // checked against a single file.
 import type { DedupePolicy, Pricing, RunDefaults, ToolErrorPolicy, ToolName } from './contract';
 

@@ -42,7 +42,7 @@ export function startedFrom(cfg: RunConfig, state: RunState): CarriedState {
 
 /**
  * Guards the continue-as-new decision: runs whose history was recorded before
- * it existed replay without it (see "Changing the loop safely" in the README).
+ * it existed replay without it (see "Changing the loop safely" in docs/internals.md).
  */
 export const CONTINUE_AS_NEW_PATCH = 'continue-as-new-v1';
 

@@ -42,7 +42,7 @@ const START_USAGE = `usage: npm start [-- [--serve] [--real] [run flags]]
   --serve        keep server, provider and worker up (Ctrl-C to stop)
   --real         a real model on this machine instead of the scripted provider
   run flags      passed to \`agent-harness run\` (see \`bin/agent-harness.mjs run --help\`), e.g. --model destructive
-environment: TEMPORAL_ADDRESS (or TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE), OTEL_EXPORTER_OTLP_ENDPOINT, TEMPORAL_DEV_PORT, TEMPORAL_UI_PORT, PORT, CODEC_PORT, METRICS_PORT, MODEL_PORT (see the README)`;
+environment: TEMPORAL_ADDRESS (or TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE), OTEL_EXPORTER_OTLP_ENDPOINT, TEMPORAL_DEV_PORT, TEMPORAL_UI_PORT, PORT, CODEC_PORT, METRICS_PORT, MODEL_PORT (see docs/configuration.md)`;
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
   console.log(START_USAGE);
   process.exit(0);
