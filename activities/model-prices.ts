@@ -1,5 +1,5 @@
 // The models a worker knows the price of: the scripted provider's scenarios
-// at the chapter's prices ($2 in, $12 out per million tokens), and whatever
+// at the default prices ($2 in, $12 out per million tokens), and whatever
 // the deployment lists in AGENT_MODEL_PRICES. A hard budget refuses a model
 // that is in neither: its spend could not be bounded.
 import { SCRIPTED_MODELS } from '../common/scripted-models';

@@ -1,5 +1,5 @@
 // How the CLI prints a run: one line per step, a live line for tool progress,
-// and the chapter's summary line at the end.
+// and a one-line summary at the end.
 import type { TraceLine } from '../common/trace-format';
 import type { RunResult } from '../common/contract';
 
@@ -115,7 +115,7 @@ function renderRequest(l: TraceLine): string {
   return lines.join('\n');
 }
 
-/** The chapter's one-line summary. */
+/** One line: status, turns, tool runs, cost and time, for people and for grep. */
 export function summaryLine(r: RunResult, ms: number): string {
   return `turns=${r.turns} tools=${r.toolRuns} in=${r.usage.promptTokens} out=${r.usage.completionTokens} cost=${usd(r.costUsd)} ms=${ms} status=${r.status}`;
 }

@@ -136,13 +136,14 @@ export interface AgentInput {
   continueAsNewAtHistoryBytes?: number;
   /**
    * `stop` (default): an error the model cannot act on ends the run. `retry`
-   * hands it to the model like any other: the chapter's poisoned run, kept to
-   * reproduce it.
+   * hands it to the model like any other, which lets a run go on retrying what
+   * cannot succeed; kept so experiments/ can measure that.
    */
   permanentToolErrors?: 'stop' | 'retry';
   /**
    * Experimental, never a default: a rejected call's result is empty instead of
-   * the decision in words — the chapter's measurement of the lie that follows.
+   * the decision in words; kept so experiments/ can measure how often a model
+   * then claims the call happened.
    */
   experimentalEmptyRejection?: boolean;
   /** Writes each model request (numbered messages, tools) to the trace: `run --debug`. */

@@ -11,7 +11,7 @@ export const DEFAULT_DEDUPE: DedupePolicy = 'readOnly';
 /** The tools of runs recorded before tool modules (a worker's default now: its tools' enabledByDefault). */
 export const DEFAULT_TOOLS: ToolName[] = ['list_files', 'read_file', 'delete_file', 'scan_archive'];
 export const DEFAULT_WORKSPACE = 'default';
-/** The chapter's prices ($2.00 in, $12.00 out per million tokens). */
+/** The default prices, in USD per million tokens ($2.00 in, $12.00 out): a run without its own pricing is costed at these. */
 export const DEFAULT_PRICING: Pricing = { inputPerMTokUsd: 2.0, outputPerMTokUsd: 12.0 };
 export const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
 export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;

@@ -1,7 +1,7 @@
-// Content addresses for the prompt. A model call's input used to carry the
-// whole transcript and the tool list every turn, so history grew with the
-// square of the turns. Now a message the message store already holds travels
-// as its address ({ref}), and only what is new travels whole. The address is
+// Content addresses for the prompt. A message the message store already
+// holds travels in a model call's input as its address ({ref}), and only what
+// is new travels whole: carrying the whole transcript and tool list every
+// turn would grow history with the square of the turns. The address is
 // the SHA-256 of the message's JSON, computed here (deterministic, pure JS)
 // and again by the activity that stores or reads it, so neither side has to
 // trust the other: a message whose address does not match is a miss.

@@ -30,8 +30,8 @@ export interface VisibleState {
 
 /**
  * The details panel, in markdown: what the run waits for, its task, turns, cost and model.
- * Dollar signs are escaped: the Web UI's markdown reads `$…$` as math, so
- * `$0.05 of $1` showed as `\(0.05 of \)1` (seen in a real browser).
+ * Dollar signs are escaped: the Web UI's markdown reads `$…$` as math and
+ * would turn `$0.05 of $1` into a formula.
  */
 export function detailsText({ cfg, state, status, interruption: i, queuedSteers }: VisibleState): string {
   const hash = i?.type === 'approval' && i.argsHash ? ` · **argsHash:** \`${i.argsHash}\`` : '';

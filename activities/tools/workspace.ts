@@ -1,5 +1,5 @@
 // Confines every path a tool touches to the run's workspace folder, and seeds
-// a new workspace with the chapter's three files.
+// a new workspace with the three demo files the scripted scenarios read.
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
