@@ -20,7 +20,8 @@ import type { AgentInput, RunResult } from '../common/contract';
 import { loopActivities } from './activity-options';
 import { ApprovalGate } from './approval-gate';
 import { fitContextWindow } from './context-fit';
-import { continueAsNewIfDue, type CarriedState } from './continue-as-new';
+import { continueAsNewIfDue } from './continue-as-new';
+import { type CarriedState } from './carried-state';
 import { exitForError, isCancelledExit, runResult } from './exits';
 import { loopMetrics } from './metrics';
 import { nextStep, type Exit } from './next-step';
@@ -37,7 +38,7 @@ import { StopSwitch } from './stop';
 import { ToolDispatch } from './tool-dispatch';
 import { toolSpecsOf } from './tool-calls';
 
-export type { CarriedState } from './continue-as-new';
+export type { CarriedState } from './carried-state';
 
 export async function agentRun(input: AgentInput, carried?: CarriedState): Promise<RunResult> {
   const { ids, cfg, carried: from, patches } = await startRun(input, carried);

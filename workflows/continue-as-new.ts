@@ -2,43 +2,11 @@
 // grow history with the square of their turns (each model call stores the
 // whole transcript again) until Temporal's limits stop them.
 import * as wf from '@temporalio/workflow';
-import type { Decision } from '../common/transcript-text';
-import type { RunState } from './run-state';
-import type { QueuedSteer } from './steering';
-import type { AgentInput, RunConfig, RunResult } from '../common/contract';
+import type { CarriedState } from './carried-state';
+import type { AgentInput, RunResult } from '../common/contract';
 import type { ApprovalGate } from './approval-gate';
 import type { RunContext } from './run-context';
 import type { SteeringDesk } from './steering-desk';
-
-/**
- * What one execution hands the next: all the loop knows, as plain JSON. The
- * run id (workflow id), the trace's seq, the cost and the cache carry on;
- * nothing is pending at that point.
- */
-export interface CarriedState {
-  /** Written by executions before this one's code (1 or 2); nothing reads it: what a state holds is told by its fields. */
-  version?: 1 | 2;
-  /** The configuration resolved when the run started (absent in the oldest carried states). */
-  cfg?: RunConfig;
-  state: RunState;
-  decisions: Record<string, Decision>;
-  seq: number;
-  /** Executions before this one. */
-  executions: number;
-  /** The run chain (see agentRun); absent in states carried before it was: the first execution's run id. */
-  chainId?: string;
-  /** Steering messages not yet applied (./steering); absent when none. */
-  steers?: QueuedSteer[];
-}
-
-/**
- * The start of a run that continues another's transcript (a resume; a fork):
- * the decisions and the steering messages were that run's, for its calls, so
- * it starts with none. A decision is used once.
- */
-export function startedFrom(cfg: RunConfig, state: RunState): CarriedState {
-  return { cfg, state, decisions: {}, seq: 0, executions: 0 };
-}
 
 /**
  * Guards the continue-as-new decision: runs whose history was recorded before

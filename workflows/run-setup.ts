@@ -8,7 +8,7 @@ import { PENDING_ARGS_HASH_PATCH } from './visibility';
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { AgentActivities as Activities, LoadedRun, ResolvedConfig } from '../common/activity-contract';
 import type { AgentInput, RunConfig, RunStatusView } from '../common/contract';
-import type { CarriedState } from './continue-as-new';
+import type { CarriedState } from './carried-state';
 import { InputError, parseInput } from '../common/input';
 import { noChildren } from './run-state';
 import { AGENT_ERROR_TYPE, AGENT_EXIT_REASON, AGENT_STATUS } from '../common/search-attributes';

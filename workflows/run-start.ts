@@ -7,7 +7,7 @@ import { ApplicationFailure } from '@temporalio/workflow';
 import type { AgentInput, RunConfig } from '../common/contract';
 import { inputOfConfig, resumedInput } from '../common/resume-input';
 import { statusQuery, transcriptQuery } from '../common/run-messages';
-import { startedFrom, type CarriedState } from './continue-as-new';
+import { startedFrom, type CarriedState } from './carried-state';
 import { forkState, startFork, wantsFork, type ForkStart } from './fork-setup';
 import type { RunIds } from './run-context';
 import { askPatches, failedAtStart, loadPriorRun, resolveConfig, startingView, type Patches } from './run-setup';

@@ -3,12 +3,20 @@
 // Agent* search attributes. Parking and unparking go through here, so the
 // three always agree.
 import * as wf from '@temporalio/workflow';
-import { agentStatusOf, type Interruption, type RunStatus, type RunStatusView, type SteerView } from '../common/contract';
+import { agentStatusOf, type Interruption, type RunConfig, type RunStatus, type RunStatusView, type SteerView } from '../common/contract';
 import { configQuery, statusQuery, transcriptQuery } from '../common/run-messages';
 import type { Exit } from './next-step';
-import type { RunContext } from './run-context';
-import { noChildren } from './run-state';
+import { noChildren, type RunState } from './run-state';
+import type { Patches } from './run-setup';
 import { attributesToUpsert, detailsText, statusAttributes, type VisibleState } from './visibility';
+
+/** What the board shows: the run's ids, configuration and state; its patches decide what an upsert carries. */
+export interface BoardSource {
+  ids: { workflowId: string };
+  cfg: RunConfig;
+  state: RunState;
+  patches: Pick<Patches, 'pendingArgsHash' | 'all'>;
+}
 
 /** What other concerns add to the view: queued steering messages, a hard budget's figures, a fork's origin. */
 export interface BoardExtras {
@@ -23,7 +31,7 @@ export class StatusBoard {
   private ended: Exit | null = null;
   private extras: BoardExtras = { queuedSteers: () => [], budgetFields: () => ({}) };
 
-  constructor(private readonly ctx: Pick<RunContext, 'ids' | 'cfg' | 'state' | 'patches'>) {}
+  constructor(private readonly ctx: BoardSource) {}
 
   /** Set once the concerns that add to the view exist. */
   attach(extras: BoardExtras): void {

@@ -6,13 +6,13 @@
 // calls in other processes learn it from their next heartbeat.
 import * as wf from '@temporalio/workflow';
 import { cancelSignal } from '../common/run-messages';
-import { stoppedText, toolResultMessage } from '../common/transcript-text';
 import type { Exit } from './next-step';
-import type { RunContext } from './run-context';
-import type { PendingCall } from './tool-calls';
+import type { RunTrace } from './run-trace';
+import type { StatusBoard } from './status-board';
 import { stopCallsInThisProcess } from './stop-here';
 
-const CANCELLED = 'the workflow was cancelled';
+/** The reason of a Stop that came without one: Temporal's own cancellation. */
+export const CANCELLED = 'the workflow was cancelled';
 
 export class StopSwitch {
   /** The scope the whole loop runs in. */
@@ -41,7 +41,7 @@ export class StopSwitch {
    * it must interrupt whatever the loop waits for. `canStop`: the run is
    * still running or parked (a finished run ignores it, on record).
    */
-  register(ctx: Pick<RunContext, 'trace' | 'board'>): void {
+  register(ctx: { trace: RunTrace; board: StatusBoard }): void {
     wf.setHandler(cancelSignal, (input) => {
       if (this.signalled !== null || !ctx.board.isLive()) {
         ctx.trace.emit('signal_ignored', { signal: 'cancel', reason: 'the run is already stopping' });
@@ -58,18 +58,4 @@ export class StopSwitch {
       if (this.signalled === null) stopCallsInThisProcess(CANCELLED);
     });
   }
-}
-
-/**
- * The run was stopped while this call ran, and the tool reported that it
- * stopped without finishing (a write that had already acted reports its
- * result instead: the workflow waits for it). The transcript says so, so it
- * stays valid and tells the truth.
- */
-export function recordStopped(ctx: RunContext, pending: PendingCall, toolName: string, started: number): void {
-  const reason = ctx.stop.reason ?? CANCELLED;
-  ctx.state.toolRuns += 1;
-  ctx.state.messages.push(toolResultMessage(pending.call, stoppedText(toolName, reason)));
-  ctx.trace.emit('tool_result', { toolName, callId: pending.call.id, ms: Date.now() - started, ok: false, stopped: true });
-  ctx.metrics.toolErrors.add(1, { tool: toolName, kind: 'stopped' });
 }

@@ -16,8 +16,7 @@ import { runSubAgent, type SubAgentOutcome } from './sub-agent';
 import { needsApproval, type SubAgentSpec } from '../common/tool-spec';
 import type { HardBudget } from './budget';
 import type { RunContext } from './run-context';
-import { recordStopped } from './stop';
-import { remember, toolFailed } from './call-results';
+import { recordStopped, remember, toolFailed } from './call-results';
 
 interface Job {
   pending: PendingCall;

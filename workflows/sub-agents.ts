@@ -5,12 +5,11 @@
 // Under a hard budget, ./sub-agent-batch.ts holds each child's share first.
 import type { SubAgentSpec, ToolSpec } from '../common/tool-spec';
 import { notRunText, toolResultMessage } from '../common/transcript-text';
-import { remember, toolFailed } from './call-results';
+import { recordStopped, remember, toolFailed } from './call-results';
 import { budgetLeft, childBudget, isBudgetSpent, type Exit } from './next-step';
 import type { RunContext } from './run-context';
 import { recordChildSpend } from './run-state';
 import type { Spend } from './spend';
-import { recordStopped } from './stop';
 import { runSubAgent } from './sub-agent';
 import { subAgentBatch } from './sub-agent-batch';
 import { subAgentChildId, type PendingCall } from './tool-calls';

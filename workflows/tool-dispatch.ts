@@ -9,7 +9,7 @@ import { needsApproval, type ToolSpec } from '../common/tool-spec';
 import { capToolResult, callSummary, toolResultMessage } from '../common/transcript-text';
 import { noteFiled } from '../common/message-refs';
 import type { ApprovalGate } from './approval-gate';
-import { remember, toolFailed } from './call-results';
+import { recordStopped, remember, toolFailed } from './call-results';
 import type { Exit } from './next-step';
 import { reconciledText } from './reconciliation';
 import type { Reconciler } from './reconciler';
@@ -17,7 +17,6 @@ import type { RunContext } from './run-context';
 import { localToolsPatched } from './run-setup';
 import type { Spend } from './spend';
 import type { SteeringDesk } from './steering-desk';
-import { recordStopped } from './stop';
 import { runSubAgentCall } from './sub-agents';
 import { cacheKey, idempotencyKey, isCacheable, parseCall, type PendingCall } from './tool-calls';
 
