@@ -8,16 +8,17 @@ import { readTrace, traceChains } from '../common/trace-format';
 import { isArgsHashText } from '../common/args-hash';
 import { loadConfig, type HarnessConfig } from '../common/config';
 import { cancelSignal, decideUpdate, raiseBudgetUpdate, reconcileUpdate, statusQuery, steerUpdate, transcriptQuery } from '../common/run-messages';
-import type { AgentInput, RunResult } from '../common/contract';
+import type { RunResult } from '../common/contract';
 import { connectClient } from './connect';
 import { ALREADY_FINISHED, EXIT_CODES, NOT_FOUND, USAGE_ERROR } from './exit-codes';
-import { follow, runAndFollow, summaryOf } from './follow';
-import { startingAttributes } from '../workflows/visibility';
+import { follow } from './follow';
 import { chainOfRun, latestChain } from './run-history';
 import { COMMANDS, commandUsage, fullUsage } from './commands';
 import { inputFromFlags, numberFlag } from './run-flags';
-import { checkResume, type ResumeFlags } from './resume-check';
+import { resume, resumeArgs } from './resume';
+import { startRun } from './start-run';
 import { exportRun, forkArgs } from './fork-export';
+import { checkFork } from './fork-check';
 import { Refusal, UsageError } from './usage-error';
 
 export { DEFAULT_TASK, inputFromFlags } from './run-flags';
@@ -47,7 +48,7 @@ export async function main(argv: string[], client?: Client): Promise<number> {
   try {
     // Flags are checked before connecting: a mistyped limit is refused at once.
     const runFlags = command === 'run' ? inputFromFlags(rest) : null;
-    const resumeArgs = command === 'resume' ? resumeFlags(rest) : null;
+    const resuming = command === 'resume' ? resumeArgs(rest) : null;
     const fork = command === 'fork' ? forkArgs(rest) : null;
     // Connected only by the commands that need the server: reading a trace file does not.
     let connected: Client | undefined = client;
@@ -56,9 +57,10 @@ export async function main(argv: string[], client?: Client): Promise<number> {
       case 'run':
         return await run(await conn(), runFlags ?? inputFromFlags(rest));
       case 'resume':
-        return await resume(await conn(), resumeArgs ?? resumeFlags(rest));
+        return await resume(await conn(), resuming ?? resumeArgs(rest));
       case 'fork': {
         const f = fork ?? forkArgs(rest);
+        await checkFork(await conn(), f);
         const workflowId = f.id ?? `${f.from}-fork-${randomUUID().slice(0, 6)}`;
         return await startRun(await conn(), f.input, workflowId, f.detach, `fork of ${f.from}`);
       }
@@ -75,24 +77,24 @@ export async function main(argv: string[], client?: Client): Promise<number> {
         return await reconcile(conn, rest);
       case 'cancel': {
         const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { reason: { type: 'string' } } });
-        const runId = need(positionals[0], 'runId');
-        await (await conn()).workflow.getHandle(runId).signal(cancelSignal, { reason: values.reason ?? 'cancelled from the CLI' });
-        console.log(`cancel sent to ${runId}`);
+        const workflowId = need(positionals[0], 'workflowId');
+        await (await conn()).workflow.getHandle(workflowId).signal(cancelSignal, { reason: values.reason ?? 'cancelled from the CLI' });
+        console.log(`cancel sent to ${workflowId}`);
         return 0;
       }
       case 'status': {
-        const runId = need(rest[0], 'runId');
-        console.log(JSON.stringify(await (await conn()).workflow.getHandle(runId).query(statusQuery), null, 2));
+        const workflowId = need(rest[0], 'workflowId');
+        console.log(JSON.stringify(await (await conn()).workflow.getHandle(workflowId).query(statusQuery), null, 2));
         return 0;
       }
       case 'transcript': {
-        const runId = need(rest[0], 'runId');
-        console.log(JSON.stringify(await (await conn()).workflow.getHandle(runId).query(transcriptQuery), null, 2));
+        const workflowId = need(rest[0], 'workflowId');
+        console.log(JSON.stringify(await (await conn()).workflow.getHandle(workflowId).query(transcriptQuery), null, 2));
         return 0;
       }
       case 'result': {
-        const runId = need(rest[0], 'runId');
-        const r = await (await conn()).workflow.getHandle(runId).result().then(
+        const workflowId = need(rest[0], 'workflowId');
+        const r = await (await conn()).workflow.getHandle(workflowId).result().then(
           (ok) => ok as RunResult,
           (err: unknown) => {
             // A run that failed outright (bad input, a refused resume) has no result
@@ -101,7 +103,7 @@ export async function main(argv: string[], client?: Client): Promise<number> {
             const cause = err.cause;
             const errorType = cause instanceof ApplicationFailure ? (cause.type ?? 'ApplicationFailure') : (cause?.name ?? 'WorkflowFailed');
             const error = cause?.message ?? err.message;
-            return { runId, workflowId: runId, status: 'failed', agentStatus: 'failed', reason: error, error, errorType } as const;
+            return { runId: workflowId, workflowId, status: 'failed', agentStatus: 'failed', reason: error, error, errorType } as const;
           },
         );
         console.log(JSON.stringify(r, null, 2));
@@ -113,16 +115,16 @@ export async function main(argv: string[], client?: Client): Promise<number> {
           allowPositionals: true,
           options: { follow: { type: 'boolean' }, 'run-id': { type: 'string' } },
         });
-        const runId = need(positionals[0], 'runId');
-        const chainId = await traceChainFor(conn, cfg.traceDir, runId, values['run-id'], values.follow === true);
+        const workflowId = need(positionals[0], 'workflowId');
+        const chainId = await traceChainFor(conn, cfg.traceDir, workflowId, values['run-id'], values.follow === true);
         if (values.follow) {
           const c = await conn();
-          const wait = () => c.workflow.getHandle(runId, values['run-id']).result() as Promise<RunResult>;
-          const r = await follow(runId, wait, { traceDir: cfg.traceDir, chainId });
+          const wait = () => c.workflow.getHandle(workflowId, values['run-id']).result() as Promise<RunResult>;
+          const r = await follow(workflowId, wait, { traceDir: cfg.traceDir, chainId });
           return EXIT_CODES[r.status];
         }
-        const lines = readTrace(cfg.traceDir, runId, chainId);
-        if (lines.length === 0) console.error(`no trace for ${runId}${chainId ? ` run ${chainId}` : ''} under ${cfg.traceDir} (TRACE_DIR)`);
+        const lines = readTrace(cfg.traceDir, workflowId, chainId);
+        if (lines.length === 0) console.error(`no trace for ${workflowId}${chainId ? ` run ${chainId}` : ''} under ${cfg.traceDir} (TRACE_DIR)`);
         for (const l of lines) console.log(JSON.stringify(l));
         return lines.length ? 0 : NOT_FOUND;
       }
@@ -195,38 +197,6 @@ async function traceChainFor(conn: () => Promise<Client>, traceDir: string, work
   return latestChain(await conn(), workflowId);
 }
 
-/** `resume RUN`'s flags, checked before anything connects. */
-function resumeFlags(rest: string[]): { from: string; flags: ResumeFlags; id: string | undefined; detach: boolean } {
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: { 'max-turns': { type: 'string' }, budget: { type: 'string' }, 'approval-timeout-ms': { type: 'string' }, id: { type: 'string' }, detach: { type: 'boolean' } },
-  });
-  return {
-    from: need(positionals[0], 'runId'),
-    flags: {
-      maxTurns: numberFlag('max-turns', values['max-turns'], { none: true, integer: true }),
-      budget: numberFlag('budget', values.budget, { none: true }),
-      approvalTimeoutMs: numberFlag('approval-timeout-ms', values['approval-timeout-ms'], { none: true, integer: true }),
-    },
-    id: values.id,
-    detach: values.detach ?? false,
-  };
-}
-
-/**
- * `resume RUN`: refused here, naming why, when the run cannot be continued or
- * the new run would stop at once (checkResume); the workflow checks again.
- */
-async function resume(c: Client, { from, flags, id, detach }: ReturnType<typeof resumeFlags>): Promise<number> {
-  for (const note of await checkResume(c, from, flags)) console.error(note);
-  const { maxTurns, budget, approvalTimeoutMs } = flags;
-  const limits = { ...(maxTurns !== undefined ? { maxTurns } : {}), ...(budget !== undefined ? { maxBudgetUsd: budget } : {}) };
-  const input = { resumeFrom: from, ...(Object.keys(limits).length ? { limits } : {}), ...(approvalTimeoutMs !== undefined ? { approvalTimeoutMs } : {}) } as AgentInput;
-  const workflowId = id ?? `${from}-resumed-${randomUUID().slice(0, 6)}`;
-  return startRun(c, input, workflowId, detach, `resume of ${from}`);
-}
-
 const AGENT_STATUSES = ['running', 'awaiting_approval', 'awaiting_budget', 'awaiting_reconciliation', 'completed', 'failed', 'max_turns_exceeded', 'budget_exceeded', 'interrupted'];
 
 /** Runs found through their search attributes, as a table with a header. */
@@ -244,7 +214,7 @@ async function list(conn: () => Promise<Client>, rest: string[]): Promise<number
   if (values.awaiting) clauses.push(`AgentStatus IN ('awaiting_approval', 'awaiting_reconciliation')`);
   if (values.status) clauses.push(`AgentStatus = '${values.status}'`);
   if (typeof minCost === 'number') clauses.push(`AgentCostUsd >= ${minCost}`);
-  const rows: string[][] = [['RUN ID', 'TEMPORAL', 'AGENT STATUS', 'TURNS', 'COST USD', 'AWAITING', 'STARTED']];
+  const rows: string[][] = [['WORKFLOW ID', 'TEMPORAL', 'AGENT STATUS', 'TURNS', 'COST USD', 'AWAITING', 'STARTED']];
   for await (const w of (await conn()).workflow.list({ query: clauses.join(' AND ') })) {
     const sa = (name: string) => w.searchAttributes?.[name]?.[0];
     const awaiting = sa('AgentAwaitingTool') ? `${String(sa('AgentAwaitingTool'))} ${String(sa('AgentAwaitingCallId') ?? '')}` : '';
@@ -263,25 +233,6 @@ async function run(c: Client, flags: ReturnType<typeof inputFromFlags>): Promise
   return startRun(c, input, workflowId, detach, `run ${workflowId}`);
 }
 
-/** Starts a run: prints its id (`--detach`), or follows it and exits with the code of its exit. */
-async function startRun(c: Client, input: AgentInput, workflowId: string, detach: boolean, what: string): Promise<number> {
-  const cfg = loadConfig();
-  if (detach) {
-    await c.workflow.start('agentRun', { taskQueue: cfg.taskQueue, workflowId, args: [input], staticSummary: summaryOf(input), typedSearchAttributes: startingAttributes(input) });
-    console.log(workflowId);
-    return 0;
-  }
-  try {
-    const r = await runAndFollow(c, input, { taskQueue: cfg.taskQueue, traceDir: cfg.traceDir, workflowId, live: process.stdout.isTTY });
-    return EXIT_CODES[r.status];
-  } catch (err) {
-    // A run that fails outright (bad input, a refused resume) is a workflow failure, not a result.
-    const cause = (err as { cause?: { message?: string } }).cause?.message;
-    console.error(`${what} failed: ${cause ?? (err instanceof Error ? err.message : String(err))}`);
-    return EXIT_CODES.failed;
-  }
-}
-
 /** A person's word on a write whose outcome is unknown: it happened (and what happened), or try it again. */
 async function reconcile(conn: () => Promise<Client>, rest: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -289,13 +240,13 @@ async function reconcile(conn: () => Promise<Client>, rest: string[]): Promise<n
     allowPositionals: true,
     options: { happened: { type: 'string' }, retry: { type: 'boolean' }, by: { type: 'string' } },
   });
-  const runId = need(positionals[0], 'runId');
+  const workflowId = need(positionals[0], 'workflowId');
   const callId = need(positionals[1], 'callId');
   if ((values.happened === undefined) === (values.retry !== true)) throw new UsageError('reconcile takes one of --happened "what happened" and --retry');
   const by = values.by ?? process.env.USER ?? 'cli';
   const input = values.retry === true ? { callId, outcome: 'retry' as const, by } : { callId, outcome: 'happened' as const, result: values.happened, by };
-  const view = await (await conn()).workflow.getHandle(runId).executeUpdate(reconcileUpdate, { args: [input] });
-  console.log(`reconciled ${callId} on ${runId} (${input.outcome}); run is now ${view.agentStatus} (turns=${view.turns} cost=$${view.costUsd.toFixed(6)})`);
+  const view = await (await conn()).workflow.getHandle(workflowId).executeUpdate(reconcileUpdate, { args: [input] });
+  console.log(`reconciled ${callId} on ${workflowId} (${input.outcome}); run is now ${view.agentStatus} (turns=${view.turns} cost=$${view.costUsd.toFixed(6)})`);
   return 0;
 }
 
@@ -305,43 +256,43 @@ async function decide(conn: () => Promise<Client>, decision: 'approve' | 'reject
     allowPositionals: true,
     options: { reason: { type: 'string' }, by: { type: 'string' }, 'args-hash': { type: 'string' } },
   });
-  const runId = need(positionals[0], 'runId');
+  const workflowId = need(positionals[0], 'workflowId');
   const callId = need(positionals[1], 'callId');
   const hash = values['args-hash'];
   if (hash !== undefined && !isArgsHashText(hash)) throw new UsageError(`--args-hash must be 64 hex digits (the status's interruption.argsHash), got ${JSON.stringify(hash)}`);
-  const view = await (await conn()).workflow.getHandle(runId).executeUpdate(decideUpdate, {
+  const view = await (await conn()).workflow.getHandle(workflowId).executeUpdate(decideUpdate, {
     args: [{ callId, decision, reason: values.reason, by: values.by ?? process.env.USER ?? 'cli', ...(hash !== undefined ? { argsHash: hash.toLowerCase() } : {}) }],
   });
-  console.log(`${decision === 'approve' ? 'approved' : 'rejected'} ${callId} on ${runId}; run is now ${view.status} (turns=${view.turns} cost=$${view.costUsd.toFixed(6)})`);
+  console.log(`${decision === 'approve' ? 'approved' : 'rejected'} ${callId} on ${workflowId}; run is now ${view.status} (turns=${view.turns} cost=$${view.costUsd.toFixed(6)})`);
   return 0;
 }
 
 /** `steer RUN "message"`: queued by the steer update (refused at once, naming why, when the run cannot take it). */
 async function steer(conn: () => Promise<Client>, rest: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { by: { type: 'string' }, interrupt: { type: 'boolean' } } });
-  const runId = need(positionals[0], 'runId');
+  const workflowId = need(positionals[0], 'workflowId');
   const message = positionals[1];
   if (message === undefined) throw new UsageError('missing <message>');
-  if (positionals.length > 2) throw new UsageError(`one message, quoted: got ${positionals.length - 1} words (agent-harness steer ${runId} "look in logs/")`);
+  if (positionals.length > 2) throw new UsageError(`one message, quoted: got ${positionals.length - 1} words (agent-harness steer ${workflowId} "look in logs/")`);
   if (message.trim() === '') throw new UsageError('the message is empty');
-  const view = await (await conn()).workflow.getHandle(runId).executeUpdate(steerUpdate, {
+  const view = await (await conn()).workflow.getHandle(workflowId).executeUpdate(steerUpdate, {
     args: [{ message, by: values.by ?? process.env.USER ?? 'cli', ...(values.interrupt ? { interrupt: true } : {}) }],
   });
   const queued = view.queuedSteers.length;
   const when = values.interrupt ? 'calls not yet run are declined with it; the model reads it at the next turn boundary' : 'the model reads it at the next turn boundary';
-  console.log(`message queued for ${runId} (${queued} queued): ${when}; run is ${view.agentStatus} (turns=${view.turns})`);
+  console.log(`message queued for ${workflowId} (${queued} queued): ${when}; run is ${view.agentStatus} (turns=${view.turns})`);
   return 0;
 }
 
 /** `raise-budget RUN --to USD`: the raiseBudget update; a refusal (not higher, a soft budget, a child) prints its reason and exits 1. */
 async function raiseBudget(conn: () => Promise<Client>, rest: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { to: { type: 'string' }, by: { type: 'string' }, reason: { type: 'string' } } });
-  const runId = need(positionals[0], 'runId');
+  const workflowId = need(positionals[0], 'workflowId');
   const to = numberFlag('to', values.to);
   if (to === undefined || to === null) throw new UsageError('missing --to USD (the new budget)');
-  const view = await (await conn()).workflow.getHandle(runId).executeUpdate(raiseBudgetUpdate, {
+  const view = await (await conn()).workflow.getHandle(workflowId).executeUpdate(raiseBudgetUpdate, {
     args: [{ maxBudgetUsd: to, by: values.by ?? process.env.USER ?? 'cli', ...(values.reason !== undefined ? { reason: values.reason } : {}) }],
   });
-  console.log(`budget of ${runId} raised to $${to}; run is now ${view.agentStatus} (turns=${view.turns} cost=$${view.costUsd.toFixed(6)})`);
+  console.log(`budget of ${workflowId} raised to $${to}; run is now ${view.agentStatus} (turns=${view.turns} cost=$${view.costUsd.toFixed(6)})`);
   return 0;
 }

@@ -12,59 +12,61 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
   run: {
     usage:
       'run [--task T] [--model M] [--max-turns N|none] [--budget USD|none] [--budget-mode soft|hard] [--tool-errors describe|generic|fatal]\n' +
-      '    [--dedupe readOnly|off|all] [--tools a,b] [--workspace NAME] [--approval-timeout-ms MS|none] [--id RUN_ID]\n' +
+      '    [--dedupe readOnly|off|all] [--tools a,b] [--workspace NAME] [--approval-timeout-ms MS|none] [--id WORKFLOW_ID]\n' +
       '    [--input JSON] [--detach] [--debug]',
     about:
-      'start a run and follow it to its end (--detach: print its id and return; --debug: print each model request).\n' +
+      'start a run and follow it to its end (--detach: print its workflow id and return; --debug: print each model request).\n' +
       'Flags and --input are checked before the run starts: a bad value is a usage error naming the flag.',
   },
   resume: {
-    usage: 'resume <runId> [--max-turns N|none] [--budget USD|none] [--approval-timeout-ms MS|none] [--id NEW_ID] [--detach]',
+    usage: 'resume <workflowId> [--max-turns N|none] [--budget USD|none] [--approval-timeout-ms MS|none] [--id NEW_WORKFLOW_ID] [--detach]',
     about:
       'a new run continuing a stopped one (turn cap, budget, interrupted): its transcript and totals carry on,\n' +
       'pending calls first. The limits count the totals, so a run stopped at its cap needs a higher one\n' +
-      '(--max-turns above the turns taken, --budget above the cost spent, or none): without it the resume is refused.',
+      '(--max-turns above the turns taken, --budget above the cost spent, or none): without it the resume is refused,\n' +
+      'as is one whose flags would leave the run no limit. A run that timed out on an approval waits as long again unless\n' +
+      '--approval-timeout-ms says otherwise (the resume says which).',
   },
   fork: {
     usage:
-      'fork <runId> --at-turn N [--run-id R] [--message TEXT] [--model M] [--max-turns N|none] [--budget USD|none] [--id NEW_ID] [--detach]\n' +
+      'fork <workflowId> --at-turn N [--run-id R] [--message TEXT] [--model M] [--max-turns N|none] [--budget USD|none] [--id NEW_WORKFLOW_ID] [--detach]\n' +
       '    | fork --from-file FILE --at-turn N [same options]',
     about:
       'a new run from the first N turns of a run (running, finished, failed, reset: --run-id R names one execution)\n' +
       'or of an export file: their tool results as recorded, no tool or model call of those turns made again.\n' +
       '--message adds a user message after turn N. The turn cap counts the N turns; the cost is the fork\'s own\n' +
-      '(the source\'s cost of the N turns is in forkedFrom.inheritedCostUsd). Find a run\'s forks: AgentForkOf="<runId>".',
+      '(the source\'s cost of the N turns is in forkedFrom.inheritedCostUsd). Find a run\'s forks: AgentForkOf="<workflowId>".',
   },
   export: {
-    usage: 'export <runId> [--run-id R] [--out FILE]',
+    usage: 'export <workflowId> [--run-id R] [--out FILE]',
     about: 'write the run\'s turns, configuration and cost per turn as JSON (stdout without --out), for fork --from-file',
   },
   approve: {
-    usage: 'approve <runId> <callId> [--by NAME] [--args-hash H]',
+    usage: 'approve <workflowId> <callId> [--by NAME] [--args-hash H]',
     about: 'with --args-hash (the status\'s interruption.argsHash) the approval is refused unless the call has exactly those arguments',
   },
-  reject: { usage: 'reject <runId> <callId> [--reason TEXT] [--by NAME] [--args-hash H]', about: 'the reason is optional; the model is told it when given' },
+  reject: { usage: 'reject <workflowId> <callId> [--reason TEXT] [--by NAME] [--args-hash H]', about: 'the reason is optional; the model is told it when given' },
   steer: {
-    usage: 'steer <runId> <message> [--by NAME] [--interrupt]',
+    usage: 'steer <workflowId> <message> [--by NAME] [--interrupt]',
     about:
       'queue a message for the run: the model reads it at the next turn boundary (after every call of its last reply has a result).\n' +
       '--interrupt: calls of the current reply that have not started, and a call parked on an approval, are declined with the message as the reason',
   },
   'raise-budget': {
-    usage: 'raise-budget <runId> --to USD [--by NAME] [--reason TEXT]',
+    usage: 'raise-budget <workflowId> --to USD [--by NAME] [--reason TEXT]',
     about: 'a hard budget\'s new amount (the raiseBudget update): a run parked awaiting_budget goes on; refused unless higher than the budget now',
   },
   reconcile: {
-    usage: 'reconcile <runId> <callId> (--happened TEXT | --retry) [--by NAME]',
+    usage: 'reconcile <workflowId> <callId> (--happened TEXT | --retry) [--by NAME]',
     about: 'a run parked on a write whose outcome is unknown (unknownOutcomes "ask"): it happened (TEXT is what the model reads), or try it again',
   },
-  cancel: { usage: 'cancel <runId> [--reason TEXT]' },
-  status: { usage: 'status <runId>', about: 'query the live status' },
-  transcript: { usage: 'transcript <runId>', about: 'query the messages' },
-  result: { usage: 'result <runId>', about: 'wait for the result (exit code = its status)' },
+  cancel: { usage: 'cancel <workflowId> [--reason TEXT]' },
+  status: { usage: 'status <workflowId>', about: 'query the live status' },
+  transcript: { usage: 'transcript <workflowId>', about: 'query the messages' },
+  result: { usage: 'result <workflowId>', about: 'wait for the result (exit code = its status)' },
   trace: {
-    usage: 'trace <runId> [--run-id R] [--follow]',
-    about: 'print the JSONL trace of the current run of that id, or of run R (any execution\'s run id; an id can be used again or reset)',
+    usage: 'trace <workflowId> [--run-id R] [--follow]',
+    about: 'print the JSONL trace of the current run of that workflow id, or of run R (any execution\'s Temporal run id; a workflow id can be used again or reset)',
   },
   list: {
     usage: 'list [--awaiting] [--status S] [--min-cost USD] [--limit N]',

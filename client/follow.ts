@@ -44,18 +44,18 @@ export async function runAndFollow(client: Client, input: AgentInput, opts: Foll
 
 /** Prints the run's trace lines as they appear until `wait` resolves. */
 export async function follow<T>(
-  runId: string,
+  workflowId: string,
   wait: () => Promise<T>,
   opts: Omit<FollowOptions, 'workflowId' | 'taskQueue'> & { chainId?: string },
 ): Promise<T> {
   const out = opts.out ?? console.log;
   // A known chain (the run this process started) or the latest run of the id.
-  let file = resolveTraceFile(opts.traceDir, runId, opts.chainId);
+  let file = resolveTraceFile(opts.traceDir, workflowId, opts.chainId);
   let offset = 0;
   let progressShown = false;
   const drain = () => {
     if (!existsSync(file)) {
-      if (opts.chainId === undefined) file = resolveTraceFile(opts.traceDir, runId);
+      if (opts.chainId === undefined) file = resolveTraceFile(opts.traceDir, workflowId);
       return;
     }
     const text = readFileSync(file, 'utf8');
@@ -63,7 +63,7 @@ export async function follow<T>(
     for (const raw of text.slice(offset, complete).split('\n')) {
       if (!raw.trim()) continue;
       const line = JSON.parse(raw) as TraceLine;
-      const rendered = renderEvent(line, runId);
+      const rendered = renderEvent(line, workflowId);
       if (rendered === null) continue;
       if (opts.live && line.type === 'tool_progress') {
         process.stdout.write(`\r\x1b[2K${rendered}`);

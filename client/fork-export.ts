@@ -8,12 +8,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { configQuery, statusQuery, transcriptQuery } from '../common/run-messages';
 import { inputOfConfig } from '../common/resume-input';
-import { EXPORT_FORMAT, EXPORT_VERSION } from '../common/fork';
+import { cutAtTurn, EXPORT_FORMAT, EXPORT_VERSION } from '../common/fork';
 import { turnCostsOf } from '../activities/turn-costs';
 import { InputError } from '../common/input-error';
 import { parseForkFrom } from '../common/fork-input';
 import type { AgentInput, ChatMessage, RunConfig, RunStatusView } from '../common/contract';
-import { numberFlag } from './run-flags';
+import { checkInput, limitFlags } from './run-flags';
 import { UsageError } from './usage-error';
 
 /** What `export` writes: enough to fork from without the source (its history may be gone by then). */
@@ -35,7 +35,7 @@ export interface RunExport {
 export async function exportRun(c: Client, rest: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { out: { type: 'string' }, 'run-id': { type: 'string' } } });
   const workflowId = positionals[0];
-  if (!workflowId) throw new UsageError('missing <runId>');
+  if (!workflowId) throw new UsageError('missing <workflowId>');
   const handle = c.workflow.getHandle(workflowId, values['run-id']);
   const described = await handle.describe();
   const config = await handle.query(configQuery).catch((err: unknown) => {
@@ -67,8 +67,11 @@ export async function exportRun(c: Client, rest: string[]): Promise<number> {
 
 export interface ForkArgs {
   input: AgentInput;
-  /** The source, for the new id and messages. */
+  /** The source's workflow id, for the new id and messages. */
   from: string;
+  /** What the flags set on top of the source's configuration (model, limits). */
+  overrides: Partial<AgentInput>;
+  /** The new run's workflow id, if given. */
   id: string | undefined;
   detach: boolean;
 }
@@ -96,10 +99,8 @@ export function forkArgs(rest: string[]): ForkArgs {
   const atTurn = Number(at);
   const file = values['from-file'];
   if (file !== undefined && positionals[0] !== undefined) throw new UsageError('give a run or --from-file FILE, not both');
-  if (file === undefined && positionals[0] === undefined) throw new UsageError('missing <runId> (or --from-file FILE)');
-  const maxTurns = numberFlag('max-turns', values['max-turns'], { none: true, integer: true });
-  const budget = numberFlag('budget', values.budget, { none: true });
-  const limits = { ...(maxTurns !== undefined ? { maxTurns } : {}), ...(budget !== undefined ? { maxBudgetUsd: budget } : {}) };
+  if (file === undefined && positionals[0] === undefined) throw new UsageError('missing <workflowId> (or --from-file FILE)');
+  const limits = limitFlags(values);
   const overrides: Partial<AgentInput> = { ...(values.model !== undefined ? { model: values.model } : {}), ...(Object.keys(limits).length ? { limits } : {}) };
   const message = values.message !== undefined ? { message: values.message } : {};
   let input: AgentInput;
@@ -109,12 +110,16 @@ export function forkArgs(rest: string[]): ForkArgs {
     from = doc.workflowId;
     const { resumeFrom: _r, ...source } = inputOfConfig(doc.config);
     const turnCostsUsd = doc.turnCostsUsd.every((c): c is number => typeof c === 'number') ? { turnCostsUsd: doc.turnCostsUsd } : {};
+    // The workflow cuts the file's transcript itself; cut here first, a turn past its end is a bad flag.
+    const cut = cutAtTurn(doc.messages, atTurn);
+    if (!cut.ok) throw new UsageError(`--at-turn ${atTurn}: ${cut.reason}`);
     input = {
       ...source,
       ...overrides,
       limits: { ...source.limits, ...limits },
       forkFrom: { run: doc.workflowId, atTurn, transcript: doc.messages, ...turnCostsUsd, ...message },
     } as AgentInput;
+    checkInput(input, (field) => forkFlagOf(field, overrides), file);
   } else {
     from = positionals[0] as string;
     input = { ...overrides, forkFrom: { run: from, atTurn, ...(values['run-id'] ? { runId: values['run-id'] } : {}), ...message } } as AgentInput;
@@ -125,7 +130,15 @@ export function forkArgs(rest: string[]): ForkArgs {
     if (err instanceof InputError) throw new UsageError(err.message);
     throw err;
   }
-  return { input, from, id: values.id, detach: values.detach ?? false };
+  return { input, from, overrides, id: values.id, detach: values.detach ?? false };
+}
+
+/** The fork flag that set an input field, if it was given. */
+export function forkFlagOf(field: string, overrides: Partial<AgentInput>): string | null {
+  if (field === 'model' && overrides.model !== undefined) return '--model';
+  if (field === 'limits.maxTurns' && overrides.limits?.maxTurns !== undefined) return '--max-turns';
+  if (field === 'limits.maxBudgetUsd' && overrides.limits?.maxBudgetUsd !== undefined) return '--budget';
+  return null;
 }
 
 /** An export file, or a UsageError naming what is wrong with it. */

@@ -13,10 +13,10 @@ function forkNote(f: unknown): string {
   return ` forked from ${String(o.run ?? 'a file')}${o.fromFile ? ' (export file)' : ''} at turn ${String(o.atTurn)}${cost}`;
 }
 
-export function renderEvent(l: TraceLine, runId: string): string | null {
+export function renderEvent(l: TraceLine, workflowId: string): string | null {
   switch (l.type) {
     case 'run_started':
-      return `run ${runId} started: model=${String(l.model)} maxTurns=${String(l.maxTurns)} maxBudgetUsd=${String(l.maxBudgetUsd)}${forkNote(l.forkedFrom)}`;
+      return `run ${workflowId} started: model=${String(l.model)} maxTurns=${String(l.maxTurns)} maxBudgetUsd=${String(l.maxBudgetUsd)}${forkNote(l.forkedFrom)}`;
     case 'turn':
       // The first turn names the model the worker really sent (LLM_MODEL overrides the run's).
       return `turn ${String(l.turn)}: in=${String(l.prompt_tokens)} out=${String(l.completion_tokens)} cost=${usd(l.costUsd)} finish=${String(l.finish)}${l.turn === 1 && l.model ? ` model=${String(l.model)}` : ''}`;
@@ -35,9 +35,9 @@ export function renderEvent(l: TraceLine, runId: string): string | null {
     case 'approval_required':
       return [
         `  ⏸ approval required: ${String(l.toolName)} ${JSON.stringify(l.args)} (call ${String(l.callId)})${l.argsHash ? ` argsHash ${String(l.argsHash)}` : ''}`,
-        `    approve: bin/agent-harness.mjs approve ${runId} ${String(l.callId)}${l.argsHash ? ` --args-hash ${String(l.argsHash)}` : ''}`,
-        `    reject:  bin/agent-harness.mjs reject ${runId} ${String(l.callId)} --reason "…"`,
-        `    or:      .temporal/bin/temporal workflow signal -w ${runId} --name approve --input '${JSON.stringify({ callId: l.callId, by: 'you' })}'`,
+        `    approve: bin/agent-harness.mjs approve ${workflowId} ${String(l.callId)}${l.argsHash ? ` --args-hash ${String(l.argsHash)}` : ''}`,
+        `    reject:  bin/agent-harness.mjs reject ${workflowId} ${String(l.callId)} --reason "…"`,
+        `    or:      .temporal/bin/temporal workflow signal -w ${workflowId} --name approve --input '${JSON.stringify({ callId: l.callId, by: 'you' })}'`,
       ].join('\n');
     case 'approval_decided':
       return `  ✔ ${String(l.decision)}d by ${String(l.by ?? 'someone')}${l.interrupt ? ' (interrupted by a message)' : ''}${l.reason ? `: ${String(l.reason)}` : ''}`;
@@ -50,8 +50,8 @@ export function renderEvent(l: TraceLine, runId: string): string | null {
     case 'reconciliation_required':
       return [
         `  ⏸ outcome unknown, a person must say what happened: ${String(l.toolName)} (call ${String(l.callId)}): ${clip(String(l.known), 200)}`,
-        `    it happened: bin/agent-harness.mjs reconcile ${runId} ${String(l.callId)} --happened "what happened"`,
-        `    try again:   bin/agent-harness.mjs reconcile ${runId} ${String(l.callId)} --retry`,
+        `    it happened: bin/agent-harness.mjs reconcile ${workflowId} ${String(l.callId)} --happened "what happened"`,
+        `    try again:   bin/agent-harness.mjs reconcile ${workflowId} ${String(l.callId)} --retry`,
       ].join('\n');
     case 'reconciliation_decided':
       return `  ✔ reconciled (${String(l.outcome)})${l.by ? ` by ${String(l.by)}` : ''}`;
@@ -68,7 +68,7 @@ export function renderEvent(l: TraceLine, runId: string): string | null {
     case 'budget_awaited':
       return [
         `  ⏸ awaiting budget: the next model call needs ${usd(l.needUsd)} at worst (${String(l.promptTokens)} prompt tokens, a ${String(l.minReplyTokens)}-token reply); budget ${usd(l.maxBudgetUsd)}, spent ${usd(l.costUsd)}`,
-        `    raise: bin/agent-harness.mjs raise-budget ${runId} --to ${String(l.needBudgetUsd)} --reason "…"`,
+        `    raise: bin/agent-harness.mjs raise-budget ${workflowId} --to ${String(l.needBudgetUsd)} --reason "…"`,
       ].join('\n');
     case 'budget_raised':
       return `  ✔ budget raised ${usd(l.fromUsd)} → ${usd(l.toUsd)} by ${String(l.by)}${l.reason ? `: ${String(l.reason)}` : ''}`;

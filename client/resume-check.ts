@@ -1,10 +1,14 @@
 // What `resume` checks before it starts a run: that the run exists and has
-// stopped where a resume can continue it, and that a run stopped at a limit
+// stopped where a resume can continue it, that a run stopped at a limit
 // gets a higher one (the limits count the totals, so the same cap would stop
-// the new run at once). The workflow checks the first part again
-// (activities/load-run.ts) for runs started without this CLI.
+// the new run at once), and that the stopped run's configuration with the
+// flags on top is an input the workflow accepts. The workflow checks again
+// (activities/load-run.ts, common/input.ts) for runs started without this CLI.
 import type { Client } from '@temporalio/client';
-import type { RunResult } from '../common/contract';
+import type { AgentInput, RunResult } from '../common/contract';
+import { inputOfConfig, resumedInput } from '../common/resume-input';
+import { checkInput } from './run-flags';
+import { configOf } from './source-run';
 import { Refusal, UsageError } from './usage-error';
 
 export interface ResumeFlags {
@@ -17,7 +21,7 @@ export interface ResumeFlags {
  * Throws a Refusal (exit 1) or a UsageError (exit 2) naming what to change;
  * WorkflowNotFoundError for no such run. Returns notes to print first.
  */
-export async function checkResume(c: Client, from: string, flags: ResumeFlags): Promise<string[]> {
+export async function checkResume(c: Client, from: string, flags: ResumeFlags, input: AgentInput): Promise<string[]> {
   const handle = c.workflow.getHandle(from);
   const status = (await handle.describe()).status.name;
   if (status === 'RUNNING') throw new Refusal(`cannot resume: run ${from} is still running: cancel it, or wait for it to stop, before resuming it`);
@@ -44,17 +48,29 @@ export async function checkResume(c: Client, from: string, flags: ResumeFlags): 
         : `--budget ${flags.budget} does not raise the budget: run ${from} has spent ${spent}; give more than that (or none)`,
     );
   }
+  // The input as the workflow will merge it: a flag that lifts the one limit the run still had is refused now, not by the new run.
+  const config = await configOf(c, handle);
+  if (config) checkInput(resumedInput(inputOfConfig(config), input), (field) => flagOfField(field, flags), `run ${from}'s configuration`);
   const i = r.interruption;
   if (i?.type === 'approval') {
+    const same = config?.approvalTimeoutMs ? ` (${config.approvalTimeoutMs} ms)` : '';
     const waits =
       flags.approvalTimeoutMs === undefined
-        ? 'with the same approval timeout: pass --approval-timeout-ms MS (or none) to change it'
+        ? `with the same approval timeout${same}: pass --approval-timeout-ms MS (or none) to change it`
         : flags.approvalTimeoutMs === null
           ? 'and waits for a decision without a time limit'
           : `and waits up to ${flags.approvalTimeoutMs} ms for a decision`;
     return [`run ${from} stopped because nobody decided on ${i.toolName} call ${i.callId} in time; the new run asks again ${waits}`];
   }
   return [];
+}
+
+/** The resume flag that set an input field, if it was given. */
+function flagOfField(field: string, flags: ResumeFlags): string | null {
+  if (field === 'limits.maxTurns' && flags.maxTurns !== undefined) return '--max-turns';
+  if (field === 'limits.maxBudgetUsd' && flags.budget !== undefined) return '--budget';
+  if (field === 'approvalTimeoutMs' && flags.approvalTimeoutMs !== undefined) return '--approval-timeout-ms';
+  return null;
 }
 
 /** Twice what was spent, in two significant digits: room for as much work again. */

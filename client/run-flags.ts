@@ -1,5 +1,5 @@
 // `run`'s flags into the workflow's input, checked here with the workflow's
-// own validation (workflows/input.ts), so a bad value is a usage error naming
+// own validation (common/input.ts), so a bad value is a usage error naming
 // the flag before any run starts, not a run that starts and fails.
 import { parseArgs } from 'node:util';
 import { InputError, parseInput } from '../common/input';
@@ -57,11 +57,10 @@ export function inputFromFlags(rest: string[]): { input: AgentInput; id: string 
   });
   const base = values.input ? parseInputFlag(values.input) : { task: DEFAULT_TASK };
   const limits = { ...base.limits };
-  const maxTurns = numberFlag('max-turns', values['max-turns'], { none: true, integer: true });
-  const budget = numberFlag('budget', values.budget, { none: true });
+  const { maxTurns, maxBudgetUsd } = limitFlags(values);
   const approvalTimeoutMs = numberFlag('approval-timeout-ms', values['approval-timeout-ms'], { none: true, integer: true });
   if (maxTurns !== undefined) limits.maxTurns = maxTurns;
-  if (budget !== undefined) limits.maxBudgetUsd = budget;
+  if (maxBudgetUsd !== undefined) limits.maxBudgetUsd = maxBudgetUsd;
   if (values['budget-mode'] !== undefined) limits.budgetMode = values['budget-mode'] as 'soft' | 'hard';
   const input = {
     ...base,
@@ -82,12 +81,28 @@ export function inputFromFlags(rest: string[]): { input: AgentInput; id: string 
   return { input, id: values.id, detach: values.detach ?? false };
 }
 
+/** Both limits lifted: refused by every command that starts a run, before it connects. */
+export const NO_LIMIT_LEFT = '--max-turns none and --budget none together leave a run no exit but the model: keep one of the two limits';
+
 /**
- * Runs the workflow's validation on the input. `flagOf`: the flag that set a
- * field, or null when it came from --input. Which tools exist is the worker's
- * to say: only the list's shape is checked here.
+ * `--max-turns` and `--budget` as the input's limits (only those given);
+ * both `none` is a usage error here, whatever else the run would have.
  */
-function checkInput(input: AgentInput, flagOf: (field: string) => string | null): void {
+export function limitFlags(values: { 'max-turns'?: string; budget?: string }): { maxTurns?: number | null; maxBudgetUsd?: number | null } {
+  const maxTurns = numberFlag('max-turns', values['max-turns'], { none: true, integer: true });
+  const maxBudgetUsd = numberFlag('budget', values.budget, { none: true });
+  if (maxTurns === null && maxBudgetUsd === null) throw new UsageError(NO_LIMIT_LEFT);
+  return { ...(maxTurns !== undefined ? { maxTurns } : {}), ...(maxBudgetUsd !== undefined ? { maxBudgetUsd } : {}) };
+}
+
+/**
+ * Runs the workflow's validation on the input a command would start (for a
+ * resume or a fork: the source's configuration with the flags on top, as
+ * the workflow merges them). `flagOf`: the flag that set a field, or null
+ * when it came from `elsewhere` (--input, the source run's configuration).
+ * Which tools exist is the worker's to say: only the list's shape is checked here.
+ */
+export function checkInput(input: AgentInput, flagOf: (field: string) => string | null, elsewhere = '--input'): void {
   const { tools, ...rest } = input;
   const toolsChecked = Array.isArray(tools) && tools.every((t) => typeof t === 'string') ? rest : input;
   try {
@@ -95,12 +110,21 @@ function checkInput(input: AgentInput, flagOf: (field: string) => string | null)
   } catch (err) {
     if (!(err instanceof InputError)) throw err;
     const problem = err.message.slice(`invalid input: ${err.field} `.length);
-    if (err.field === 'limits' && flagOf('limits.maxTurns') && flagOf('limits.maxBudgetUsd')) {
-      throw new UsageError('--max-turns none and --budget none together leave a run no exit but the model: keep one of the two limits');
+    if (err.field === 'limits') {
+      const line = noLimitLine(flagOf('limits.maxTurns'), flagOf('limits.maxBudgetUsd'));
+      if (line) throw new UsageError(line);
     }
     const flag = flagOf(err.field);
-    throw new UsageError(flag ? `${flag} ${problem}` : `--input: ${err.field} ${problem}`);
+    throw new UsageError(flag ? `${flag} ${problem}` : `${elsewhere}: ${err.field} ${problem}`);
   }
+}
+
+/** The input kept no limit: which `none` flag did it, and what to give instead. */
+function noLimitLine(turnsFlag: string | null, budgetFlag: string | null): string | null {
+  if (turnsFlag && budgetFlag) return NO_LIMIT_LEFT;
+  if (budgetFlag) return '--budget none would leave the run no exit but the model: it has no turn cap either; give --max-turns N too, or keep a budget';
+  if (turnsFlag) return '--max-turns none would leave the run no exit but the model: it has no budget either; give --budget USD too, or keep a turn cap';
+  return null;
 }
 
 function parseInputFlag(text: string): AgentInput {

@@ -17,7 +17,7 @@
 // Prints one JSON line with the paths: { model, server, template }.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -147,16 +147,31 @@ function withLock(lockFile, what, done, work) {
   mkdirSync(dirname(lockFile), { recursive: true });
   let told = false;
   for (;;) {
+    // The lock appears with its pid already in it (written aside, then linked,
+    // which fails if the lock exists): a lock created empty and filled after
+    // could be read empty by the other installer, taken for a dead one's, and
+    // removed, and both would build.
+    const mine = `${lockFile}.${process.pid}`;
+    writeFileSync(mine, String(process.pid));
     try {
-      writeFileSync(lockFile, String(process.pid), { flag: 'wx' });
+      linkSync(mine, lockFile);
       break;
     } catch (err) {
       if (err.code !== 'EEXIST') throw err;
+    } finally {
+      rmSync(mine, { force: true });
     }
-    const holder = Number(readFileSync(lockFile, 'utf8')) || 0;
+    let holder = 0;
+    try {
+      holder = Number(readFileSync(lockFile, 'utf8')) || 0;
+    } catch (err) {
+      // Released between our link and this read: try again.
+      if (err.code === 'ENOENT') continue;
+      throw err;
+    }
     if (!alive(holder)) {
       log(`${what}: the process that held ${lockFile} (pid ${holder}) is gone; taking over`);
-      rmSync(lockFile, { force: true });
+      removeStaleLock(lockFile, holder);
       continue;
     }
     if (!told) log(`${what}: another install (pid ${holder}) is doing it; waiting for it (lock ${lockFile})`);
@@ -171,6 +186,32 @@ function withLock(lockFile, what, done, work) {
     return done() ?? work();
   } finally {
     rmSync(lockFile, { force: true });
+  }
+}
+
+/**
+ * Removes the lock of `holder`, a process that is gone, and no other: two
+ * installers that both saw it gone must not remove the lock one of them has
+ * just taken. Moved aside first (atomic), then removed if it is the dead one's,
+ * put back otherwise.
+ */
+function removeStaleLock(lockFile, holder) {
+  const aside = `${lockFile}.stale.${process.pid}`;
+  try {
+    renameSync(lockFile, aside);
+  } catch (err) {
+    if (err.code === 'ENOENT') return;
+    throw err;
+  }
+  try {
+    if ((Number(readFileSync(aside, 'utf8')) || 0) === holder) return;
+    try {
+      linkSync(aside, lockFile);
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err;
+    }
+  } finally {
+    rmSync(aside, { force: true });
   }
 }
 

@@ -58,7 +58,35 @@ describe('run: flags are checked before a run starts', () => {
 
   it('reject --help says the reason is optional', async () => {
     const r = await cli('reject', '--help');
-    expect(r.stdout).toBe('usage: agent-harness reject <runId> <callId> [--reason TEXT] [--by NAME] [--args-hash H]\n  the reason is optional; the model is told it when given\n');
+    expect(r.stdout).toBe('usage: agent-harness reject <workflowId> <callId> [--reason TEXT] [--by NAME] [--args-hash H]\n  the reason is optional; the model is told it when given\n');
+  });
+});
+
+describe('fork: flags are checked against the source before a run starts', () => {
+  it('a turn past the end, a turn whose call has no result, a lifted last limit: one line naming the flag, exit 2, no run', { timeout: 120_000 }, async () => {
+    const ws = freshWorkspace();
+    const capped = `fork-src-${ws}`;
+    expect((await cli('run', '--model', 'runaway', '--max-turns', 'none', '--budget', '0.001', '--id', capped)).code).toBe(EXIT_CODES.budget_exceeded);
+    const turns = ((await h.client.workflow.getHandle(capped).result()) as RunResult).turns;
+    const parked = `fork-parked-${ws}`;
+    expect((await cli('run', '--model', 'destructive', '--workspace', ws, '--approval-timeout-ms', '300', '--id', parked)).code).toBe(EXIT_CODES.interrupted);
+
+    const cases: [string[], string][] = [
+      [[capped, '--at-turn', String(turns + 5)], `--at-turn ${turns + 5}: the source has ${turns} turn${turns === 1 ? '' : 's'}, so atTurn ${turns + 5} is past its end`],
+      [[parked, '--at-turn', '2'], '--at-turn 2: turn 2 is not finished in the source: delete_file call c2 has no result (the source is parked on it or stopped before running it); fork at turn 1, or decide the call in the source first'],
+      [[capped, '--at-turn', '1', '--budget', 'none'], '--budget none would leave the run no exit but the model: it has no turn cap either; give --max-turns N too, or keep a budget'],
+      [[capped, '--at-turn', '1', '--max-turns', 'none', '--budget', 'none'], '--max-turns none and --budget none together leave a run no exit but the model: keep one of the two limits'],
+    ];
+    for (const [i, [args, problem]] of cases.entries()) {
+      const r = await cli('fork', ...args, '--id', `fork-${i}-${ws}`);
+      expect(r.code, r.stderr).toBe(USAGE_ERROR);
+      expect(r.stderr).toBe(`agent-harness fork: ${problem} (see agent-harness fork --help)\n`);
+      expect(isDocumented(r.stderr)).toBe(true);
+      expect(await started(`fork-${i}-${ws}`)).toBe(false);
+    }
+    const none = await cli('fork', `nope-${ws}`, '--at-turn', '1');
+    expect(none.code).toBe(NOT_FOUND);
+    expect(none.stderr).toBe(`no such run: nope-${ws}\n`);
   });
 });
 
@@ -110,6 +138,20 @@ describe('resume', () => {
     expect(await started(`${id}-again`)).toBe(false);
   });
 
+  it('that would lift the one limit the run has left is refused before any run starts, naming the flag', async () => {
+    const id = `nolimit-${freshWorkspace()}`;
+    expect((await cli('run', '--model', 'runaway', '--max-turns', 'none', '--budget', '0.001', '--id', id)).code).toBe(EXIT_CODES.budget_exceeded);
+    const both = await cli('resume', id, '--max-turns', 'none', '--budget', 'none', '--id', `${id}-both`);
+    expect(both.code).toBe(USAGE_ERROR);
+    expect(both.stderr).toBe('agent-harness resume: --max-turns none and --budget none together leave a run no exit but the model: keep one of the two limits (see agent-harness resume --help)\n');
+    // The run has no turn cap: lifting its budget would leave it none.
+    const budget = await cli('resume', id, '--budget', 'none', '--id', `${id}-budget`);
+    expect(budget.code).toBe(USAGE_ERROR);
+    expect(budget.stderr).toBe('agent-harness resume: --budget none would leave the run no exit but the model: it has no turn cap either; give --max-turns N too, or keep a budget (see agent-harness resume --help)\n');
+    expect([both.stderr, budget.stderr].every(isDocumented)).toBe(true);
+    for (const again of ['both', 'budget']) expect(await started(`${id}-${again}`)).toBe(false);
+  });
+
   it('of a run nobody approved in time: says it asks again and how to change the timeout; a longer timeout lets a person approve', { timeout: 120_000 }, async () => {
     const ws = freshWorkspace();
     const id = `timeout-${ws}`;
@@ -119,7 +161,7 @@ describe('resume', () => {
     const again = await cli('resume', id, '--id', `${id}-2`, '--detach');
     expect(again.code).toBe(0);
     expect(again.stderr).toBe(
-      `run ${id} stopped because nobody decided on delete_file call c2 in time; the new run asks again with the same approval timeout: pass --approval-timeout-ms MS (or none) to change it\n`,
+      `run ${id} stopped because nobody decided on delete_file call c2 in time; the new run asks again with the same approval timeout (300 ms): pass --approval-timeout-ms MS (or none) to change it\n`,
     );
     expect(isDocumented(again.stderr)).toBe(true);
     // The same 300 ms: it stops the same way.

@@ -155,7 +155,7 @@ describe('the agent-harness CLI', () => {
     // Visibility is updated asynchronously: wait for the row, not for time.
     const row = await waitFor('the parked run in `list --awaiting`', async () => (await outcome(['list', '--awaiting'])).stdout.split('\n').find((l) => l.startsWith(id)));
     expect(row).toMatch(/RUNNING\s+awaiting_approval\s+2\s+0\.\d{6}\s+delete_file c2/);
-    expect((await outcome(['list', '--awaiting'])).stdout.split('\n')[0]).toMatch(/^RUN ID\s+TEMPORAL\s+AGENT STATUS\s+TURNS\s+COST USD\s+AWAITING\s+STARTED$/);
+    expect((await outcome(['list', '--awaiting'])).stdout.split('\n')[0]).toMatch(/^WORKFLOW ID\s+TEMPORAL\s+AGENT STATUS\s+TURNS\s+COST USD\s+AWAITING\s+STARTED$/);
     // The same through the temporal CLI, as ops tooling would ask.
     const listed = JSON.parse(`[${(await exec(findTemporalCli(), ['workflow', 'list', '--address', h.address, '--query', 'AgentStatus="awaiting_approval" AND AgentAwaitingTool="delete_file"', '--output', 'jsonl'])).stdout.trim().split('\n').filter(Boolean).join(',')}]`) as { execution: { workflowId: string } }[];
     expect(listed.map((w) => w.execution.workflowId)).toContain(id);

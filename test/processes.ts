@@ -37,3 +37,23 @@ function commandLine(pid: number): string {
     return '';
   }
 }
+
+/** Live processes under `pid` (children, theirs, …), read before it goes: after, they are reparented. */
+export function descendantsOf(pid: number): number[] {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      parents.set(Number(entry), parentOf(Number(entry)));
+    } catch {
+      // Gone while listing.
+    }
+  }
+  const found: number[] = [];
+  for (let frontier = [pid]; frontier.length > 0; ) {
+    const next = [...parents].filter(([, parent]) => frontier.includes(parent)).map(([child]) => child);
+    found.push(...next);
+    frontier = next;
+  }
+  return found.filter(isAlive);
+}

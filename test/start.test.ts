@@ -13,7 +13,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { PROJECT_ROOT } from '../common/project-root';
 import { findFreePort, isPortFree } from '../worker/dev-server/dev-server';
 import { waitFor } from './harness';
-import { isAlive, parentOf, processesWith } from './processes';
+import { descendantsOf, isAlive, parentOf, processesWith } from './processes';
 import { isDocumented } from './documented';
 
 interface Stack {
@@ -57,6 +57,16 @@ async function occupy(port: number): Promise<Server> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return server;
+}
+
+/** `npm start` itself, as a terminal, `timeout` or a process manager runs it: SIGTERM goes to npm's pid only. */
+function viaNpm(env: Record<string, string>, ...args: string[]): Stack {
+  const child = spawn('npm', ['start', '--', ...args], { cwd: PROJECT_ROOT, env: { ...process.env, TEMPORAL_ADDRESS: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout?.on('data', (b: Buffer) => (out += b.toString()));
+  child.stderr?.on('data', (b: Buffer) => (out += b.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  return { child, output: () => out, exited };
 }
 
 /** The dev servers on this port, by pid. */
@@ -110,6 +120,26 @@ describe('npm start that cannot start', () => {
     }
   });
 
+  it('PORT taken while the dev server starts (after the check): one line naming the provider and PORT, and the dev server it started is stopped', { timeout: 120_000 }, async () => {
+    const env = await stackEnv();
+    const s = npmStart(env);
+    // The ports were free when checked; the provider's is taken once the dev server is starting, before the provider listens.
+    await waitFor('the dev server to be started', () => devServers(env).length > 0 || s.child.exitCode !== null);
+    const busy = await occupy(Number(env.PORT));
+    try {
+      expect(await s.exited, s.output()).toBe(2);
+      const lines = s.output().trim().split('\n');
+      expect(lines[0]).toMatch(/^Temporal dev server on 127\.0\.0\.1:\d+ /);
+      expect(lines.slice(1)).toEqual([`npm start: port ${env.PORT} (the scripted provider) is busy: free it, or set PORT to another port`]);
+      expect(isDocumented(lines[1])).toBe(true);
+      expect(devServers(env)).toEqual([]);
+      expect(await isPortFree(Number(env.TEMPORAL_DEV_PORT))).toBe(true);
+      expect(existsSync(recordOf(env))).toBe(false);
+    } finally {
+      busy.close();
+    }
+  });
+
   it('the dev server dying under a serving stack: one line naming its log, and the rest is stopped', { timeout: 120_000 }, async () => {
     const env = await stackEnv();
     const s = npmStart(env, '--serve');
@@ -123,6 +153,29 @@ describe('npm start that cannot start', () => {
     expect(await isPortFree(Number(env.PORT))).toBe(true);
     expect(await isPortFree(Number(env.CODEC_PORT))).toBe(true);
     expect(existsSync(recordOf(env))).toBe(false);
+  });
+});
+
+describe('npm start stopped through npm', () => {
+  it('SIGTERM to the npm process (not its group) stops the stack: no dev server, provider or worker left', { timeout: 180_000 }, async () => {
+    const env = await stackEnv();
+    const s = viaNpm(env, '--serve');
+    let stack: number[] = [];
+    try {
+      await waitFor('the stack to serve', () => s.output().includes('serving; Ctrl-C to stop'));
+      const serverPid = (JSON.parse(readFileSync(recordOf(env), 'utf8')) as { pid: number }).pid;
+      // tsx, the stack's node process and the dev server.
+      stack = descendantsOf(s.child.pid ?? 0);
+      expect(stack).toContain(serverPid);
+      s.child.kill('SIGTERM');
+      await s.exited;
+      await waitFor('the stack to stop', () => stack.every((pid) => !isAlive(pid)), 60_000);
+      for (const port of [env.TEMPORAL_DEV_PORT, env.PORT, env.CODEC_PORT]) expect(await isPortFree(Number(port)), `port ${port}`).toBe(true);
+      expect(existsSync(recordOf(env))).toBe(false);
+    } finally {
+      if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
+      for (const pid of [...stack, ...devServers(env)]) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+    }
   });
 });
 

@@ -17,7 +17,7 @@ import type { RunResult } from '../common/contract';
 import { useHarness, waitFor } from './harness';
 import { startWorkerProcess } from './worker-process';
 import { startWorkerProcess as startBareWorkerProcess } from './spawn-worker';
-import { isAlive, processesWith } from './processes';
+import { descendantsOf, isAlive, processesWith } from './processes';
 import { isDocumented } from './documented';
 
 const h = useHarness({ worker: false });
@@ -94,6 +94,28 @@ describe('a running worker', () => {
     expect(worker.output()).toMatch(/^worker on 127\.0\.0\.1:\d+ \(TEMPORAL_ADDRESS\) namespace=default /);
     expect(worker.output()).not.toMatch(/webpack|asset workflow-bundle|Worker state changed|Workflow bundle created/);
     expect(isAlive(worker.child.pid ?? 0)).toBe(false);
+  });
+
+  it('SIGTERM to `npm run worker`\'s npm process (a process manager, `timeout`) stops the worker too', { timeout: 180_000 }, async () => {
+    const child = spawn('npm', ['run', 'worker'], {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, TEMPORAL_ADDRESS: h.address, AGENT_TASK_QUEUE: `npm-${randomUUID().slice(0, 8)}`, TRACE_DIR: h.traceDir, AGENT_WORKSPACE: h.workspaceRoot, WORKFLOW_BUNDLE_PATH: inject('workflowBundlePath'), METRICS_PORT: 'off' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (out += b.toString()));
+    let below: number[] = [];
+    try {
+      await waitFor('the worker to run', () => /^worker on /m.test(out));
+      below = descendantsOf(child.pid ?? 0);
+      expect(below.length).toBeGreaterThan(0);
+      child.kill('SIGTERM');
+      await waitFor('every process under npm to stop', () => below.every((pid) => !isAlive(pid)), 60_000);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      for (const pid of below) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+    }
   });
 
   it('a server outage is one "lost" line and one "reconnected" line, no raw retry warnings; runs go on after', { timeout: 240_000 }, async () => {

@@ -1,0 +1,27 @@
+// Starts an agentRun for `run`, `resume` and `fork`: prints its workflow id
+// (`--detach`), or follows it and returns the exit code of its exit.
+import type { Client } from '@temporalio/client';
+import { loadConfig } from '../common/config';
+import type { AgentInput } from '../common/contract';
+import { startingAttributes } from '../workflows/visibility';
+import { EXIT_CODES } from './exit-codes';
+import { runAndFollow, summaryOf } from './follow';
+
+/** `what`: the run as the failure line names it (`run ID`, `resume of ID`). */
+export async function startRun(c: Client, input: AgentInput, workflowId: string, detach: boolean, what: string): Promise<number> {
+  const cfg = loadConfig();
+  if (detach) {
+    await c.workflow.start('agentRun', { taskQueue: cfg.taskQueue, workflowId, args: [input], staticSummary: summaryOf(input), typedSearchAttributes: startingAttributes(input) });
+    console.log(workflowId);
+    return 0;
+  }
+  try {
+    const r = await runAndFollow(c, input, { taskQueue: cfg.taskQueue, traceDir: cfg.traceDir, workflowId, live: process.stdout.isTTY });
+    return EXIT_CODES[r.status];
+  } catch (err) {
+    // A run that fails outright (bad input, a refused resume) is a workflow failure, not a result.
+    const cause = (err as { cause?: { message?: string } }).cause?.message;
+    console.error(`${what} failed: ${cause ?? (err instanceof Error ? err.message : String(err))}`);
+    return EXIT_CODES.failed;
+  }
+}
