@@ -16,8 +16,7 @@ export function longCallTool(opts: { heartbeatTimeoutMs?: number } = {}): ToolDe
     readOnly: true,
     enabledByDefault: false,
     ...(opts.heartbeatTimeoutMs ? { activity: { heartbeatTimeoutMs: opts.heartbeatTimeoutMs } } : {}),
-    async run(ctx, args) {
-      const seconds = Number(args.seconds);
+    async run(ctx, { seconds }) {
       for (let s = 1; s <= seconds; s++) {
         await ctx.sleep(1000);
         ctx.progress(`${s} of ${seconds} s`);

@@ -6,6 +6,8 @@ import { loadClientConfigProfile, toClientOptions } from '@temporalio/envconfig'
 import { PROJECT_ROOT } from './project-root';
 import { DEFAULT_TASK_QUEUE, type Pricing, type RunDefaults } from './contract';
 import { DEFAULT_HEARTBEAT_MS } from './heartbeat';
+import { envSchema, modelPricesSchema, SEARCH_ATTRIBUTE_MODES, TOOLSET_CHECKS, type CheckedEnv } from './env-schema';
+import { firstProblem } from './schema-problem';
 
 const DATA = resolve(PROJECT_ROOT, '.data');
 
@@ -97,10 +99,9 @@ export interface HarnessConfig {
   searchAttributes: SearchAttributeMode;
 }
 
-export const TOOLSET_CHECKS = ['refuse', 'warn'] as const;
+export { SEARCH_ATTRIBUTE_MODES, TOOLSET_CHECKS } from './env-schema';
 export type ToolsetCheck = (typeof TOOLSET_CHECKS)[number];
 
-export const SEARCH_ATTRIBUTE_MODES = ['create', 'check'] as const;
 export type SearchAttributeMode = (typeof SEARCH_ATTRIBUTE_MODES)[number];
 
 export type LedgerConfig = { kind: 'folder'; dir: string } | { kind: 'postgres'; url: string };
@@ -175,8 +176,9 @@ export const VERSIONING_BEHAVIORS = ['PINNED', 'AUTO_UPGRADE'] as const;
 export type VersioningBehaviorName = (typeof VERSIONING_BEHAVIORS)[number];
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig {
-  const devPort = int(env, 'TEMPORAL_DEV_PORT', 7233);
-  const providerPort = int(env, 'PORT', 8787);
+  const v = checkedEnv(env);
+  const devPort = v.TEMPORAL_DEV_PORT ?? 7233;
+  const providerPort = v.PORT ?? 8787;
   const temporal = temporalProfile(env);
   return {
     temporalAddress: temporal.address,
@@ -184,41 +186,51 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig 
     temporalConnection: temporal.connection,
     taskQueue: env.AGENT_TASK_QUEUE || DEFAULT_TASK_QUEUE,
     taskQueueNamed: !!env.AGENT_TASK_QUEUE,
-    toolsetCheck: oneOf(env, 'AGENT_TOOLSET_CHECK', TOOLSET_CHECKS),
+    toolsetCheck: v.AGENT_TOOLSET_CHECK ?? TOOLSET_CHECKS[0],
     llmBaseUrl: env.LLM_BASE_URL || `http://127.0.0.1:${providerPort}/v1`,
     llmApiKey: env.LLM_API_KEY || undefined,
     llmModel: env.LLM_MODEL || undefined,
     workspaceRoot: resolve(env.AGENT_WORKSPACE || resolve(DATA, 'workspace')),
     ledger: ledger(env),
-    retention: retention(env),
+    retention: retention(v),
     messageStoreDir: resolve(env.MESSAGE_STORE_DIR || resolve(env.AGENT_WORKSPACE || resolve(DATA, 'workspace'), '.messages')),
     traceDir: resolve(env.TRACE_DIR || resolve(DATA, 'traces')),
     devServer: {
       port: devPort,
-      uiPort: int(env, 'TEMPORAL_UI_PORT', devPort + 1000),
+      uiPort: v.TEMPORAL_UI_PORT ?? devPort + 1000,
       dbFile: resolve(env.TEMPORAL_DB_FILE || resolve(DATA, 'temporal.db')),
     },
     providerPort,
     workflowBundlePath: env.WORKFLOW_BUNDLE_PATH || undefined,
-    maxCachedWorkflows: env.WORKER_MAX_CACHED_WORKFLOWS === undefined || env.WORKER_MAX_CACHED_WORKFLOWS === '' ? undefined : cacheSize(env),
-    stickyTimeoutMs: env.WORKER_STICKY_TIMEOUT_MS ? int(env, 'WORKER_STICKY_TIMEOUT_MS', 0) : undefined,
+    maxCachedWorkflows: cacheSize(v.WORKER_MAX_CACHED_WORKFLOWS),
+    stickyTimeoutMs: v.WORKER_STICKY_TIMEOUT_MS,
     toolModules: list(env.AGENT_TOOLS_MODULES) ?? [],
     toolNames: list(env.AGENT_TOOLS),
     versioning: workerVersioning(env),
     tracing: tracing(env),
-    heartbeatEveryMs: int(env, 'AGENT_HEARTBEAT_MS', DEFAULT_HEARTBEAT_MS),
-    searchAttributes: oneOf(env, 'AGENT_SEARCH_ATTRIBUTES', SEARCH_ATTRIBUTE_MODES),
+    heartbeatEveryMs: v.AGENT_HEARTBEAT_MS ?? DEFAULT_HEARTBEAT_MS,
+    searchAttributes: v.AGENT_SEARCH_ATTRIBUTES ?? SEARCH_ATTRIBUTE_MODES[0],
     mcpConfigPath: env.AGENT_MCP_CONFIG ? resolve(env.AGENT_MCP_CONFIG) : null,
-    metricsAddress: env.METRICS_PORT && env.METRICS_PORT !== 'off' ? `${env.METRICS_HOST || '127.0.0.1'}:${int(env, 'METRICS_PORT', 9464)}` : null,
+    metricsAddress: v.METRICS_PORT ? `${env.METRICS_HOST || '127.0.0.1'}:${v.METRICS_PORT}` : null,
     modelPrices: modelPrices(env.AGENT_MODEL_PRICES),
     runDefaults: {
-      ...(env.AGENT_DEFAULT_MAX_TURNS ? { maxTurns: int(env, 'AGENT_DEFAULT_MAX_TURNS', 0) } : {}),
-      ...(env.AGENT_DEFAULT_BUDGET_USD ? { maxBudgetUsd: positiveNumber(env, 'AGENT_DEFAULT_BUDGET_USD') } : {}),
-      ...(env.AGENT_DEFAULT_APPROVAL_TIMEOUT_MS ? { approvalTimeoutMs: int(env, 'AGENT_DEFAULT_APPROVAL_TIMEOUT_MS', 0) } : {}),
+      ...(v.AGENT_DEFAULT_MAX_TURNS ? { maxTurns: v.AGENT_DEFAULT_MAX_TURNS } : {}),
+      ...(v.AGENT_DEFAULT_BUDGET_USD ? { maxBudgetUsd: v.AGENT_DEFAULT_BUDGET_USD } : {}),
+      ...(v.AGENT_DEFAULT_APPROVAL_TIMEOUT_MS ? { approvalTimeoutMs: v.AGENT_DEFAULT_APPROVAL_TIMEOUT_MS } : {}),
       // Tools whose approval must name the call's argsHash (checked against the offered tools when the worker starts).
       ...(list(env.AGENT_REQUIRE_ARGS_HASH) ? { requireArgsHash: list(env.AGENT_REQUIRE_ARGS_HASH) ?? [] } : {}),
     },
   };
+}
+
+/** The typed variables (./env-schema), an empty one counting as unset; the first bad one stops the process in one line naming it. */
+function checkedEnv(env: NodeJS.ProcessEnv): CheckedEnv {
+  const set: Record<string, string> = {};
+  for (const [k, val] of Object.entries(env)) if (val !== undefined && val !== '') set[k] = val;
+  const parsed = envSchema.safeParse(set);
+  if (parsed.success) return parsed.data;
+  const { field, message } = firstProblem(parsed.error);
+  throw new Error(`${field} ${message}`);
 }
 
 /**
@@ -291,23 +303,15 @@ function ledger(env: NodeJS.ProcessEnv): LedgerConfig {
   return { kind: 'postgres', url };
 }
 
-function retentionLog(env: NodeJS.ProcessEnv): 'changes' | 'passes' {
-  const mode = env.AGENT_RETENTION_LOG || 'changes';
-  if (mode !== 'changes' && mode !== 'passes') throw new Error(`AGENT_RETENTION_LOG must be changes or passes, got ${JSON.stringify(mode)}`);
-  return mode;
-}
-
-function retention(env: NodeJS.ProcessEnv): RetentionConfig {
-  const mode = env.AGENT_RETENTION || 'on';
-  if (mode !== 'on' && mode !== 'off') throw new Error(`AGENT_RETENTION must be on or off, got ${JSON.stringify(mode)}`);
+function retention(v: CheckedEnv): RetentionConfig {
   return {
-    enabled: mode === 'on',
-    maxAgeMs: env.AGENT_RETENTION_MAX_AGE_MS ? int(env, 'AGENT_RETENTION_MAX_AGE_MS', 0) : null,
-    ledgerMaxBytes: env.AGENT_LEDGER_MAX_BYTES ? int(env, 'AGENT_LEDGER_MAX_BYTES', 0) : null,
-    traceMaxBytes: env.AGENT_TRACE_MAX_BYTES ? int(env, 'AGENT_TRACE_MAX_BYTES', 0) : null,
-    messageStoreMaxBytes: env.AGENT_MESSAGE_STORE_MAX_BYTES ? int(env, 'AGENT_MESSAGE_STORE_MAX_BYTES', 0) : null,
-    intervalMs: int(env, 'AGENT_RETENTION_INTERVAL_MS', 3_600_000),
-    logEveryPass: retentionLog(env) === 'passes',
+    enabled: (v.AGENT_RETENTION ?? 'on') === 'on',
+    maxAgeMs: v.AGENT_RETENTION_MAX_AGE_MS ?? null,
+    ledgerMaxBytes: v.AGENT_LEDGER_MAX_BYTES ?? null,
+    traceMaxBytes: v.AGENT_TRACE_MAX_BYTES ?? null,
+    messageStoreMaxBytes: v.AGENT_MESSAGE_STORE_MAX_BYTES ?? null,
+    intervalMs: v.AGENT_RETENTION_INTERVAL_MS ?? 3_600_000,
+    logEveryPass: v.AGENT_RETENTION_LOG === 'passes',
   };
 }
 
@@ -340,14 +344,6 @@ function workerVersioning(env: NodeJS.ProcessEnv): WorkerVersioning | null {
   return { deploymentName, buildId, defaultBehavior };
 }
 
-/** One of `values` (the first when unset), or an error naming the variable. */
-function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[]): T {
-  const raw = env[name] || values[0];
-  const found = values.find((v) => v === raw);
-  if (found === undefined) throw new Error(`${name} must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`);
-  return found;
-}
-
 function isVersioningBehavior(s: string): s is VersioningBehaviorName {
   return (VERSIONING_BEHAVIORS as readonly string[]).includes(s);
 }
@@ -362,27 +358,14 @@ function modelPrices(raw: string | undefined): Record<string, Pricing> {
     throw new Error('AGENT_MODEL_PRICES must be JSON like {"gpt-4o-mini": {"inputPerMTokUsd": 0.15, "outputPerMTokUsd": 0.6}}');
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('AGENT_MODEL_PRICES must be a JSON object of model name → prices');
-  const out: Record<string, Pricing> = {};
-  for (const [model, p] of Object.entries(parsed as Record<string, unknown>)) {
-    const { inputPerMTokUsd: i, outputPerMTokUsd: o } = (p ?? {}) as Record<string, unknown>;
-    const ok = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
-    if (!ok(i) || !ok(o)) throw new Error(`AGENT_MODEL_PRICES: model ${JSON.stringify(model)} needs inputPerMTokUsd and outputPerMTokUsd, numbers >= 0`);
-    out[model] = { inputPerMTokUsd: i as number, outputPerMTokUsd: o as number };
-  }
-  return out;
+  const checked = modelPricesSchema.safeParse(parsed);
+  if (checked.success) return checked.data;
+  const model = String(checked.error.issues[0].path[0]);
+  throw new Error(`AGENT_MODEL_PRICES: model ${JSON.stringify(model)} needs inputPerMTokUsd and outputPerMTokUsd, numbers >= 0`);
 }
 
-function positiveNumber(env: NodeJS.ProcessEnv, name: string): number {
-  const n = Number(env[name]);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a number > 0, got ${JSON.stringify(env[name])}`);
-  return n;
-}
-
-function cacheSize(env: NodeJS.ProcessEnv): number {
-  const raw = env.WORKER_MAX_CACHED_WORKFLOWS;
-  const n = Number(raw);
+function cacheSize(n: number | undefined): number | undefined {
   if (n === 0) throw new Error(ZERO_CACHE_REFUSED);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`WORKER_MAX_CACHED_WORKFLOWS must be a positive integer, got ${JSON.stringify(raw)}`);
   return n;
 }
 
@@ -397,14 +380,6 @@ function cacheSize(env: NodeJS.ProcessEnv): number {
 export const ZERO_CACHE_REFUSED =
   'WORKER_MAX_CACHED_WORKFLOWS=0 is refused: without a workflow cache, any other run\'s task evicts a run in the middle of a local activity (the fast read-only tools), ' +
   'which is cancelled and retried, and under steady traffic never finishes. Use at least 1; WORKER_STICKY_TIMEOUT_MS shortens how long a run waits for a dead worker.';
-
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got ${JSON.stringify(raw)}`);
-  return n;
-}
 
 /**
  * What Connection.connect and NativeConnection.connect both take to reach

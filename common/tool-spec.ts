@@ -9,7 +9,7 @@
 export interface JsonSchema {
   type: 'object';
   properties?: Record<string, unknown>;
-  required?: string[];
+  required?: readonly string[];
   additionalProperties?: boolean | Record<string, unknown>;
   [keyword: string]: unknown;
 }

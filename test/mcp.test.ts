@@ -265,6 +265,9 @@ describe('MCP config, names and policies', () => {
     expect(() => parse({ x: { url: 'ftp://b' } })).toThrow('servers.x.url must be http(s)');
     expect(() => parse({ x: { url: 'http://b', headers: { k: '${NOPE}' } } })).toThrow('servers.x.headers.k uses ${NOPE}, which is not set');
     expect(() => parse({ x: { command: 'a', timeoutMs: -1 } })).toThrow('servers.x.timeoutMs must be a positive integer');
+    // A bad entry of a list or a map is named by its place.
+    expect(() => parse({ x: { command: 'a', tools: ['a', 2] } })).toThrow('mcp.json: servers.x.tools[1] must be a string');
+    expect(() => parse({ x: { command: 'a', env: { TOKEN: 7 } } })).toThrow('mcp.json: servers.x.env.TOKEN must be a string');
   });
 
   it('names follow TOOL_NAME: sanitised, at most 64 characters, long ones kept apart by a hash', () => {

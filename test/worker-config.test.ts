@@ -13,6 +13,20 @@ describe('worker configuration', () => {
     expect(loadConfig({})).toMatchObject({ maxCachedWorkflows: undefined, stickyTimeoutMs: undefined });
   });
 
+  it('a typed variable set wrong stops the process in one line naming it and quoting the value; an empty one counts as unset', () => {
+    expect(() => loadConfig({ PORT: '80a' })).toThrow(/^PORT must be a positive integer, got "80a"$/);
+    expect(() => loadConfig({ METRICS_PORT: 'on' })).toThrow(/^METRICS_PORT must be a positive integer, got "on"$/);
+    expect(() => loadConfig({ AGENT_TOOLSET_CHECK: 'ignore' })).toThrow(/^AGENT_TOOLSET_CHECK must be one of refuse, warn, got "ignore"$/);
+    expect(() => loadConfig({ AGENT_DEFAULT_BUDGET_USD: '-1' })).toThrow(/^AGENT_DEFAULT_BUDGET_USD must be a number > 0, got "-1"$/);
+    expect(() => loadConfig({ AGENT_MODEL_PRICES: '{"m": {"inputPerMTokUsd": 1}}' })).toThrow(/^AGENT_MODEL_PRICES: model "m" needs inputPerMTokUsd and outputPerMTokUsd, numbers >= 0$/);
+    expect(loadConfig({ PORT: '', METRICS_PORT: 'off', AGENT_DEFAULT_BUDGET_USD: '0.5', AGENT_MODEL_PRICES: '{"m": {"inputPerMTokUsd": 1, "outputPerMTokUsd": 2, "note": "x"}}' })).toMatchObject({
+      providerPort: 8787,
+      metricsAddress: null,
+      runDefaults: { maxBudgetUsd: 0.5 },
+      modelPrices: { m: { inputPerMTokUsd: 1, outputPerMTokUsd: 2 } },
+    });
+  });
+
   it('AGENT_REQUIRE_ARGS_HASH: a comma-separated list of tools whose approval must carry the call\'s argsHash', () => {
     expect(loadConfig({ AGENT_REQUIRE_ARGS_HASH: ' delete_file, mcp_write ,' }).runDefaults).toMatchObject({ requireArgsHash: ['delete_file', 'mcp_write'] });
     expect(loadConfig({ AGENT_REQUIRE_ARGS_HASH: '' }).runDefaults).not.toHaveProperty('requireArgsHash');

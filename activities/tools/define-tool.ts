@@ -4,17 +4,20 @@
 // the worker hands the workflow the spec alone (see toolSpecOf), recorded in
 // the run's history at its start.
 import { specProblem, type ApprovalRule, type JsonSchema, type SubAgentSpec, type ToolActivityOptions, type ToolSpec } from '../../common/tool-spec';
+import type { ArgsOf } from './args-of';
 import type { ToolContext } from './context';
 
 export type { ToolContext } from './context';
+export type { ArgsOf } from './args-of';
 
 /** What a tool returns to the model: text (cut to the run's maxToolResultChars by the harness). */
-export type ToolRun = (ctx: ToolContext, args: Record<string, unknown>) => Promise<string>;
+export type ToolRun<Args = Record<string, unknown>> = (ctx: ToolContext, args: Args) => Promise<string>;
 
-export interface ToolDefinition {
+/** `P`: the parameters' schema; `run` receives arguments of the type it describes (./args-of). */
+export interface ToolDefinition<P extends JsonSchema = JsonSchema> {
   name: string;
   description: string;
-  parameters: JsonSchema;
+  parameters: P;
   readOnly: boolean;
   /**
    * A write that may simply be done again (the same call twice changes nothing
@@ -37,7 +40,7 @@ export interface ToolDefinition {
    * ToolError for an error the model should see; a write that failed before
    * it changed anything throws NothingChanged(reason), so it may be retried.
    */
-  run: ToolRun;
+  run: ToolRun<ArgsOf<P>>;
 }
 
 /** A tool that runs a child agent run: no `run`, the workflow starts the child. */
@@ -47,12 +50,18 @@ export interface SubAgentDefinition extends Omit<ToolDefinition, 'run' | 'activi
 
 export type AnyToolDefinition = ToolDefinition | SubAgentDefinition;
 
-/** Checks a tool module's definition at worker start (a bad tool stops the worker with the reason, not a run). */
-export function defineTool(def: ToolDefinition): ToolDefinition {
-  const problem = specProblem(toolSpecOf(def));
+/**
+ * Checks a tool module's definition at worker start (a bad tool stops the
+ * worker with the reason, not a run). `run` is typed from `parameters`; the
+ * definition returned takes any arguments, which is sound because the
+ * workflow checks each call's arguments against `parameters` before the
+ * activity runs (common/tool-args.ts), and the activity again.
+ */
+export function defineTool<const P extends JsonSchema>(def: ToolDefinition<P>): ToolDefinition {
+  const problem = specProblem(toolSpecOf(def as ToolDefinition));
   if (problem) throw new Error(`defineTool: ${problem}`);
   if (typeof def.run !== 'function') throw new Error(`defineTool: tool ${def.name} has no run function`);
-  return def;
+  return def as unknown as ToolDefinition;
 }
 
 export function defineSubAgent(def: SubAgentDefinition): SubAgentDefinition {

@@ -3,10 +3,11 @@
 // once and say what really happened.
 import { CancelledFailure } from '@temporalio/common';
 import { existsSync, statSync, unlinkSync } from 'node:fs';
-import { defineTool, type ToolRun } from './define-tool';
+import { defineTool, type ArgsOf, type ToolRun } from './define-tool';
 import { crashPoint } from './crash-point';
 import { NothingChanged, ToolError } from './tool-error';
-import { assertReadable, PATH_ARG, resolveInside } from './workspace';
+import { PATH_ONLY } from './parameters';
+import { assertReadable, resolveInside } from './workspace';
 
 /**
  * Deletes one file. The harness has claimed the call before this runs and
@@ -14,8 +15,7 @@ import { assertReadable, PATH_ARG, resolveInside } from './workspace';
  * its failures release the claim (NothingChanged), and the claim is checked
  * once more right before the unlink.
  */
-export const deleteFile: ToolRun = async (ctx, args) => {
-  const rel = String(args.path);
+export const deleteFile: ToolRun<ArgsOf<typeof PATH_ONLY>> = async (ctx, { path: rel }) => {
   let full: string;
   try {
     full = resolveInside(ctx.root, rel);
@@ -40,7 +40,7 @@ export const deleteFile: ToolRun = async (ctx, args) => {
 export default defineTool({
   name: 'delete_file',
   description: 'Delete a file from the workspace. A person must approve each call.',
-  parameters: { type: 'object', properties: { path: PATH_ARG }, required: ['path'], additionalProperties: false },
+  parameters: PATH_ONLY,
   readOnly: false,
   pastTense: 'deleted',
   needsApproval: true,

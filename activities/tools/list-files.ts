@@ -3,6 +3,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineTool, type ToolRun } from './define-tool';
+import { NO_ARGS } from './parameters';
 
 /** Regular files of the workspace (not hidden ones), one per line with its size. */
 export const listFiles: ToolRun = async (ctx) => {
@@ -17,7 +18,7 @@ export const listFiles: ToolRun = async (ctx) => {
 export default defineTool({
   name: 'list_files',
   description: 'List the files in the workspace with their sizes in bytes.',
-  parameters: { type: 'object', properties: {}, required: [], additionalProperties: false },
+  parameters: NO_ARGS,
   readOnly: true,
   activity: { local: true },
   origin: 'builtin',

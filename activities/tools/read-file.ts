@@ -1,15 +1,15 @@
 // read_file: one text file of the workspace, cut at READ_LIMIT_BYTES. Fast and
 // read-only, so it runs as a local activity.
 import { existsSync, openSync, readSync, closeSync, statSync } from 'node:fs';
-import { defineTool, type ToolRun } from './define-tool';
+import { defineTool, type ArgsOf, type ToolRun } from './define-tool';
 import { ToolError } from './tool-error';
-import { assertReadable, PATH_ARG, resolveInside } from './workspace';
+import { PATH_ONLY } from './parameters';
+import { assertReadable, resolveInside } from './workspace';
 
 /** Larger files are cut here, with a note the model can read: a result is one history payload. */
 export const READ_LIMIT_BYTES = 64 * 1024;
 
-export const readFile: ToolRun = async (ctx, args) => {
-  const rel = String(args.path);
+export const readFile: ToolRun<ArgsOf<typeof PATH_ONLY>> = async (ctx, { path: rel }) => {
   const full = resolveInside(ctx.root, rel);
   assertReadable(ctx.root, full);
   if (!existsSync(full)) throw new ToolError(`no such file: ${rel}. Call list_files to see what exists.`);
@@ -31,7 +31,7 @@ export const readFile: ToolRun = async (ctx, args) => {
 export default defineTool({
   name: 'read_file',
   description: 'Read a text file from the workspace.',
-  parameters: { type: 'object', properties: { path: PATH_ARG }, required: ['path'], additionalProperties: false },
+  parameters: PATH_ONLY,
   readOnly: true,
   activity: { local: true },
   origin: 'builtin',

@@ -1,6 +1,7 @@
 // scan_archive: the demo's slow tool (a normal activity that heartbeats, so a
 // Stop reaches it and a retry resumes after its last reported step).
 import { defineTool, type ToolRun } from './define-tool';
+import { NO_ARGS } from './parameters';
 
 export const SCAN_TOTAL_FILES = 1200;
 export const SCAN_STEP_FILES = 200;
@@ -22,7 +23,7 @@ export const scanArchive: ToolRun = async (ctx) => {
 export default defineTool({
   name: 'scan_archive',
   description: 'Scan the archive for corrupt files. Slow: takes a few seconds.',
-  parameters: { type: 'object', properties: {}, required: [], additionalProperties: false },
+  parameters: NO_ARGS,
   readOnly: true,
   origin: 'builtin',
   run: scanArchive,

@@ -4,10 +4,11 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
-/** The schema of a tool argument that names a file: a path relative to the workspace. */
-export const PATH_ARG = { type: 'string', minLength: 1, maxLength: 512, description: 'A path relative to the workspace.' } as const;
 import { crashPoint } from './crash-point';
 import { ToolError } from './tool-error';
+
+// Beside the checks, for tool modules that take a path (examples/tools/notes.ts).
+export { PATH_ARG } from './parameters';
 
 export const SEED_FILES: Record<string, string> = {
   'errors.log': [

@@ -28,8 +28,8 @@ export const writeNote = defineTool({
   // Data, evaluated by the workflow on each call: "tmp/../x" counts as outside tmp/.
   needsApproval: { argument: 'path', unlessInside: ['tmp'] },
   activity: { startToCloseTimeoutMs: 10_000, retry: { maximumAttempts: 3 } },
-  async run(ctx, args) {
-    const rel = String(args.path);
+  // `path` and `text` are typed from `parameters`, and checked against it before `run` is called.
+  async run(ctx, { path: rel, text }) {
     let full: string;
     try {
       full = resolveInside(ctx.root, rel);
@@ -39,8 +39,8 @@ export const writeNote = defineTool({
     }
     await ctx.effect.confirm();
     mkdirSync(dirname(full), { recursive: true });
-    writeFileSync(full, String(args.text));
-    return `wrote ${String(args.text).length} characters to ${rel}`;
+    writeFileSync(full, text);
+    return `wrote ${text.length} characters to ${rel}`;
   },
 });
 
@@ -51,8 +51,7 @@ export const countWords = defineTool({
   parameters: { type: 'object', properties: { path: PATH_ARG }, required: ['path'], additionalProperties: false },
   readOnly: true,
   activity: { local: true },
-  async run(ctx, args) {
-    const rel = String(args.path);
+  async run(ctx, { path: rel }) {
     const full = resolveInside(ctx.root, rel);
     assertReadable(ctx.root, full);
     let text: string;

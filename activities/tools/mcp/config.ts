@@ -4,6 +4,8 @@
 // of failing runs later.
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { firstProblem } from '../../../common/schema-problem';
+import { httpServer, stdioServer } from './config-schema';
 
 interface ServerPolicy {
   /** What the harness names its tools: `<prefix>_<tool>` (default: the server's key). */
@@ -41,10 +43,6 @@ export type McpServerConfig = ServerPolicy &
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 
-const COMMON_KEYS = ['prefix', 'tools', 'readOnly', 'idempotent', 'trustAnnotations', 'requireApproval', 'skipApproval', 'timeoutMs', 'connectTimeoutMs', 'enabledByDefault'];
-const STDIO_KEYS = ['command', 'args', 'env', 'cwd'];
-const HTTP_KEYS = ['url', 'headers'];
-
 /** Reads and checks the file; relative `cwd`s are resolved against its folder (which is also the default cwd). */
 export function readMcpConfig(path: string, env: NodeJS.ProcessEnv = process.env): McpServerConfig[] {
   let raw: unknown;
@@ -66,75 +64,50 @@ export function parseMcpConfig(raw: unknown, opts: { source: string; baseDir: st
     const at = `servers.${name}`;
     if (!isObject(s)) return fail(`${at} must be an object`);
     const isStdio = 'command' in s;
-    const isHttp = 'url' in s;
-    if (isStdio === isHttp) return fail(`${at} needs exactly one of "command" (stdio) or "url" (streamable HTTP)`);
-    const known = [...COMMON_KEYS, ...(isStdio ? STDIO_KEYS : HTTP_KEYS)];
-    for (const k of Object.keys(s)) if (!known.includes(k)) fail(`${at}.${k} is not a setting (known: ${known.join(', ')})`);
+    if (isStdio === ('url' in s)) return fail(`${at} needs exactly one of "command" (stdio) or "url" (streamable HTTP)`);
+    const parsed = (isStdio ? stdioServer : httpServer).safeParse(s);
+    if (!parsed.success) {
+      const { field, message } = firstProblem(parsed.error);
+      return fail(`${at}.${field} ${message}`);
+    }
+    const c = parsed.data;
     const policy: ServerPolicy = {
-      prefix: optString(s.prefix, `${at}.prefix`, fail) ?? name,
-      tools: s.tools === undefined ? null : strings(s.tools, `${at}.tools`, fail),
-      readOnly: s.readOnly === undefined ? [] : strings(s.readOnly, `${at}.readOnly`, fail),
-      idempotent: s.idempotent === undefined ? [] : strings(s.idempotent, `${at}.idempotent`, fail),
-      trustAnnotations: optBool(s.trustAnnotations, `${at}.trustAnnotations`, fail) ?? false,
-      requireApproval: s.requireApproval === undefined ? [] : strings(s.requireApproval, `${at}.requireApproval`, fail),
-      skipApproval: s.skipApproval === undefined ? [] : strings(s.skipApproval, `${at}.skipApproval`, fail),
-      timeoutMs: optPositive(s.timeoutMs, `${at}.timeoutMs`, fail) ?? null,
-      connectTimeoutMs: optPositive(s.connectTimeoutMs, `${at}.connectTimeoutMs`, fail) ?? DEFAULT_CONNECT_TIMEOUT_MS,
-      enabledByDefault: optBool(s.enabledByDefault, `${at}.enabledByDefault`, fail) ?? true,
+      prefix: c.prefix ?? name,
+      tools: c.tools ?? null,
+      readOnly: c.readOnly ?? [],
+      idempotent: c.idempotent ?? [],
+      trustAnnotations: c.trustAnnotations ?? false,
+      requireApproval: c.requireApproval ?? [],
+      skipApproval: c.skipApproval ?? [],
+      timeoutMs: c.timeoutMs ?? null,
+      connectTimeoutMs: c.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      enabledByDefault: c.enabledByDefault ?? true,
     };
-    if (isStdio) {
-      const command = optString(s.command, `${at}.command`, fail) ?? '';
-      if (command === '') fail(`${at}.command must not be empty`);
+    if ('command' in c) {
       return {
         ...policy,
         name,
         transport: 'stdio' as const,
-        command,
-        args: s.args === undefined ? [] : strings(s.args, `${at}.args`, fail),
-        env: expand(stringMap(s.env, `${at}.env`, fail), env, `${at}.env`, fail),
-        cwd: resolve(opts.baseDir, optString(s.cwd, `${at}.cwd`, fail) ?? '.'),
+        command: c.command,
+        args: c.args ?? [],
+        env: expand(c.env ?? {}, env, `${at}.env`, fail),
+        cwd: resolve(opts.baseDir, c.cwd ?? '.'),
       };
     }
-    const rawUrl = optString(s.url, `${at}.url`, fail) ?? '';
     let url: URL;
     try {
-      url = new URL(rawUrl);
+      url = new URL(c.url);
     } catch {
-      return fail(`${at}.url is not a URL: ${JSON.stringify(rawUrl)}`);
+      return fail(`${at}.url is not a URL: ${JSON.stringify(c.url)}`);
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') fail(`${at}.url must be http(s), got ${url.protocol}`);
-    return { ...policy, name, transport: 'http' as const, url, headers: expand(stringMap(s.headers, `${at}.headers`, fail), env, `${at}.headers`, fail) };
+    return { ...policy, name, transport: 'http' as const, url, headers: expand(c.headers ?? {}, env, `${at}.headers`, fail) };
   });
 }
 
 type Fail = (msg: string) => never;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function optString(v: unknown, at: string, fail: Fail): string | undefined {
-  if (v === undefined) return undefined;
-  return typeof v === 'string' ? v : fail(`${at} must be a string`);
-}
-
-function optBool(v: unknown, at: string, fail: Fail): boolean | undefined {
-  if (v === undefined) return undefined;
-  return typeof v === 'boolean' ? v : fail(`${at} must be true or false`);
-}
-
-function optPositive(v: unknown, at: string, fail: Fail): number | undefined {
-  if (v === undefined) return undefined;
-  return typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : fail(`${at} must be a positive integer (ms)`);
-}
-
-function strings(v: unknown, at: string, fail: Fail): string[] {
-  return Array.isArray(v) && v.every((x) => typeof x === 'string') ? v : fail(`${at} must be a list of strings`);
-}
-
-function stringMap(v: unknown, at: string, fail: Fail): Record<string, string> {
-  if (v === undefined) return {};
-  if (!isObject(v) || !Object.values(v).every((x) => typeof x === 'string')) return fail(`${at} must map names to strings`);
-  return v as Record<string, string>;
-}
 
 /** `${NAME}` in env and header values comes from the worker's environment, so secrets stay out of the file. */
 function expand(map: Record<string, string>, env: NodeJS.ProcessEnv, at: string, fail: Fail): Record<string, string> {

@@ -1,0 +1,59 @@
+// The environment variables whose values have a type or a set of values, and
+// the words a refusal uses ("PORT must be a positive integer, got "80a""). An
+// empty variable counts as unset (removed before parsing). Defaults, and the
+// rules that tie several variables together, are ./config's.
+import { z } from 'zod';
+import { got } from './schema-problem';
+
+export const TOOLSET_CHECKS = ['refuse', 'warn'] as const;
+export const SEARCH_ATTRIBUTE_MODES = ['create', 'check'] as const;
+
+/** A whole number > 0 written in the variable; the message quotes the text as set. */
+const positiveInt = z
+  .string()
+  .refine((s) => Number.isInteger(Number(s)) && Number(s) > 0, got('must be a positive integer'))
+  .transform(Number)
+  .optional();
+
+/** In the order the variables were checked before they had a schema, so an environment with two mistakes names the same one first. */
+export const envSchema = z.object({
+  TEMPORAL_DEV_PORT: positiveInt,
+  PORT: positiveInt,
+  AGENT_TOOLSET_CHECK: z.enum(TOOLSET_CHECKS, got(`must be one of ${TOOLSET_CHECKS.join(', ')}`)).optional(),
+  AGENT_RETENTION: z.enum(['on', 'off'], got('must be on or off')).optional(),
+  AGENT_RETENTION_MAX_AGE_MS: positiveInt,
+  AGENT_LEDGER_MAX_BYTES: positiveInt,
+  AGENT_TRACE_MAX_BYTES: positiveInt,
+  AGENT_MESSAGE_STORE_MAX_BYTES: positiveInt,
+  AGENT_RETENTION_INTERVAL_MS: positiveInt,
+  AGENT_RETENTION_LOG: z.enum(['changes', 'passes'], got('must be changes or passes')).optional(),
+  TEMPORAL_UI_PORT: positiveInt,
+  // 0 passes here: ./config refuses it with the reason (ZERO_CACHE_REFUSED).
+  WORKER_MAX_CACHED_WORKFLOWS: z
+    .string()
+    .refine((s) => Number.isInteger(Number(s)) && Number(s) >= 0, got('must be a positive integer'))
+    .transform(Number)
+    .optional(),
+  WORKER_STICKY_TIMEOUT_MS: positiveInt,
+  AGENT_HEARTBEAT_MS: positiveInt,
+  AGENT_SEARCH_ATTRIBUTES: z.enum(SEARCH_ATTRIBUTE_MODES, got(`must be one of ${SEARCH_ATTRIBUTE_MODES.join(', ')}`)).optional(),
+  METRICS_PORT: z
+    .string()
+    .refine((s) => s === 'off' || (Number.isInteger(Number(s)) && Number(s) > 0), got('must be a positive integer'))
+    .transform((s) => (s === 'off' ? null : Number(s)))
+    .optional(),
+  AGENT_DEFAULT_MAX_TURNS: positiveInt,
+  AGENT_DEFAULT_BUDGET_USD: z
+    .string()
+    .refine((s) => Number.isFinite(Number(s)) && Number(s) > 0, got('must be a number > 0'))
+    .transform(Number)
+    .optional(),
+  AGENT_DEFAULT_APPROVAL_TIMEOUT_MS: positiveInt,
+});
+
+export type CheckedEnv = z.infer<typeof envSchema>;
+
+const price = z.number().refine((n) => n >= 0);
+
+/** AGENT_MODEL_PRICES, once JSON.parse has read it: model name -> both prices (other keys are dropped). */
+export const modelPricesSchema = z.record(z.string(), z.object({ inputPerMTokUsd: price, outputPerMTokUsd: price }));
