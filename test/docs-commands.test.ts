@@ -257,7 +257,7 @@ describe('the README, screen by screen', () => {
   it('your own tool: a worker offering examples/tools/notes.ts, and the script scenario driving it through the CLI', { timeout: 240_000 }, async () => {
     const workerCommand = one('own-tool', /npm run worker$/);
     // `npm run worker` is worker/main.ts, which startWorkerProcess runs, with the command's variables.
-    expect(JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')).scripts.worker).toBe('tsx worker/main.ts');
+    expect(JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')).scripts.worker).toBe('exec tsx worker/main.ts');
     const modules = /AGENT_TOOLS_MODULES=(\S+)/.exec(workerCommand.text)?.[1];
     expect(modules).toBe('examples/tools/notes.ts');
     const queue = `docs-notes-${randomUUID().slice(0, 8)}`;
