@@ -15,7 +15,10 @@ export function longCallTool(opts: { heartbeatTimeoutMs?: number } = {}): ToolDe
     parameters: { type: 'object', properties: { seconds: { type: 'integer', minimum: 1, maximum: 3600 } }, required: ['seconds'], additionalProperties: false },
     readOnly: true,
     enabledByDefault: false,
-    ...(opts.heartbeatTimeoutMs ? { activity: { heartbeatTimeoutMs: opts.heartbeatTimeoutMs } } : {}),
+    // As long as the longest call it accepts: under the runs' default tool
+    // timeout a call held longer is timed out and retried, and the attempts
+    // overlap (the heartbeat count would then be several calls').
+    activity: { startToCloseTimeoutMs: 3_660_000, ...(opts.heartbeatTimeoutMs ? { heartbeatTimeoutMs: opts.heartbeatTimeoutMs } : {}) },
     async run(ctx, { seconds }) {
       for (let s = 1; s <= seconds; s++) {
         await ctx.sleep(1000);
