@@ -8,7 +8,7 @@ import type { Exit } from './next-step';
 import type { RunContext } from './run-context';
 import { rememberResult } from './run-state';
 import type { PendingCall } from './tool-calls';
-import { CANCELLED } from './stop';
+import { CANCELLED } from './exits';
 
 /** A tool error becomes transcript text per policy; a permanent one or the `fatal` policy stops the run. */
 export function toolFailed(ctx: RunContext, pending: PendingCall, toolName: string, error: string, permanent: boolean): Exit | null {

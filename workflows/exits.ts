@@ -7,12 +7,18 @@ import type { RunResult } from '../common/contract';
 import { exitFields, type Exit } from './next-step';
 import { noChildren, type RunState } from './run-state';
 
+/** The reason of a Stop that came without one: Temporal's own cancellation. */
+export const CANCELLED = 'the workflow was cancelled';
+
+/** The exit of a stopped run; `reason`: what the cancel signal said, if it came. */
+export function cancelledExit(reason: string | null): Exit {
+  const why = reason ?? CANCELLED;
+  return { status: 'interrupted', interruption: { type: 'cancelled', reason: why }, reason: why };
+}
+
 /** `cancelReason`: what the cancel signal said, if it came. Rethrows what is a bug in this code. */
 export function exitForError(err: unknown, cancelReason: string | null): Exit {
-  if (wf.isCancellation(err)) {
-    const reason = cancelReason ?? 'the workflow was cancelled';
-    return { status: 'interrupted', interruption: { type: 'cancelled', reason }, reason };
-  }
+  if (wf.isCancellation(err)) return cancelledExit(cancelReason);
   if (err instanceof ActivityFailure || err instanceof ChildWorkflowFailure) {
     const msg = `${err.message}: ${err.cause?.message ?? 'unknown cause'}`;
     // The failure's type (ProviderUnauthorized, ProviderBadRequest, …) travels with the result, for alerting.

@@ -61,16 +61,16 @@ export class SteeringDesk {
 
   /**
    * A call of the current reply that an `interrupt` message stops before it
-   * starts: declined, with the message as the reason. Null when none applies.
+   * starts: declined, with the message as the reason. False when none applies.
    */
-  declineIfInterrupted(pending: PendingCall, toolName: string): null | 'declined' {
+  declineIfInterrupted(pending: PendingCall, toolName: string): boolean {
     const s = this.queue.interruptNow(wf.workflowInfo().historyLength);
-    if (!s) return null;
+    if (!s) return false;
     const text = declinedText(toolName, { decision: 'reject', reason: s.message, by: s.by });
     this.ctx.state.messages.push(toolResultMessage(pending.call, text));
     this.ctx.trace.emit('tool_result', { toolName, callId: pending.call.id, ms: 0, ok: false, declined: true, interrupted: true });
     this.ctx.metrics.toolErrors.add(1, { tool: toolName, kind: 'declined' });
-    return 'declined';
+    return true;
   }
 
   /** The run ended: messages still queued will never be read, and the trace says so. */

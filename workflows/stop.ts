@@ -6,13 +6,12 @@
 // calls in other processes learn it from their next heartbeat.
 import * as wf from '@temporalio/workflow';
 import { cancelSignal } from '../common/run-messages';
+import { CANCELLED, cancelledExit } from './exits';
 import type { Exit } from './next-step';
 import type { RunTrace } from './run-trace';
 import type { StatusBoard } from './status-board';
 import { stopCallsInThisProcess } from './stop-here';
 
-/** The reason of a Stop that came without one: Temporal's own cancellation. */
-export const CANCELLED = 'the workflow was cancelled';
 
 export class StopSwitch {
   /** The scope the whole loop runs in. */
@@ -32,8 +31,7 @@ export class StopSwitch {
 
   /** The exit of a stopped run. */
   exit(): Exit {
-    const reason = this.signalled ?? CANCELLED;
-    return { status: 'interrupted', interruption: { type: 'cancelled', reason }, reason };
+    return cancelledExit(this.signalled);
   }
 
   /**
