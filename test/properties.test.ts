@@ -170,6 +170,11 @@ function drive(cfg: RunConfig, replies: ModelReply[], decide: (call: ToolCall) =
   throw new Error('the loop did not stop');
 }
 
+/** One call as the approver saw it: an id alone may come back later on another call. */
+function callKey(call: ToolCall): string {
+  return `${call.id}|${call.function.name}|${call.function.arguments}`;
+}
+
 /** Each assistant reply's call ids, and the ids of the tool results between it and the next reply. */
 function repliesWithResults(messages: ChatMessage[]): { asked: string[]; answered: string[] }[] {
   const out: { asked: string[]; answered: string[] }[] = [];
@@ -220,12 +225,19 @@ describe('the loop, over any replies and limits', () => {
         const rejected = new Set<string>();
         const d = drive(cfg, replies, (call) => {
           if (!rejects(call.id)) return { decision: 'approve', reason: null, by: 'alice' };
-          // By id and tool: a provider may send an id again on a later, other call (one never asked about).
-          rejected.add(`${call.id}|${call.function.name}`);
+          // By id, tool and arguments: a provider may send an id again on a later, other call, and a call
+          // whose arguments do not parse is answered with the error without being asked about.
+          rejected.add(callKey(call));
           return { decision: 'reject', reason: 'no', by: 'bob' };
         });
+        let lastCalls: ToolCall[] = [];
         for (const m of d.messages) {
-          if (m.role === 'tool' && rejected.has(`${m.tool_call_id}|${m.name}`)) expect(m.content).toMatch(/^The user declined this .* call by bob; it was not run/);
+          if (m.role === 'assistant') lastCalls = m.tool_calls ?? [];
+          if (m.role !== 'tool') continue;
+          const call = lastCalls.find((c) => c.id === m.tool_call_id);
+          expect(call).toBeDefined();
+          if (rejected.has(callKey(call!))) expect(m.content).toMatch(/^The user declined this .* call by bob; it was not run/);
+          else expect(m.content).not.toMatch(/^The user declined/);
         }
       }),
       params,
