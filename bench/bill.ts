@@ -15,16 +15,23 @@ import type { AgentInput } from '../common/contract';
 import { countActions, type ActionCount } from './actions';
 import { LONG_CALL, longCallTask } from './long-call-tool';
 import { PEER_TASK_QUEUE, startPeer } from './peer-process';
-import { heartbeatsDuring } from './server-metrics';
+import { heartbeatsDuring, serverActionsDuring, type ServerActions } from './server-metrics';
+import type { WorkflowHandle } from '@temporalio/client';
 import { startBenchStack, type BenchStack } from './stack';
+
+/** A run's Actions twice: by Cloud's rules from its history, and as the server's own counter saw them. */
+export type CountedRun = ActionCount & { server: ServerActions };
 
 export interface ActionFigures {
   turns: number;
   /** A `runaway` run as the project's CLI starts it (its starting search attributes set). */
-  ours: ActionCount;
+  ours: CountedRun;
   /** The same run started bare (`temporal workflow start`). */
-  oursBare: ActionCount;
-  peer: ActionCount;
+  oursBare: CountedRun;
+  peer: CountedRun;
+  /** A `runaway_wide` run (three read-only calls a turn), ours as the CLI starts it and the peer's. */
+  wide: CountedRun;
+  peerWide: CountedRun;
   /** A `plan` run (3 turns), as the CLI starts it and bare. */
   plan: ActionCount;
   planBare: ActionCount;
@@ -38,20 +45,26 @@ function startOurs(stack: BenchStack, input: AgentInput, id: string, bare = fals
 export async function measureActions(stack: BenchStack, turns: number): Promise<ActionFigures> {
   const runaway: AgentInput = { task: 'Keep listing files.', model: 'runaway', dedupe: 'off', limits: { maxTurns: turns, maxBudgetUsd: null } };
   const plan: AgentInput = { task: 'Which file mentions a timeout?', model: 'plan' };
-  const counted = async (input: AgentInput, bare: boolean) => {
-    const h = await startOurs(stack, input, `bill-${input.model}-${randomUUID().slice(0, 8)}`, bare);
-    await h.result();
-    return countActions(await h.fetchHistory());
+  // One run at a time: the server's counter is read around each.
+  const counted = async (start: () => Promise<WorkflowHandle>): Promise<CountedRun> => {
+    const { value: handle, actions } = await serverActionsDuring(stack.metricsUrl, async () => {
+      const h = await start();
+      await h.result();
+      return h;
+    });
+    return { ...countActions(await handle.fetchHistory()), server: actions };
   };
-  const peerHandle = await stack.client.workflow.start('peerAgent', { taskQueue: PEER_TASK_QUEUE, workflowId: `bill-peer-${randomUUID().slice(0, 8)}`, args: ['Keep listing files.', 'runaway', turns] });
-  await peerHandle.result();
+  const ours = (input: AgentInput, bare: boolean) => counted(() => startOurs(stack, input, `bill-${input.model}-${randomUUID().slice(0, 8)}`, bare));
+  const peer = (model: string) => counted(() => stack.client.workflow.start('peerAgent', { taskQueue: PEER_TASK_QUEUE, workflowId: `bill-peer-${model}-${randomUUID().slice(0, 8)}`, args: ['Keep listing files.', model, turns] }));
   return {
     turns,
-    ours: await counted(runaway, false),
-    oursBare: await counted(runaway, true),
-    peer: countActions(await peerHandle.fetchHistory()),
-    plan: await counted(plan, false),
-    planBare: await counted(plan, true),
+    ours: await ours(runaway, false),
+    oursBare: await ours(runaway, true),
+    peer: await peer('runaway'),
+    wide: await ours({ ...runaway, model: 'runaway_wide' }, false),
+    peerWide: await peer('runaway_wide'),
+    plan: await ours(plan, false),
+    planBare: await ours(plan, true),
   };
 }
 

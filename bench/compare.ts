@@ -128,10 +128,19 @@ async function billSection(): Promise<string[]> {
   const { a, hb } = await withPeerStack(async (stack) => ({ a: await measureActions(stack, TURNS), hb: await measureHeartbeats(stack, BILL_SECONDS) }));
   const perTurn = (c: ActionCount) => (c.actions / a.turns).toFixed(2);
   out.push(`A ${a.turns}-turn \`runaway\` run, Actions by Temporal Cloud's rules, counted from its history (heartbeats and queries are not in history: see below).`, '');
-  out.push('| | Actions | per turn | events | breakdown |', '|---|---|---|---|---|');
-  for (const [name, c] of [['ours, started by the CLI', a.ours], ['ours, started bare (`temporal workflow start`)', a.oursBare], ['peer: @temporalio/ai-sdk', a.peer]] as const) {
-    out.push(`| ${name} | ${c.actions} | ${perTurn(c)} | ${c.events} | ${describeActions(c)} |`);
+  out.push('| | Actions (Cloud\'s rules) | per turn | the server\'s `action` counter | events | breakdown |', '|---|---|---|---|---|---|');
+  for (const [name, c] of [
+    ['ours, started by the CLI', a.ours],
+    ['ours, started bare (`temporal workflow start`)', a.oursBare],
+    ['peer: @temporalio/ai-sdk', a.peer],
+    ['ours, `runaway_wide` (three read-only calls a turn)', a.wide],
+    ['peer, `runaway_wide`', a.peerWide],
+  ] as const) {
+    const server = Object.entries(c.server.byType).map(([t, n]) => `${t} ${n}`).join(', ');
+    out.push(`| ${name} | ${c.actions} | ${perTurn(c)} | ${c.server.total} (${server}) | ${c.events} | ${describeActions(c)} |`);
   }
+  out.push('', 'A turn of `runaway` makes one read-only call, a turn of `runaway_wide` three. Ours runs read-only tools as local activities, whose markers in one workflow task are one Action however many; the peer runs each tool call as an activity.');
+  out.push('', 'The server\'s counter (`action{service_name="frontend"}`, which Temporal documents for estimating a Cloud bill from a self-hosted server) meters a workflow task\'s markers as one batch, as Cloud does, but also counts the `TemporalChangeVersion` upserts of patches, which Cloud exempts.');
   out.push('', `A \`plan\` run (3 turns): ${a.plan.events} events, ${a.plan.upserts} upserts (${a.plan.patchUpserts} for the patch), ${a.plan.patchMarkers + a.plan.localActivities} markers (${a.plan.patchMarkers} patch, ${a.plan.localActivities} local activities), ${a.plan.actions} Actions; started bare: ${a.planBare.events} events, ${a.planBare.upserts} upserts, ${a.planBare.actions} Actions.`, '');
   out.push(`Heartbeat RPCs per minute of a running call (one call held ${hb.seconds} s; the server's \`service_requests{operation="RecordActivityTaskHeartbeat"}\`): ours, model call ${hb.oursModel.toFixed(1)}, tool ${hb.oursTool.toFixed(1)}; peer, model call ${hb.peerModel.toFixed(1)} (its activities never heartbeat, so a Stop cannot reach them).`, '');
   out.push(`Stop → the running call sees it (\`tool_cancelled\`, \`model_cancelled\`) and → the run's result, ms, p50 / p95 / max of ${STOPS} Stops each, at random moments of the ${DEFAULT_HEARTBEAT_MS} ms heartbeat interval:`, '');

@@ -44,3 +44,53 @@ export async function heartbeatsDuring<T>(metricsUrl: string, during: () => Prom
   const after = await settled(metricsUrl, HEARTBEAT_OPERATION);
   return { value, heartbeats: after - before };
 }
+
+/**
+ * The server's own count of billable Actions (`action{service_name="frontend"}`,
+ * by `action_type`), which Temporal documents for estimating a Cloud bill
+ * from a self-hosted server. It differs from Cloud's rules in one place we
+ * know of: it counts the SDK's `TemporalChangeVersion` upserts (a patch's),
+ * which Cloud exempts.
+ */
+export async function serverActions(metricsUrl: string): Promise<Map<string, number>> {
+  const text = await (await fetch(metricsUrl)).text();
+  const byType = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('action{') || !line.includes('service_name="frontend"')) continue;
+    const type = /action_type="([^"]*)"/.exec(line)?.[1] ?? 'unknown';
+    const value = Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (Number.isFinite(value)) byType.set(type, (byType.get(type) ?? 0) + value);
+  }
+  return byType;
+}
+
+export interface ServerActions {
+  total: number;
+  /** e.g. `command_ScheduleActivityTask: 20`, `command_BatchMarkers: 21`. */
+  byType: Record<string, number>;
+}
+
+/** The server's Action counter across `during`, read once it stopped moving on both sides (nothing else may run meanwhile). */
+export async function serverActionsDuring<T>(metricsUrl: string, during: () => Promise<T>): Promise<{ value: T; actions: ServerActions }> {
+  const settledActions = async () => {
+    let last = await serverActions(metricsUrl);
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 1500));
+      const now = await serverActions(metricsUrl);
+      if (JSON.stringify([...now]) === JSON.stringify([...last])) return now;
+      last = now;
+    }
+  };
+  const before = await settledActions();
+  const value = await during();
+  const after = await settledActions();
+  const byType: Record<string, number> = {};
+  let total = 0;
+  for (const [type, n] of after) {
+    const d = n - (before.get(type) ?? 0);
+    if (d === 0) continue;
+    byType[type.replace(/^(command|grpc)_/, '')] = d;
+    total += d;
+  }
+  return { value, actions: { total, byType } };
+}

@@ -2,7 +2,7 @@
 // price them at the default rate, so a hard budget can bound a scripted run;
 // the provider's scenario table is typed by this list, so the two cannot drift.
 export const SCRIPTED_MODELS = [
-  'plan', 'script', 'runaway', 'overbill', 'bulky', 'recover', 'forbidden', 'duplicate', 'destructive',
+  'plan', 'script', 'runaway', 'runaway_wide', 'overbill', 'bulky', 'recover', 'forbidden', 'duplicate', 'destructive',
   'destructive_twice', 'same_call_id', 'slow', 'mcp', 'research', 'tree', 'read', 'bad_json_args',
   'unknown_tool', 'bad_schema', 'huge_args', 'three_calls', 'empty_reply', 'delete_bad_args',
   'research_bad_args', 'research_runaway', 'missing_call', 'missing_result',

@@ -36,15 +36,16 @@ export interface CarryOver {
 
 /**
  * At a turn boundary: when history is too long, the run continues as new
- * (this never returns), carrying everything the loop knows. The patch is
- * asked only then, where it always was: histories recorded before it
- * replay without continuing.
+ * (this never returns), carrying everything the loop knows. A run that
+ * recorded all-patches-v2 asks no patch here; an older one asks its patch
+ * only then, where it always did: histories recorded before it replay
+ * without continuing.
  */
 export async function continueAsNewIfDue(c: CarryOver, turnsThisExecution: number): Promise<void> {
   const { ctx } = c;
   const info = wf.workflowInfo();
   if (!historyTooLong(turnsThisExecution, ctx.cfg.continueAsNewAtHistoryBytes, info)) return;
-  if (!wf.patched(CONTINUE_AS_NEW_PATCH)) return;
+  if (!ctx.patches.allV2 && !wf.patched(CONTINUE_AS_NEW_PATCH)) return;
   // Signals and updates in flight finish here, not in limbo between executions.
   await c.approvals.settleHandlers();
   const now = wf.workflowInfo();

@@ -49,6 +49,8 @@ const RESOLVED_CONFIG_PATCH = 'resolved-config-v1';
 
 /** The patches asked in a run's first activation (see agentRun). */
 export interface Patches {
+  /** patched(ALL_PATCHES_V2): every patch the project has, including those asked later in a run, holds; none is asked. */
+  allV2: boolean;
   /** patched(ALL_PATCHES): every patch of this file holds, none of them asked (./run-setup.ts askPatches). */
   all: boolean;
   waitForCancellation: boolean;
@@ -77,15 +79,32 @@ export const LOCAL_TOOLS_PATCH = 'local-read-tools-v1';
 export const ALL_PATCHES = 'all-patches-v1';
 
 /**
- * The patches of a run's first activation: for a new run, one marker for
- * every patch before ALL_PATCHES and one for each patch added after it
- * (pending-args-hash-v1); the six as before for a history recorded before ALL_PATCHES. Call it first, before
- * anything awaits, as agentRun always asked them.
+ * Stands for every patch the project has: ALL_PATCHES and what it stands for,
+ * and the three asked on their own after it (pending-args-hash-v1 here,
+ * continue-as-new-v1 when a run first continues as new, refused-calls-traced-v1
+ * at a refused call). A new run writes this one marker (and the SDK's one
+ * `TemporalChangeVersion` upsert) where it wrote two, and never another one
+ * later. A history recorded before it has no such marker: its replay finds
+ * this false and asks what it always asked, where it asked it.
+ */
+export const ALL_PATCHES_V2 = 'all-patches-v2';
+
+/** What a run that recorded ALL_PATCHES_V2 takes: every branch, no patch asked. */
+const EVERY_PATCH: Patches = { allV2: true, all: true, waitForCancellation: true, messageRefs: true, boundedCache: true, deferredSignals: true, pendingArgsHash: true };
+
+/**
+ * The patches of a run's first activation: for a new run, the one marker of
+ * ALL_PATCHES_V2; for a history recorded before it, the markers it has (one
+ * for ALL_PATCHES and one for pending-args-hash-v1, or the six before
+ * ALL_PATCHES). Call it first, before anything awaits, as agentRun always
+ * asked them.
  */
 export function askPatches(): Patches {
+  if (wf.patched(ALL_PATCHES_V2)) return EVERY_PATCH;
   const before: Omit<Patches, 'pendingArgsHash'> = wf.patched(ALL_PATCHES)
-    ? { all: true, waitForCancellation: true, messageRefs: true, boundedCache: true, deferredSignals: true }
+    ? { allV2: false, all: true, waitForCancellation: true, messageRefs: true, boundedCache: true, deferredSignals: true }
     : {
+        allV2: false,
         all: false,
         waitForCancellation: wf.patched(WAIT_CANCELLATION_PATCH),
         messageRefs: wf.patched(MESSAGE_REFS_PATCH),

@@ -40,7 +40,7 @@ export class ToolDispatch {
     if (!parsed.ok) {
       // Refused before it could run (unknown tool, bad arguments): on record like any other call's end.
       // Behind a patch: a run that refused a call before this line existed would otherwise write every later line one seq off.
-      if (wf.patched(REFUSED_CALLS_TRACED_PATCH)) ctx.trace.emit('tool_result', { toolName: parsed.toolName.slice(0, 100), callId: call.id, ms: 0, ok: false, refused: parsed.error });
+      if (ctx.patches.allV2 || wf.patched(REFUSED_CALLS_TRACED_PATCH)) ctx.trace.emit('tool_result', { toolName: parsed.toolName.slice(0, 100), callId: call.id, ms: 0, ok: false, refused: parsed.error });
       return toolFailed(ctx, pending, parsed.toolName, parsed.error, false);
     }
     const { toolName, args, spec } = parsed;

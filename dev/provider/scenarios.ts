@@ -81,6 +81,17 @@ export const SCENARIOS: Record<ScriptedModel, (input: ScriptInput) => ScriptedRe
   // Never declares itself done.
   runaway: ({ turn }) => call(`c${turn}`, 'list_files'),
 
+  // Like runaway, but each turn reads three things at once, as agents often
+  // do: the bill benchmark's run whose turns make several read-only calls.
+  runaway_wide: ({ turn }) => ({
+    type: 'calls',
+    calls: [
+      { id: `c${turn}a`, name: 'list_files', args: {} },
+      { id: `c${turn}b`, name: 'read_file', args: { path: 'errors.log' } },
+      { id: `c${turn}c`, name: 'read_file', args: { path: 'notes.txt' } },
+    ],
+  }),
+
   // Follows plan, but its second reply's usage reports more completion
   // tokens than the request's max_tokens allowed.
   overbill: (input) => (input.turn === 1 ? { ...plan(input), overbill: true } : plan(input)),
