@@ -12,7 +12,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
-import { isRef, MESSAGE_STORE_MISS, type WireMessage } from '../common/message-refs';
+import { chainNode, isRef, MESSAGE_STORE_MISS, type WireMessage } from '../common/message-refs';
 import type { OpenAiToolDefinition } from '../common/tool-spec';
 import type { ChatMessage } from '../common/contract';
 
@@ -22,10 +22,27 @@ const MEMORY_CHARS = 16 * 1024 * 1024;
 /** How often a text used from memory has its file's time refreshed (retention goes by it). */
 export const TOUCH_EVERY_MS = 10 * 60_000;
 
+/** A prompt's whole list of message addresses, and the chain nodes it was read from (none for a whole list). */
+export interface PromptList {
+  refs: string[];
+  nodes: string[];
+}
+
+const isChainNode = (v: unknown): v is { prev: string | null; refs: string[] } =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) &&
+  ((v as { prev?: unknown }).prev === null || typeof (v as { prev?: unknown }).prev === 'string') &&
+  Array.isArray((v as { refs?: unknown }).refs) && (v as { refs: unknown[] }).refs.every((r) => typeof r === 'string');
+
+/** How many addresses the resolved prompt lists held in memory may hold in all (pointers to shared strings). */
+const MEMORY_LIST_SLOTS = 1_000_000;
+
 export class MessageStore {
   /** Addresses this process wrote or read recently: no file system call for them again. */
   private readonly known = new Map<string, string>();
   private knownChars = 0;
+  /** Prompt lists resolved or filed recently, by their address: the next turn's chain ends in one of them. */
+  private readonly lists = new Map<string, PromptList>();
+  private listSlots = 0;
   /** When each known text's file was last written or touched. */
   private readonly touched = new Map<string, number>();
 
@@ -88,6 +105,54 @@ export class MessageStore {
     return json;
   }
 
+  /**
+   * The whole list of message addresses filed under `ref`: a whole list (runs
+   * before chains), or a chain node followed back to its start, each node's
+   * addresses after its predecessor's. Null when any part is missing or is
+   * not a list. Every node of a list in use is touched, so retention keeps
+   * a working run's chain whole.
+   */
+  async promptList(ref: string): Promise<PromptList | null> {
+    const walked: { ref: string; refs: string[] }[] = [];
+    let base: PromptList = { refs: [], nodes: [] };
+    for (let cur: string | null = ref; cur !== null; ) {
+      const cached = this.lists.get(cur);
+      if (cached) {
+        base = cached;
+        break;
+      }
+      const json = await this.get(cur);
+      if (json === null) return null;
+      const v = JSON.parse(json) as unknown;
+      if (Array.isArray(v)) {
+        // A whole list (a run's lists before chains) ends the walk.
+        if (!v.every((r) => typeof r === 'string')) return null;
+        base = { refs: v as string[], nodes: [] };
+        break;
+      }
+      if (!isChainNode(v)) return null;
+      walked.push({ ref: cur, refs: v.refs });
+      cur = v.prev;
+    }
+    let list = base;
+    for (const node of walked.reverse()) list = { refs: list.refs.concat(node.refs), nodes: [...list.nodes, node.ref] };
+    for (const node of list.nodes) this.touch(node);
+    if (walked.length > 0) this.rememberList(ref, list);
+    return list;
+  }
+
+  /** Keeps a resolved list for the next turn's walk (oldest out first). */
+  rememberList(ref: string, list: PromptList): void {
+    if (this.lists.has(ref)) return;
+    this.lists.set(ref, list);
+    this.listSlots += list.refs.length + list.nodes.length;
+    for (const [old, l] of this.lists) {
+      if (this.listSlots <= MEMORY_LIST_SLOTS || old === ref) break;
+      this.lists.delete(old);
+      this.listSlots -= l.refs.length + l.nodes.length;
+    }
+  }
+
   /** Refreshes the file's time (retention keeps what is used); a file that is gone is simply filed again next time. */
   private touch(ref: string): void {
     const now = Date.now();
@@ -130,15 +195,17 @@ export class MessageStore {
  */
 export async function resolvePrompt(
   store: MessageStore,
-  input: { prefix?: { ref: string; count: number }; messages: readonly WireMessage[]; tools?: OpenAiToolDefinition[]; toolsRef?: string },
+  input: { prefix?: { ref: string; count: number }; messages: readonly WireMessage[]; tools?: OpenAiToolDefinition[]; toolsRef?: string; chained?: boolean },
 ): Promise<{ messages: ChatMessage[]; tools: OpenAiToolDefinition[]; filed: Promise<void> }> {
   const missing: string[] = [];
   let head: WireMessage[] = [];
+  let prefix: PromptList = { refs: [], nodes: [] };
   if (input.prefix) {
-    const list = await store.get(input.prefix.ref);
-    const refs = list === null ? null : (JSON.parse(list) as unknown);
-    if (Array.isArray(refs) && refs.length === input.prefix.count && refs.every((r) => typeof r === 'string')) head = refs.map((ref: string) => ({ ref }));
-    else missing.push(input.prefix.ref);
+    const list = await store.promptList(input.prefix.ref);
+    if (list !== null && list.refs.length === input.prefix.count) {
+      prefix = list;
+      head = list.refs.map((ref) => ({ ref }));
+    } else missing.push(input.prefix.ref);
   }
   const refs: string[] = [];
   const writes: Promise<void>[] = [];
@@ -174,7 +241,11 @@ export async function resolvePrompt(
       details: [{ missing }],
     });
   }
-  file(JSON.stringify(refs));
+  if (input.chained) {
+    // Only what is new since the prefix: the workflow builds the same node and so knows its address.
+    const node = file(chainNode(input.prefix?.ref ?? null, refs.slice(head.length)));
+    store.rememberList(node, { refs, nodes: [...prefix.nodes, node] });
+  } else file(JSON.stringify(refs));
   // The writes go on while the model answers; the caller awaits them before it returns.
   return { messages: messages as ChatMessage[], tools: tools ?? [], filed: Promise.all(writes).then(() => undefined) };
 }

@@ -5,7 +5,8 @@
 // throughput (concurrent runs), and what a run costs the server beside the
 // peer: Actions per turn, heartbeats per minute of a running call, and how
 // fast a Stop reaches a running call in the loop's process and in another
-// (./bill.ts). BENCH_PARTS=time,throughput,bill picks parts;
+// (./bill.ts), and what a run leaves on the worker's disk (./disk.ts).
+// BENCH_PARTS=time,throughput,bill,disk picks parts;
 // BENCH_CONCURRENT and BENCH_THROUGHPUT_ROUNDS size the throughput part
 // (./throughput.ts), BENCH_STOPS and BENCH_BILL_SECONDS the last.
 // Every figure is min/median/max over the repetitions, with ratios taken
@@ -20,6 +21,7 @@ import { startPeer } from './peer-process';
 import { describeActions, type ActionCount } from './actions';
 import { measureActions, measureHeartbeats, measureStops, withPeerStack } from './bill';
 import { measureThroughput, type ThroughputFigures } from './throughput';
+import { measureDisk } from './disk';
 import { DEFAULT_HEARTBEAT_MS } from '../common/heartbeat';
 import { startingAttributes } from '../workflows/visibility';
 
@@ -31,8 +33,8 @@ const THROUGHPUT_ROUNDS = Number(process.env.BENCH_THROUGHPUT_ROUNDS ?? 3);
 const STOPS = Number(process.env.BENCH_STOPS ?? 20);
 /** How long the call is held whose heartbeats are counted. */
 const BILL_SECONDS = Number(process.env.BENCH_BILL_SECONDS ?? 60);
-/** Which parts run (BENCH_PARTS=time,throughput,bill; default all). */
-const PARTS = new Set((process.env.BENCH_PARTS ?? 'time,throughput,bill').split(','));
+/** Which parts run (BENCH_PARTS=time,throughput,bill,disk; default all). */
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'time,throughput,bill,disk').split(','));
 
 type Stat = { min: number; median: number; max: number };
 const stat = (xs: number[]): Stat => {
@@ -120,6 +122,9 @@ if (PARTS.has('throughput')) {
 if (PARTS.has('bill')) {
   for (const l of await billSection()) say(l);
 }
+if (PARTS.has('disk')) {
+  for (const l of await diskSection()) say(l);
+}
 writeFileSync(`${PROJECT_ROOT}/reports/bench.md`, lines.join('\n') + '\n');
 
 /** Actions per turn ours vs the peer, heartbeats per minute of a running call, and Stop both ways (./bill.ts). */
@@ -149,6 +154,18 @@ async function billSection(): Promise<string[]> {
     const s = await measureStops(where, STOPS);
     const row = (xs: number[]) => `${pct(xs, 0.5)} / ${pct(xs, 0.95)} / ${Math.max(...xs)}`;
     out.push(`| ${name} | ${row(s.tool)} | ${row(s.toolResult)} | ${row(s.model)} | ${row(s.modelResult)} |`);
+  }
+  return out;
+}
+
+/** What a 100-turn and a 1,000-turn run leave on the worker's disk (./disk.ts). */
+async function diskSection(): Promise<string[]> {
+  const out = ['## What a run leaves on the worker\'s disk', '', 'A `runaway` run (a list_files call a turn, dedupe off), each length on a fresh stack: the message store, the trace and the effect ledger, in bytes of files.', ''];
+  out.push('| turns | executions | message store | per turn | trace | per turn | ledger |', '|---|---|---|---|---|---|---|');
+  const kb = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
+  for (const turns of [100, 1000]) {
+    const d = await measureDisk(turns);
+    out.push(`| ${turns} | ${d.executions} | ${kb(d.messages.bytes)} (${d.messages.files} files) | ${(d.messages.bytes / turns).toFixed(0)} B | ${kb(d.traces.bytes)} | ${(d.traces.bytes / turns).toFixed(0)} B | ${d.ledger.files} files |`);
   }
   return out;
 }

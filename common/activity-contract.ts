@@ -62,6 +62,8 @@ export interface CallModelInput extends NamesTheRun {
   /** The tool list whole, or its address in the store. */
   tools?: OpenAiToolDefinition[];
   toolsRef?: string;
+  /** File this prompt's list as a chain node (common/message-refs.ts chainNode); absent: whole, as inputs scheduled before chains. */
+  chained?: boolean;
   /** Write the request to the trace before sending it. */
   debug?: boolean;
 }

@@ -2,14 +2,14 @@
 // the store already has as references and only the new ones whole; the store
 // is a cache the run never depends on.
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ApplicationFailure } from '@temporalio/common';
 import { MessageStore, resolvePrompt } from '../activities/message-store';
-import { addressOf, isRef, MESSAGE_STORE_MISS, noteFiled, promptByAddress, rememberPrompt, type StoreKnowledge } from '../common/message-refs';
+import { addressOf, isRef, MESSAGE_STORE_MISS, noteFiled, promptByAddress, rememberPrompt, wholePrompt, type StoreKnowledge } from '../common/message-refs';
 import { toolDefinitions } from '../common/tool-spec';
 import { specs } from './builtin-specs';
 import type { ChatMessage } from '../common/contract';
@@ -45,7 +45,8 @@ describe('the prompt by address, whatever the store loses', () => {
       loss: fc.constantFrom('none', 'none', 'wipe', 'other host', 'one file'),
     });
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 8 }), fc.nat(), async (steps, seed) => {
+      // chained: the store files each prompt's list as a chain node (runs that recorded all-patches-v2).
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 8 }), fc.nat(), fc.boolean(), async (steps, seed, chained) => {
         const dir = mkdtempSync(join(tmpdir(), 'store-prop-'));
         let store = new MessageStore(dir);
         const messages: ChatMessage[] = [{ role: 'user', content: 'the task' }];
@@ -72,24 +73,85 @@ describe('the prompt by address, whatever the store loses', () => {
           if (st.loss !== 'none') store = new MessageStore(st.loss === 'other host' ? mkdtempSync(join(tmpdir(), 'store-host-')) : dir);
           const sent = messages.slice();
           let got;
+          let prompt = promptByAddress(sent, tools, known, chained);
           try {
-            got = await resolvePrompt(store, promptByAddress(sent, tools, known));
+            got = await resolvePrompt(store, prompt);
           } catch (err) {
             expect((err as ApplicationFailure).type).toBe(MESSAGE_STORE_MISS);
             expect(st.loss).not.toBe('none');
-            got = await resolvePrompt(store, { messages: sent, tools });
+            prompt = wholePrompt(sent, tools, chained);
+            got = await resolvePrompt(store, prompt);
           }
           await got.filed;
           expect(got.messages).toEqual(sent);
           expect(got.tools).toEqual(tools);
           const reply: ChatMessage = { role: 'assistant', content: `reply ${i}` };
           await store.file(JSON.stringify(reply)).written;
-          rememberPrompt(known, sent, tools, reply);
+          rememberPrompt(known, sent, tools, reply, prompt);
           messages.push(reply);
         }
       }),
       { numRuns: Math.min(RUNS, 150) },
     );
+  });
+});
+
+/** Bytes of every file under `dir`. */
+function folderBytes(dir: string): number {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((f) => f.isFile())
+    .reduce((n, f) => n + statSync(join(f.parentPath, f.name)).size, 0);
+}
+
+describe('what the store keeps on disk', () => {
+  // A run's turn: a reply with one call and the call's result, both new.
+  const MEASURED = new Set([9, 109, 299, 399]);
+  async function turns(n: number, chained: boolean, store: MessageStore): Promise<number[]> {
+    const tools = toolDefinitions(specs('list_files'));
+    const messages: ChatMessage[] = [{ role: 'user', content: 'the task' }];
+    const known: StoreKnowledge = {};
+    const bytes: number[] = [];
+    for (let t = 0; t < n; t++) {
+      const sent = messages.slice();
+      const prompt = promptByAddress(sent, tools, known, chained);
+      const got = await resolvePrompt(store, prompt);
+      await got.filed;
+      const reply: ChatMessage = { role: 'assistant', content: null, tool_calls: [{ id: `c${t}`, type: 'function', function: { name: 'list_files', arguments: '{}' } }] };
+      await store.file(JSON.stringify(reply)).written;
+      rememberPrompt(known, sent, tools, reply, prompt);
+      messages.push(reply, { role: 'tool', tool_call_id: `c${t}`, name: 'list_files', content: `a.txt ${t}` });
+      bytes.push(MEASURED.has(t) ? folderBytes(store.dir) : NaN);
+    }
+    return bytes;
+  }
+  const perTurn = (bytes: number[], from: number, to: number) => (bytes[to - 1] - bytes[from - 1]) / (to - from);
+
+  it('a chained run files what is new each turn: bytes per turn stay flat as the run grows; whole lists grow with it', async () => {
+    const chained = await turns(400, true, new MessageStore(mkdtempSync(join(tmpdir(), 'store-disk-'))));
+    expect(perTurn(chained, 300, 400)).toBeLessThan(1.2 * perTurn(chained, 10, 110));
+    const whole = await turns(400, false, new MessageStore(mkdtempSync(join(tmpdir(), 'store-disk-'))));
+    expect(perTurn(whole, 300, 400)).toBeGreaterThan(2 * perTurn(whole, 10, 110));
+  });
+
+  it('a worker that never saw the run reads its chain from the files alone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'store-cold-'));
+    const tools = toolDefinitions(specs('list_files'));
+    const messages: ChatMessage[] = [{ role: 'user', content: 'the task' }];
+    const known: StoreKnowledge = {};
+    for (let t = 0; t < 30; t++) {
+      // A fresh process every turn: nothing in memory, every node read from disk.
+      const store = new MessageStore(dir);
+      const sent = messages.slice();
+      const prompt = promptByAddress(sent, tools, known, true);
+      if (t > 0) expect(prompt.prefix?.count).toBe(sent.length - 1);
+      const got = await resolvePrompt(store, prompt);
+      await got.filed;
+      expect(got.messages).toEqual(sent);
+      const reply: ChatMessage = { role: 'assistant', content: `reply ${t}` };
+      await store.file(JSON.stringify(reply)).written;
+      rememberPrompt(known, sent, tools, reply, prompt);
+      messages.push(reply);
+    }
   });
 });
 

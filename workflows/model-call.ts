@@ -12,7 +12,7 @@ import type { AgentActivities as Activities, BudgetedCallInput, BudgetedReply, C
 import type { ReplyBudget } from '../common/budget-math';
 import type { RunState } from './run-state';
 import type { RunContext } from './run-context';
-import { MESSAGE_STORE_MISS, promptByAddress, rememberPrompt } from '../common/message-refs';
+import { MESSAGE_STORE_MISS, promptByAddress, rememberPrompt, wholePrompt } from '../common/message-refs';
 import type { OpenAiToolDefinition } from '../common/tool-spec';
 import type { ChatMessage, ModelReply } from '../common/contract';
 
@@ -38,20 +38,23 @@ export async function askModel(
   base: ModelCallBase,
   byAddress: boolean,
   summary: string,
+  chained: boolean,
 ): Promise<ModelReply> {
   const sent = state.messages.slice();
   if (!byAddress) return model.callModel.executeWithOptions({ summary }, [{ ...base, messages: sent, tools }]);
   const call = (input: CallModelInput) => model.callModelByAddress.executeWithOptions({ summary }, [input]);
+  let prompt = promptByAddress(sent, tools, state, chained);
   let reply: ModelReply;
   try {
-    reply = await call({ ...base, ...promptByAddress(sent, tools, state) });
+    reply = await call({ ...base, ...prompt });
   } catch (err) {
     if (!isStoreMiss(err)) throw err;
     // This worker's store lacks some of them (wiped, or a host without the
     // shared folder): the state has every message, so send them whole.
-    reply = await call({ ...base, messages: sent, tools });
+    prompt = wholePrompt(sent, tools, chained);
+    reply = await call({ ...base, ...prompt });
   }
-  rememberPrompt(state, sent, tools, reply.message);
+  rememberPrompt(state, sent, tools, reply.message, prompt);
   return reply;
 }
 
@@ -72,16 +75,19 @@ export async function askModelBudgeted(
   base: ModelCallBase,
   summary: string,
   budget: ReplyBudget,
+  chained: boolean,
 ): Promise<BudgetedReply> {
   const sent = state.messages.slice();
   const call = (input: BudgetedCallInput) => model.callModelBudgeted.executeWithOptions({ summary }, [input]);
+  let prompt = promptByAddress(sent, tools, state, chained);
   let answer: BudgetedReply;
   try {
-    answer = await call({ ...base, ...promptByAddress(sent, tools, state), budget });
+    answer = await call({ ...base, ...prompt, budget });
   } catch (err) {
     if (!isStoreMiss(err)) throw err;
-    answer = await call({ ...base, messages: sent, tools, budget });
+    prompt = wholePrompt(sent, tools, chained);
+    answer = await call({ ...base, ...prompt, budget });
   }
-  if (answer.called) rememberPrompt(state, sent, tools, answer.reply.message);
+  if (answer.called) rememberPrompt(state, sent, tools, answer.reply.message, prompt);
   return answer;
 }

@@ -82,7 +82,9 @@ export const ALL_PATCHES = 'all-patches-v1';
  * Stands for every patch the project has: ALL_PATCHES and what it stands for,
  * and the three asked on their own after it (pending-args-hash-v1 here,
  * continue-as-new-v1 when a run first continues as new, refused-calls-traced-v1
- * at a refused call). A new run writes this one marker (and the SDK's one
+ * at a refused call), and the one branch that needs no patch of its own:
+ * model calls file each prompt's list of message addresses as a chain node
+ * (common/message-refs.ts chainNode), not whole. A new run writes this one marker (and the SDK's one
  * `TemporalChangeVersion` upsert) where it wrote two, and never another one
  * later. A history recorded before it has no such marker: its replay finds
  * this false and asks what it always asked, where it asked it.

@@ -126,8 +126,10 @@ export class Spend {
     const base = modelCallBase(ctx);
     // The Web UI names each activity: "model turn 3", "read_file errors.log".
     const summary = `model turn ${ctx.state.turns + 1}`;
-    if (!this.hard) return { reply: await askModel(ctx.activities.model, ctx.state, toolDefs, base, ctx.patches.messageRefs, summary) };
-    const r = await this.hard.modelCall((budget) => askModelBudgeted(ctx.activities.model, ctx.state, toolDefs, { ...base, traceSeq: ctx.trace.seq }, summary, budget));
+    // Runs that recorded all-patches-v2 chain their prompt lists (common/message-refs.ts chainNode).
+    const chained = ctx.patches.allV2;
+    if (!this.hard) return { reply: await askModel(ctx.activities.model, ctx.state, toolDefs, base, ctx.patches.messageRefs, summary, chained) };
+    const r = await this.hard.modelCall((budget) => askModelBudgeted(ctx.activities.model, ctx.state, toolDefs, { ...base, traceSeq: ctx.trace.seq }, summary, budget, chained));
     if ('exit' in r) return r;
     const { chargedUsd, over } = this.hard.settle(r.reply, r.hold);
     return { reply: r.reply, chargedUsd, over, hold: r.hold };
