@@ -4,7 +4,7 @@
 // lengths side by side show the growth: bytes per turn that stay flat from
 // 100 to 1,000 turns are linear, not quadratic.
 import { randomUUID } from 'node:crypto';
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentInput, RunResult } from '../common/contract';
 import { startingAttributes } from '../workflows/visibility';
@@ -20,26 +20,9 @@ export interface DiskFigures {
 }
 
 function folderSize(dir: string): { bytes: number; files: number } {
-  let bytes = 0;
-  let files = 0;
-  let entries;
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return { bytes, files };
-  }
-  for (const e of entries) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) {
-      const sub = folderSize(p);
-      bytes += sub.bytes;
-      files += sub.files;
-    } else if (e.isFile()) {
-      bytes += statSync(p).size;
-      files += 1;
-    }
-  }
-  return { bytes, files };
+  if (!existsSync(dir)) return { bytes: 0, files: 0 };
+  const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((f) => f.isFile());
+  return { bytes: files.reduce((n, f) => n + statSync(join(f.parentPath, f.name)).size, 0), files: files.length };
 }
 
 /** A `runaway` run of `turns` turns (a list_files call each, dedupe off, the default context window). */

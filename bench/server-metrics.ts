@@ -23,18 +23,23 @@ export async function serviceRequests(metricsUrl: string, operation: string): Pr
 export const HEARTBEAT_OPERATION = 'RecordActivityTaskHeartbeat';
 
 /**
- * The counter once it stopped moving: the server reports its metrics a little
- * after the requests (up to about a second here), so a read right after a call
- * can miss its last heartbeats and count them in the next measurement.
+ * A metrics read once it stopped moving: the server reports its metrics a
+ * little after the requests (up to about a second here), so a read right
+ * after a call can miss its last ones and count them in the next measurement.
  */
-export async function settled(metricsUrl: string, operation: string): Promise<number> {
-  let last = await serviceRequests(metricsUrl, operation);
+async function untilStill<T>(read: () => Promise<T>): Promise<T> {
+  let last = await read();
   for (;;) {
     await new Promise((r) => setTimeout(r, 1500));
-    const now = await serviceRequests(metricsUrl, operation);
-    if (now === last) return now;
+    const now = await read();
+    if (JSON.stringify(now) === JSON.stringify(last)) return now;
     last = now;
   }
+}
+
+/** The requests counter of `operation` once it stopped moving. */
+export function settled(metricsUrl: string, operation: string): Promise<number> {
+  return untilStill(() => serviceRequests(metricsUrl, operation));
 }
 
 /** Heartbeat RPCs the server received while `during` ran. */
@@ -52,14 +57,14 @@ export async function heartbeatsDuring<T>(metricsUrl: string, during: () => Prom
  * know of: it counts the SDK's `TemporalChangeVersion` upserts (a patch's),
  * which Cloud exempts.
  */
-export async function serverActions(metricsUrl: string): Promise<Map<string, number>> {
+export async function serverActions(metricsUrl: string): Promise<Record<string, number>> {
   const text = await (await fetch(metricsUrl)).text();
-  const byType = new Map<string, number>();
+  const byType: Record<string, number> = {};
   for (const line of text.split('\n')) {
     if (!line.startsWith('action{') || !line.includes('service_name="frontend"')) continue;
     const type = /action_type="([^"]*)"/.exec(line)?.[1] ?? 'unknown';
     const value = Number(line.slice(line.lastIndexOf(' ') + 1));
-    if (Number.isFinite(value)) byType.set(type, (byType.get(type) ?? 0) + value);
+    if (Number.isFinite(value)) byType[type] = (byType[type] ?? 0) + value;
   }
   return byType;
 }
@@ -72,22 +77,13 @@ export interface ServerActions {
 
 /** The server's Action counter across `during`, read once it stopped moving on both sides (nothing else may run meanwhile). */
 export async function serverActionsDuring<T>(metricsUrl: string, during: () => Promise<T>): Promise<{ value: T; actions: ServerActions }> {
-  const settledActions = async () => {
-    let last = await serverActions(metricsUrl);
-    for (;;) {
-      await new Promise((r) => setTimeout(r, 1500));
-      const now = await serverActions(metricsUrl);
-      if (JSON.stringify([...now]) === JSON.stringify([...last])) return now;
-      last = now;
-    }
-  };
-  const before = await settledActions();
+  const before = await untilStill(() => serverActions(metricsUrl));
   const value = await during();
-  const after = await settledActions();
+  const after = await untilStill(() => serverActions(metricsUrl));
   const byType: Record<string, number> = {};
   let total = 0;
-  for (const [type, n] of after) {
-    const d = n - (before.get(type) ?? 0);
+  for (const [type, n] of Object.entries(after)) {
+    const d = n - (before[type] ?? 0);
     if (d === 0) continue;
     byType[type.replace(/^(command|grpc)_/, '')] = d;
     total += d;

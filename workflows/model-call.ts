@@ -8,11 +8,11 @@
 // travels as one address per message for that turn.
 import * as wf from '@temporalio/workflow';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
-import type { AgentActivities as Activities, BudgetedCallInput, BudgetedReply, CallModelInput } from '../common/activity-contract';
+import type { AgentActivities as Activities, BudgetedReply, CallModelInput } from '../common/activity-contract';
 import type { ReplyBudget } from '../common/budget-math';
 import type { RunState } from './run-state';
 import type { RunContext } from './run-context';
-import { MESSAGE_STORE_MISS, promptByAddress, rememberPrompt, wholePrompt } from '../common/message-refs';
+import { MESSAGE_STORE_MISS, promptByAddress, rememberPrompt, wholePrompt, type PromptByAddress } from '../common/message-refs';
 import type { OpenAiToolDefinition } from '../common/tool-spec';
 import type { ChatMessage, ModelReply } from '../common/contract';
 
@@ -25,6 +25,23 @@ export function modelCallBase(ctx: Pick<RunContext, 'ids' | 'trace' | 'cfg'>): M
 
 const isStoreMiss = (err: unknown): boolean =>
   err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === MESSAGE_STORE_MISS;
+
+/**
+ * Sends the prompt by address; when this worker's store lacks some of it
+ * (wiped, or a host without the shared folder), sends it whole: the state has
+ * every message. Answers with the prompt that was taken, which is what the
+ * store now holds.
+ */
+async function byAddressOrWhole<R>(state: RunState, sent: ChatMessage[], tools: OpenAiToolDefinition[], chained: boolean, call: (prompt: PromptByAddress) => Promise<R>): Promise<{ answer: R; prompt: PromptByAddress }> {
+  const prompt = promptByAddress(sent, tools, state, chained);
+  try {
+    return { answer: await call(prompt), prompt };
+  } catch (err) {
+    if (!isStoreMiss(err)) throw err;
+    const whole = wholePrompt(sent, tools, chained);
+    return { answer: await call(whole), prompt: whole };
+  }
+}
 
 /**
  * Calls the model on the state's transcript. `byAddress` false sends it all
@@ -42,18 +59,7 @@ export async function askModel(
 ): Promise<ModelReply> {
   const sent = state.messages.slice();
   if (!byAddress) return model.callModel.executeWithOptions({ summary }, [{ ...base, messages: sent, tools }]);
-  const call = (input: CallModelInput) => model.callModelByAddress.executeWithOptions({ summary }, [input]);
-  let prompt = promptByAddress(sent, tools, state, chained);
-  let reply: ModelReply;
-  try {
-    reply = await call({ ...base, ...prompt });
-  } catch (err) {
-    if (!isStoreMiss(err)) throw err;
-    // This worker's store lacks some of them (wiped, or a host without the
-    // shared folder): the state has every message, so send them whole.
-    prompt = wholePrompt(sent, tools, chained);
-    reply = await call({ ...base, ...prompt });
-  }
+  const { answer: reply, prompt } = await byAddressOrWhole(state, sent, tools, chained, (p) => model.callModelByAddress.executeWithOptions({ summary }, [{ ...base, ...p }]));
   rememberPrompt(state, sent, tools, reply.message, prompt);
   return reply;
 }
@@ -78,16 +84,7 @@ export async function askModelBudgeted(
   chained: boolean,
 ): Promise<BudgetedReply> {
   const sent = state.messages.slice();
-  const call = (input: BudgetedCallInput) => model.callModelBudgeted.executeWithOptions({ summary }, [input]);
-  let prompt = promptByAddress(sent, tools, state, chained);
-  let answer: BudgetedReply;
-  try {
-    answer = await call({ ...base, ...prompt, budget });
-  } catch (err) {
-    if (!isStoreMiss(err)) throw err;
-    prompt = wholePrompt(sent, tools, chained);
-    answer = await call({ ...base, ...prompt, budget });
-  }
+  const { answer, prompt } = await byAddressOrWhole(state, sent, tools, chained, (p) => model.callModelBudgeted.executeWithOptions({ summary }, [{ ...base, ...p, budget }]));
   if (answer.called) rememberPrompt(state, sent, tools, answer.reply.message, prompt);
   return answer;
 }
