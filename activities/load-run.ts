@@ -1,12 +1,16 @@
 // Reads a stopped run so a new run can continue it (`resumeFrom`): its input,
 // its result (totals) and its transcript. Only the resumable exits qualify —
-// the turn cap, the budget, an interruption; a completed or failed run is
-// refused with the reason, and so is a run still going.
+// the turn cap, the budget, an interruption, and a failure an outage explains
+// (the provider unreachable, 5xx, 429 or a timeout, for longer than the run's
+// allowance); a completed run or another failure is refused with the reason,
+// and so is a run still going.
 import { Context } from '@temporalio/activity';
 import { QueryNotRegisteredError, WorkflowNotFoundError } from '@temporalio/client';
 import { configQuery, transcriptQuery } from '../common/run-messages';
 import type { AgentInput, RunResult } from '../common/contract';
 import { withWorkflowId, type LoadedRun } from '../common/activity-contract';
+import { isTransientProviderError } from '../common/provider-errors';
+import { RESUMABLE_RULE } from '../common/resume-input';
 
 export type { LoadedRun } from '../common/activity-contract';
 
@@ -27,9 +31,9 @@ export async function loadRun(scheduled: { workflowId: string; runId?: string })
   if (status === 'RUNNING') return { ok: false, reason: `run ${workflowId} is still running: cancel it, or wait for it to stop, before resuming it` };
   if (status !== 'COMPLETED') return { ok: false, reason: `run ${workflowId} ended as ${status.toLowerCase()} (a workflow failure, such as invalid input): there is no transcript to resume` };
   const result = (await handle.result()) as RunResult;
-  if (!RESUMABLE.has(result.status)) {
+  if (!RESUMABLE.has(result.status) && !(result.status === 'failed' && isTransientProviderError(result.errorType))) {
     const why = result.status === 'completed' ? 'the model already answered' : `it failed (${result.error ?? 'no error recorded'}), and retrying cannot help`;
-    return { ok: false, reason: `run ${workflowId} is ${result.status}: ${why}. Only max_turns_exceeded, budget_exceeded and interrupted runs can be resumed` };
+    return { ok: false, reason: `run ${workflowId} is ${result.status}: ${why}. ${RESUMABLE_RULE}` };
   }
   const history = await handle.fetchHistory();
   const payload = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];

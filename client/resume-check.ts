@@ -6,7 +6,8 @@
 // (activities/load-run.ts, common/input.ts) for runs started without this CLI.
 import type { Client } from '@temporalio/client';
 import type { AgentInput, RunResult } from '../common/contract';
-import { inputOfConfig, resumedInput } from '../common/resume-input';
+import { inputOfConfig, RESUMABLE_RULE, resumedInput } from '../common/resume-input';
+import { isTransientProviderError } from '../common/provider-errors';
 import { checkInput } from './run-flags';
 import { configOf } from './source-run';
 import { Refusal, UsageError } from './usage-error';
@@ -29,9 +30,9 @@ export async function checkResume(c: Client, from: string, flags: ResumeFlags, i
     throw new Refusal(`cannot resume: run ${from} ended as ${status.toLowerCase()} (a workflow failure, such as invalid input): there is no transcript to resume`);
   }
   const r = (await handle.result()) as RunResult;
-  if (r.status === 'completed' || r.status === 'failed') {
+  if (r.status === 'completed' || (r.status === 'failed' && !isTransientProviderError(r.errorType))) {
     const why = r.status === 'completed' ? 'the model already answered' : `it failed (${r.error ?? 'no error recorded'}), and retrying cannot help`;
-    throw new Refusal(`cannot resume: run ${from} is ${r.status}: ${why}. Only max_turns_exceeded, budget_exceeded and interrupted runs can be resumed`);
+    throw new Refusal(`cannot resume: run ${from} is ${r.status}: ${why}. ${RESUMABLE_RULE}`);
   }
   if (r.status === 'max_turns_exceeded' && !(flags.maxTurns === null || (flags.maxTurns !== undefined && flags.maxTurns > r.turns))) {
     throw new UsageError(

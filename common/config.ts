@@ -217,6 +217,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig 
       ...(v.AGENT_DEFAULT_MAX_TURNS ? { maxTurns: v.AGENT_DEFAULT_MAX_TURNS } : {}),
       ...(v.AGENT_DEFAULT_BUDGET_USD ? { maxBudgetUsd: v.AGENT_DEFAULT_BUDGET_USD } : {}),
       ...(v.AGENT_DEFAULT_APPROVAL_TIMEOUT_MS ? { approvalTimeoutMs: v.AGENT_DEFAULT_APPROVAL_TIMEOUT_MS } : {}),
+      // How long model calls wait out a provider outage (default 6 h: common/provider-errors.ts).
+      ...(v.AGENT_MODEL_OUTAGE_MS ? { modelOutageMs: v.AGENT_MODEL_OUTAGE_MS } : {}),
       // Tools whose approval must name the call's argsHash (checked against the offered tools when the worker starts).
       ...(list(env.AGENT_REQUIRE_ARGS_HASH) ? { requireArgsHash: list(env.AGENT_REQUIRE_ARGS_HASH) ?? [] } : {}),
     },

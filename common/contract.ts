@@ -45,20 +45,36 @@ export type ExitStatus = Exclude<RunStatus, 'running'>;
  * A run's state in one vocabulary, the same in the status query
  * (`agentStatus`), the AgentStatus search attribute, the CLI and the result:
  * `running`, live but waiting on a person (`awaiting_approval`), or one of
- * the five exits once it has ended.
+ * the five exits once it has ended; `waiting_for_model` while a model call
+ * waits out a provider outage (workflows/model-outage.ts).
  */
-export type AgentStatus = 'running' | 'awaiting_approval' | 'awaiting_budget' | 'awaiting_reconciliation' | ExitStatus;
+export type AgentStatus = 'running' | 'awaiting_approval' | 'awaiting_budget' | 'awaiting_reconciliation' | 'waiting_for_model' | ExitStatus;
 
 /**
  * The AgentStatus of a run: an exit once it ended; live and parked on an
  * approval, `awaiting_approval`; parked because a hard budget cannot pay its
  * next model call, `awaiting_budget`.
  */
-export function agentStatusOf(status: RunStatus, interruption: Interruption | null, ended: boolean): AgentStatus {
+export function agentStatusOf(status: RunStatus, interruption: Interruption | null, ended: boolean, waitingForModel = false): AgentStatus {
+  if (!ended && waitingForModel) return 'waiting_for_model';
   if (!ended && interruption?.type === 'approval') return 'awaiting_approval';
   if (!ended && interruption?.type === 'budget') return 'awaiting_budget';
   if (!ended && interruption?.type === 'reconciliation') return 'awaiting_reconciliation';
   return ended ? (status === 'running' ? 'failed' : status) : 'running';
+}
+
+/** A model call waiting out a provider outage: since when, what failed last, when it tries again, when it gives up. */
+export interface ModelOutageView {
+  /** Workflow time the activity's own retries ran out (ISO 8601). */
+  since: string;
+  /** Tries made since then (each one attempt of the call). */
+  tries: number;
+  lastError: string;
+  /** ProviderUnreachable, ProviderUnavailable, ProviderRateLimited or ProviderTimeout. */
+  errorType: string;
+  nextTryAt: string;
+  /** When the run stops waiting and fails with the last error (its modelOutageMs after `since`). */
+  giveUpAt: string;
 }
 
 /** A hard-budget run parked before a model call it cannot pay: what the call needs, what a raise must reach. */
@@ -129,6 +145,8 @@ export interface AgentInput {
   budgetTimeoutMs?: number | null;
   /** Per-attempt timeouts of the model call and of one tool call, in ms. */
   modelTimeoutMs?: number;
+  /** How long a model call waits out a provider that stays down (unreachable, 5xx, 429, timeouts), in ms; default 6 h. */
+  modelOutageMs?: number;
   toolTimeoutMs?: number;
   /** Longer tool results are cut with a note the model can read. */
   maxToolResultChars?: number;
@@ -196,6 +214,8 @@ export interface RunConfig {
   pricing: Pricing;
   approvalTimeoutMs: number | null;
   modelTimeoutMs: number;
+  /** Absent unless the input or the worker (AGENT_MODEL_OUTAGE_MS) set it: DEFAULT_MODEL_OUTAGE_MS (common/provider-errors.ts). */
+  modelOutageMs?: number;
   toolTimeoutMs: number;
   maxToolResultChars: number;
   continueAsNewAtHistoryBytes: number;
@@ -278,6 +298,7 @@ export type RunDefaults = Pick<
   | 'pricing'
   | 'approvalTimeoutMs'
   | 'modelTimeoutMs'
+  | 'modelOutageMs'
   | 'toolTimeoutMs'
   | 'maxToolResultChars'
   | 'continueAsNewAtHistoryBytes'
@@ -341,6 +362,8 @@ export interface RunStatusView {
   /** Hard budget only: spent, held, available, raises. */
   budget?: BudgetView;
   usageOverReservation?: OverReservationFlag | null;
+  /** Present while a model call waits out a provider outage (agentStatus `waiting_for_model`). */
+  modelOutage?: ModelOutageView;
 }
 
 /** A steering message as the status shows it while it waits for the next turn boundary. */

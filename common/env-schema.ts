@@ -49,6 +49,7 @@ export const envSchema = z.object({
     .transform(Number)
     .optional(),
   AGENT_DEFAULT_APPROVAL_TIMEOUT_MS: positiveInt,
+  AGENT_MODEL_OUTAGE_MS: positiveInt,
 });
 
 export type CheckedEnv = z.infer<typeof envSchema>;

@@ -59,6 +59,8 @@ export function parseInput(raw: unknown, d: RunDefaults = BUILT_IN_DEFAULTS, cat
     pricing: hardBudget ? hardPricing(given, prices, model, priceOf) : prices,
     approvalTimeoutMs: input.approvalTimeoutMs === undefined ? d.approvalTimeoutMs : input.approvalTimeoutMs,
     modelTimeoutMs: input.modelTimeoutMs ?? d.modelTimeoutMs,
+    // Written only when set: a configuration without it waits the built-in default (common/provider-errors.ts).
+    ...((input.modelOutageMs ?? d.modelOutageMs) !== undefined ? { modelOutageMs: input.modelOutageMs ?? d.modelOutageMs } : {}),
     toolTimeoutMs: input.toolTimeoutMs ?? d.toolTimeoutMs,
     maxToolResultChars: input.maxToolResultChars ?? d.maxToolResultChars,
     continueAsNewAtHistoryBytes: input.continueAsNewAtHistoryBytes ?? d.continueAsNewAtHistoryBytes,

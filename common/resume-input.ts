@@ -5,6 +5,9 @@
 // workflow and the activities both use it.
 import type { AgentInput, RunConfig } from './contract';
 
+/** Which stopped runs a resume continues, in words (the workflow's check and the CLI's say the same). */
+export const RESUMABLE_RULE = 'Only max_turns_exceeded, budget_exceeded and interrupted runs can be resumed, and runs that failed because the model provider was down (unreachable, 5xx, 429 or timing out)';
+
 /** A resolved configuration as the input that resolves to it (defaults spelled out, so no worker's default can change it). */
 export function inputOfConfig(cfg: RunConfig): AgentInput {
   return {
@@ -25,6 +28,7 @@ export function inputOfConfig(cfg: RunConfig): AgentInput {
     approvalTimeoutMs: cfg.approvalTimeoutMs,
     ...(cfg.hardBudget ? { budgetTimeoutMs: cfg.hardBudget.budgetTimeoutMs } : {}),
     modelTimeoutMs: cfg.modelTimeoutMs,
+    ...(cfg.modelOutageMs !== undefined ? { modelOutageMs: cfg.modelOutageMs } : {}),
     toolTimeoutMs: cfg.toolTimeoutMs,
     maxToolResultChars: cfg.maxToolResultChars,
     continueAsNewAtHistoryBytes: cfg.continueAsNewAtHistoryBytes,

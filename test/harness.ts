@@ -18,7 +18,7 @@ import type { WriteHooks } from '../activities/tools/context';
 import type { Toolset } from '../activities/tools/toolset';
 import type { AgentInput, RunDefaults, RunResult } from '../common/contract';
 
-export { addFault, providerRequests } from '../dev/provider/control';
+export { addFault, clearFaults, providerRequests } from '../dev/provider/control';
 export { waitForApproval } from './wait-for-approval';
 
 export interface Harness {

@@ -22,6 +22,8 @@ export const WAIT_CANCELLATION_PATCH = 'wait-cancellation-v1';
 export interface LoopActivities {
   /** The model call: long, retried on 429/5xx, heartbeats while it waits. */
   model: wf.ActivityInterfaceFor<Activities>;
+  /** The same call as one attempt: each try after a timer while the run waits out an outage (./model-outage.ts). */
+  modelTry: wf.ActivityInterfaceFor<Activities>;
   /** The tool activity for one tool, with the options its spec asks for (built once per tool). */
   tool(spec: ToolSpec, asLocal: boolean): ToolActivity;
 }
@@ -47,13 +49,15 @@ const CANCELLATION = {
 /** `waitForCancellation`: the value of patched(WAIT_CANCELLATION_PATCH), asked in the run's first activation. */
 export function loopActivities(cfg: RunConfig, waitForCancellation: boolean): LoopActivities {
   const byTool = new Map<string, ToolActivity>();
+  const modelOptions = {
+    startToCloseTimeout: cfg.modelTimeoutMs,
+    heartbeatTimeout: cfg.heartbeatTimeoutMs ?? HEARTBEAT_TIMEOUT_MS,
+    cancellationType: waitForCancellation ? CANCELLATION.wait : CANCELLATION.try,
+  };
   return {
-    model: wf.proxyActivities<Activities>({
-      startToCloseTimeout: cfg.modelTimeoutMs,
-      heartbeatTimeout: cfg.heartbeatTimeoutMs ?? HEARTBEAT_TIMEOUT_MS,
-      retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 6 },
-      cancellationType: waitForCancellation ? CANCELLATION.wait : CANCELLATION.try,
-    }),
+    model: wf.proxyActivities<Activities>({ ...modelOptions, retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 6 } }),
+    // The wait between tries is the workflow's timer, which the status can show and a Stop can cut short.
+    modelTry: wf.proxyActivities<Activities>({ ...modelOptions, retry: { maximumAttempts: 1 } }),
     tool(spec, asLocal) {
       const key = `${spec.name}|${asLocal}`;
       let proxy = byTool.get(key);

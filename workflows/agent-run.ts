@@ -6,6 +6,7 @@
 //   approval-gate.ts   calls that wait for a person's decision
 //   steering-desk.ts   messages a person sends while the run works
 //   spend.ts           the model call of a turn, its cost, soft and hard budgets
+//   model-outage.ts    model calls that wait out a provider outage
 //   tool-dispatch.ts   one tool call, from the reply to its result
 //   sub-agents.ts      tool calls that run a child agent
 //   reconciler.ts      writes whose outcome is unknown
@@ -24,6 +25,7 @@ import { continueAsNewIfDue } from './continue-as-new';
 import { type CarriedState } from './carried-state';
 import { exitForError, isCancelledExit, runResult } from './exits';
 import { loopMetrics } from './metrics';
+import { ModelOutage } from './model-outage';
 import { nextStep, type Exit } from './next-step';
 import { Reconciler } from './reconciler';
 import type { RunContext, RunIds } from './run-context';
@@ -62,6 +64,8 @@ class AgentRun {
     const state = carried?.state ?? initialState(cfg);
     const specs = toolSpecsOf(cfg);
     const board = new StatusBoard({ ids, cfg, state, patches });
+    const trace = new RunTrace(ids.chainId, carried?.seq ?? 0);
+    const activities = loopActivities(cfg, patches.waitForCancellation);
     const ctx: RunContext = {
       ids,
       input,
@@ -69,9 +73,10 @@ class AgentRun {
       state,
       patches,
       specs,
-      activities: loopActivities(cfg, patches.waitForCancellation),
+      activities,
+      modelCalls: new ModelOutage(cfg, activities, { show: (view) => board.waitingForModel(view), emit: (type, fields) => trace.emit(type, fields) }),
       metrics: loopMetrics(cfg.model),
-      trace: new RunTrace(ids.chainId, carried?.seq ?? 0),
+      trace,
       stop: new StopSwitch(),
       board,
     };

@@ -18,7 +18,7 @@ export async function fitContextWindow(ctx: RunContext, spend: Spend): Promise<E
   if (policy?.strategy === 'summarize' && last !== undefined) {
     const plan = planSummary(state.messages, last, since, policy);
     if (plan) {
-      const reply = await askForSummary(ctx.activities.model, plan.request, modelCallBase(ctx), plan.turns);
+      const reply = await askForSummary(ctx.modelCalls, plan.request, modelCallBase(ctx), plan.turns);
       const cost = recordSummarySpend(state, reply.usage, cfg.pricing);
       applySummary(state.messages, plan, reply.message.content ?? '');
       spend.count(reply.usage, cost);

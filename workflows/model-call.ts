@@ -6,14 +6,14 @@
 // turn's history bytes no longer depend on how long the run or its transcript
 // is. When old messages changed (the context window elided them) the prompt
 // travels as one address per message for that turn.
-import * as wf from '@temporalio/workflow';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
-import type { AgentActivities as Activities, BudgetedReply, CallModelInput } from '../common/activity-contract';
+import type { BudgetedReply, CallModelInput } from '../common/activity-contract';
 import type { ReplyBudget } from '../common/budget-math';
 import type { RunState } from './run-state';
 import type { RunContext } from './run-context';
 import { MESSAGE_STORE_MISS, promptByAddress, rememberPrompt, wholePrompt, type PromptByAddress } from '../common/message-refs';
 import type { OpenAiToolDefinition } from '../common/tool-spec';
+import type { ModelCalls } from './model-outage';
 import type { ChatMessage, ModelReply } from '../common/contract';
 
 export type ModelCallBase = Omit<CallModelInput, 'messages' | 'tools' | 'toolsRef' | 'prefix'>;
@@ -49,7 +49,7 @@ async function byAddressOrWhole<R>(state: RunState, sent: ChatMessage[], tools: 
  * state remembers what the store now holds.
  */
 export async function askModel(
-  model: wf.ActivityInterfaceFor<Activities>,
+  model: ModelCalls,
   state: RunState,
   tools: OpenAiToolDefinition[],
   base: ModelCallBase,
@@ -58,15 +58,15 @@ export async function askModel(
   chained: boolean,
 ): Promise<ModelReply> {
   const sent = state.messages.slice();
-  if (!byAddress) return model.callModel.executeWithOptions({ summary }, [{ ...base, messages: sent, tools }]);
-  const { answer: reply, prompt } = await byAddressOrWhole(state, sent, tools, chained, (p) => model.callModelByAddress.executeWithOptions({ summary }, [{ ...base, ...p }]));
+  if (!byAddress) return model.call((m) => m.callModel.executeWithOptions({ summary }, [{ ...base, messages: sent, tools }]));
+  const { answer: reply, prompt } = await byAddressOrWhole(state, sent, tools, chained, (p) => model.call((m) => m.callModelByAddress.executeWithOptions({ summary }, [{ ...base, ...p }])));
   rememberPrompt(state, sent, tools, reply.message, prompt);
   return reply;
 }
 
 /** Asks the model for a summary of old turns: the request whole, no tools. */
-export function askForSummary(model: wf.ActivityInterfaceFor<Activities>, request: ChatMessage[], base: ModelCallBase, turns: number): Promise<ModelReply> {
-  return model.callModelByAddress.executeWithOptions({ summary: `summarize the ${turns} earliest turns` }, [{ ...base, messages: request, tools: [] }]);
+export function askForSummary(model: ModelCalls, request: ChatMessage[], base: ModelCallBase, turns: number): Promise<ModelReply> {
+  return model.call((m) => m.callModelByAddress.executeWithOptions({ summary: `summarize the ${turns} earliest turns` }, [{ ...base, messages: request, tools: [] }]));
 }
 
 /**
@@ -75,7 +75,7 @@ export function askForSummary(model: wf.ActivityInterfaceFor<Activities>, reques
  * call. Always by address, with the same fall back to whole messages.
  */
 export async function askModelBudgeted(
-  model: wf.ActivityInterfaceFor<Activities>,
+  model: ModelCalls,
   state: RunState,
   tools: OpenAiToolDefinition[],
   base: ModelCallBase,
@@ -84,7 +84,7 @@ export async function askModelBudgeted(
   chained: boolean,
 ): Promise<BudgetedReply> {
   const sent = state.messages.slice();
-  const { answer, prompt } = await byAddressOrWhole(state, sent, tools, chained, (p) => model.callModelBudgeted.executeWithOptions({ summary }, [{ ...base, ...p, budget }]));
+  const { answer, prompt } = await byAddressOrWhole(state, sent, tools, chained, (p) => model.call((m) => m.callModelBudgeted.executeWithOptions({ summary }, [{ ...base, ...p, budget }])));
   if (answer.called) rememberPrompt(state, sent, tools, answer.reply.message, prompt);
   return answer;
 }

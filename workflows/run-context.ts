@@ -6,6 +6,7 @@ import type { AgentInput, RunConfig } from '../common/contract';
 import type { ToolSpec } from '../common/tool-spec';
 import type { LoopActivities } from './activity-options';
 import type { LoopMetrics } from './metrics';
+import type { ModelCalls } from './model-outage';
 import type { RunState } from './run-state';
 import type { Patches } from './run-setup';
 import type { RunTrace } from './run-trace';
@@ -29,6 +30,8 @@ export interface RunContext {
   readonly state: RunState;
   readonly patches: Patches;
   readonly activities: LoopActivities;
+  /** Every model call goes through here: it waits out a provider outage (./model-outage.ts). */
+  readonly modelCalls: ModelCalls;
   readonly metrics: LoopMetrics;
   /** The run's tools as recorded at its start. */
   readonly specs: ToolSpec[];

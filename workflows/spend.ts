@@ -128,8 +128,8 @@ export class Spend {
     const summary = `model turn ${ctx.state.turns + 1}`;
     // Runs that recorded all-patches-v2 chain their prompt lists (common/message-refs.ts chainNode).
     const chained = ctx.patches.allV2;
-    if (!this.hard) return { reply: await askModel(ctx.activities.model, ctx.state, toolDefs, base, ctx.patches.messageRefs, summary, chained) };
-    const r = await this.hard.modelCall((budget) => askModelBudgeted(ctx.activities.model, ctx.state, toolDefs, { ...base, traceSeq: ctx.trace.seq }, summary, budget, chained));
+    if (!this.hard) return { reply: await askModel(ctx.modelCalls, ctx.state, toolDefs, base, ctx.patches.messageRefs, summary, chained) };
+    const r = await this.hard.modelCall((budget) => askModelBudgeted(ctx.modelCalls, ctx.state, toolDefs, { ...base, traceSeq: ctx.trace.seq }, summary, budget, chained));
     if ('exit' in r) return r;
     const { chargedUsd, over } = this.hard.settle(r.reply, r.hold);
     return { reply: r.reply, chargedUsd, over, hold: r.hold };

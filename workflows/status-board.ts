@@ -3,7 +3,7 @@
 // Agent* search attributes. Parking and unparking go through here, so the
 // three always agree.
 import * as wf from '@temporalio/workflow';
-import { agentStatusOf, type Interruption, type RunConfig, type RunStatus, type RunStatusView, type SteerView } from '../common/contract';
+import { agentStatusOf, type Interruption, type ModelOutageView, type RunConfig, type RunStatus, type RunStatusView, type SteerView } from '../common/contract';
 import { configQuery, statusQuery, transcriptQuery } from '../common/run-messages';
 import type { Exit } from './next-step';
 import { noChildren, type RunState } from './run-state';
@@ -29,6 +29,8 @@ export class StatusBoard {
   private interruption: Interruption | null = null;
   /** How the run ended, once it has. */
   private ended: Exit | null = null;
+  /** A model call waiting out a provider outage, while it waits. */
+  private outage: ModelOutageView | null = null;
   private extras: BoardExtras = { queuedSteers: () => [], budgetFields: () => ({}) };
 
   constructor(private readonly ctx: BoardSource) {}
@@ -67,6 +69,19 @@ export class StatusBoard {
     this.upsert();
   }
 
+  /**
+   * A model call waits out an outage (`view`), or no longer does (null).
+   * AgentStatus changes on entering and leaving only (an upsert each); the
+   * tries in between show in the query and the details panel, which cost
+   * nothing.
+   */
+  waitingForModel(view: ModelOutageView | null): void {
+    const changed = (view === null) !== (this.outage === null);
+    this.outage = view;
+    if (changed) this.upsert();
+    else this.showDetails();
+  }
+
   /** The run has ended: the status says how (the search attributes follow with `upsert(exit)`). */
   end(exit: Exit): void {
     this.ended = exit;
@@ -100,7 +115,7 @@ export class StatusBoard {
       runId: ctx.ids.workflowId,
       workflowId: ctx.ids.workflowId,
       status: this.status,
-      agentStatus: agentStatusOf(this.status, this.interruption, exit !== null),
+      agentStatus: agentStatusOf(this.status, this.interruption, exit !== null, this.outage !== null),
       reason: exit?.reason ?? null,
       errorType: exit?.status === 'failed' ? exit.errorType : null,
       interruption: this.interruption,
@@ -113,10 +128,11 @@ export class StatusBoard {
       queuedSteers: this.extras.queuedSteers(),
       ...this.extras.budgetFields(),
       ...(ctx.cfg.forkFrom ? { forkedFrom: ctx.cfg.forkFrom } : {}),
+      ...(this.outage && !exit ? { modelOutage: { ...this.outage } } : {}),
     };
   }
 
   private visible(): VisibleState {
-    return { cfg: this.ctx.cfg, state: this.ctx.state, status: this.status, interruption: this.interruption, queuedSteers: this.extras.queuedSteers().length };
+    return { cfg: this.ctx.cfg, state: this.ctx.state, status: this.status, interruption: this.interruption, queuedSteers: this.extras.queuedSteers().length, modelOutage: this.ended ? null : this.outage };
   }
 }

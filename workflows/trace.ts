@@ -27,6 +27,8 @@ export type TraceEventType =
   | 'budget_raised'
   | 'budget_exhausted'
   | 'usage_over_reservation'
+  | 'model_waiting'
+  | 'model_recovered'
   | 'run_stopped';
 
 export interface TraceEvent {

@@ -2,7 +2,7 @@
 // attributes they filter on (`temporal workflow list --query
 // 'AgentStatus="awaiting_approval"'`) and the Web UI's details panel.
 import type { SearchAttributePair, SearchAttributeUpdatePair, TypedSearchAttributes } from '@temporalio/common';
-import { agentStatusOf, type AgentInput, type Interruption, type RunConfig, type RunStatus } from '../common/contract';
+import { agentStatusOf, type AgentInput, type Interruption, type ModelOutageView, type RunConfig, type RunStatus } from '../common/contract';
 import type { Exit } from './next-step';
 import type { RunState } from './run-state';
 import {
@@ -26,6 +26,8 @@ export interface VisibleState {
   interruption: Interruption | null;
   /** Steering messages waiting for the next turn boundary. */
   queuedSteers?: number;
+  /** A model call waiting out a provider outage. */
+  modelOutage?: ModelOutageView | null;
 }
 
 /**
@@ -33,7 +35,7 @@ export interface VisibleState {
  * Dollar signs are escaped: the Web UI's markdown reads `$…$` as math and
  * would turn `$0.05 of $1` into a formula.
  */
-export function detailsText({ cfg, state, status, interruption: i, queuedSteers }: VisibleState): string {
+export function detailsText({ cfg, state, status, interruption: i, queuedSteers, modelOutage: o }: VisibleState): string {
   const hash = i?.type === 'approval' && i.argsHash ? ` · **argsHash:** \`${i.argsHash}\`` : '';
   const head =
     i?.type === 'approval'
@@ -42,7 +44,9 @@ export function detailsText({ cfg, state, status, interruption: i, queuedSteers 
         ? `**awaiting budget:** the next model call needs \\$${i.needUsd.toFixed(6)} at worst; raise the budget to at least \\$${i.needBudgetUsd} (now \\$${i.maxBudgetUsd}, \\$${i.shortUsd} short)`
         : i?.type === 'reconciliation'
           ? `**awaiting reconciliation:** \`${i.toolName} ${JSON.stringify(i.args)}\` (call ${i.callId}) — ${noMath(i.known.slice(0, 300))}`
-          : `**${status}**`;
+          : o
+            ? `**waiting for the model provider** since ${o.since}: ${noMath(o.lastError.slice(0, 300))} (${o.errorType}) · **next try:** ${o.nextTryAt} · **gives up:** ${o.giveUpAt}`
+            : `**${status}**`;
   const steers = queuedSteers ? `\n\n**Steering:** ${queuedSteers} message${queuedSteers > 1 ? 's' : ''} queued for the next turn` : '';
   const turns = `**Turns:** ${state.turns}${cfg.maxTurns !== null ? ` of ${cfg.maxTurns}` : ''}`;
   const cost = `**Cost:** \\$${state.costUsd.toFixed(6)}${cfg.maxBudgetUsd !== null ? ` of \\$${cfg.maxBudgetUsd}` : ''}`;
@@ -64,7 +68,7 @@ export const PENDING_ARGS_HASH_PATCH = 'pending-args-hash-v1';
 export function statusAttributes(v: VisibleState, exit: Exit | undefined, parent: string | undefined, argsHash = false): SearchAttributeUpdatePair[] {
   const awaiting = (v.interruption?.type === 'approval' || v.interruption?.type === 'reconciliation') && !exit ? v.interruption : null;
   return [
-    { key: AGENT_STATUS, value: agentStatusOf(exit?.status ?? v.status, v.interruption, exit !== undefined) },
+    { key: AGENT_STATUS, value: agentStatusOf(exit?.status ?? v.status, v.interruption, exit !== undefined, Boolean(v.modelOutage)) },
     { key: AGENT_MODEL, value: v.cfg.model },
     { key: AGENT_TURNS, value: v.state.turns },
     { key: AGENT_COST_USD, value: v.state.costUsd },

@@ -14,6 +14,12 @@ export async function addFault(providerUrl: string, rule: FaultRule): Promise<vo
   if (!res.ok) throw new Error(`fault not accepted: ${await res.text()}`);
 }
 
+/** Ends the faults queued for one marker (a `down` rule included): the provider is back for that run. */
+export async function clearFaults(providerUrl: string, taskIncludes: string): Promise<void> {
+  const res = await fetch(controlUrl(providerUrl, `faults?taskIncludes=${encodeURIComponent(taskIncludes)}`), { method: 'DELETE' });
+  if (!res.ok) throw new Error(`faults not cleared: ${await res.text()}`);
+}
+
 export async function providerRequests(providerUrl: string, taskIncludes: string): Promise<LoggedRequest[]> {
   const res = await fetch(controlUrl(providerUrl, `requests?taskIncludes=${encodeURIComponent(taskIncludes)}`));
   return (await res.json()) as LoggedRequest[];

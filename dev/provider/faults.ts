@@ -1,6 +1,8 @@
 // Fault injection for tests: a rule queue the test fills through the control
 // endpoint (POST /_control/faults). A rule matches a request by model, turn
-// and/or a marker in the first user message, fires `times` times, and is gone.
+// and/or a marker in the first user message, fires `times` times, and is gone;
+// a `down` rule instead answers every matching request for `forMs` from when
+// it was added (an outage: each request reset, or answered `status`), then goes.
 // The harness never sees any of this: it just gets a 429, a reset or a slow reply.
 
 export type Fault =
@@ -8,6 +10,7 @@ export type Fault =
   | { type: 'malformed' }
   | { type: 'reset' }
   | { type: 'delay'; ms: number }
+  | { type: 'down'; forMs: number; status?: number }
   /** A normal reply without its `usage` field, as some OpenAI-compatible servers send. */
   | { type: 'no_usage' };
 
@@ -21,6 +24,8 @@ export interface FaultRule {
   match: FaultMatch;
   fault: Fault;
   times: number;
+  /** A `down` rule's end (epoch ms), set when it is added. */
+  until?: number;
 }
 
 export interface RequestFacts {
@@ -33,17 +38,23 @@ export class FaultQueue {
   private rules: FaultRule[] = [];
 
   add(rule: FaultRule): void {
-    this.rules.push({ ...rule, times: rule.times > 0 ? rule.times : 1 });
+    const until = rule.fault.type === 'down' ? Date.now() + rule.fault.forMs : undefined;
+    this.rules.push({ ...rule, times: rule.times > 0 ? rule.times : 1, ...(until !== undefined ? { until } : {}) });
   }
 
-  clear(): void {
-    this.rules = [];
+  /** Every rule, or those whose match names this marker: an outage ends when the test says. */
+  clear(taskIncludes?: string | null): void {
+    this.rules = taskIncludes ? this.rules.filter((r) => r.match.taskIncludes !== taskIncludes) : [];
   }
 
   /** Takes one firing of the first rule that matches, if any. */
   take(req: RequestFacts): Fault | null {
+    const now = Date.now();
+    this.rules = this.rules.filter((r) => r.until === undefined || r.until > now);
     const rule = this.rules.find((r) => matches(r.match, req));
     if (!rule) return null;
+    // An outage lasts its time, however many requests it refuses.
+    if (rule.until !== undefined) return rule.fault;
     rule.times -= 1;
     if (rule.times <= 0) this.rules = this.rules.filter((r) => r !== rule);
     return rule.fault;
@@ -67,7 +78,8 @@ export function isFaultRule(v: unknown): v is FaultRule {
     r.match !== null &&
     typeof f === 'object' &&
     f !== null &&
-    ['status', 'malformed', 'reset', 'delay', 'no_usage'].includes(String(f.type)) &&
+    ['status', 'malformed', 'reset', 'delay', 'no_usage', 'down'].includes(String(f.type)) &&
+    (f.type !== 'down' || (typeof (f as { forMs?: unknown }).forMs === 'number' && (f as { forMs: number }).forMs > 0)) &&
     (r.times === undefined || typeof r.times === 'number')
   );
 }

@@ -105,7 +105,7 @@ export async function startProvider(opts: ProviderOptions = {}): Promise<Running
     if (latencyMs > 0) await delay(latencyMs);
     if (fault && (await applyFault(fault, res, reply))) {
       // Faults that answer at the socket level: status 0 for a reset.
-      if (fault.type === 'reset' || fault.type === 'malformed') settle(fault.type === 'reset' ? 0 : 200);
+      if (fault.type === 'reset' || fault.type === 'malformed' || (fault.type === 'down' && fault.status === undefined)) settle(fault.type === 'malformed' ? 200 : 0);
       return;
     }
 
@@ -138,7 +138,7 @@ export async function startProvider(opts: ProviderOptions = {}): Promise<Running
       });
     }
     if (url.pathname === '/_control/faults' && req.method === 'DELETE') {
-      faults.clear();
+      faults.clear(url.searchParams.get('taskIncludes'));
       return sendJson(res, 200, { ok: true });
     }
     if (url.pathname === '/_control/requests' && req.method === 'GET') {
@@ -176,6 +176,10 @@ async function applyFault(
       return false;
     case 'reset':
       res.socket?.destroy();
+      return true;
+    case 'down':
+      if (fault.status === undefined) res.socket?.destroy();
+      else reply(fault.status, apiError(`injected outage: ${fault.status}`, 'injected_fault'));
       return true;
     case 'malformed':
       res.writeHead(200, { 'content-type': 'application/json' });

@@ -1,0 +1,27 @@
+// Which model-call failures an outage explains, shared by the workflow (it
+// waits those out: workflows/model-outage.ts) and by resume (a run that
+// failed on one may be resumed once the provider is back). The types are the
+// ones the model activity gives its failures (activities/model.ts).
+
+/** The provider did not answer (refused, reset, DNS): the network or the provider is down. */
+export const PROVIDER_UNREACHABLE = 'ProviderUnreachable';
+/** A 5xx, or any status that is neither a verdict on the request nor a rate limit. */
+export const PROVIDER_UNAVAILABLE = 'ProviderUnavailable';
+/** 429: retried after its Retry-After. */
+export const PROVIDER_RATE_LIMITED = 'ProviderRateLimited';
+/** The call hung past its timeout, or its worker stopped heartbeating (named by the workflow, not the activity). */
+export const PROVIDER_TIMEOUT = 'ProviderTimeout';
+
+const TRANSIENT: ReadonlySet<string> = new Set([PROVIDER_UNREACHABLE, PROVIDER_UNAVAILABLE, PROVIDER_RATE_LIMITED, PROVIDER_TIMEOUT]);
+
+export const isTransientProviderError = (errorType: string | null | undefined): boolean => errorType !== null && errorType !== undefined && TRANSIENT.has(errorType);
+
+/**
+ * How long a run waits out a provider that stays down, by default: 6 hours.
+ * The longest whole-API incidents the large providers have published lasted
+ * a few hours (OpenAI's of 11 December 2024: about four and a half hours from
+ * the first errors to full recovery); 6 h covers such a day with margin and
+ * still ends a run whose provider is gone for good the same working day.
+ * Waiting costs about 2.4 Actions a minute (docs/cost.md).
+ */
+export const DEFAULT_MODEL_OUTAGE_MS = 6 * 60 * 60 * 1000;
