@@ -135,14 +135,25 @@ export class BytePairEncoder {
     const prev = new Int32Array(n);
     const pairRank = new Int32Array(n);
     const heap = new MinHeap(n);
+    // Setting up a long piece is itself ~100 ms per MB (a lookup and a push per byte): it yields too.
+    let work = 0;
     for (let i = 0; i < n; i++) {
       next[i] = i + 1;
       prev[i] = i - 1;
       pairRank[i] = i + 2 <= n ? this.rankOf(bytes, i, i + 2) : -1;
       if (pairRank[i] >= 0) heap.push(pairRank[i] * 2 ** 32 + i);
+      if (++work >= STEP_WORK) {
+        work = 0;
+        yield;
+      }
     }
-    let work = 0;
     while (heap.size > 0) {
+      // Counted before the staleness test: stale entries can come out by the hundred thousand
+      // in a row (a run of one letter leaves one behind for most merges).
+      if (++work >= STEP_WORK) {
+        work = 0;
+        yield;
+      }
       const key = heap.pop();
       const rank = Math.floor(key / 2 ** 32);
       const i = key - rank * 2 ** 32;
@@ -160,15 +171,15 @@ export class BytePairEncoder {
         pairRank[p] = this.rankOf(bytes, p, k);
         if (pairRank[p] >= 0) heap.push(pairRank[p] * 2 ** 32 + p);
       }
-      if (++work >= STEP_WORK) {
-        work = 0;
-        yield;
-      }
     }
     for (let i = 0; i < n; i = next[i]) {
       const r = this.rankOf(bytes, i, next[i]);
       // js-tiktoken drops a part that is no token; every part here is a token or a single byte.
       if (r >= 0) out.push(r);
+      if (++work >= STEP_WORK) {
+        work = 0;
+        yield;
+      }
     }
   }
 }
