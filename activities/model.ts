@@ -4,7 +4,7 @@
 // 429/5xx/network are retried by Temporal (429 after its Retry-After), while
 // 400/401/403/404 are not: retrying cannot fix them.
 import { Context } from '@temporalio/activity';
-import { countCompletionTokens, countPromptTokens } from '../common/tokens';
+import { countCompletionTokensAsync, countPromptTokensAsync } from '../common/tokens';
 import { ApplicationFailure } from '@temporalio/common';
 import type { OpenAiToolDefinition } from '../common/tool-spec';
 import { resolvePrompt, type MessageStore } from './message-store';
@@ -56,8 +56,8 @@ export function createCallModelBudgeted(deps: ModelDeps) {
   const attempt = createAttempt(deps);
   return async function callModelBudgeted(input: BudgetedCallInput): Promise<BudgetedReply> {
     const held: { shortfall?: ReplyShortfall } = {};
-    const r = await attempt(input, (prompt) => {
-      const allowance = replyAllowance(input.budget, countPromptTokens(prompt.messages, prompt.tools));
+    const r = await attempt(input, async (prompt) => {
+      const allowance = replyAllowance(input.budget, await countPromptTokensAsync(prompt.messages, prompt.tools));
       if (!allowance.ok) held.shortfall = allowance.shortfall;
       return allowance.ok ? allowance.hold : null;
     });
@@ -67,8 +67,11 @@ export function createCallModelBudgeted(deps: ModelDeps) {
   };
 }
 
-/** Decides, with the whole prompt in hand, the hold of a call (its max_tokens); null: do not send it. */
-type HoldFor = (prompt: Prompt) => ReplyHold | null;
+/**
+ * Decides, with the whole prompt in hand, the hold of a call (its max_tokens); null: do not send it.
+ * Async because counting a long prompt is done in time slices, not in one block of the event loop.
+ */
+type HoldFor = (prompt: Prompt) => Promise<ReplyHold | null>;
 
 export function createCallModel(deps: ModelDeps) {
   const attempt = createAttempt(deps);
@@ -97,7 +100,7 @@ function createAttempt(deps: ModelDeps) {
     try {
       const { filed, ...resolved } = await resolvePrompt(deps.messageStore, input);
       const prompt: Prompt = { ...input, ...resolved };
-      const hold = holdFor ? holdFor(prompt) : null;
+      const hold = holdFor ? await holdFor(prompt) : null;
       if (holdFor && !hold) {
         await filed;
         return { sent: false };
@@ -184,7 +187,7 @@ function createAttempt(deps: ModelDeps) {
           message: `the model provider answered ${res.status} with a body that is not JSON: ${text.slice(0, 200)}`,
         });
       }
-      return { ...toReply(body, input), model: deps.model ?? input.model };
+      return { ...(await toReply(body, input)), model: deps.model ?? input.model };
     } finally {
       clearInterval(ticker);
     }
@@ -218,7 +221,8 @@ export function retryAfterMs(header: string | null): number | null {
   return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
 }
 
-function toReply(body: WireReply, request: Prompt): ModelReply {
+/** Async only for its fallback count of a reply without usage, which runs in time slices. */
+async function toReply(body: WireReply, request: Prompt): Promise<ModelReply> {
   const choice = body.choices?.[0];
   if (!choice?.message) {
     throw ApplicationFailure.create({
@@ -239,7 +243,7 @@ function toReply(body: WireReply, request: Prompt): ModelReply {
     message,
     usage: reported
       ? { promptTokens: toCount(body.usage?.prompt_tokens), completionTokens: toCount(body.usage?.completion_tokens) }
-      : { promptTokens: countPromptTokens(request.messages, request.tools), completionTokens: countCompletionTokens(message.content, message.tool_calls) },
+      : { promptTokens: await countPromptTokensAsync(request.messages, request.tools), completionTokens: await countCompletionTokensAsync(message.content, message.tool_calls) },
     ...(reported ? {} : { usageEstimated: true }),
     finishReason: typeof choice.finish_reason === 'string' ? choice.finish_reason : calls.length ? 'tool_calls' : 'stop',
   };

@@ -5,8 +5,9 @@
 // throughput (concurrent runs), and what a run costs the server beside the
 // peer: Actions per turn, heartbeats per minute of a running call, and how
 // fast a Stop reaches a running call in the loop's process and in another
-// (./bill.ts), and what a run leaves on the worker's disk (./disk.ts).
-// BENCH_PARTS=time,throughput,bill,disk picks parts;
+// (./bill.ts), what a run leaves on the worker's disk (./disk.ts), and what
+// counting tokens costs the event loop (./tokens.ts, no stack needed).
+// BENCH_PARTS=time,throughput,bill,disk,tokens picks parts;
 // BENCH_CONCURRENT and BENCH_THROUGHPUT_ROUNDS size the throughput part
 // (./throughput.ts), BENCH_STOPS and BENCH_BILL_SECONDS the last.
 // Every figure is min/median/max over the repetitions, with ratios taken
@@ -22,6 +23,7 @@ import { describeActions, type ActionCount } from './actions';
 import { measureActions, measureHeartbeats, measureStops, withPeerStack } from './bill';
 import { measureThroughput, type ThroughputFigures } from './throughput';
 import { measureDisk } from './disk';
+import { measureTokens } from './tokens';
 import { DEFAULT_HEARTBEAT_MS } from '../common/heartbeat';
 import { startingAttributes } from '../workflows/visibility';
 
@@ -33,8 +35,8 @@ const THROUGHPUT_ROUNDS = Number(process.env.BENCH_THROUGHPUT_ROUNDS ?? 3);
 const STOPS = Number(process.env.BENCH_STOPS ?? 20);
 /** How long the call is held whose heartbeats are counted. */
 const BILL_SECONDS = Number(process.env.BENCH_BILL_SECONDS ?? 60);
-/** Which parts run (BENCH_PARTS=time,throughput,bill,disk; default all). */
-const PARTS = new Set((process.env.BENCH_PARTS ?? 'time,throughput,bill,disk').split(','));
+/** Which parts run (BENCH_PARTS=time,throughput,bill,disk,tokens; default all). */
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'time,throughput,bill,disk,tokens').split(','));
 
 type Stat = { min: number; median: number; max: number };
 const stat = (xs: number[]): Stat => {
@@ -125,6 +127,9 @@ if (PARTS.has('bill')) {
 if (PARTS.has('disk')) {
   for (const l of await diskSection()) say(l);
 }
+if (PARTS.has('tokens')) {
+  for (const l of await tokensSection()) say(l);
+}
 writeFileSync(`${PROJECT_ROOT}/reports/bench.md`, lines.join('\n') + '\n');
 
 /** Actions per turn ours vs the peer, heartbeats per minute of a running call, and Stop both ways (./bill.ts). */
@@ -167,6 +172,20 @@ async function diskSection(): Promise<string[]> {
     const d = await measureDisk(turns);
     out.push(`| ${turns} | ${d.executions} | ${kb(d.messages.bytes)} (${d.messages.files} files) | ${(d.messages.bytes / turns).toFixed(0)} B | ${kb(d.traces.bytes)} | ${(d.traces.bytes / turns).toFixed(0)} B | ${d.ledger.files} files |`);
   }
+  return out;
+}
+
+/** Token counting, js-tiktoken's encoder beside ours, and the event loop's longest stall (./tokens.ts). */
+async function tokensSection(): Promise<string[]> {
+  const out = ['## What counting tokens costs the event loop', ''];
+  out.push('o200k_base counts as the model activity (hard budgets, replies without usage) and the scripted provider make them. Before: js-tiktoken\'s encoder; after: common/tokens.ts (the same tokens, checked on each text before timing). Medians of 3-5 calls.', '');
+  out.push('| text | before: ms per 100 KB | js-tiktoken at 1 / 2 / 4 KB (ms) | after: ms per 100 KB | after: ms per MB | async: ms per MB | async: longest event-loop stall (ms) |', '|---|---|---|---|---|---|---|');
+  for (const c of await measureTokens()) {
+    const before = c.beforeExtrapolated ? `~ ${Math.round(c.beforeMsPer100KB).toLocaleString('en')} (extrapolated)` : c.beforeMsPer100KB.toFixed(1);
+    const small = c.beforeSmall ? c.beforeSmall.map((x) => x.toFixed(0)).join(' / ') : '—';
+    out.push(`| ${c.name} | ${before} | ${small} | ${c.afterMsPer100KB.toFixed(1)} | ${c.afterMsPerMB.toFixed(0)} | ${c.asyncMsPerMB.toFixed(0)} | ${c.asyncMaxStallMs.toFixed(1)} |`);
+  }
+  out.push('', 'A run is one pre-tokenized piece: js-tiktoken\'s merge rescans the whole piece after every merge, so it is quadratic; its 100 KB figure is the 4 KB time × 25² (from 1 to 4 KB its time grows ×4 per doubling, a square; at 8 KB it has been seen to grow faster). Ours merges over a min-heap of adjacent pairs (O(n log n)); its async API yields to the event loop every ~10 ms (monitorEventLoopDelay at 1 ms resolution, max over the count).');
   return out;
 }
 

@@ -9,7 +9,7 @@ import { omittedTurns, SUMMARY_INSTRUCTION } from '../../common/context-window';
 import { protocolError } from './protocol';
 import { SCENARIOS, type ScriptedReply } from './scenarios';
 import type { ScriptedModel } from '../../common/scripted-models';
-import { countCompletionTokens, countPromptTokens, truncateToTokens, type WireMessage } from '../../common/tokens';
+import { countCompletionTokensAsync, countPromptTokensAsync, truncateToTokensAsync, type WireMessage } from '../../common/tokens';
 
 export interface ProviderOptions {
   port?: number;
@@ -115,7 +115,7 @@ export async function startProvider(opts: ProviderOptions = {}): Promise<Running
     if (broken) return reply(400, apiError(broken, 'invalid_request_error'));
     // A harness asking for a summary of old turns (context strategy "summarize").
     if (messages[0]?.role === 'system' && messages[0].content === SUMMARY_INSTRUCTION) {
-      return reply(200, completion(model, { type: 'answer', content: summaryOf(String(messages[1]?.content ?? '')) }, messages, tools, maxTokens));
+      return reply(200, await completion(model, { type: 'answer', content: summaryOf(String(messages[1]?.content ?? '')) }, messages, tools, maxTokens));
     }
 
     const toolText = messages
@@ -123,7 +123,7 @@ export async function startProvider(opts: ProviderOptions = {}): Promise<Running
       .map((m) => m.content ?? '')
       .join('\n');
     const toolNames = (tools ?? []).map((t) => (t as { function?: { name?: string } }).function?.name ?? '');
-    const answerBody = completion(model, script({ turn: facts.turn, toolText, toolNames, task: facts.task }), messages, tools, maxTokens);
+    const answerBody = await completion(model, script({ turn: facts.turn, toolText, toolNames, task: facts.task }), messages, tools, maxTokens);
     if (fault?.type === 'no_usage') delete (answerBody as { usage?: unknown }).usage;
     reply(200, answerBody);
   }
@@ -198,8 +198,10 @@ async function applyFault(
  * One reply with its usage. Like a real API it honours max_tokens: a reply
  * longer than that is cut (its text, or the start of its tool calls' JSON as
  * text) and finishes with "length"; only an `overbill` script reports more.
+ * Counted in time slices, so one request with a long unbroken string does
+ * not stall every other request the provider is serving.
  */
-function completion(model: string, script: ScriptedReply, messages: WireMessage[], tools: unknown[] | undefined, maxTokens: number | null) {
+async function completion(model: string, script: ScriptedReply, messages: WireMessage[], tools: unknown[] | undefined, maxTokens: number | null) {
   let toolCalls =
     script.type === 'calls'
       ? script.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.args) } }))
@@ -207,13 +209,13 @@ function completion(model: string, script: ScriptedReply, messages: WireMessage[
         ? script.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }))
         : undefined;
   let content = script.type === 'answer' ? script.content : null;
-  const prompt = countPromptTokens(messages, tools);
-  let out = countCompletionTokens(content, toolCalls);
+  const prompt = await countPromptTokensAsync(messages, tools);
+  let out = await countCompletionTokensAsync(content, toolCalls);
   let cut = false;
   if (maxTokens !== null && out > maxTokens) {
-    content = truncateToTokens(content ?? JSON.stringify(toolCalls), maxTokens);
+    content = await truncateToTokensAsync(content ?? JSON.stringify(toolCalls), maxTokens);
     toolCalls = undefined;
-    out = Math.min(maxTokens, countCompletionTokens(content, undefined));
+    out = Math.min(maxTokens, await countCompletionTokensAsync(content, undefined));
     cut = true;
   }
   if (script.overbill) out = Math.max(out, maxTokens ?? out) + 1000;
