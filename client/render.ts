@@ -40,7 +40,8 @@ export function renderEvent(l: TraceLine, workflowId: string): string | null {
         `    or:      .temporal/bin/temporal workflow signal -w ${workflowId} --name approve --input '${JSON.stringify({ callId: l.callId, by: 'you' })}'`,
       ].join('\n');
     case 'approval_decided':
-      return `  ✔ ${String(l.decision)}d by ${String(l.by ?? 'someone')}${l.interrupt ? ' (interrupted by a message)' : ''}${l.reason ? `: ${String(l.reason)}` : ''}`;
+      // "approve" + "d" read well; "reject" + "d" did not: each decision has its own word and mark.
+      return `  ${l.decision === 'reject' ? '✘ rejected' : l.decision === 'approve' ? '✔ approved' : `✔ ${String(l.decision)}`} by ${String(l.by ?? 'someone')}${l.interrupt ? ' (interrupted by a message)' : ''}${l.reason ? `: ${String(l.reason)}` : ''}`;
     case 'steer_queued':
       return `  ✉ message from ${String(l.by ?? 'the user')} queued${l.interrupt ? ' (interrupt)' : ''}: ${clip(String(l.message))}`;
     case 'steered':
