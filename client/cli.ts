@@ -197,6 +197,9 @@ async function traceChainFor(conn: () => Promise<Client>, traceDir: string, work
   return latestChain(await conn(), workflowId);
 }
 
+/** Every state in which a run waits for a person (an approval, a raise, a reconciliation): what `list --awaiting` shows. */
+const PARKED_ON_A_PERSON = ['awaiting_approval', 'awaiting_budget', 'awaiting_reconciliation'];
+
 const AGENT_STATUSES = ['running', 'awaiting_approval', 'awaiting_budget', 'awaiting_reconciliation', 'completed', 'failed', 'max_turns_exceeded', 'budget_exceeded', 'interrupted'];
 
 /** Runs found through their search attributes, as a table with a header. */
@@ -211,7 +214,7 @@ async function list(conn: () => Promise<Client>, rest: string[]): Promise<number
   const minCost = numberFlag('min-cost', values['min-cost']);
   const limitN = numberFlag('limit', values.limit, { integer: true }) ?? 50;
   const clauses = [`WorkflowType = 'agentRun'`];
-  if (values.awaiting) clauses.push(`AgentStatus IN ('awaiting_approval', 'awaiting_reconciliation')`);
+  if (values.awaiting) clauses.push(`AgentStatus IN (${PARKED_ON_A_PERSON.map((st) => `'${st}'`).join(', ')})`);
   if (values.status) clauses.push(`AgentStatus = '${values.status}'`);
   if (typeof minCost === 'number') clauses.push(`AgentCostUsd >= ${minCost}`);
   const rows: string[][] = [['WORKFLOW ID', 'TEMPORAL', 'AGENT STATUS', 'TURNS', 'COST USD', 'AWAITING', 'STARTED']];

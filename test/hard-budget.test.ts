@@ -118,6 +118,20 @@ describe('hard budget through the temporal CLI', () => {
     expect(r.budget?.raises).toEqual([{ fromUsd: 0.005, toUsd: 0.008, by: 'bob', reason: 'one more look' }]);
   });
 
+  it('agent-harness list --awaiting shows a run parked on its budget', async () => {
+    const env = { ...process.env, TEMPORAL_ADDRESS: h.address, AGENT_TASK_QUEUE: h.taskQueue, TRACE_DIR: h.traceDir };
+    const bin = join(import.meta.dirname, '..', 'bin', 'agent-harness.mjs');
+    const handle = await h.start({ task: `Keep listing. ${marker()}`, model: 'runaway', limits: { maxTurns: 40, maxBudgetUsd: 0.005, budgetMode: 'hard' } });
+    await waitFor('the run parked on its budget', async () => ((await handle.query(statusQuery)).agentStatus === 'awaiting_budget' ? true : null));
+    const row = await waitFor('the parked run in `list --awaiting`', async () => {
+      const { stdout } = await exec(bin, ['list', '--awaiting'], { env, timeout: 60_000 });
+      return stdout.split('\n').find((l) => l.startsWith(handle.workflowId));
+    });
+    expect(row).toMatch(/RUNNING\s+awaiting_budget\s/);
+    await handle.signal(cancelSignal, { reason: 'enough' });
+    await handle.result();
+  });
+
   it('a hard run resumed with a higher budget stays hard, its totals counted against the new budget', async () => {
     const first = await h.run({ task: `Keep listing. ${marker()}`, model: 'runaway', limits: { maxTurns: null, maxBudgetUsd: 0.005, budgetMode: 'hard', minReplyTokens: 64 }, budgetTimeoutMs: 1 });
     expect(first.status).toBe('budget_exceeded');
