@@ -3,7 +3,8 @@
 // exits apart (client/exit-codes.ts).
 import { ApplicationFailure, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
-import { parseArgs } from 'node:util';
+// parseArgs that takes `--flag -3` as the flag's value, so its own check names it (./parse-flags.ts).
+import { parseFlags as parseArgs } from './parse-flags';
 import { readTrace, traceChains } from '../common/trace-format';
 import { isArgsHashText } from '../common/args-hash';
 import { loadConfig, type HarnessConfig } from '../common/config';

@@ -1,7 +1,8 @@
 // `run`'s flags into the workflow's input, checked here with the workflow's
 // own validation (common/input.ts), so a bad value is a usage error naming
 // the flag before any run starts, not a run that starts and fails.
-import { parseArgs } from 'node:util';
+// parseArgs that takes `--flag -3` as the flag's value, so its own check names it (./parse-flags.ts).
+import { parseFlags as parseArgs } from './parse-flags';
 import { InputError, parseInput } from '../common/input';
 import type { AgentInput } from '../common/contract';
 import { UsageError } from './usage-error';
