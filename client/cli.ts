@@ -5,7 +5,8 @@ import { ApplicationFailure, WorkflowFailedError, WorkflowNotFoundError, Workflo
 import { randomUUID } from 'node:crypto';
 // parseArgs that takes `--flag -3` as the flag's value, so its own check names it (./parse-flags.ts).
 import { parseFlags as parseArgs } from './parse-flags';
-import { readTrace, traceChains } from '../common/trace-format';
+import { existsSync, statSync } from 'node:fs';
+import { readTrace, readTraceFile, traceChains } from '../common/trace-format';
 import { isArgsHashText } from '../common/args-hash';
 import { loadConfig, type HarnessConfig } from '../common/config';
 import { cancelSignal, decideUpdate, raiseBudgetUpdate, reconcileUpdate, statusQuery, steerUpdate, transcriptQuery } from '../common/run-messages';
@@ -117,6 +118,17 @@ export async function main(argv: string[], client?: Client): Promise<number> {
           options: { follow: { type: 'boolean' }, 'run-id': { type: 'string' } },
         });
         const workflowId = need(positionals[0], 'workflowId');
+        // A trace file's path (an exported or copied trace) is read as it is: no server, no TRACE_DIR.
+        const file = traceFileArg(workflowId);
+        if (file !== null) {
+          if (values.follow || values['run-id'] !== undefined) throw new UsageError('--follow and --run-id take a workflow id, not a trace file');
+          if (!existsSync(file)) {
+            console.error(`no trace file ${file}`);
+            return NOT_FOUND;
+          }
+          for (const l of readTraceFile(file)) console.log(JSON.stringify(l));
+          return 0;
+        }
         const chainId = await traceChainFor(conn, cfg.traceDir, workflowId, values['run-id'], values.follow === true);
         if (values.follow) {
           const c = await conn();
@@ -176,6 +188,12 @@ function argsError(err: unknown): string | null {
   if (!(err instanceof TypeError) || typeof code !== 'string' || !code.startsWith('ERR_PARSE_ARGS')) return null;
   // "Unknown option '--foo'. To specify a positional argument starting with a '-', ..." → the first sentence.
   return err.message.split(/\.\s/)[0].replace(/\.$/, '');
+}
+
+/** `trace`'s argument as a file: a file that exists, or a name ending in .jsonl (a workflow id never needs to); null for a workflow id. */
+function traceFileArg(arg: string): string | null {
+  if (existsSync(arg) && statSync(arg).isFile()) return arg;
+  return arg.endsWith('.jsonl') ? arg : null;
 }
 
 function need(v: string | undefined, name: string): string {
