@@ -252,7 +252,7 @@ async function list(conn: () => Promise<Client>, rest: string[]): Promise<number
 async function run(c: Client, flags: ReturnType<typeof inputFromFlags>): Promise<number> {
   const { input, id, detach } = flags;
   const workflowId = id ?? `run-${input.model ?? 'plan'}-${randomUUID().slice(0, 8)}`;
-  return startRun(c, input, workflowId, detach, `run ${workflowId}`);
+  return startRun(c, input, workflowId, detach, `run ${workflowId}`, { command: 'run', of: (field) => (field === 'tools' && flags.toolsFlag ? '--tools' : null) });
 }
 
 /** A person's word on a write whose outcome is unknown: it happened (and what happened), or try it again. */

@@ -36,7 +36,7 @@ export function numberFlag(flag: string, v: string | undefined, opts: { none?: b
   return n;
 }
 
-export function inputFromFlags(rest: string[]): { input: AgentInput; id: string | undefined; detach: boolean } {
+export function inputFromFlags(rest: string[]): { input: AgentInput; id: string | undefined; detach: boolean; toolsFlag: boolean } {
   const { values } = parseArgs({
     args: rest,
     options: {
@@ -79,7 +79,7 @@ export function inputFromFlags(rest: string[]): { input: AgentInput; id: string 
     const flag = FLAG_OF_FIELD[field];
     return flag !== undefined && values[flag.slice(2) as keyof typeof values] !== undefined ? flag : null;
   });
-  return { input, id: values.id, detach: values.detach ?? false };
+  return { input, id: values.id, detach: values.detach ?? false, toolsFlag: values.tools !== undefined };
 }
 
 /** Both limits lifted: refused by every command that starts a run, before it connects. */

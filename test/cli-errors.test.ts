@@ -59,6 +59,14 @@ describe('run: flags are checked before a run starts', () => {
     expect(await started(id)).toBe(false);
   });
 
+  it('run --tools nope: the worker names the unknown tool and what it offers, as a usage error naming the flag', async () => {
+    // Only the worker knows its tools (its own modules, its MCP servers): the run's first step checks them.
+    const r = await cli('run', '--tools', 'list_files,nope', '--id', `tools-${freshWorkspace()}`);
+    expect(r.code).toBe(USAGE_ERROR);
+    expect(r.stderr).toMatch(/^agent-harness run: --tools names an unknown tool "nope"; this worker offers list_files, read_file, [\w, ]+ \(see agent-harness run --help\)\n$/);
+    expect(isDocumented(r.stderr)).toBe(true);
+  });
+
   it('list --limit -1 and raise-budget --to -1: one line naming the flag, exit 2', async () => {
     const limit = await cli('list', '--limit', '-1');
     expect(limit.code).toBe(USAGE_ERROR);
