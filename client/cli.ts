@@ -10,7 +10,8 @@ import { readTrace, readTraceFile, traceChains } from '../common/trace-format';
 import { isArgsHashText } from '../common/args-hash';
 import { loadConfig, type HarnessConfig } from '../common/config';
 import { cancelSignal, decideUpdate, raiseBudgetUpdate, reconcileUpdate, statusQuery, steerUpdate, transcriptQuery } from '../common/run-messages';
-import type { RunResult } from '../common/contract';
+import type { RunResult, RunStatusView } from '../common/contract';
+import { SUGGESTED_RAISE_CALLS, suggestedRaiseUsd } from '../common/budget-math';
 import { connectClient } from './connect';
 import { ALREADY_FINISHED, EXIT_CODES, NOT_FOUND, USAGE_ERROR } from './exit-codes';
 import { follow } from './follow';
@@ -315,6 +316,28 @@ async function raiseBudget(conn: () => Promise<Client>, rest: string[]): Promise
   const view = await (await conn()).workflow.getHandle(workflowId).executeUpdate(raiseBudgetUpdate, {
     args: [{ maxBudgetUsd: to, by: values.by ?? process.env.USER ?? 'cli', ...(values.reason !== undefined ? { reason: values.reason } : {}) }],
   });
-  console.log(`budget of ${workflowId} raised to $${to}; run is now ${view.agentStatus} (turns=${view.turns} cost=$${view.costUsd.toFixed(6)})`);
+  console.log(raiseOutcome(workflowId, to, view));
   return 0;
+}
+
+/**
+ * What an accepted raise did. The update answers before the parked run wakes,
+ * so its status still reads awaiting_budget: say instead whether the new
+ * budget pays for the call the run parked on, and for how many like it.
+ */
+function raiseOutcome(workflowId: string, to: number, view: RunStatusView): string {
+  const from = view.budget?.raises.at(-1)?.fromUsd;
+  const raised = `budget of ${workflowId} raised${from === undefined ? '' : ` from $${from}`} to $${to}`;
+  const totals = `(turns=${view.turns} cost=$${view.costUsd.toFixed(6)})`;
+  const s = view.interruption?.type === 'budget' ? view.interruption : null;
+  if (s === null) return `${raised}; the run was not parked on its budget: it goes on ${totals}`;
+  if (to < s.needBudgetUsd) {
+    return (
+      `${raised}, but its next model call needs $${s.needUsd.toFixed(6)} at worst, a budget of at least $${s.needBudgetUsd}: ` +
+      `the run stays parked awaiting_budget; raise-budget ${workflowId} --to ${suggestedRaiseUsd(s)} gives it room for ${SUGGESTED_RAISE_CALLS} calls like it ${totals}`
+    );
+  }
+  const calls = s.needUsd > 0 ? 1 + Math.floor((to - s.needBudgetUsd) / s.needUsd + 1e-9) : null;
+  const room = calls === null ? '' : `, about ${calls} call${calls === 1 ? '' : 's'} like it at that rate before it parks again`;
+  return `${raised}; the run goes on: its next model call needs $${s.needUsd.toFixed(6)} at worst${room} ${totals}`;
 }

@@ -14,3 +14,10 @@ describe('renderEvent: approval_decided', () => {
     expect(renderEvent(line({ type: 'approval_decided', decision: 'approve', by: 'alice' }), 'w')).toBe('  ✔ approved by alice');
   });
 });
+
+describe('renderEvent: budget_awaited', () => {
+  it('suggests a raise with room for five calls like the one parked on, not the bare need', () => {
+    const text = renderEvent(line({ type: 'budget_awaited', needUsd: 0.001, needBudgetUsd: 0.004123, shortUsd: 0.000123, maxBudgetUsd: 0.004, costUsd: 0.0031, promptTokens: 300, minReplyTokens: 256 }), 'w');
+    expect(text?.split('\n')[1]).toBe('    raise: bin/agent-harness.mjs raise-budget w --to 0.008123 --reason "…"   (room for 5 calls like this one; at least $0.004123 pays for this one only)');
+  });
+});
