@@ -3,12 +3,15 @@
 // exits apart (client/exit-codes.ts).
 import { ApplicationFailure, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
-import { parseArgs } from 'node:util';
-import { readTrace, traceChains } from '../common/trace-format';
+// parseArgs that takes `--flag -3` as the flag's value, so its own check names it (./parse-flags.ts).
+import { parseFlags as parseArgs } from './parse-flags';
+import { existsSync, statSync } from 'node:fs';
+import { readTrace, readTraceFile, traceChains } from '../common/trace-format';
 import { isArgsHashText } from '../common/args-hash';
 import { loadConfig, type HarnessConfig } from '../common/config';
 import { cancelSignal, decideUpdate, raiseBudgetUpdate, reconcileUpdate, statusQuery, steerUpdate, transcriptQuery } from '../common/run-messages';
-import type { RunResult } from '../common/contract';
+import type { RunResult, RunStatusView } from '../common/contract';
+import { SUGGESTED_RAISE_CALLS, suggestedRaiseUsd } from '../common/budget-math';
 import { connectClient } from './connect';
 import { ALREADY_FINISHED, EXIT_CODES, NOT_FOUND, USAGE_ERROR } from './exit-codes';
 import { follow } from './follow';
@@ -116,6 +119,17 @@ export async function main(argv: string[], client?: Client): Promise<number> {
           options: { follow: { type: 'boolean' }, 'run-id': { type: 'string' } },
         });
         const workflowId = need(positionals[0], 'workflowId');
+        // A trace file's path (an exported or copied trace) is read as it is: no server, no TRACE_DIR.
+        const file = traceFileArg(workflowId);
+        if (file !== null) {
+          if (values.follow || values['run-id'] !== undefined) throw new UsageError('--follow and --run-id take a workflow id, not a trace file');
+          if (!existsSync(file)) {
+            console.error(`no trace file ${file}`);
+            return NOT_FOUND;
+          }
+          for (const l of readTraceFile(file)) console.log(JSON.stringify(l));
+          return 0;
+        }
         const chainId = await traceChainFor(conn, cfg.traceDir, workflowId, values['run-id'], values.follow === true);
         if (values.follow) {
           const c = await conn();
@@ -177,6 +191,12 @@ function argsError(err: unknown): string | null {
   return err.message.split(/\.\s/)[0].replace(/\.$/, '');
 }
 
+/** `trace`'s argument as a file: a file that exists, or a name ending in .jsonl (a workflow id never needs to); null for a workflow id. */
+function traceFileArg(arg: string): string | null {
+  if (existsSync(arg) && statSync(arg).isFile()) return arg;
+  return arg.endsWith('.jsonl') ? arg : null;
+}
+
 function need(v: string | undefined, name: string): string {
   if (!v) throw new UsageError(`missing <${name}>`);
   return v;
@@ -197,6 +217,9 @@ async function traceChainFor(conn: () => Promise<Client>, traceDir: string, work
   return latestChain(await conn(), workflowId);
 }
 
+/** Every state in which a run waits for a person (an approval, a raise, a reconciliation): what `list --awaiting` shows. */
+const PARKED_ON_A_PERSON = ['awaiting_approval', 'awaiting_budget', 'awaiting_reconciliation'];
+
 const AGENT_STATUSES = ['running', 'awaiting_approval', 'awaiting_budget', 'awaiting_reconciliation', 'completed', 'failed', 'max_turns_exceeded', 'budget_exceeded', 'interrupted'];
 
 /** Runs found through their search attributes, as a table with a header. */
@@ -211,7 +234,7 @@ async function list(conn: () => Promise<Client>, rest: string[]): Promise<number
   const minCost = numberFlag('min-cost', values['min-cost']);
   const limitN = numberFlag('limit', values.limit, { integer: true }) ?? 50;
   const clauses = [`WorkflowType = 'agentRun'`];
-  if (values.awaiting) clauses.push(`AgentStatus IN ('awaiting_approval', 'awaiting_reconciliation')`);
+  if (values.awaiting) clauses.push(`AgentStatus IN (${PARKED_ON_A_PERSON.map((st) => `'${st}'`).join(', ')})`);
   if (values.status) clauses.push(`AgentStatus = '${values.status}'`);
   if (typeof minCost === 'number') clauses.push(`AgentCostUsd >= ${minCost}`);
   const rows: string[][] = [['WORKFLOW ID', 'TEMPORAL', 'AGENT STATUS', 'TURNS', 'COST USD', 'AWAITING', 'STARTED']];
@@ -230,7 +253,7 @@ async function list(conn: () => Promise<Client>, rest: string[]): Promise<number
 async function run(c: Client, flags: ReturnType<typeof inputFromFlags>): Promise<number> {
   const { input, id, detach } = flags;
   const workflowId = id ?? `run-${input.model ?? 'plan'}-${randomUUID().slice(0, 8)}`;
-  return startRun(c, input, workflowId, detach, `run ${workflowId}`);
+  return startRun(c, input, workflowId, detach, `run ${workflowId}`, { command: 'run', of: (field) => (field === 'tools' && flags.toolsFlag ? '--tools' : null) });
 }
 
 /** A person's word on a write whose outcome is unknown: it happened (and what happened), or try it again. */
@@ -293,6 +316,28 @@ async function raiseBudget(conn: () => Promise<Client>, rest: string[]): Promise
   const view = await (await conn()).workflow.getHandle(workflowId).executeUpdate(raiseBudgetUpdate, {
     args: [{ maxBudgetUsd: to, by: values.by ?? process.env.USER ?? 'cli', ...(values.reason !== undefined ? { reason: values.reason } : {}) }],
   });
-  console.log(`budget of ${workflowId} raised to $${to}; run is now ${view.agentStatus} (turns=${view.turns} cost=$${view.costUsd.toFixed(6)})`);
+  console.log(raiseOutcome(workflowId, to, view));
   return 0;
+}
+
+/**
+ * What an accepted raise did. The update answers before the parked run wakes,
+ * so its status still reads awaiting_budget: say instead whether the new
+ * budget pays for the call the run parked on, and for how many like it.
+ */
+function raiseOutcome(workflowId: string, to: number, view: RunStatusView): string {
+  const from = view.budget?.raises.at(-1)?.fromUsd;
+  const raised = `budget of ${workflowId} raised${from === undefined ? '' : ` from $${from}`} to $${to}`;
+  const totals = `(turns=${view.turns} cost=$${view.costUsd.toFixed(6)})`;
+  const s = view.interruption?.type === 'budget' ? view.interruption : null;
+  if (s === null) return `${raised}; the run was not parked on its budget: it goes on ${totals}`;
+  if (to < s.needBudgetUsd) {
+    return (
+      `${raised}, but its next model call needs $${s.needUsd.toFixed(6)} at worst, a budget of at least $${s.needBudgetUsd}: ` +
+      `the run stays parked awaiting_budget; raise-budget ${workflowId} --to ${suggestedRaiseUsd(s)} gives it room for ${SUGGESTED_RAISE_CALLS} calls like it ${totals}`
+    );
+  }
+  const calls = s.needUsd > 0 ? 1 + Math.floor((to - s.needBudgetUsd) / s.needUsd + 1e-9) : null;
+  const room = calls === null ? '' : `, about ${calls} call${calls === 1 ? '' : 's'} like it at that rate before it parks again`;
+  return `${raised}; the run goes on: its next model call needs $${s.needUsd.toFixed(6)} at worst${room} ${totals}`;
 }

@@ -65,8 +65,8 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
   transcript: { usage: 'transcript <workflowId>', about: 'query the messages' },
   result: { usage: 'result <workflowId>', about: 'wait for the result (exit code = its status)' },
   trace: {
-    usage: 'trace <workflowId> [--run-id R] [--follow]',
-    about: 'print the JSONL trace of the current run of that workflow id, or of run R (any execution\'s Temporal run id; a workflow id can be used again or reset)',
+    usage: 'trace <workflowId | FILE.jsonl> [--run-id R] [--follow]',
+    about: 'print the JSONL trace of the current run of that workflow id, or of run R (any execution\'s Temporal run id; a workflow id can be used again or reset), or of a trace file',
   },
   list: {
     usage: 'list [--awaiting] [--status S] [--min-cost USD] [--limit N]',

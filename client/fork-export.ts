@@ -5,7 +5,8 @@
 // regression case, replayable with another model.
 import { QueryNotRegisteredError, type Client } from '@temporalio/client';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+// parseArgs that takes `--flag -3` as the flag's value, so its own check names it (./parse-flags.ts).
+import { parseFlags as parseArgs } from './parse-flags';
 import { configQuery, statusQuery, transcriptQuery } from '../common/run-messages';
 import { inputOfConfig } from '../common/resume-input';
 import { cutAtTurn, EXPORT_FORMAT, EXPORT_VERSION } from '../common/fork';

@@ -2,6 +2,7 @@
 // and a one-line summary at the end.
 import type { TraceLine } from '../common/trace-format';
 import type { RunResult } from '../common/contract';
+import { SUGGESTED_RAISE_CALLS, suggestedRaiseUsd } from '../common/budget-math';
 
 const usd = (n: unknown) => `$${Number(n).toFixed(6)}`;
 
@@ -40,7 +41,8 @@ export function renderEvent(l: TraceLine, workflowId: string): string | null {
         `    or:      .temporal/bin/temporal workflow signal -w ${workflowId} --name approve --input '${JSON.stringify({ callId: l.callId, by: 'you' })}'`,
       ].join('\n');
     case 'approval_decided':
-      return `  ✔ ${String(l.decision)}d by ${String(l.by ?? 'someone')}${l.interrupt ? ' (interrupted by a message)' : ''}${l.reason ? `: ${String(l.reason)}` : ''}`;
+      // "approve" + "d" read well; "reject" + "d" did not: each decision has its own word and mark.
+      return `  ${l.decision === 'reject' ? '✘ rejected' : l.decision === 'approve' ? '✔ approved' : `✔ ${String(l.decision)}`} by ${String(l.by ?? 'someone')}${l.interrupt ? ' (interrupted by a message)' : ''}${l.reason ? `: ${String(l.reason)}` : ''}`;
     case 'steer_queued':
       return `  ✉ message from ${String(l.by ?? 'the user')} queued${l.interrupt ? ' (interrupt)' : ''}: ${clip(String(l.message))}`;
     case 'steered':
@@ -68,7 +70,9 @@ export function renderEvent(l: TraceLine, workflowId: string): string | null {
     case 'budget_awaited':
       return [
         `  ⏸ awaiting budget: the next model call needs ${usd(l.needUsd)} at worst (${String(l.promptTokens)} prompt tokens, a ${String(l.minReplyTokens)}-token reply); budget ${usd(l.maxBudgetUsd)}, spent ${usd(l.costUsd)}`,
-        `    raise: bin/agent-harness.mjs raise-budget ${workflowId} --to ${String(l.needBudgetUsd)} --reason "…"`,
+        // needBudgetUsd pays for this call only (the run would park again a turn later): suggest room for a few more.
+        `    raise: bin/agent-harness.mjs raise-budget ${workflowId} --to ${String(suggestedRaiseUsd({ needBudgetUsd: Number(l.needBudgetUsd), needUsd: Number(l.needUsd) }))} --reason "…"` +
+          `   (room for ${SUGGESTED_RAISE_CALLS} calls like this one; at least ${usd(l.needBudgetUsd)} pays for this one only)`,
       ].join('\n');
     case 'budget_raised':
       return `  ✔ budget raised ${usd(l.fromUsd)} → ${usd(l.toUsd)} by ${String(l.by)}${l.reason ? `: ${String(l.reason)}` : ''}`;

@@ -2,7 +2,8 @@
 // the checks against the stopped run (client/resume-check.ts), then the new run.
 import type { Client } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
-import { parseArgs } from 'node:util';
+// parseArgs that takes `--flag -3` as the flag's value, so its own check names it (./parse-flags.ts).
+import { parseFlags as parseArgs } from './parse-flags';
 import type { AgentInput } from '../common/contract';
 import { limitFlags, numberFlag } from './run-flags';
 import { checkResume, type ResumeFlags } from './resume-check';

@@ -1,7 +1,8 @@
 // `run`'s flags into the workflow's input, checked here with the workflow's
 // own validation (common/input.ts), so a bad value is a usage error naming
 // the flag before any run starts, not a run that starts and fails.
-import { parseArgs } from 'node:util';
+// parseArgs that takes `--flag -3` as the flag's value, so its own check names it (./parse-flags.ts).
+import { parseFlags as parseArgs } from './parse-flags';
 import { InputError, parseInput } from '../common/input';
 import type { AgentInput } from '../common/contract';
 import { UsageError } from './usage-error';
@@ -35,7 +36,7 @@ export function numberFlag(flag: string, v: string | undefined, opts: { none?: b
   return n;
 }
 
-export function inputFromFlags(rest: string[]): { input: AgentInput; id: string | undefined; detach: boolean } {
+export function inputFromFlags(rest: string[]): { input: AgentInput; id: string | undefined; detach: boolean; toolsFlag: boolean } {
   const { values } = parseArgs({
     args: rest,
     options: {
@@ -78,7 +79,7 @@ export function inputFromFlags(rest: string[]): { input: AgentInput; id: string 
     const flag = FLAG_OF_FIELD[field];
     return flag !== undefined && values[flag.slice(2) as keyof typeof values] !== undefined ? flag : null;
   });
-  return { input, id: values.id, detach: values.detach ?? false };
+  return { input, id: values.id, detach: values.detach ?? false, toolsFlag: values.tools !== undefined };
 }
 
 /** Both limits lifted: refused by every command that starts a run, before it connects. */

@@ -74,6 +74,25 @@ export function replyAllowance(b: ReplyBudget, promptTokens: number): { ok: true
   };
 }
 
+/**
+ * How many model calls a suggested raise pays for: the one the run parked on
+ * and four more like it. A raise to needBudgetUsd pays for that one call only,
+ * so the run parks again a turn later; with this headroom a person is asked
+ * again after a few turns, not after every one.
+ */
+export const SUGGESTED_RAISE_CALLS = 5;
+
+/**
+ * The budget to suggest to a person when a run parks: needBudgetUsd plus
+ * SUGGESTED_RAISE_CALLS - 1 more calls at this call's worst case (the current
+ * rate; later prompts are longer, so it is a few turns, not a promise), up to
+ * the next micro-dollar so it prints as typed.
+ */
+export function suggestedRaiseUsd(s: { needBudgetUsd: number; needUsd: number }, calls = SUGGESTED_RAISE_CALLS): number {
+  const usd = addUsd(s.needBudgetUsd, (calls - 1) * s.needUsd);
+  return Math.ceil(Math.round(usd * 1e12) / 1e6) / 1e6;
+}
+
 /** Up to the next picodollar: a raise to this amount is never a hair short. */
 const ceilUsd = (v: number): number => Math.ceil(Math.round(v * 1e15) / 1e3) / 1e12;
 

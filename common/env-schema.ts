@@ -15,6 +15,15 @@ const positiveInt = z
   .transform(Number)
   .optional();
 
+function isHttpUrl(s: string): boolean {
+  try {
+    const { protocol } = new URL(s);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
 /** In the order the variables were checked before they had a schema, so an environment with two mistakes names the same one first. */
 export const envSchema = z.object({
   TEMPORAL_DEV_PORT: positiveInt,
@@ -50,6 +59,8 @@ export const envSchema = z.object({
     .optional(),
   AGENT_DEFAULT_APPROVAL_TIMEOUT_MS: positiveInt,
   AGENT_MODEL_OUTAGE_MS: positiveInt,
+  // The model calls' fetch takes only http and https: a typo like "htp://" would otherwise pass the start checks and fail every turn.
+  LLM_BASE_URL: z.string().refine(isHttpUrl, got('must be an http: or https: URL')).optional(),
 });
 
 export type CheckedEnv = z.infer<typeof envSchema>;

@@ -45,6 +45,9 @@ describe('run: flags are checked before a run starts', () => {
     [['--input', '{"task":"t","limits":{"maxTurns":-3}}'], '--input: limits.maxTurns must be a positive integer or null, got -3'],
     [['--input', '{"task":"t","colour":"red"}'], '--input: colour is not a known field'],
     [['--turns', '3'], "Unknown option '--turns'"],
+    // A negative number is the flag's value, refused by its check (not "argument is ambiguous").
+    [['--max-turns', '-3'], '--max-turns must be a positive whole number or "none", got "-3"'],
+    [['--budget', '-1'], '--budget must be a positive number or "none", got "-1"'],
   ])('run %j: one line naming the flag, exit 2, no run', async (args, problem) => {
     const id = `flags-${freshWorkspace()}`;
     const r = await cli('run', ...args, '--id', id);
@@ -54,6 +57,23 @@ describe('run: flags are checked before a run starts', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(isDocumented(r.stderr)).toBe(true);
     expect(await started(id)).toBe(false);
+  });
+
+  it('run --tools nope: the worker names the unknown tool and what it offers, as a usage error naming the flag', async () => {
+    // Only the worker knows its tools (its own modules, its MCP servers): the run's first step checks them.
+    const r = await cli('run', '--tools', 'list_files,nope', '--id', `tools-${freshWorkspace()}`);
+    expect(r.code).toBe(USAGE_ERROR);
+    expect(r.stderr).toMatch(/^agent-harness run: --tools names an unknown tool "nope"; this worker offers list_files, read_file, [\w, ]+ \(see agent-harness run --help\)\n$/);
+    expect(isDocumented(r.stderr)).toBe(true);
+  });
+
+  it('list --limit -1 and raise-budget --to -1: one line naming the flag, exit 2', async () => {
+    const limit = await cli('list', '--limit', '-1');
+    expect(limit.code).toBe(USAGE_ERROR);
+    expect(limit.stderr.trim()).toBe('agent-harness list: --limit must be a positive whole number, got "-1" (see agent-harness list --help)');
+    const raise = await cli('raise-budget', 'some-run', '--to', '-1');
+    expect(raise.code).toBe(USAGE_ERROR);
+    expect(raise.stderr.trim()).toBe('agent-harness raise-budget: --to must be a positive number, got "-1" (see agent-harness raise-budget --help)');
   });
 
   it('reject --help says the reason is optional', async () => {

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { findTemporalCli } from '../worker/dev-server/temporal-cli';
 import { ALREADY_FINISHED, EXIT_CODES, NOT_FOUND, USAGE_ERROR } from '../client/exit-codes';
 import type { RunResult, RunStatusView } from '../common/contract';
+import { resolveTraceFile } from '../common/trace-format';
 import { freshWorkspace, useHarness, waitFor } from './harness';
 
 const h = useHarness();
@@ -123,6 +124,15 @@ describe('the agent-harness CLI', () => {
     expect((await outcome(['status', `no-such-run-${freshWorkspace()}`])).code).toBe(NOT_FOUND);
     const id = `cli-done-${freshWorkspace()}`;
     expect((await outcome(['run', '--model', 'plan', '--id', id])).code).toBe(0);
+    // A trace file by its path, with no server and no TRACE_DIR: the same lines as by the run's id.
+    const byId = (await outcome(['trace', id])).stdout;
+    const file = resolveTraceFile(h.traceDir, id);
+    const byFile = await exec(bin, ['trace', file], { env: { ...process.env, TEMPORAL_ADDRESS: '127.0.0.1:1', TRACE_DIR: '' }, timeout: 60_000 });
+    expect(byFile.stdout).toBe(byId);
+    expect(byFile.stdout).toContain('"type":"run_stopped"');
+    const noFile = await outcome(['trace', `${file}.gone.jsonl`], { TEMPORAL_ADDRESS: '127.0.0.1:1' });
+    expect(noFile.code).toBe(NOT_FOUND);
+    expect(noFile.stderr).toContain('no trace file');
     const late = await outcome(['approve', id, 'c2']);
     expect(late.code).toBe(ALREADY_FINISHED);
     expect(late.stderr).toContain('already finished');

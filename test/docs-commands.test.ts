@@ -79,6 +79,7 @@ const COVERAGE: [RegExp, Coverage][] = [
   [rx(String.raw`\$T workflow (query|signal|update execute|cancel) +(-w|--workflow-id) run-42`), { how: 'here', state: 'parked' }],
   [rx(String.raw`\$T workflow result -w run-42$`), { how: 'here', state: 'finished', stdout: /completed/ }],
   [rx(String.raw`${T} workflow list --query '(AgentStatus|AgentErrorType|AgentPendingArgsHash|TemporalWorkerDeploymentVersion)=`), { how: 'here', state: 'none' }],
+  [rx(String.raw`\$T workflow count --query 'AgentStatus="failed"'`), { how: 'test', file: 'test/metrics.test.ts', contains: ["'workflow', 'count', '--query', 'AgentStatus=\"failed\"'"] }],
   [rx(String.raw`temporal workflow reset -w run-42 --type LastWorkflowTask`), { how: 'test', file: 'test/reset.test.ts', contains: ["'workflow', 'reset'", "'LastWorkflowTask'", "'--reapply-exclude', 'Signal'"] }],
   // docs/governance.md
   [rx(String.raw`printf '%s' '\{"path":"access\.log"\}' \| sha256sum$`), { how: 'here', state: 'none', stdout: new RegExp(`^${ARGS_HASH} `) }],

@@ -106,8 +106,16 @@ describe('hard budget through the temporal CLI', () => {
     );
     expect(low.code).toBe(1);
     expect(low.stderr).toContain('refused: maxBudgetUsd must be higher than the current budget of $0.005, got 0.004');
+    // A raise below what the parked call needs is accepted, and says the run stays parked and what would do.
+    const need = first.interruption?.type === 'budget' ? first.interruption : null;
+    expect(need?.needBudgetUsd).toBeGreaterThan(0.005);
+    const short = (0.005 + Number(need?.needBudgetUsd)) / 2;
+    const little = await exec(bin, ['raise-budget', handle.workflowId, '--to', String(short), '--by', 'bob'], { env, timeout: 60_000 });
+    expect(little.stdout).toContain(`budget of ${handle.workflowId} raised from $0.005 to $${short}, but its next model call needs`);
+    expect(little.stdout).toContain(`a budget of at least $${need?.needBudgetUsd}: the run stays parked awaiting_budget; raise-budget ${handle.workflowId} --to `);
+    await parkedAt(short);
     const ok = await exec(bin, ['raise-budget', handle.workflowId, '--to', '0.008', '--by', 'bob', '--reason', 'one more look'], { env, timeout: 60_000 });
-    expect(ok.stdout).toContain(`budget of ${handle.workflowId} raised to $0.008`);
+    expect(ok.stdout).toMatch(new RegExp(`^budget of ${handle.workflowId} raised from \\$${String(short).replace('.', '\\.')} to \\$0\\.008; the run goes on: its next model call needs \\$0\\.\\d{6} at worst, about \\d+ calls? like it at that rate before it parks again`));
     // runaway never answers: it spends the raise and parks again, later.
     const second = await parkedAt(0.008);
     expect(second.turns).toBeGreaterThan(first.turns);
@@ -115,7 +123,24 @@ describe('hard budget through the temporal CLI', () => {
     await handle.signal(cancelSignal, { reason: 'enough' });
     const r = (await handle.result()) as RunResult;
     expect(r).toMatchObject({ status: 'interrupted', interruption: { type: 'cancelled', reason: 'enough' } });
-    expect(r.budget?.raises).toEqual([{ fromUsd: 0.005, toUsd: 0.008, by: 'bob', reason: 'one more look' }]);
+    expect(r.budget?.raises).toEqual([
+      { fromUsd: 0.005, toUsd: short, by: 'bob', reason: null },
+      { fromUsd: short, toUsd: 0.008, by: 'bob', reason: 'one more look' },
+    ]);
+  });
+
+  it('agent-harness list --awaiting shows a run parked on its budget', async () => {
+    const env = { ...process.env, TEMPORAL_ADDRESS: h.address, AGENT_TASK_QUEUE: h.taskQueue, TRACE_DIR: h.traceDir };
+    const bin = join(import.meta.dirname, '..', 'bin', 'agent-harness.mjs');
+    const handle = await h.start({ task: `Keep listing. ${marker()}`, model: 'runaway', limits: { maxTurns: 40, maxBudgetUsd: 0.005, budgetMode: 'hard' } });
+    await waitFor('the run parked on its budget', async () => ((await handle.query(statusQuery)).agentStatus === 'awaiting_budget' ? true : null));
+    const row = await waitFor('the parked run in `list --awaiting`', async () => {
+      const { stdout } = await exec(bin, ['list', '--awaiting'], { env, timeout: 60_000 });
+      return stdout.split('\n').find((l) => l.startsWith(handle.workflowId));
+    });
+    expect(row).toMatch(/RUNNING\s+awaiting_budget\s/);
+    await handle.signal(cancelSignal, { reason: 'enough' });
+    await handle.result();
   });
 
   it('a hard run resumed with a higher budget stays hard, its totals counted against the new budget', async () => {

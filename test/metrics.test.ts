@@ -7,6 +7,7 @@ import { findFreePort } from '../worker/dev-server/dev-server';
 import { rejectSignal } from '../common/run-messages';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
 import { startWorkerProcess } from './worker-process';
+import { temporalOk } from './temporal-cli';
 
 const h = useHarness({ worker: false });
 
@@ -22,6 +23,9 @@ describe('metrics', () => {
       await waitForApproval(parked, 'c2');
       await parked.signal(rejectSignal, { callId: 'c2', reason: 'no' });
       await parked.result();
+      // A failed run is a result, so Temporal calls it Completed: ops find it by the search attribute and the metric.
+      const failing = await start({ task: 'Which file mentions a timeout?', model: 'recover', toolErrors: 'fatal' });
+      expect(await failing.result()).toMatchObject({ status: 'failed' });
       const value = (text: string, name: string, labels: string[] = []) =>
         text
           .split('\n')
@@ -30,7 +34,7 @@ describe('metrics', () => {
       // Metrics are exported on an interval: wait for the numbers, not for time.
       const text = await waitFor('the harness metrics', async () => {
         const t = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text(), () => '');
-        return value(t, 'agent_turns') >= 6 && value(t, 'agent_runs', ['status="completed"']) >= 2 ? t : null;
+        return value(t, 'agent_turns') >= 7 && value(t, 'agent_runs', ['status="completed"']) >= 2 && value(t, 'agent_runs', ['status="failed"']) >= 1 ? t : null;
       });
       expect(value(text, 'agent_turns', ['agent_model="plan"'])).toBe(3);
       expect(value(text, 'agent_prompt_tokens')).toBeGreaterThan(1000);
@@ -38,6 +42,14 @@ describe('metrics', () => {
       expect(value(text, 'agent_approvals_requested', ['tool="delete_file"'])).toBe(1);
       expect(value(text, 'agent_approvals_decided', ['decision="reject"'])).toBe(1);
       expect(value(text, 'agent_tool_errors', ['kind="declined"'])).toBe(1);
+      // docs/operations.md's alert metric and queries for failed runs, exactly as written there.
+      expect(value(text, 'agent_runs', ['status="failed"'])).toBe(1);
+      await waitFor('the failed run under AgentStatus="failed"', async () => {
+        const listed = await temporalOk(h.address, 'workflow', 'list', '--query', 'AgentStatus="failed"');
+        return listed.includes(failing.workflowId) ? true : null;
+      });
+      const counted = JSON.parse(await temporalOk(h.address, 'workflow', 'count', '--query', 'AgentStatus="failed"')) as { count?: string | number };
+      expect(Number(counted.count)).toBeGreaterThanOrEqual(1);
       expect(text).toMatch(/^agent_approval_wait_ms_bucket\{/m);
       // The SDK's own metrics come through the same endpoint.
       expect(text).toMatch(/^temporal_[a-z_]+/m);

@@ -18,6 +18,9 @@ describe('worker configuration', () => {
     expect(() => loadConfig({ METRICS_PORT: 'on' })).toThrow(/^METRICS_PORT must be a positive integer, got "on"$/);
     expect(() => loadConfig({ AGENT_TOOLSET_CHECK: 'ignore' })).toThrow(/^AGENT_TOOLSET_CHECK must be one of refuse, warn, got "ignore"$/);
     expect(() => loadConfig({ AGENT_DEFAULT_BUDGET_USD: '-1' })).toThrow(/^AGENT_DEFAULT_BUDGET_USD must be a number > 0, got "-1"$/);
+    expect(() => loadConfig({ LLM_BASE_URL: 'htp://127.0.0.1:8787/v1' })).toThrow(/^LLM_BASE_URL must be an http: or https: URL, got "htp:\/\/127\.0\.0\.1:8787\/v1"$/);
+    expect(() => loadConfig({ LLM_BASE_URL: '127.0.0.1:8787/v1' })).toThrow(/^LLM_BASE_URL must be an http: or https: URL, got "127\.0\.0\.1:8787\/v1"$/);
+    expect(loadConfig({ LLM_BASE_URL: 'https://api.example.com/v1' })).toMatchObject({ llmBaseUrl: 'https://api.example.com/v1' });
     expect(() => loadConfig({ AGENT_MODEL_PRICES: '{"m": {"inputPerMTokUsd": 1}}' })).toThrow(/^AGENT_MODEL_PRICES: model "m" needs inputPerMTokUsd and outputPerMTokUsd, numbers >= 0$/);
     expect(loadConfig({ PORT: '', METRICS_PORT: 'off', AGENT_DEFAULT_BUDGET_USD: '0.5', AGENT_MODEL_PRICES: '{"m": {"inputPerMTokUsd": 1, "outputPerMTokUsd": 2, "note": "x"}}' })).toMatchObject({
       providerPort: 8787,

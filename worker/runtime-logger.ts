@@ -26,6 +26,8 @@ export class RuntimeLogger implements Logger {
       if (reason !== null) return this.serverUnreachable(reason);
     }
     if (component === 'worker' && SEVERITY[level] < SEVERITY.WARN) return;
+    const failed = component === 'worker' && message === 'Workflow failed' ? failedRunLine(meta) : null;
+    if (failed !== null) return this.out.log(level, failed);
     this.out.log(level, message, meta);
   }
 
@@ -44,4 +46,18 @@ export class RuntimeLogger implements Logger {
   error(message: string, meta?: LogMetadata): void {
     this.log('ERROR', message, meta);
   }
+}
+
+/**
+ * The SDK's "Workflow failed" (a run that failed outright, such as one started
+ * with invalid input) as one line naming the run and the error. The SDK logs
+ * the error with its stack, 20 lines of SDK frames for a failure that is the
+ * run's input's fault and that the run's result already names.
+ */
+function failedRunLine(meta: LogMetadata | undefined): string | null {
+  const error = meta?.error;
+  if (!(error instanceof Error)) return null;
+  // The error crossed from the workflow thread as a plain Error (its class and type are not cloned): the stack's first line still names its class.
+  const name = /^(\w+):/.exec(error.stack ?? '')?.[1] ?? error.name;
+  return `run ${String(meta?.workflowId)} (${String(meta?.workflowType)}, run id ${String(meta?.runId)}) failed: ${name}: ${error.message}`;
 }

@@ -16,6 +16,7 @@ import type { Exit } from './next-step';
 import type { RunContext } from './run-context';
 import type { SteeringDesk } from './steering-desk';
 import type { PendingCall } from './tool-calls';
+import { updateRefused } from './update-refusal';
 
 /** What the gate lets through: the call runs ('go'), or the loop returns this (an exit, or null: declined, go on). */
 export type GateOutcome = 'go' | Exit | null;
@@ -59,7 +60,7 @@ export class ApprovalGate {
         // Refused updates leave no trace in history: the caller learns at once.
         validator: (input) => {
           const problem = (ctx.stop.stopped ? STOPPING : null) ?? this.desk.problem(input, input?.decision) ?? this.inbox.pendingFor(input?.callId);
-          if (problem) throw new Error(problem);
+          if (problem) throw updateRefused(problem);
         },
       },
     );

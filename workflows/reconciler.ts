@@ -7,6 +7,7 @@ import { reconcileUpdate } from '../common/run-messages';
 import { STOPPING } from './decision-inbox';
 import { ReconcileDesk, type AwaitingReconciliation, type ReconcileAnswer } from './reconciliation';
 import type { RunContext } from './run-context';
+import { updateRefused } from './update-refusal';
 
 export class Reconciler {
   private readonly desk = new ReconcileDesk();
@@ -25,7 +26,7 @@ export class Reconciler {
       {
         validator: (input) => {
           const problem = (this.ctx.stop.stopped ? STOPPING : null) ?? this.desk.problem(input);
-          if (problem) throw new Error(problem);
+          if (problem) throw updateRefused(problem);
         },
       },
     );

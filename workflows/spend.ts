@@ -14,6 +14,7 @@ import { limitExit, takeReply, type Exit } from './next-step';
 import type { RunContext } from './run-context';
 import { firstPendingCall } from './tool-calls';
 import type { OpenAiToolDefinition } from '../common/tool-spec';
+import { updateRefused } from './update-refusal';
 
 /** A model call's answer: the reply, and under a hard budget what it held and was charged. */
 type Asked = { exit: Exit } | { reply: ModelReply; chargedUsd?: number; over?: OverReservationFlag | null; hold?: { maxTokens: number; reservedUsd: number } };
@@ -55,7 +56,7 @@ export class Spend {
               : this.hard
                 ? this.hard.raiseProblem(input)
                 : 'this run has a soft budget (limits.budgetMode "soft"): nothing waits for a raise; resume it with a higher budget instead';
-          if (problem) throw new Error(problem);
+          if (problem) throw updateRefused(problem);
         },
       },
     );

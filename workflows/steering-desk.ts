@@ -11,6 +11,7 @@ import type { Exit } from './next-step';
 import type { RunContext } from './run-context';
 import { SteeringQueue, steerInputProblem, steerMessage, type QueuedSteer } from './steering';
 import type { PendingCall } from './tool-calls';
+import { updateRefused } from './update-refusal';
 
 export class SteeringDesk {
   readonly queue: SteeringQueue;
@@ -40,7 +41,7 @@ export class SteeringDesk {
       {
         validator: (input) => {
           const problem = this.problem(input);
-          if (problem) throw new Error(problem);
+          if (problem) throw updateRefused(problem);
         },
       },
     );

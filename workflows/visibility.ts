@@ -4,6 +4,7 @@
 import type { SearchAttributePair, SearchAttributeUpdatePair, TypedSearchAttributes } from '@temporalio/common';
 import { agentStatusOf, type AgentInput, type Interruption, type ModelOutageView, type RunConfig, type RunStatus } from '../common/contract';
 import type { Exit } from './next-step';
+import { SUGGESTED_RAISE_CALLS, suggestedRaiseUsd } from '../common/budget-math';
 import type { RunState } from './run-state';
 import {
   AGENT_AWAITING_CALL,
@@ -41,7 +42,7 @@ export function detailsText({ cfg, state, status, interruption: i, queuedSteers,
     i?.type === 'approval'
       ? `**awaiting approval:** \`${i.toolName} ${JSON.stringify(i.args)}\` (call ${i.callId})${hash}`
       : i?.type === 'budget'
-        ? `**awaiting budget:** the next model call needs \\$${i.needUsd.toFixed(6)} at worst; raise the budget to at least \\$${i.needBudgetUsd} (now \\$${i.maxBudgetUsd}, \\$${i.shortUsd} short)`
+        ? `**awaiting budget:** the next model call needs \\$${i.needUsd.toFixed(6)} at worst; raise the budget to at least \\$${i.needBudgetUsd} (now \\$${i.maxBudgetUsd}, \\$${i.shortUsd} short), or to \\$${suggestedRaiseUsd(i)} for room for ${SUGGESTED_RAISE_CALLS} calls like it`
         : i?.type === 'reconciliation'
           ? `**awaiting reconciliation:** \`${i.toolName} ${JSON.stringify(i.args)}\` (call ${i.callId}) — ${noMath(i.known.slice(0, 300))}`
           : o
