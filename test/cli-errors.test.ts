@@ -97,7 +97,8 @@ describe('no server', () => {
       (e: { code: number; stderr: string }) => e,
     );
     expect(r?.code).toBe(USAGE_ERROR);
-    expect(r?.stderr).toBe('agent-harness: cannot reach the Temporal server at 127.0.0.1:1 (TEMPORAL_ADDRESS): no answer in time; check that the server is running and that TEMPORAL_ADDRESS names it\n');
+    // Nothing listens on port 1: the host refuses, which is not a server slow to answer.
+    expect(r?.stderr).toBe('agent-harness: no Temporal server answers at 127.0.0.1:1 (TEMPORAL_ADDRESS): connection refused; check that the server is running and that TEMPORAL_ADDRESS names it\n');
     expect(isDocumented(r?.stderr ?? '')).toBe(true);
   });
 });
