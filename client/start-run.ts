@@ -6,17 +6,25 @@ import type { AgentInput } from '../common/contract';
 import { startingAttributes } from '../workflows/visibility';
 import { EXIT_CODES } from './exit-codes';
 import { runAndFollow, summaryOf } from './follow';
+import { noWorkerLine, queueWorkers } from './worker-check';
 
 /** `what`: the run as the failure line names it (`run ID`, `resume of ID`). */
 export async function startRun(c: Client, input: AgentInput, workflowId: string, detach: boolean, what: string): Promise<number> {
   const cfg = loadConfig();
   if (detach) {
     await c.workflow.start('agentRun', { taskQueue: cfg.taskQueue, workflowId, args: [input], staticSummary: summaryOf(input), typedSearchAttributes: startingAttributes(input) });
+    // stdout stays the workflow id alone (scripts read it); the warning goes to stderr.
     console.log(workflowId);
+    await warnWithoutWorker(c, cfg.taskQueue);
     return 0;
   }
   try {
-    const r = await runAndFollow(c, input, { taskQueue: cfg.taskQueue, traceDir: cfg.traceDir, workflowId, live: process.stdout.isTTY });
+    // The start line comes before anything waits on a worker: without one, the run's own lines never come.
+    const onStart = async () => {
+      console.log(`started ${workflowId} on task queue ${cfg.taskQueue}`);
+      await warnWithoutWorker(c, cfg.taskQueue);
+    };
+    const r = await runAndFollow(c, input, { taskQueue: cfg.taskQueue, traceDir: cfg.traceDir, workflowId, live: process.stdout.isTTY, onStart });
     return EXIT_CODES[r.status];
   } catch (err) {
     // A run that fails outright (bad input, a refused resume) is a workflow failure, not a result.
@@ -24,4 +32,10 @@ export async function startRun(c: Client, input: AgentInput, workflowId: string,
     console.error(`${what} failed: ${cause ?? (err instanceof Error ? err.message : String(err))}`);
     return EXIT_CODES.failed;
   }
+}
+
+/** One line when no worker polls the queue: the run is started and waits there until one does. */
+async function warnWithoutWorker(c: Client, taskQueue: string): Promise<void> {
+  const workers = await queueWorkers(c, taskQueue);
+  if (!workers.polling) console.error(`warning: ${noWorkerLine(workers)}: the run waits until one does`);
 }
