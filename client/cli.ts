@@ -9,11 +9,12 @@ import { existsSync, statSync } from 'node:fs';
 import { readTrace, readTraceFile, traceChains } from '../common/trace-format';
 import { isArgsHashText } from '../common/args-hash';
 import { loadConfig, type HarnessConfig } from '../common/config';
-import { cancelSignal, decideUpdate, raiseBudgetUpdate, reconcileUpdate, statusQuery, steerUpdate, transcriptQuery } from '../common/run-messages';
+import { approveSignal, cancelSignal, decideUpdate, raiseBudgetUpdate, reconcileUpdate, rejectSignal, statusQuery, steerSignal, steerUpdate, transcriptQuery } from '../common/run-messages';
 import type { RunResult, RunStatusView } from '../common/contract';
 import { SUGGESTED_RAISE_CALLS, suggestedRaiseUsd } from '../common/budget-math';
 import { connectClient } from './connect';
-import { ALREADY_FINISHED, EXIT_CODES, NOT_FOUND, USAGE_ERROR } from './exit-codes';
+import { ALREADY_FINISHED, EXIT_CODES, NO_WORKER, NOT_FOUND, USAGE_ERROR } from './exit-codes';
+import { ANSWER_WAIT_MS, boundedAnswer, noWorkerLine, runWorkers, withoutWorker } from './worker-check';
 import { follow } from './follow';
 import { chainOfRun, latestChain } from './run-history';
 import { COMMANDS, commandUsage, fullUsage } from './commands';
@@ -85,16 +86,9 @@ export async function main(argv: string[], client?: Client): Promise<number> {
         console.log(`cancel sent to ${workflowId}`);
         return 0;
       }
-      case 'status': {
-        const workflowId = need(rest[0], 'workflowId');
-        console.log(JSON.stringify(await (await conn()).workflow.getHandle(workflowId).query(statusQuery), null, 2));
-        return 0;
-      }
-      case 'transcript': {
-        const workflowId = need(rest[0], 'workflowId');
-        console.log(JSON.stringify(await (await conn()).workflow.getHandle(workflowId).query(transcriptQuery), null, 2));
-        return 0;
-      }
+      case 'status':
+      case 'transcript':
+        return await ask(await conn(), command, need(rest[0], 'workflowId'));
       case 'result': {
         const workflowId = need(rest[0], 'workflowId');
         const r = await (await conn()).workflow.getHandle(workflowId).result().then(
@@ -268,7 +262,9 @@ async function reconcile(conn: () => Promise<Client>, rest: string[]): Promise<n
   if ((values.happened === undefined) === (values.retry !== true)) throw new UsageError('reconcile takes one of --happened "what happened" and --retry');
   const by = values.by ?? process.env.USER ?? 'cli';
   const input = values.retry === true ? { callId, outcome: 'retry' as const, by } : { callId, outcome: 'happened' as const, result: values.happened, by };
-  const view = await (await conn()).workflow.getHandle(workflowId).executeUpdate(reconcileUpdate, { args: [input] });
+  const c = await conn();
+  const view = await viaWorker(c, workflowId, `reconcile ${callId}`, () => c.workflow.getHandle(workflowId).executeUpdate(reconcileUpdate, { args: [input] }));
+  if (typeof view === 'number') return view;
   console.log(`reconciled ${callId} on ${workflowId} (${input.outcome}); run is now ${view.agentStatus} (turns=${view.turns} cost=$${view.costUsd.toFixed(6)})`);
   return 0;
 }
@@ -277,30 +273,44 @@ async function decide(conn: () => Promise<Client>, decision: 'approve' | 'reject
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
-    options: { reason: { type: 'string' }, by: { type: 'string' }, 'args-hash': { type: 'string' } },
+    options: { reason: { type: 'string' }, by: { type: 'string' }, 'args-hash': { type: 'string' }, 'when-worker-returns': { type: 'boolean' } },
   });
   const workflowId = need(positionals[0], 'workflowId');
   const callId = need(positionals[1], 'callId');
   const hash = values['args-hash'];
   if (hash !== undefined && !isArgsHashText(hash)) throw new UsageError(`--args-hash must be 64 hex digits (the status's interruption.argsHash), got ${JSON.stringify(hash)}`);
-  const view = await (await conn()).workflow.getHandle(workflowId).executeUpdate(decideUpdate, {
-    args: [{ callId, decision, reason: values.reason, by: values.by ?? process.env.USER ?? 'cli', ...(hash !== undefined ? { argsHash: hash.toLowerCase() } : {}) }],
+  const input = { callId, decision, reason: values.reason, by: values.by ?? process.env.USER ?? 'cli', ...(hash !== undefined ? { argsHash: hash.toLowerCase() } : {}) };
+  const c = await conn();
+  const handle = c.workflow.getHandle(workflowId);
+  // The signals' inputs: the same fields, the verdict in the signal's name (approve has no reason).
+  const signalInput = { callId, by: input.by, ...(input.argsHash !== undefined ? { argsHash: input.argsHash } : {}) };
+  const view = await viaWorker(c, workflowId, `${decision} ${callId}`, () => handle.executeUpdate(decideUpdate, { args: [input] }), {
+    name: decision,
+    send: () => (decision === 'approve' ? handle.signal(approveSignal, signalInput) : handle.signal(rejectSignal, { ...signalInput, ...(input.reason !== undefined ? { reason: input.reason } : {}) })),
+    requested: values['when-worker-returns'] === true,
   });
+  if (typeof view === 'number') return view;
   console.log(`${decision === 'approve' ? 'approved' : 'rejected'} ${callId} on ${workflowId}; run is now ${view.status} (turns=${view.turns} cost=$${view.costUsd.toFixed(6)})`);
   return 0;
 }
 
 /** `steer RUN "message"`: queued by the steer update (refused at once, naming why, when the run cannot take it). */
 async function steer(conn: () => Promise<Client>, rest: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { by: { type: 'string' }, interrupt: { type: 'boolean' } } });
+  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { by: { type: 'string' }, interrupt: { type: 'boolean' }, 'when-worker-returns': { type: 'boolean' } } });
   const workflowId = need(positionals[0], 'workflowId');
   const message = positionals[1];
   if (message === undefined) throw new UsageError('missing <message>');
   if (positionals.length > 2) throw new UsageError(`one message, quoted: got ${positionals.length - 1} words (agent-harness steer ${workflowId} "look in logs/")`);
   if (message.trim() === '') throw new UsageError('the message is empty');
-  const view = await (await conn()).workflow.getHandle(workflowId).executeUpdate(steerUpdate, {
-    args: [{ message, by: values.by ?? process.env.USER ?? 'cli', ...(values.interrupt ? { interrupt: true } : {}) }],
+  const input = { message, by: values.by ?? process.env.USER ?? 'cli', ...(values.interrupt ? { interrupt: true } : {}) };
+  const c = await conn();
+  const handle = c.workflow.getHandle(workflowId);
+  const view = await viaWorker(c, workflowId, 'the message', () => handle.executeUpdate(steerUpdate, { args: [input] }), {
+    name: 'steer',
+    send: () => handle.signal(steerSignal, input),
+    requested: values['when-worker-returns'] === true,
   });
+  if (typeof view === 'number') return view;
   const queued = view.queuedSteers.length;
   const when = values.interrupt ? 'calls not yet run are declined with it; the model reads it at the next turn boundary' : 'the model reads it at the next turn boundary';
   console.log(`message queued for ${workflowId} (${queued} queued): ${when}; run is ${view.agentStatus} (turns=${view.turns})`);
@@ -313,9 +323,11 @@ async function raiseBudget(conn: () => Promise<Client>, rest: string[]): Promise
   const workflowId = need(positionals[0], 'workflowId');
   const to = numberFlag('to', values.to);
   if (to === undefined || to === null) throw new UsageError('missing --to USD (the new budget)');
-  const view = await (await conn()).workflow.getHandle(workflowId).executeUpdate(raiseBudgetUpdate, {
+  const c = await conn();
+  const view = await viaWorker(c, workflowId, `the raise to $${to}`, () => c.workflow.getHandle(workflowId).executeUpdate(raiseBudgetUpdate, {
     args: [{ maxBudgetUsd: to, by: values.by ?? process.env.USER ?? 'cli', ...(values.reason !== undefined ? { reason: values.reason } : {}) }],
-  });
+  }));
+  if (typeof view === 'number') return view;
   console.log(raiseOutcome(workflowId, to, view));
   return 0;
 }
@@ -340,4 +352,64 @@ function raiseOutcome(workflowId: string, to: number, view: RunStatusView): stri
   const calls = s.needUsd > 0 ? 1 + Math.floor((to - s.needBudgetUsd) / s.needUsd + 1e-9) : null;
   const room = calls === null ? '' : `, about ${calls} call${calls === 1 ? '' : 's'} like it at that rate before it parks again`;
   return `${raised}; the run goes on: its next model call needs $${s.needUsd.toFixed(6)} at worst${room} ${totals}`;
+}
+
+/** A signal that records the same request durably (in the run's history): the run applies or ignores it when a worker takes it. */
+interface DurableForm {
+  name: string;
+  send: () => Promise<void>;
+  /** --when-worker-returns: send it when no worker polls. */
+  requested: boolean;
+}
+
+/**
+ * An update that needs a worker: sent only when a worker polls the run's
+ * queue, and answered within ANSWER_WAIT_MS or said to be unanswered. With no
+ * worker it is not sent (an update the server holds would apply whenever a
+ * worker comes back, behind the operator's back), unless `durable` is given
+ * (--when-worker-returns): then the signal of the same name is sent instead,
+ * and said to be recorded. A run that has finished gets the update as before
+ * (refused at once: exit 7). Returns the update's answer or the exit code.
+ */
+async function viaWorker(c: Client, workflowId: string, what: string, update: () => Promise<RunStatusView>, durable: DurableForm | null = null): Promise<RunStatusView | number> {
+  const { description, workers } = await runWorkers(c, workflowId);
+  if (description.status.name !== 'RUNNING') return update();
+  if (!workers.polling) {
+    if (durable?.requested) {
+      await durable.send();
+      console.log(`recorded ${what} for ${workflowId} as the ${durable.name} signal; it applies when a worker takes the run (${noWorkerLine(workers)})`);
+      return 0;
+    }
+    const signalFlag = durable ? '; or pass --when-worker-returns to record it now, applied when a worker takes the run' : '';
+    console.error(`not sent: ${noWorkerLine(workers)}, so ${what} was not sent to ${workflowId}; start a worker on ${workers.taskQueue} and try again${signalFlag}`);
+    return NO_WORKER;
+  }
+  const answer = await boundedAnswer(c, ANSWER_WAIT_MS, update);
+  if (answer !== 'no-answer') return answer;
+  console.error(
+    `sent ${what} to ${workflowId}, but no worker answered within ${ANSWER_WAIT_MS / 1000} s (task queue ${workers.taskQueue}); ` +
+      `it may still apply when a worker takes the run: check with agent-harness status ${workflowId}`,
+  );
+  return NO_WORKER;
+}
+
+/**
+ * `status` and `transcript`: the run's query, when a worker polls its queue
+ * and answers in time. Otherwise one line saying so and, for status, what
+ * Temporal itself holds for the run (execution status, search attributes).
+ */
+async function ask(c: Client, command: 'status' | 'transcript', workflowId: string): Promise<number> {
+  const { description, workers } = await runWorkers(c, workflowId);
+  const handle = c.workflow.getHandle(workflowId);
+  const answer = workers.polling ? await boundedAnswer(c, ANSWER_WAIT_MS, (): Promise<unknown> => (command === 'status' ? handle.query(statusQuery) : handle.query(transcriptQuery))) : 'no-answer';
+  if (answer !== 'no-answer') {
+    console.log(JSON.stringify(answer, null, 2));
+    return 0;
+  }
+  console.error(workers.polling ? `no worker answered the ${command} query within ${ANSWER_WAIT_MS / 1000} s (task queue ${workers.taskQueue})` : noWorkerLine(workers));
+  if (command === 'status') {
+    console.error('what Temporal holds for the run without a worker (search attributes as of its last status change):');
+    console.log(JSON.stringify(withoutWorker(description), null, 2));
+  }
+  return NO_WORKER;
 }

@@ -42,15 +42,21 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
     about: 'write the run\'s turns, configuration and cost per turn as JSON (stdout without --out), for fork --from-file',
   },
   approve: {
-    usage: 'approve <workflowId> <callId> [--by NAME] [--args-hash H]',
-    about: 'with --args-hash (the status\'s interruption.argsHash) the approval is refused unless the call has exactly those arguments',
+    usage: 'approve <workflowId> <callId> [--by NAME] [--args-hash H] [--when-worker-returns]',
+    about:
+      'with --args-hash (the status\'s interruption.argsHash) the approval is refused unless the call has exactly those arguments.\n' +
+      'With no worker polling the run\'s task queue it is not sent (exit 8); --when-worker-returns records it as the approve signal, applied when a worker takes the run',
   },
-  reject: { usage: 'reject <workflowId> <callId> [--reason TEXT] [--by NAME] [--args-hash H]', about: 'the reason is optional; the model is told it when given' },
+  reject: {
+    usage: 'reject <workflowId> <callId> [--reason TEXT] [--by NAME] [--args-hash H] [--when-worker-returns]',
+    about: 'the reason is optional; the model is told it when given. With no worker: as approve (--when-worker-returns sends the reject signal)',
+  },
   steer: {
-    usage: 'steer <workflowId> <message> [--by NAME] [--interrupt]',
+    usage: 'steer <workflowId> <message> [--by NAME] [--interrupt] [--when-worker-returns]',
     about:
       'queue a message for the run: the model reads it at the next turn boundary (after every call of its last reply has a result).\n' +
-      '--interrupt: calls of the current reply that have not started, and a call parked on an approval, are declined with the message as the reason',
+      '--interrupt: calls of the current reply that have not started, and a call parked on an approval, are declined with the message as the reason.\n' +
+      'With no worker: as approve (--when-worker-returns sends the steer signal)',
   },
   'raise-budget': {
     usage: 'raise-budget <workflowId> --to USD [--by NAME] [--reason TEXT]',
@@ -61,8 +67,8 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
     about: 'a run parked on a write whose outcome is unknown (unknownOutcomes "ask"): it happened (TEXT is what the model reads), or try it again',
   },
   cancel: { usage: 'cancel <workflowId> [--reason TEXT]' },
-  status: { usage: 'status <workflowId>', about: 'query the live status' },
-  transcript: { usage: 'transcript <workflowId>', about: 'query the messages' },
+  status: { usage: 'status <workflowId>', about: 'query the live status; with no worker, one line saying so and what Temporal holds (execution status, search attributes), exit 8' },
+  transcript: { usage: 'transcript <workflowId>', about: 'query the messages; with no worker, one line saying so, exit 8' },
   result: { usage: 'result <workflowId>', about: 'wait for the result (exit code = its status)' },
   trace: {
     usage: 'trace <workflowId | FILE.jsonl> [--run-id R] [--follow]',
@@ -76,7 +82,7 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
 
 export const EXIT_CODES_HELP =
   'exit codes: completed 0, failed (or refused) 1, usage/connection error 2, max_turns_exceeded 3, budget_exceeded 4, interrupted 5,\n' +
-  '  no such run (or no trace for it) 6, run already finished 7';
+  '  no such run (or no trace for it) 6, run already finished 7, no worker took it (not sent, or no answer in time) 8';
 
 /** One command's usage, or null for a command that does not exist. */
 export function commandUsage(name: string): string | null {

@@ -5,15 +5,19 @@ import { Client, Connection } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { loadConfig, temporalConnectOptions, type HarnessConfig } from '../common/config';
 import { dataConverter } from '../common/payload-codec';
-import { cannotReach, errorLine, transportFailure } from '../common/connection-errors';
+import { cannotReach, ConnectionRefused, connectionRefused, errorLine, refusedAt, transportFailure } from '../common/connection-errors';
 import { startTracing } from '../common/tracing';
 
 export async function connectClient(cfg: HarnessConfig = loadConfig()): Promise<Client> {
   const address = cfg.temporalAddress ?? `127.0.0.1:${cfg.devServer.port}`;
   let connection: Connection;
   try {
-    connection = await Connection.connect({ ...temporalConnectOptions(cfg, address), connectTimeout: 5000 });
+    // A refused port is told apart from a server that does not answer (refusedAt).
+    connection = await Promise.race([Connection.connect({ ...temporalConnectOptions(cfg, address), connectTimeout: 5000 }), refusedAt(address)]);
   } catch (err) {
+    if (err instanceof ConnectionRefused) {
+      throw new Error(cfg.temporalAddress ? connectionRefused(address, cfg.temporalConnection.source) : `${connectionRefused(address, 'TEMPORAL_DEV_PORT')}; or start the stack with \`npm start -- --serve\``);
+    }
     throw new Error(
       cfg.temporalAddress
         ? cannotReach(address, cfg.temporalConnection.source, err)

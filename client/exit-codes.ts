@@ -17,3 +17,6 @@ export const NOT_FOUND = 6;
 
 /** The run has already finished: a signal, update or cancel can no longer reach it. */
 export const ALREADY_FINISHED = 7;
+
+/** No worker took the command's task: not sent, or sent with no answer in time (the line says which). */
+export const NO_WORKER = 8;

@@ -15,6 +15,8 @@ export interface FollowOptions {
   out?: (line: string) => void;
   /** Rewrite tool progress in place (a terminal) rather than one line each. */
   live?: boolean;
+  /** Called once the run is started, before anything waits on a worker (the CLI's start line and its worker check). */
+  onStart?: () => Promise<void>;
 }
 
 /** One line for the Web UI's run list: the task, or what the run resumes. */
@@ -34,6 +36,7 @@ export async function runAndFollow(client: Client, input: AgentInput, opts: Foll
     // Set at the start, they cost no upsert (see startingAttributes).
     typedSearchAttributes: startingAttributes(input),
   });
+  await opts.onStart?.();
   const result = await follow(handle.workflowId, () => handle.result() as Promise<RunResult>, { ...opts, chainId: handle.firstExecutionRunId });
   const out = opts.out ?? console.log;
   if (result.output) out(`answer: ${result.output}`);

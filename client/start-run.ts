@@ -6,6 +6,7 @@ import type { AgentInput } from '../common/contract';
 import { startingAttributes } from '../workflows/visibility';
 import { EXIT_CODES, USAGE_ERROR } from './exit-codes';
 import { runAndFollow, summaryOf } from './follow';
+import { noWorkerLine, queueWorkers } from './worker-check';
 
 /**
  * `what`: the run as the failure line names it (`run ID`, `resume of ID`).
@@ -25,11 +26,18 @@ export async function startRun(
   const cfg = loadConfig();
   if (detach) {
     await c.workflow.start('agentRun', { taskQueue: cfg.taskQueue, workflowId, args: [input], staticSummary: summaryOf(input), typedSearchAttributes: startingAttributes(input) });
+    // stdout stays the workflow id alone (scripts read it); the warning goes to stderr.
     console.log(workflowId);
+    await warnWithoutWorker(c, cfg.taskQueue);
     return 0;
   }
   try {
-    const r = await runAndFollow(c, input, { taskQueue: cfg.taskQueue, traceDir: cfg.traceDir, workflowId, live: process.stdout.isTTY });
+    // The start line comes before anything waits on a worker: without one, the run's own lines never come.
+    const onStart = async () => {
+      console.log(`started ${workflowId} on task queue ${cfg.taskQueue}`);
+      await warnWithoutWorker(c, cfg.taskQueue);
+    };
+    const r = await runAndFollow(c, input, { taskQueue: cfg.taskQueue, traceDir: cfg.traceDir, workflowId, live: process.stdout.isTTY, onStart });
     return EXIT_CODES[r.status];
   } catch (err) {
     // A run that fails outright (bad input, a refused resume) is a workflow failure, not a result.
@@ -51,4 +59,10 @@ function flagRefusal(err: unknown, flagOf: (field: string) => string | null): st
   const flag = typeof field === 'string' ? flagOf(field) : null;
   const prefix = `invalid input: ${String(field)} `;
   return flag && err.cause.message.startsWith(prefix) ? `${flag} ${err.cause.message.slice(prefix.length)}` : null;
+}
+
+/** One line when no worker polls the queue: the run is started and waits there until one does. */
+async function warnWithoutWorker(c: Client, taskQueue: string): Promise<void> {
+  const workers = await queueWorkers(c, taskQueue);
+  if (!workers.polling) console.error(`warning: ${noWorkerLine(workers)}: the run waits until one does`);
 }

@@ -1,6 +1,7 @@
 // A failure to reach the Temporal server, in the words a person acts on: what
 // could not be reached, why in a few words, and what to check. Shared by the
 // worker, the CLI and `npm start`.
+import { createConnection } from 'node:net';
 
 /** The first line of an error's message. */
 export function errorLine(err: unknown): string {
@@ -32,4 +33,33 @@ export function cannotReach(address: string, source: string, err: unknown): stri
   const text = errorLine(err);
   const reason = transportFailure(text) ?? text.replace(/^(TransportError|Error): /, '');
   return `cannot reach the Temporal server at ${address} (${source}): ${reason}; check that the server is running and that ${source} names it`;
+}
+
+/** Nothing listens at the address: the host itself said so (ECONNREFUSED), as opposed to no answer at all. */
+export function connectionRefused(address: string, source: string): string {
+  return `no Temporal server answers at ${address} (${source}): connection refused; check that the server is running and that ${source} names it`;
+}
+
+/** Thrown by refusedAt when the host refuses the connection. */
+export class ConnectionRefused extends Error {}
+
+/**
+ * Rejects with ConnectionRefused once a plain TCP connect to the address is
+ * refused, and otherwise never settles: raced against the gRPC client's
+ * connect, which reports a refused port only as a missed deadline ("Failed to
+ * connect before the deadline", 5 s later), it tells the two apart at once.
+ */
+export function refusedAt(address: string, timeoutMs = 5000): Promise<never> {
+  const at = address.lastIndexOf(':');
+  const host = address.slice(0, at).replace(/^\[(.*)\]$/, '$1');
+  const port = Number(address.slice(at + 1));
+  return new Promise<never>((_resolve, reject) => {
+    if (at < 0 || !Number.isInteger(port)) return;
+    const socket = createConnection({ host, port });
+    socket.setTimeout(timeoutMs, () => socket.destroy());
+    socket.once('connect', () => socket.destroy());
+    socket.once('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'ECONNREFUSED') reject(new ConnectionRefused(err.message));
+    });
+  });
 }

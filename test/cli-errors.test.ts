@@ -78,7 +78,10 @@ describe('run: flags are checked before a run starts', () => {
 
   it('reject --help says the reason is optional', async () => {
     const r = await cli('reject', '--help');
-    expect(r.stdout).toBe('usage: agent-harness reject <workflowId> <callId> [--reason TEXT] [--by NAME] [--args-hash H]\n  the reason is optional; the model is told it when given\n');
+    expect(r.stdout).toBe(
+      'usage: agent-harness reject <workflowId> <callId> [--reason TEXT] [--by NAME] [--args-hash H] [--when-worker-returns]\n' +
+        '  the reason is optional; the model is told it when given. With no worker: as approve (--when-worker-returns sends the reject signal)\n',
+    );
   });
 });
 
@@ -117,7 +120,8 @@ describe('no server', () => {
       (e: { code: number; stderr: string }) => e,
     );
     expect(r?.code).toBe(USAGE_ERROR);
-    expect(r?.stderr).toBe('agent-harness: cannot reach the Temporal server at 127.0.0.1:1 (TEMPORAL_ADDRESS): no answer in time; check that the server is running and that TEMPORAL_ADDRESS names it\n');
+    // Nothing listens on port 1: the host refuses, which is not a server slow to answer.
+    expect(r?.stderr).toBe('agent-harness: no Temporal server answers at 127.0.0.1:1 (TEMPORAL_ADDRESS): connection refused; check that the server is running and that TEMPORAL_ADDRESS names it\n');
     expect(isDocumented(r?.stderr ?? '')).toBe(true);
   });
 });

@@ -18,18 +18,13 @@
 //   changes the tools without Worker Versioning, where a call that reaches a
 //   worker without its tool is retried until one that has it takes it).
 import type { Connection } from '@temporalio/client';
-import proto from '@temporalio/proto';
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import { BUILTIN_TOOLS } from '../activities/tools/builtin';
 import type { Toolset } from '../activities/tools/toolset';
 import { DEFAULT_TASK_QUEUE } from '../common/contract';
 import type { ToolsetCheck, WorkerVersioning } from '../common/config';
-
-const { TaskQueueType, TaskQueueKind } = proto.temporal.api.enums.v1;
-
-/** A poller that polled this long ago is still alive (a long poll lasts about a minute). */
-const LIVE_POLLER_MS = 75_000;
+import { queuePollers } from '../common/queue-pollers';
 
 /** The tool set's fingerprint: its tool names (a run may call any of them by name). */
 export function toolsetHash(names: readonly string[]): string {
@@ -71,19 +66,13 @@ export interface QueuePoller {
 /** The live pollers of the queue (workflow and activity tasks) of this worker's deployment version, if versioned. */
 export async function livePollers(conn: Pick<Connection, 'workflowService'>, namespace: string, taskQueue: string, versioning: WorkerVersioning | null): Promise<QueuePoller[]> {
   const byIdentity = new Map<string, QueuePoller>();
-  for (const taskQueueType of [TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY]) {
-    const res = await conn.workflowService.describeTaskQueue({ namespace, taskQueue: { name: taskQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL }, taskQueueType });
-    for (const p of res.pollers ?? []) {
-      const identity = p.identity ?? '';
-      const at = Number(p.lastAccessTime?.seconds ?? 0) * 1000 + Math.floor((p.lastAccessTime?.nanos ?? 0) / 1e6);
-      const secondsAgo = Math.max(0, Math.round((Date.now() - at) / 1000));
-      if (secondsAgo * 1000 > LIVE_POLLER_MS) continue;
-      // Another build of a Worker Deployment runs other runs: its tools may differ.
-      const d = p.deploymentOptions;
-      if (versioning && d?.deploymentName && (d.deploymentName !== versioning.deploymentName || d.buildId !== versioning.buildId)) continue;
-      if (!versioning && d?.deploymentName) continue;
-      byIdentity.set(identity, { identity, toolset: IDENTITY_HASH.exec(identity)?.[1] ?? null, secondsAgo });
-    }
+  // Live ones only (common/queue-pollers.ts says what "live" means).
+  for (const p of await queuePollers(conn, namespace, taskQueue)) {
+    if (!p.live) continue;
+    // Another build of a Worker Deployment runs other runs: its tools may differ.
+    if (versioning && p.deploymentName && (p.deploymentName !== versioning.deploymentName || p.buildId !== versioning.buildId)) continue;
+    if (!versioning && p.deploymentName) continue;
+    byIdentity.set(p.identity, { identity: p.identity, toolset: IDENTITY_HASH.exec(p.identity)?.[1] ?? null, secondsAgo: p.secondsAgo });
   }
   return [...byIdentity.values()];
 }
