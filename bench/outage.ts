@@ -26,7 +26,7 @@ try {
 async function measure(): Promise<void> {
   const m = `[outage-${randomUUID().slice(0, 8)}]`;
   const input: AgentInput = { task: `Which file mentions a timeout? ${m}`, model: 'plan' };
-  const clean = await stack.client.workflow.execute('agentRun', { taskQueue: stack.taskQueue, workflowId: `outage-clean-${randomUUID().slice(0, 8)}`, args: [{ ...input, task: `${input.task} clean` }], typedSearchAttributes: startingAttributes(input) });
+  const clean = await stack.client.workflow.execute('agentRun', { taskQueue: stack.taskQueue, workflowId: `outage-clean-${randomUUID().slice(0, 8)}`, args: [{ ...input, task: input.task.replace('[outage-', '[clean-') }], typedSearchAttributes: startingAttributes(input) });
   const cleanHandle = stack.client.workflow.getHandle(String((clean as { workflowId: string }).workflowId));
   const cleanCount = countActions(await cleanHandle.fetchHistory());
   log('clean run done');
@@ -48,7 +48,7 @@ async function measure(): Promise<void> {
     return value;
   });
   const requests = await providerRequests(stack.providerUrl, m);
-  const resumed = requests.find((l) => l.turn === 1 && l.status === 200);
+  const resumed = requests.find((l) => l.turn === 1 && l.status === 200 && l.at >= backAt);
   const refused = requests.filter((l) => l.turn === 1 && l.status !== 200).length;
   const count = countActions(await handle.fetchHistory());
   const status = await handle.query(statusQuery);
