@@ -6,6 +6,8 @@
 import { Context } from '@temporalio/activity';
 import { countCompletionTokensAsync, countPromptTokensAsync } from '../common/tokens';
 import { ApplicationFailure } from '@temporalio/common';
+// The transient types the workflow waits out (workflows/model-outage.ts): one list, so the two cannot drift.
+import { PROVIDER_RATE_LIMITED, PROVIDER_UNAVAILABLE, PROVIDER_UNREACHABLE } from '../common/provider-errors';
 import type { OpenAiToolDefinition } from '../common/tool-spec';
 import { resolvePrompt, type MessageStore } from './message-store';
 import type { TraceWriter } from './trace-file';
@@ -172,7 +174,7 @@ function createAttempt(deps: ModelDeps) {
       } catch (err) {
         if (call.signal.aborted) throw err;
         throw ApplicationFailure.create({
-          type: 'ProviderUnreachable',
+          type: PROVIDER_UNREACHABLE,
           message: `could not reach the model provider at ${url}: ${describe(err)}`,
         });
       }
@@ -207,9 +209,9 @@ function httpFailure(res: Response, text: string): ApplicationFailure {
   if (type) return ApplicationFailure.create({ type, message, nonRetryable: true });
   if (res.status === 429) {
     const delayMs = retryAfterMs(res.headers.get('retry-after'));
-    return ApplicationFailure.create({ type: 'ProviderRateLimited', message, nextRetryDelay: delayMs ?? undefined });
+    return ApplicationFailure.create({ type: PROVIDER_RATE_LIMITED, message, nextRetryDelay: delayMs ?? undefined });
   }
-  return ApplicationFailure.create({ type: 'ProviderUnavailable', message });
+  return ApplicationFailure.create({ type: PROVIDER_UNAVAILABLE, message });
 }
 
 /** Retry-After as seconds or as an HTTP date; null when absent or unreadable. */

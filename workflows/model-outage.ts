@@ -13,7 +13,7 @@ import * as wf from '@temporalio/workflow';
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
 import type { AgentActivities as Activities } from '../common/activity-contract';
 import type { ModelOutageView, RunConfig } from '../common/contract';
-import { DEFAULT_MODEL_OUTAGE_MS, isTransientProviderError } from '../common/provider-errors';
+import { DEFAULT_MODEL_OUTAGE_MS, isTransientProviderError, PROVIDER_TIMEOUT } from '../common/provider-errors';
 
 /**
  * Guards the wait: histories recorded before it failed the run when the
@@ -49,7 +49,7 @@ export function transientCause(err: unknown): { errorType: string; message: stri
   }
   // A call that hung past its timeout, or whose worker stopped heartbeating.
   if (cause instanceof TimeoutFailure && (cause.timeoutType === 'START_TO_CLOSE' || cause.timeoutType === 'HEARTBEAT')) {
-    return { errorType: 'ProviderTimeout', message: `the model call timed out (${cause.timeoutType.toLowerCase().replace(/_/g, '-')})` };
+    return { errorType: PROVIDER_TIMEOUT, message: `the model call timed out (${cause.timeoutType.toLowerCase().replace(/_/g, '-')})` };
   }
   return null;
 }
