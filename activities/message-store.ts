@@ -1,5 +1,5 @@
 // The message store: prompt messages and tool lists filed by content address
-// (workflows/message-refs.ts), so a model call's input in history holds
+// (common/message-refs.ts), so a model call's input in history holds
 // addresses and only the new messages. Every worker that may take a run's
 // model call should reach the same folder (with workers on several hosts, put
 // it on shared storage, like the ledger); a worker that does not find an

@@ -36,7 +36,7 @@ export const RESEARCH_LIMITS = { maxTurns: 6, maxBudgetUsd: 0.05 };
 
 /**
  * The defaults a run's input falls back on. A worker may override some
- * (worker/config.ts); whatever a run resolved at its start is kept in its
+ * (common/config.ts); whatever a run resolved at its start is kept in its
  * history and carried through continue-as-new, so changing a default never
  * changes a run already under way.
  */

@@ -88,7 +88,7 @@ export interface AgentWorkerOptions {
 }
 
 /**
- * A worker configured from the environment (worker/config.ts), as `npm run
+ * A worker configured from the environment (common/config.ts), as `npm run
  * worker` and `npm start` run it. `tools` comes from loadWorkerTools(cfg),
  * loaded first so a bad tool source stops the process before it connects, and
  * `effects` from startWorkerStorage (worker/storage.ts); the caller closes

@@ -1,5 +1,5 @@
 // Before a worker polls, its namespace must have every search attribute the
-// runs upsert (workflows/search-attributes.ts), with the right type: an
+// runs upsert (common/search-attributes.ts), with the right type: an
 // upsert of an attribute the namespace lacks fails the workflow task, and
 // Temporal retries it forever, so every run would hang at its first step.
 // The worker creates what is missing when it may (AGENT_SEARCH_ATTRIBUTES=
