@@ -1,18 +1,18 @@
 // The activities of one worker, built from its configuration. Workflows import
 // only the *type* of this object (see workflows/agent-run.ts).
-import { BUILT_IN_DEFAULTS } from '../common/defaults';
-import type { AgentActivities } from '../common/activity-contract';
-import type { Pricing, RunDefaults } from '../common/contract';
-import { createCallModel, createCallModelBudgeted, type ModelDeps } from './model';
-import { modelPrices } from './model-prices';
-import { loadRun } from './load-run';
-import { loadForkSource } from './load-fork-source';
-import { createResolveConfig } from './resolve-config';
-import { BUILTIN_TOOLS } from './tools/builtin';
-import { createRunTool, type ToolDeps } from './tools/run-tool';
-import { Toolset } from './tools/toolset';
-import { RunningCalls } from './running-calls';
-import { heartbeatTimeoutFor } from '../common/heartbeat';
+import { BUILT_IN_DEFAULTS } from '../common/defaults.js';
+import type { AgentActivities } from '../common/activity-contract.js';
+import type { Pricing, RunDefaults } from '../common/contract.js';
+import { createCallModel, createCallModelBudgeted, type ModelDeps } from './model.js';
+import { modelPrices } from './model-prices.js';
+import { loadRun } from './load-run.js';
+import { loadForkSource } from './load-fork-source.js';
+import { createResolveConfig } from './resolve-config.js';
+import { BUILTIN_TOOLS } from './tools/builtin.js';
+import { createRunTool, type ToolDeps } from './tools/run-tool.js';
+import { Toolset } from './tools/toolset.js';
+import { RunningCalls } from './running-calls.js';
+import { heartbeatTimeoutFor } from '../common/heartbeat.js';
 
 export type ActivityDeps = ModelDeps &
   ToolDeps & {

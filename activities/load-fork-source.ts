@@ -6,11 +6,11 @@
 // carried state holds the whole transcript.
 import { Context } from '@temporalio/activity';
 import { QueryNotRegisteredError, WorkflowNotFoundError } from '@temporalio/client';
-import { configQuery, transcriptQuery } from '../common/run-messages';
-import { costOfTurns, cutAtTurn } from '../common/fork';
-import type { AgentInput, RunConfig } from '../common/contract';
-import type { LoadedFork } from '../common/activity-contract';
-import { decodePayload, turnCostsOf } from './turn-costs';
+import { configQuery, transcriptQuery } from '../common/run-messages.js';
+import { costOfTurns, cutAtTurn } from '../common/fork.js';
+import type { AgentInput, RunConfig } from '../common/contract.js';
+import type { LoadedFork } from '../common/activity-contract.js';
+import { decodePayload, turnCostsOf } from './turn-costs.js';
 
 export async function loadForkSource(args: { run: string; runId?: string; atTurn: number }): Promise<LoadedFork> {
   const client = Context.current().client;

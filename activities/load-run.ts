@@ -6,13 +6,13 @@
 // and so is a run still going.
 import { Context } from '@temporalio/activity';
 import { QueryNotRegisteredError, WorkflowNotFoundError } from '@temporalio/client';
-import { configQuery, transcriptQuery } from '../common/run-messages';
-import type { AgentInput, RunResult } from '../common/contract';
-import { withWorkflowId, type LoadedRun } from '../common/activity-contract';
-import { isTransientProviderError } from '../common/provider-errors';
-import { RESUMABLE_RULE } from '../common/resume-input';
+import { configQuery, transcriptQuery } from '../common/run-messages.js';
+import type { AgentInput, RunResult } from '../common/contract.js';
+import { withWorkflowId, type LoadedRun } from '../common/activity-contract.js';
+import { isTransientProviderError } from '../common/provider-errors.js';
+import { RESUMABLE_RULE } from '../common/resume-input.js';
 
-export type { LoadedRun } from '../common/activity-contract';
+export type { LoadedRun } from '../common/activity-contract.js';
 
 
 const RESUMABLE = new Set(['max_turns_exceeded', 'budget_exceeded', 'interrupted']);

@@ -7,7 +7,7 @@
 // it inline (MessageStoreMiss): nothing is lost, the prompt travels whole once.
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FileRetention, FileSweep } from './trace-retention';
+import type { FileRetention, FileSweep } from './trace-retention.js';
 
 const SHARD = /^[A-Za-z0-9_-]{2}$/;
 

@@ -12,9 +12,9 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
-import { chainNode, isRef, MESSAGE_STORE_MISS, type WireMessage } from '../common/message-refs';
-import type { OpenAiToolDefinition } from '../common/tool-spec';
-import type { ChatMessage } from '../common/contract';
+import { chainNode, isRef, MESSAGE_STORE_MISS, type WireMessage } from '../common/message-refs.js';
+import type { OpenAiToolDefinition } from '../common/tool-spec.js';
+import type { ChatMessage } from '../common/contract.js';
 
 const addressOf = (json: string): string => createHash('sha256').update(json).digest('base64url');
 const ADDRESS = /^[A-Za-z0-9_-]{43}$/;

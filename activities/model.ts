@@ -4,18 +4,18 @@
 // 429/5xx/network are retried by Temporal (429 after its Retry-After), while
 // 400/401/403/404 are not: retrying cannot fix them.
 import { Context } from '@temporalio/activity';
-import { countCompletionTokensAsync, countPromptTokensAsync } from '../common/tokens';
+import { countCompletionTokensAsync, countPromptTokensAsync } from '../common/tokens.js';
 import { ApplicationFailure } from '@temporalio/common';
 // The transient types the workflow waits out (workflows/model-outage.ts): one list, so the two cannot drift.
-import { PROVIDER_RATE_LIMITED, PROVIDER_UNAVAILABLE, PROVIDER_UNREACHABLE } from '../common/provider-errors';
-import type { OpenAiToolDefinition } from '../common/tool-spec';
-import { resolvePrompt, type MessageStore } from './message-store';
-import type { TraceWriter } from './trace-file';
-import type { AssistantMessage, ChatMessage, ModelReply, ToolCall } from '../common/contract';
-import { withWorkflowId, type BudgetedCallInput, type BudgetedReply, type CallModelInput } from '../common/activity-contract';
-import { replyAllowance, type ReplyHold, type ReplyShortfall } from '../common/budget-math';
-import { heartbeatEvery } from '../common/heartbeat';
-import { RunningCalls, type RunningCall } from './running-calls';
+import { PROVIDER_RATE_LIMITED, PROVIDER_UNAVAILABLE, PROVIDER_UNREACHABLE } from '../common/provider-errors.js';
+import type { OpenAiToolDefinition } from '../common/tool-spec.js';
+import { resolvePrompt, type MessageStore } from './message-store.js';
+import type { TraceWriter } from './trace-file.js';
+import type { AssistantMessage, ChatMessage, ModelReply, ToolCall } from '../common/contract.js';
+import { withWorkflowId, type BudgetedCallInput, type BudgetedReply, type CallModelInput } from '../common/activity-contract.js';
+import { replyAllowance, type ReplyHold, type ReplyShortfall } from '../common/budget-math.js';
+import { heartbeatEvery } from '../common/heartbeat.js';
+import { RunningCalls, type RunningCall } from './running-calls.js';
 
 export interface ModelDeps {
   baseUrl: string;

@@ -3,10 +3,10 @@
 // is recorded in history: a replay, a later worker with other defaults, or the
 // next execution after continue-as-new all see the configuration the run
 // started with, never a re-derived one.
-import type { ToolSpec } from '../common/tool-spec';
-import { InputError, parseInput, type PriceOf } from '../common/input';
-import type { Pricing, RunDefaults } from '../common/contract';
-import type { ResolvedConfig } from '../common/activity-contract';
+import type { ToolSpec } from '../common/tool-spec.js';
+import { InputError, parseInput, type PriceOf } from '../common/input.js';
+import type { Pricing, RunDefaults } from '../common/contract.js';
+import type { ResolvedConfig } from '../common/activity-contract.js';
 
 
 /**

@@ -3,9 +3,9 @@
 // append to the same file; each line's key is written at most once, so a
 // replayed or retried workflow task never duplicates a line.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { lineKey, readTraceFile, traceFile, type TraceEntry, type TraceLine } from '../common/trace-format';
+import { lineKey, readTraceFile, traceFile, type TraceEntry, type TraceLine } from '../common/trace-format.js';
 
-export type { TraceEntry, TraceLine } from '../common/trace-format';
+export type { TraceEntry, TraceLine } from '../common/trace-format.js';
 
 /** Trace files whose lines the writer keeps in memory (the most recently written); others are read again when written. */
 const KNOWN_FILES = 256;

@@ -6,7 +6,7 @@
 // running workflow's files stay, whatever their age and the size.
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { removable, type WorkflowState } from './workflow-state';
+import { removable, type WorkflowState } from './workflow-state.js';
 
 export interface FileRetention {
   maxAgeMs: number;

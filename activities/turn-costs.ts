@@ -5,8 +5,8 @@
 // events it kept from the run it was reset from.
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
-import type { ModelReply, Pricing } from '../common/contract';
-import { turnCostUsd } from '../common/turn-cost';
+import type { ModelReply, Pricing } from '../common/contract.js';
+import { turnCostUsd } from '../common/turn-cost.js';
 
 type Payload = temporal.api.common.v1.IPayload;
 

@@ -2,8 +2,8 @@
 // the benchmark's "other process", where a Stop reaches a running call only
 // through the answer to its next heartbeat. Prints "activity worker ready".
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { createAgentWorker } from '../worker/create-worker';
-import { benchToolset } from './long-call-tool';
+import { createAgentWorker } from '../worker/create-worker.js';
+import { benchToolset } from './long-call-tool.js';
 
 const env = (name: string): string => {
   const v = process.env[name];

@@ -5,19 +5,19 @@
 // call when it runs in the loop's own worker process and in another one.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readTrace } from '../common/trace-format';
-import { PROJECT_ROOT } from '../common/project-root';
-import { DEFAULT_HEARTBEAT_MS } from '../common/heartbeat';
-import { addFault, providerRequests } from '../dev/provider/control';
-import { cancelSignal } from '../common/run-messages';
-import { startingAttributes } from '../workflows/visibility';
-import type { AgentInput } from '../common/contract';
-import { countActions, type ActionCount } from './actions';
-import { LONG_CALL, longCallTask } from './long-call-tool';
-import { PEER_TASK_QUEUE, startPeer } from './peer-process';
-import { heartbeatsDuring, serverActionsDuring, type ServerActions } from './server-metrics';
+import { readTrace } from '../common/trace-format.js';
+import { PROJECT_ROOT } from '../common/project-root.js';
+import { DEFAULT_HEARTBEAT_MS } from '../common/heartbeat.js';
+import { addFault, providerRequests } from '../dev/provider/control.js';
+import { cancelSignal } from '../common/run-messages.js';
+import { startingAttributes } from '../workflows/visibility.js';
+import type { AgentInput } from '../common/contract.js';
+import { countActions, type ActionCount } from './actions.js';
+import { LONG_CALL, longCallTask } from './long-call-tool.js';
+import { PEER_TASK_QUEUE, startPeer } from './peer-process.js';
+import { heartbeatsDuring, serverActionsDuring, type ServerActions } from './server-metrics.js';
 import type { WorkflowHandle } from '@temporalio/client';
-import { startBenchStack, type BenchStack } from './stack';
+import { startBenchStack, type BenchStack } from './stack.js';
 
 /** A run's Actions twice: by Cloud's rules from its history, and as the server's own counter saw them. */
 export type CountedRun = ActionCount & { server: ServerActions };

@@ -14,18 +14,18 @@
 // inside each repetition; the report goes to reports/bench.md with its commit.
 import { execSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { PROJECT_ROOT } from '../common/project-root';
-import type { AgentInput, RunResult } from '../common/contract';
-import { runFloor } from './floor';
-import { startBenchStack, type BenchStack } from './stack';
-import { startPeer } from './peer-process';
-import { describeActions, type ActionCount } from './actions';
-import { measureActions, measureHeartbeats, measureStops, withPeerStack } from './bill';
-import { measureThroughput, type ThroughputFigures } from './throughput';
-import { measureDisk } from './disk';
-import { measureTokens } from './tokens';
-import { DEFAULT_HEARTBEAT_MS } from '../common/heartbeat';
-import { startingAttributes } from '../workflows/visibility';
+import { PROJECT_ROOT } from '../common/project-root.js';
+import type { AgentInput, RunResult } from '../common/contract.js';
+import { runFloor } from './floor.js';
+import { startBenchStack, type BenchStack } from './stack.js';
+import { startPeer } from './peer-process.js';
+import { describeActions, type ActionCount } from './actions.js';
+import { measureActions, measureHeartbeats, measureStops, withPeerStack } from './bill.js';
+import { measureThroughput, type ThroughputFigures } from './throughput.js';
+import { measureDisk } from './disk.js';
+import { measureTokens } from './tokens.js';
+import { DEFAULT_HEARTBEAT_MS } from '../common/heartbeat.js';
+import { startingAttributes } from '../workflows/visibility.js';
 
 const REPS = Number(process.env.BENCH_REPS ?? 3);
 const TURNS = 20;

@@ -6,9 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AgentInput, RunResult } from '../common/contract';
-import { startingAttributes } from '../workflows/visibility';
-import { startBenchStack } from './stack';
+import type { AgentInput, RunResult } from '../common/contract.js';
+import { startingAttributes } from '../workflows/visibility.js';
+import { startBenchStack } from './stack.js';
 
 export interface DiskFigures {
   turns: number;

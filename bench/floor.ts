@@ -4,12 +4,12 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { plainToolContext } from '../activities/tools/context';
-import { listFiles } from '../activities/tools/list-files';
-import { BUILTIN_TOOLS } from '../activities/tools/builtin';
-import { toolSpecOf } from '../activities/tools/define-tool';
-import { toolDefinitions } from '../common/tool-spec';
-import type { ChatMessage, ToolCall } from '../common/contract';
+import { plainToolContext } from '../activities/tools/context.js';
+import { listFiles } from '../activities/tools/list-files.js';
+import { BUILTIN_TOOLS } from '../activities/tools/builtin.js';
+import { toolSpecOf } from '../activities/tools/define-tool.js';
+import { toolDefinitions } from '../common/tool-spec.js';
+import type { ChatMessage, ToolCall } from '../common/contract.js';
 
 export async function runFloor(providerUrl: string, model: string, maxTurns: number): Promise<{ turns: number }> {
   const base = mkdtempSync(join(tmpdir(), 'floor-'));

@@ -1,9 +1,9 @@
 // A tool that runs as long as asked (progress every second), for measuring
 // what a running call costs and how fast a Stop reaches it: the built-in
 // scan_archive lasts 3 s, shorter than one heartbeat interval.
-import { defineTool, type ToolDefinition } from '../activities/tools/define-tool';
-import { BUILTIN_TOOLS } from '../activities/tools/builtin';
-import { Toolset } from '../activities/tools/toolset';
+import { defineTool, type ToolDefinition } from '../activities/tools/define-tool.js';
+import { BUILTIN_TOOLS } from '../activities/tools/builtin.js';
+import { Toolset } from '../activities/tools/toolset.js';
 
 export const LONG_CALL = 'long_call';
 

@@ -11,12 +11,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execSync } from 'node:child_process';
-import { readTrace } from '../common/trace-format';
-import { bytesPerTurn, chainEvents } from '../client/run-history';
-import { summaryLine } from '../client/render';
-import { PROJECT_ROOT } from '../common/project-root';
-import type { AgentInput, RunResult } from '../common/contract';
-import { startBenchStack } from './stack';
+import { readTrace } from '../common/trace-format.js';
+import { bytesPerTurn, chainEvents } from '../client/run-history.js';
+import { summaryLine } from '../client/render.js';
+import { PROJECT_ROOT } from '../common/project-root.js';
+import type { AgentInput, RunResult } from '../common/contract.js';
+import { startBenchStack } from './stack.js';
 
 const WARN_BYTES = 10 * 1024 * 1024;
 const TURNS = Number(process.env.LONG_TURNS ?? 1000);

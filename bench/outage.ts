@@ -5,13 +5,13 @@
 // and the time from the provider's return to the next call that answered.
 // `npm run bench:outage` (about OUTAGE_MINUTES + 2 minutes, mostly idle).
 import { randomUUID } from 'node:crypto';
-import { addFault, clearFaults, providerRequests } from '../dev/provider/control';
-import { statusQuery } from '../common/run-messages';
-import { startingAttributes } from '../workflows/visibility';
-import type { AgentInput } from '../common/contract';
-import { countActions, describeActions } from './actions';
-import { heartbeatsDuring, serverActionsDuring } from './server-metrics';
-import { startBenchStack } from './stack';
+import { addFault, clearFaults, providerRequests } from '../dev/provider/control.js';
+import { statusQuery } from '../common/run-messages.js';
+import { startingAttributes } from '../workflows/visibility.js';
+import type { AgentInput } from '../common/contract.js';
+import { countActions, describeActions } from './actions.js';
+import { heartbeatsDuring, serverActionsDuring } from './server-metrics.js';
+import { startBenchStack } from './stack.js';
 
 const minutes = Number(process.env.OUTAGE_MINUTES ?? 10);
 const log = (line: string): void => console.log(`[${new Date().toISOString()}] ${line}`);

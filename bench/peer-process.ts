@@ -2,8 +2,8 @@
 // on the same server as ours, task queue `peer`.
 import { execSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { PROJECT_ROOT } from '../common/project-root';
-import type { BenchStack } from './stack';
+import { PROJECT_ROOT } from '../common/project-root.js';
+import type { BenchStack } from './stack.js';
 
 export const PEER_TASK_QUEUE = 'peer';
 

@@ -3,11 +3,11 @@
 //   plan ×10           wall time per run (median, p90) and the run's figures
 //   runaway cap 20     turns, tokens, cost, wall time
 //   slow + Stop @1.2s  time from the cancel signal to the result and to the last progress line
-import { readTrace } from '../common/trace-format';
-import { summaryLine } from '../client/render';
-import { cancelSignal } from '../common/run-messages';
-import type { AgentInput, RunResult } from '../common/contract';
-import { startBenchStack } from './stack';
+import { readTrace } from '../common/trace-format.js';
+import { summaryLine } from '../client/render.js';
+import { cancelSignal } from '../common/run-messages.js';
+import type { AgentInput, RunResult } from '../common/contract.js';
+import { startBenchStack } from './stack.js';
 
 const { client, worker, traceDir, close } = await startBenchStack();
 let n = 0;

@@ -5,12 +5,12 @@ import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporal
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findFreePort, startDevServer, type DevServer } from '../worker/dev-server/dev-server';
-import { dataConverter } from '../common/payload-codec';
-import { startProvider, type RunningProvider } from '../dev/provider/server';
-import { createAgentWorker } from '../worker/create-worker';
-import type { Toolset } from '../activities/tools/toolset';
-import { benchToolset } from './long-call-tool';
+import { findFreePort, startDevServer, type DevServer } from '../worker/dev-server/dev-server.js';
+import { dataConverter } from '../common/payload-codec.js';
+import { startProvider, type RunningProvider } from '../dev/provider/server.js';
+import { createAgentWorker } from '../worker/create-worker.js';
+import type { Toolset } from '../activities/tools/toolset.js';
+import { benchToolset } from './long-call-tool.js';
 
 export interface BenchStack {
   client: Client;

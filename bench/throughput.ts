@@ -4,12 +4,12 @@
 // Per round: runs/s, the server's CPU per run (the dev server's process, read
 // from /proc before and after the round), the CPU of everything else per run,
 // and what a run's history holds (events, upserts, markers).
-import type { AgentInput, RunResult } from '../common/contract';
-import { startingAttributes } from '../workflows/visibility';
-import { countActions, type ActionCount } from './actions';
-import { PEER_TASK_QUEUE, startPeer } from './peer-process';
-import { processCpuMs, settledCpuMs } from './proc-cpu';
-import { startBenchStack, type BenchStack } from './stack';
+import type { AgentInput, RunResult } from '../common/contract.js';
+import { startingAttributes } from '../workflows/visibility.js';
+import { countActions, type ActionCount } from './actions.js';
+import { PEER_TASK_QUEUE, startPeer } from './peer-process.js';
+import { processCpuMs, settledCpuMs } from './proc-cpu.js';
+import { startBenchStack, type BenchStack } from './stack.js';
 
 export type Side = 'ours' | 'peer';
 

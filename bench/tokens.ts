@@ -9,7 +9,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200k_base from 'js-tiktoken/ranks/o200k_base';
-import { countTokens, countTokensAsync } from '../common/tokens';
+import { countTokens, countTokensAsync } from '../common/tokens.js';
 
 const KB = 1024;
 

@@ -4,28 +4,28 @@
 import { ApplicationFailure, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 // parseArgs that takes `--flag -3` as the flag's value, so its own check names it (./parse-flags.ts).
-import { parseFlags as parseArgs } from './parse-flags';
+import { parseFlags as parseArgs } from './parse-flags.js';
 import { existsSync, statSync } from 'node:fs';
-import { readTrace, readTraceFile, traceChains } from '../common/trace-format';
-import { isArgsHashText } from '../common/args-hash';
-import { loadConfig, type HarnessConfig } from '../common/config';
-import { approveSignal, cancelSignal, decideUpdate, raiseBudgetUpdate, reconcileUpdate, rejectSignal, statusQuery, steerSignal, steerUpdate, transcriptQuery } from '../common/run-messages';
-import type { RunResult, RunStatusView } from '../common/contract';
-import { SUGGESTED_RAISE_CALLS, suggestedRaiseUsd } from '../common/budget-math';
-import { connectClient } from './connect';
-import { ALREADY_FINISHED, EXIT_CODES, NO_WORKER, NOT_FOUND, USAGE_ERROR } from './exit-codes';
-import { ANSWER_WAIT_MS, boundedAnswer, noWorkerLine, runWorkers, withoutWorker } from './worker-check';
-import { follow } from './follow';
-import { chainOfRun, latestChain } from './run-history';
-import { COMMANDS, commandUsage, fullUsage } from './commands';
-import { inputFromFlags, numberFlag } from './run-flags';
-import { resume, resumeArgs } from './resume';
-import { startRun } from './start-run';
-import { exportRun, forkArgs } from './fork-export';
-import { checkFork } from './fork-check';
-import { Refusal, UsageError } from './usage-error';
+import { readTrace, readTraceFile, traceChains } from '../common/trace-format.js';
+import { isArgsHashText } from '../common/args-hash.js';
+import { loadConfig, type HarnessConfig } from '../common/config.js';
+import { approveSignal, cancelSignal, decideUpdate, raiseBudgetUpdate, reconcileUpdate, rejectSignal, statusQuery, steerSignal, steerUpdate, transcriptQuery } from '../common/run-messages.js';
+import type { RunResult, RunStatusView } from '../common/contract.js';
+import { SUGGESTED_RAISE_CALLS, suggestedRaiseUsd } from '../common/budget-math.js';
+import { connectClient } from './connect.js';
+import { ALREADY_FINISHED, EXIT_CODES, NO_WORKER, NOT_FOUND, USAGE_ERROR } from './exit-codes.js';
+import { ANSWER_WAIT_MS, boundedAnswer, noWorkerLine, runWorkers, withoutWorker } from './worker-check.js';
+import { follow } from './follow.js';
+import { chainOfRun, latestChain } from './run-history.js';
+import { COMMANDS, commandUsage, fullUsage } from './commands.js';
+import { inputFromFlags, numberFlag } from './run-flags.js';
+import { resume, resumeArgs } from './resume.js';
+import { startRun } from './start-run.js';
+import { exportRun, forkArgs } from './fork-export.js';
+import { checkFork } from './fork-check.js';
+import { Refusal, UsageError } from './usage-error.js';
 
-export { DEFAULT_TASK, inputFromFlags } from './run-flags';
+export { DEFAULT_TASK, inputFromFlags } from './run-flags.js';
 
 export async function main(argv: string[], client?: Client): Promise<number> {
   const [command, ...rest] = argv;

@@ -5,7 +5,7 @@
 import type { Payload } from '@temporalio/common';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { GzipPayloadCodec } from '../common/payload-codec';
+import { GzipPayloadCodec } from '../common/payload-codec.js';
 
 interface JsonPayload {
   metadata?: Record<string, string>;

@@ -3,10 +3,10 @@
 // port. With tracing on, its calls (the run's start first) are spans.
 import { Client, Connection } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
-import { loadConfig, temporalConnectOptions, type HarnessConfig } from '../common/config';
-import { dataConverter } from '../common/payload-codec';
-import { cannotReach, ConnectionRefused, connectionRefused, errorLine, refusedAt, transportFailure } from '../common/connection-errors';
-import { startTracing } from '../common/tracing';
+import { loadConfig, temporalConnectOptions, type HarnessConfig } from '../common/config.js';
+import { dataConverter } from '../common/payload-codec.js';
+import { cannotReach, ConnectionRefused, connectionRefused, errorLine, refusedAt, transportFailure } from '../common/connection-errors.js';
+import { startTracing } from '../common/tracing.js';
 
 export async function connectClient(cfg: HarnessConfig = loadConfig()): Promise<Client> {
   const address = cfg.temporalAddress ?? `127.0.0.1:${cfg.devServer.port}`;

@@ -1,5 +1,5 @@
 // The CLI's exit code tells the five exits apart, so scripts can branch on them.
-import type { ExitStatus } from '../common/contract';
+import type { ExitStatus } from '../common/contract.js';
 
 export const EXIT_CODES: Record<ExitStatus, number> = {
   completed: 0,

@@ -3,10 +3,10 @@
 // another machine still gets the result and the summary line.
 import type { Client } from '@temporalio/client';
 import { existsSync, readFileSync } from 'node:fs';
-import { resolveTraceFile, type TraceLine } from '../common/trace-format';
-import type { AgentInput, RunResult } from '../common/contract';
-import { renderEvent, summaryLine } from './render';
-import { startingAttributes } from '../workflows/visibility';
+import { resolveTraceFile, type TraceLine } from '../common/trace-format.js';
+import type { AgentInput, RunResult } from '../common/contract.js';
+import { renderEvent, summaryLine } from './render.js';
+import { startingAttributes } from '../workflows/visibility.js';
 
 export interface FollowOptions {
   taskQueue: string;

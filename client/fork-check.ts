@@ -4,13 +4,13 @@
 // workflow accepts. A source that does not answer (no worker up) is left to
 // the workflow's own check. A fork from a file is checked in forkArgs.
 import type { Client } from '@temporalio/client';
-import { cutAtTurn } from '../common/fork';
-import { inputOfConfig, resumedInput } from '../common/resume-input';
-import type { ForkArgs } from './fork-export';
-import { forkFlagOf } from './fork-export';
-import { checkInput } from './run-flags';
-import { configOf, transcriptOf } from './source-run';
-import { UsageError } from './usage-error';
+import { cutAtTurn } from '../common/fork.js';
+import { inputOfConfig, resumedInput } from '../common/resume-input.js';
+import type { ForkArgs } from './fork-export.js';
+import { forkFlagOf } from './fork-export.js';
+import { checkInput } from './run-flags.js';
+import { configOf, transcriptOf } from './source-run.js';
+import { UsageError } from './usage-error.js';
 
 export async function checkFork(c: Client, f: ForkArgs): Promise<void> {
   const req = f.input.forkFrom;

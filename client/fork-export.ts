@@ -6,16 +6,16 @@
 import { QueryNotRegisteredError, type Client } from '@temporalio/client';
 import { readFileSync, writeFileSync } from 'node:fs';
 // parseArgs that takes `--flag -3` as the flag's value, so its own check names it (./parse-flags.ts).
-import { parseFlags as parseArgs } from './parse-flags';
-import { configQuery, statusQuery, transcriptQuery } from '../common/run-messages';
-import { inputOfConfig } from '../common/resume-input';
-import { cutAtTurn, EXPORT_FORMAT, EXPORT_VERSION } from '../common/fork';
-import { turnCostsOf } from '../activities/turn-costs';
-import { InputError } from '../common/input-error';
-import { parseForkFrom } from '../common/fork-input';
-import type { AgentInput, ChatMessage, RunConfig, RunStatusView } from '../common/contract';
-import { checkInput, limitFlags } from './run-flags';
-import { UsageError } from './usage-error';
+import { parseFlags as parseArgs } from './parse-flags.js';
+import { configQuery, statusQuery, transcriptQuery } from '../common/run-messages.js';
+import { inputOfConfig } from '../common/resume-input.js';
+import { cutAtTurn, EXPORT_FORMAT, EXPORT_VERSION } from '../common/fork.js';
+import { turnCostsOf } from '../activities/turn-costs.js';
+import { InputError } from '../common/input-error.js';
+import { parseForkFrom } from '../common/fork-input.js';
+import type { AgentInput, ChatMessage, RunConfig, RunStatusView } from '../common/contract.js';
+import { checkInput, limitFlags } from './run-flags.js';
+import { UsageError } from './usage-error.js';
 
 /** What `export` writes: enough to fork from without the source (its history may be gone by then). */
 export interface RunExport {

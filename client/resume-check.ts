@@ -5,12 +5,12 @@
 // flags on top is an input the workflow accepts. The workflow checks again
 // (activities/load-run.ts, common/input.ts) for runs started without this CLI.
 import type { Client } from '@temporalio/client';
-import type { AgentInput, RunResult } from '../common/contract';
-import { inputOfConfig, RESUMABLE_RULE, resumedInput } from '../common/resume-input';
-import { isTransientProviderError } from '../common/provider-errors';
-import { checkInput } from './run-flags';
-import { configOf } from './source-run';
-import { Refusal, UsageError } from './usage-error';
+import type { AgentInput, RunResult } from '../common/contract.js';
+import { inputOfConfig, RESUMABLE_RULE, resumedInput } from '../common/resume-input.js';
+import { isTransientProviderError } from '../common/provider-errors.js';
+import { checkInput } from './run-flags.js';
+import { configOf } from './source-run.js';
+import { Refusal, UsageError } from './usage-error.js';
 
 export interface ResumeFlags {
   maxTurns?: number | null;

@@ -3,12 +3,12 @@
 import type { Client } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 // parseArgs that takes `--flag -3` as the flag's value, so its own check names it (./parse-flags.ts).
-import { parseFlags as parseArgs } from './parse-flags';
-import type { AgentInput } from '../common/contract';
-import { limitFlags, numberFlag } from './run-flags';
-import { checkResume, type ResumeFlags } from './resume-check';
-import { startRun } from './start-run';
-import { UsageError } from './usage-error';
+import { parseFlags as parseArgs } from './parse-flags.js';
+import type { AgentInput } from '../common/contract.js';
+import { limitFlags, numberFlag } from './run-flags.js';
+import { checkResume, type ResumeFlags } from './resume-check.js';
+import { startRun } from './start-run.js';
+import { UsageError } from './usage-error.js';
 
 export interface ResumeArgs {
   /** The workflow id of the stopped run. */

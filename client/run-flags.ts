@@ -2,10 +2,10 @@
 // own validation (common/input.ts), so a bad value is a usage error naming
 // the flag before any run starts, not a run that starts and fails.
 // parseArgs that takes `--flag -3` as the flag's value, so its own check names it (./parse-flags.ts).
-import { parseFlags as parseArgs } from './parse-flags';
-import { InputError, parseInput } from '../common/input';
-import type { AgentInput } from '../common/contract';
-import { UsageError } from './usage-error';
+import { parseFlags as parseArgs } from './parse-flags.js';
+import { InputError, parseInput } from '../common/input.js';
+import type { AgentInput } from '../common/contract.js';
+import { UsageError } from './usage-error.js';
 
 export const DEFAULT_TASK = 'Which file in the workspace mentions a timeout, and what does it say?';
 

@@ -2,7 +2,7 @@
 // the size limits see them, and the model calls' decoded inputs.
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import type { CallModelInput } from '../common/activity-contract';
+import type { CallModelInput } from '../common/activity-contract.js';
 
 type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
 const EventType = proto.temporal.api.enums.v1.EventType;

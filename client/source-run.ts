@@ -3,8 +3,8 @@
 // a worker replaying it: with no worker up the query would wait, so it gets a
 // few seconds and the checks that need it are left to the workflow.
 import { type Client, type WorkflowHandle } from '@temporalio/client';
-import type { ChatMessage, RunConfig, RunStatusView } from '../common/contract';
-import { configQuery, statusQuery, transcriptQuery } from '../common/run-messages';
+import type { ChatMessage, RunConfig, RunStatusView } from '../common/contract.js';
+import { configQuery, statusQuery, transcriptQuery } from '../common/run-messages.js';
 
 const QUERY_WAIT_MS = 5000;
 

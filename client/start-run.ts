@@ -1,12 +1,12 @@
 // Starts an agentRun for `run`, `resume` and `fork`: prints its workflow id
 // (`--detach`), or follows it and returns the exit code of its exit.
 import { ApplicationFailure, WorkflowFailedError, type Client } from '@temporalio/client';
-import { loadConfig } from '../common/config';
-import type { AgentInput } from '../common/contract';
-import { startingAttributes } from '../workflows/visibility';
-import { EXIT_CODES, USAGE_ERROR } from './exit-codes';
-import { runAndFollow, summaryOf } from './follow';
-import { noWorkerLine, queueWorkers } from './worker-check';
+import { loadConfig } from '../common/config.js';
+import type { AgentInput } from '../common/contract.js';
+import { startingAttributes } from '../workflows/visibility.js';
+import { EXIT_CODES, USAGE_ERROR } from './exit-codes.js';
+import { runAndFollow, summaryOf } from './follow.js';
+import { noWorkerLine, queueWorkers } from './worker-check.js';
 
 /**
  * `what`: the run as the failure line names it (`run ID`, `resume of ID`).

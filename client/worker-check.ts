@@ -5,8 +5,8 @@
 // first (common/queue-pollers.ts says what "polls now" means) and say in one
 // line when none polls, and the updates they do send wait a bounded time.
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
-import { queuePollers } from '../common/queue-pollers';
-import { SEARCH_ATTRIBUTES } from '../common/search-attributes';
+import { queuePollers } from '../common/queue-pollers.js';
+import { SEARCH_ATTRIBUTES } from '../common/search-attributes.js';
 
 export interface QueueWorkers {
   taskQueue: string;

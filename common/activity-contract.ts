@@ -1,9 +1,9 @@
 // The activities' contract: every activity's name, input and output, as the
 // workflow calls them and the worker implements them (activities/index.ts is
 // checked against it). The workflow imports this, never the implementations.
-import type { AgentInput, ChatMessage, ModelReply, RunConfig, RunResult, ToolOutcome } from './contract';
-import type { OpenAiToolDefinition } from './tool-spec';
-import type { ReplyBudget, ReplyHold, ReplyShortfall } from './budget-math';
+import type { AgentInput, ChatMessage, ModelReply, RunConfig, RunResult, ToolOutcome } from './contract.js';
+import type { OpenAiToolDefinition } from './tool-spec.js';
+import type { ReplyBudget, ReplyHold, ReplyShortfall } from './budget-math.js';
 
 export interface AgentActivities {
   /** Fills a run's input from this worker's defaults and tools; a local activity, so the answer is in history. */

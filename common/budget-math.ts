@@ -7,7 +7,7 @@
 // Every comparison is made the way the run adds its spend (addUsd: a running
 // total kept to a picodollar), so "fits" here means the total the run will
 // report stays at or under its budget — not merely close to it.
-import type { OverReservationFlag as OverReservation, Pricing, Usage } from './contract';
+import type { OverReservationFlag as OverReservation, Pricing, Usage } from './contract.js';
 
 /** A running total in dollars, kept to a picodollar (the loop's own rounding). */
 export const addUsd = (a: number, b: number): number => Math.round((a + b) * 1e12) / 1e12;

@@ -3,11 +3,11 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadClientConfigProfile, toClientOptions } from '@temporalio/envconfig';
-import { PROJECT_ROOT } from './project-root';
-import { DEFAULT_TASK_QUEUE, type Pricing, type RunDefaults } from './contract';
-import { DEFAULT_HEARTBEAT_MS } from './heartbeat';
-import { envSchema, modelPricesSchema, SEARCH_ATTRIBUTE_MODES, TOOLSET_CHECKS, type CheckedEnv } from './env-schema';
-import { firstProblem } from './schema-problem';
+import { PROJECT_ROOT } from './project-root.js';
+import { DEFAULT_TASK_QUEUE, type Pricing, type RunDefaults } from './contract.js';
+import { DEFAULT_HEARTBEAT_MS } from './heartbeat.js';
+import { envSchema, modelPricesSchema, SEARCH_ATTRIBUTE_MODES, TOOLSET_CHECKS, type CheckedEnv } from './env-schema.js';
+import { firstProblem } from './schema-problem.js';
 
 const DATA = resolve(PROJECT_ROOT, '.data');
 
@@ -99,7 +99,7 @@ export interface HarnessConfig {
   searchAttributes: SearchAttributeMode;
 }
 
-export { SEARCH_ATTRIBUTE_MODES, TOOLSET_CHECKS } from './env-schema';
+export { SEARCH_ATTRIBUTE_MODES, TOOLSET_CHECKS } from './env-schema.js';
 export type ToolsetCheck = (typeof TOOLSET_CHECKS)[number];
 
 export type SearchAttributeMode = (typeof SEARCH_ATTRIBUTE_MODES)[number];

@@ -14,7 +14,7 @@
 // watermark and goes down to a low one, so it happens in batches rather than
 // every turn (each cut changes the prompt's prefix, which a provider's prompt
 // cache then misses).
-import type { ChatMessage, ContextPolicy } from './contract';
+import type { ChatMessage, ContextPolicy } from './contract.js';
 
 
 export const HIGH_WATERMARK = 0.8;

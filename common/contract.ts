@@ -1,7 +1,7 @@
 // The data that crosses every boundary: workflow input and result, the
 // transcript, the five exits. Plain JSON only (no Map, no Date, no class) so it
 // survives history, queries and continue-as-new unchanged.
-import type { ToolSpec } from './tool-spec';
+import type { ToolSpec } from './tool-spec.js';
 
 /** One tool call as the OpenAI chat-completions wire format carries it. */
 export interface ToolCall {

@@ -1,6 +1,6 @@
 // Every default of the harness in one place, so docs/configuration.md's table can be
 // checked against a single file.
-import type { DedupePolicy, Pricing, RunDefaults, ToolErrorPolicy, ToolName } from './contract';
+import type { DedupePolicy, Pricing, RunDefaults, ToolErrorPolicy, ToolName } from './contract.js';
 
 /** The mini-harness default turn cap of the chapter. */
 export const DEFAULT_MAX_TURNS = 15;

@@ -3,7 +3,7 @@
 // empty variable counts as unset (removed before parsing). Defaults, and the
 // rules that tie several variables together, are ./config's.
 import { z } from 'zod';
-import { got } from './schema-problem';
+import { got } from './schema-problem.js';
 
 export const TOOLSET_CHECKS = ['refuse', 'warn'] as const;
 export const SEARCH_ATTRIBUTE_MODES = ['create', 'check'] as const;

@@ -1,9 +1,9 @@
 // Validates `forkFrom` (see common/fork.ts). Pure, like ./input: the workflow
 // checks it before loading the source, parseInput checks it again so the CLI
 // and `run --input` refuse the same inputs.
-import type { ChatMessage } from './contract';
-import type { ForkRequest } from './contract';
-import { InputError } from './input-error';
+import type { ChatMessage } from './contract.js';
+import type { ForkRequest } from './contract.js';
+import { InputError } from './input-error.js';
 
 const FORK_FIELDS = ['run', 'runId', 'atTurn', 'message', 'transcript', 'turnCostsUsd'];
 const ROLES = ['system', 'user', 'assistant', 'tool'];

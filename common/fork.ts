@@ -2,7 +2,7 @@
 // transcript (or of an exported file), with the tool results as the source
 // recorded them: nothing of those turns runs or is paid again. Pure: the
 // workflow, the activities and the CLI all use it.
-import type { ChatMessage } from './contract';
+import type { ChatMessage } from './contract.js';
 
 /** A turn is one model reply and the results of its tool calls. */
 export type Cut = { ok: true; messages: ChatMessage[]; sourceTurns: number } | { ok: false; reason: string };

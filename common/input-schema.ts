@@ -2,7 +2,7 @@
 // the words a refusal uses. Defaults are not here: they are the worker's
 // (RunDefaults) and are filled by ./input.
 import { z } from 'zod';
-import { got, strictObject } from './schema-problem';
+import { got, strictObject } from './schema-problem.js';
 
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, got(`must be one of ${values.join(' | ')}`));
 

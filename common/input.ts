@@ -3,19 +3,19 @@
 // InputError in a non-retryable ApplicationFailure and the tests can call it
 // directly. The RunConfig it returns is recorded in each run's history: its
 // keys, their order and which optional ones appear are part of that record.
-import { BUILT_IN_DEFAULTS, DEFAULT_MAX_REPLY_TOKENS, DEFAULT_MIN_REPLY_TOKENS } from './defaults';
-import { InputError } from './input-error';
-import { parseForkFrom } from './fork-input';
-import { inputSchema, type CheckedInput } from './input-schema';
-import { firstProblem } from './schema-problem';
-import type { ToolSpec } from './tool-spec';
-import { LEGACY_TOOL_SPECS } from './legacy-tool-specs';
-import type { HardBudgetConfig, Pricing, RunConfig, RunDefaults } from './contract';
+import { BUILT_IN_DEFAULTS, DEFAULT_MAX_REPLY_TOKENS, DEFAULT_MIN_REPLY_TOKENS } from './defaults.js';
+import { InputError } from './input-error.js';
+import { parseForkFrom } from './fork-input.js';
+import { inputSchema, type CheckedInput } from './input-schema.js';
+import { firstProblem } from './schema-problem.js';
+import type { ToolSpec } from './tool-spec.js';
+import { LEGACY_TOOL_SPECS } from './legacy-tool-specs.js';
+import type { HardBudgetConfig, Pricing, RunConfig, RunDefaults } from './contract.js';
 
 /** The model a run's calls are sent to (LLM_MODEL may override the run's) and its price, null when the worker knows none. */
 export type PriceOf = (model: string) => { sentModel: string; pricing: Pricing | null };
 
-export { InputError } from './input-error';
+export { InputError } from './input-error.js';
 
 /**
  * `catalogue`: the tools the worker offers (the run records the specs of those

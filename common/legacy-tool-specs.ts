@@ -4,7 +4,7 @@
 // across the deploy that introduced tool modules take the specs from here.
 // New runs get their specs from the worker (activities/tools/*.ts) at their
 // start. Never edit this to change a tool: edit the tool's module.
-import type { JsonSchema, ToolSpec } from './tool-spec';
+import type { JsonSchema, ToolSpec } from './tool-spec.js';
 
 const pathArg = { type: 'string', minLength: 1, maxLength: 512, description: 'A path relative to the workspace.' };
 const noArgs: JsonSchema = { type: 'object', properties: {}, required: [], additionalProperties: false };

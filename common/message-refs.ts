@@ -11,11 +11,11 @@
 // (see MESSAGE_STORE_MISS), never a lost message.
 import { sha256 } from '@noble/hashes/sha2.js';
 import { utf8ToBytes } from '@noble/hashes/utils.js';
-import type { OpenAiToolDefinition } from './tool-spec';
-import type { MessageRef, WireMessage } from './activity-contract';
-import type { ChatMessage } from './contract';
+import type { OpenAiToolDefinition } from './tool-spec.js';
+import type { MessageRef, WireMessage } from './activity-contract.js';
+import type { ChatMessage } from './contract.js';
 
-export type { MessageRef, WireMessage } from './activity-contract';
+export type { MessageRef, WireMessage } from './activity-contract.js';
 
 
 export const isRef = (m: WireMessage): m is MessageRef => !('role' in m);

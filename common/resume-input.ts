@@ -3,7 +3,7 @@
 // a resume of a resume (of a resume…) carries the task, the model, the tools
 // and every policy, not only what the last input happened to name. Pure: the
 // workflow and the activities both use it.
-import type { AgentInput, RunConfig } from './contract';
+import type { AgentInput, RunConfig } from './contract.js';
 
 /** Which stopped runs a resume continues, in words (the workflow's check and the CLI's say the same). */
 export const RESUMABLE_RULE = 'Only max_turns_exceeded, budget_exceeded and interrupted runs can be resumed, and runs that failed because the model provider was down (unreachable, 5xx, 429 or timing out)';

@@ -2,7 +2,7 @@
 // definitions and their payloads, shared by the workflow, the CLI and the
 // tests. The names are part of CONTRACT.md: do not rename them.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { ChatMessage, RunConfig, RunStatusView } from './contract';
+import type { ChatMessage, RunConfig, RunStatusView } from './contract.js';
 
 export interface ApproveInput {
   callId: string;

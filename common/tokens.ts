@@ -9,7 +9,7 @@
 // variants, which give the event loop back every ~10 ms; the sync ones stay
 // for code with nothing else to serve (tests, scripts).
 import o200k_base from 'js-tiktoken/ranks/o200k_base';
-import { BytePairEncoder, runInSlices, runSync, type Steps } from './byte-pair';
+import { BytePairEncoder, runInSlices, runSync, type Steps } from './byte-pair.js';
 
 const encoder = new BytePairEncoder(o200k_base);
 

@@ -10,7 +10,7 @@
 // ~390 KiB more in the worker's cache and spent ~12 ms compiling per run (and
 // per replay). test/tool-args.test.ts checks that both agree.
 import { Validator, type OutputUnit, type Schema } from '@cfworker/json-schema';
-import type { ToolSpec } from './tool-spec';
+import type { ToolSpec } from './tool-spec.js';
 
 // By schema object: a run's specs are the same objects call after call.
 const validators = new WeakMap<object, Validator>();

@@ -10,7 +10,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { Resource, envDetectorSync } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import type { TracingConfig } from './config';
+import type { TracingConfig } from './config.js';
 
 export interface Tracing {
   resource: Resource;

@@ -2,7 +2,7 @@
 // words the model reads when a call failed, was declined, was not run or was
 // stopped. Shared by the workflow and the tool activity, which files the same
 // message shape in the message store.
-import type { ChatMessage, ToolCall, ToolErrorPolicy } from './contract';
+import type { ChatMessage, ToolCall, ToolErrorPolicy } from './contract.js';
 
 /**
  * Cuts a tool result to `max` characters with a note the model can read. Every

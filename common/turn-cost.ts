@@ -1,6 +1,6 @@
 // What one model call costs at a run's prices. Shared by the workflow and the
 // turn-costs activity (`agent-harness costs`).
-import type { Pricing, Usage } from './contract';
+import type { Pricing, Usage } from './contract.js';
 
 // --- money
 

@@ -2,7 +2,7 @@
 // on a parent that starts three research sub-agents: what each spends, by
 // how much it passes its budget, how many turns it bought. Part of
 // `npm run experiments` (alone: `npm run experiments -- --only budgetModes`).
-import type { AgentInput, RunResult } from '../common/contract';
+import type { AgentInput, RunResult } from '../common/contract.js';
 
 export interface BudgetTable {
   title: string;

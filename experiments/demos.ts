@@ -4,9 +4,9 @@
 // runs with --debug, so every request is printed with its numbered messages;
 // the protocol breaks also show what the provider says to the broken
 // transcript the harness refused to build.
-import { runAndFollow } from '../client/follow';
-import type { AgentInput } from '../common/contract';
-import { startBenchStack } from '../bench/stack';
+import { runAndFollow } from '../client/follow.js';
+import type { AgentInput } from '../common/contract.js';
+import { startBenchStack } from '../bench/stack.js';
 
 const stack = await startBenchStack();
 const task = 'Which file mentions a timeout?';

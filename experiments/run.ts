@@ -6,17 +6,17 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
-import { readTrace } from '../common/trace-format';
-import { findFreePort } from '../worker/dev-server/dev-server';
-import { startLocalModel } from '../dev/model/local-model';
-import { approveSignal, cancelSignal, rejectSignal } from '../common/run-messages';
-import type { AgentInput, RunResult } from '../common/contract';
-import { startBenchStack } from '../bench/stack';
-import { waitForApproval } from '../test/wait-for-approval';
-import { startWorkerProcess } from '../test/spawn-worker';
-import { addFault } from '../dev/provider/control';
-import { CHAPTER } from './chapter';
-import { softVsHardBudget } from './budget';
+import { readTrace } from '../common/trace-format.js';
+import { findFreePort } from '../worker/dev-server/dev-server.js';
+import { startLocalModel } from '../dev/model/local-model.js';
+import { approveSignal, cancelSignal, rejectSignal } from '../common/run-messages.js';
+import type { AgentInput, RunResult } from '../common/contract.js';
+import { startBenchStack } from '../bench/stack.js';
+import { waitForApproval } from '../test/wait-for-approval.js';
+import { startWorkerProcess } from '../test/spawn-worker.js';
+import { addFault } from '../dev/provider/control.js';
+import { CHAPTER } from './chapter.js';
+import { softVsHardBudget } from './budget.js';
 
 interface Table {
   title: string;

@@ -5,9 +5,9 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { approveSignal, decideUpdate, rejectSignal, statusQuery, transcriptQuery } from '../common/run-messages';
-import type { RunResult } from '../common/contract';
-import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
+import { approveSignal, decideUpdate, rejectSignal, statusQuery, transcriptQuery } from '../common/run-messages.js';
+import type { RunResult } from '../common/contract.js';
+import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness.js';
 
 const h = useHarness();
 const task = 'Which file mentions a timeout?';

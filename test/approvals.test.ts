@@ -1,8 +1,8 @@
 // The approval desk's rules, without Temporal.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ApprovalDesk } from '../workflows/approvals';
-import { argsHash, canonicalJson } from '../common/args-hash';
+import { ApprovalDesk } from '../workflows/approvals.js';
+import { argsHash, canonicalJson } from '../common/args-hash.js';
 
 const HASH = argsHash({ path: 'access.log' });
 

@@ -10,10 +10,10 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { approveSignal, configQuery, decideUpdate, statusQuery, transcriptQuery } from '../common/run-messages';
-import type { RunResult } from '../common/contract';
-import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
-import { temporalCli } from './temporal-cli';
+import { approveSignal, configQuery, decideUpdate, statusQuery, transcriptQuery } from '../common/run-messages.js';
+import type { RunResult } from '../common/contract.js';
+import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness.js';
+import { temporalCli } from './temporal-cli.js';
 
 const h = useHarness();
 const exec = promisify(execFile);

@@ -4,10 +4,10 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ensureWorkspace } from '../activities/tools/workspace';
-import { approveSignal, cancelSignal, decideUpdate, rejectSignal, statusQuery, transcriptQuery } from '../common/run-messages';
-import type { ChatMessage, RunResult } from '../common/contract';
-import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
+import { ensureWorkspace } from '../activities/tools/workspace.js';
+import { approveSignal, cancelSignal, decideUpdate, rejectSignal, statusQuery, transcriptQuery } from '../common/run-messages.js';
+import type { ChatMessage, RunResult } from '../common/contract.js';
+import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness.js';
 
 const h = useHarness();
 const matrix: string[] = [];

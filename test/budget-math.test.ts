@@ -2,7 +2,7 @@
 // the run's total pass its budget as the run adds it, not by a picodollar.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addUsd, childReservation, costUsd, replyAllowance, settleReply, type ReplyBudget } from '../common/budget-math';
+import { addUsd, childReservation, costUsd, replyAllowance, settleReply, type ReplyBudget } from '../common/budget-math.js';
 
 const CHAPTER = { inputPerMTokUsd: 2, outputPerMTokUsd: 12 };
 const budget = (committedUsd: number, maxUsd: number, extra: Partial<ReplyBudget> = {}): ReplyBudget => ({

@@ -2,7 +2,7 @@
 // its configuration: a change here changes new runs' histories and what the
 // model reads, so it is pinned byte for byte, whatever the code that builds it.
 import { describe, expect, it } from 'vitest';
-import { BUILTIN_SPECS } from './builtin-specs';
+import { BUILTIN_SPECS } from './builtin-specs.js';
 
 const PATH = '{"type":"string","minLength":1,"maxLength":512,"description":"A path relative to the workspace."}';
 const NO_ARGS = '{"type":"object","properties":{},"required":[],"additionalProperties":false}';

@@ -1,7 +1,7 @@
 // The built-in tools' specs, as a worker offers them, for the pure-loop tests.
-import { BUILTIN_TOOLS } from '../activities/tools/builtin';
-import { toolSpecOf } from '../activities/tools/define-tool';
-import type { ToolSpec } from '../common/tool-spec';
+import { BUILTIN_TOOLS } from '../activities/tools/builtin.js';
+import { toolSpecOf } from '../activities/tools/define-tool.js';
+import type { ToolSpec } from '../common/tool-spec.js';
 
 export const BUILTIN_SPECS: readonly ToolSpec[] = BUILTIN_TOOLS.map(toolSpecOf);
 

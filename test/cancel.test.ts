@@ -1,9 +1,9 @@
 // Cancellation reaches into the running tool: a Stop ends the run as
 // interrupted/cancelled with its reason, and the slow scan reports nothing after it.
 import { describe, expect, it } from 'vitest';
-import { cancelSignal, statusQuery } from '../common/run-messages';
-import type { RunResult } from '../common/contract';
-import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
+import { cancelSignal, statusQuery } from '../common/run-messages.js';
+import type { RunResult } from '../common/contract.js';
+import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness.js';
 
 const h = useHarness();
 const task = 'Scan the archive.';

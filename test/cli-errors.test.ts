@@ -8,11 +8,11 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { EXIT_CODES, NOT_FOUND, USAGE_ERROR } from '../client/exit-codes';
-import type { RunResult } from '../common/contract';
-import { statusQuery } from '../common/run-messages';
-import { freshWorkspace, useHarness, waitFor } from './harness';
-import { isDocumented } from './documented';
+import { EXIT_CODES, NOT_FOUND, USAGE_ERROR } from '../client/exit-codes.js';
+import type { RunResult } from '../common/contract.js';
+import { statusQuery } from '../common/run-messages.js';
+import { freshWorkspace, useHarness, waitFor } from './harness.js';
+import { isDocumented } from './documented.js';
 
 const h = useHarness();
 const exec = promisify(execFile);

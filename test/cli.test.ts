@@ -5,11 +5,11 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { findTemporalCli } from '../worker/dev-server/temporal-cli';
-import { ALREADY_FINISHED, EXIT_CODES, NOT_FOUND, USAGE_ERROR } from '../client/exit-codes';
-import type { RunResult, RunStatusView } from '../common/contract';
-import { resolveTraceFile } from '../common/trace-format';
-import { freshWorkspace, useHarness, waitFor } from './harness';
+import { findTemporalCli } from '../worker/dev-server/temporal-cli.js';
+import { ALREADY_FINISHED, EXIT_CODES, NOT_FOUND, USAGE_ERROR } from '../client/exit-codes.js';
+import type { RunResult, RunStatusView } from '../common/contract.js';
+import { resolveTraceFile } from '../common/trace-format.js';
+import { freshWorkspace, useHarness, waitFor } from './harness.js';
 
 const h = useHarness();
 const exec = promisify(execFile);

@@ -5,11 +5,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCodecServer } from '../client/codec-server';
-import { GZIP_ENCODING, GzipPayloadCodec } from '../common/payload-codec';
-import { findTemporalCli } from '../worker/dev-server/temporal-cli';
-import type { RunResult } from '../common/contract';
-import { freshWorkspace, useHarness } from './harness';
+import { startCodecServer } from '../client/codec-server.js';
+import { GZIP_ENCODING, GzipPayloadCodec } from '../common/payload-codec.js';
+import { findTemporalCli } from '../worker/dev-server/temporal-cli.js';
+import type { RunResult } from '../common/contract.js';
+import { freshWorkspace, useHarness } from './harness.js';
 
 const h = useHarness();
 const exec = promisify(execFile);

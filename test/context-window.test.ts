@@ -5,13 +5,13 @@ import fc from 'fast-check';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { applySummary, elideForWindow, isElided, LOW_WATERMARK, omittedTurns, planSummary } from '../common/context-window';
-import type { ContextPolicy } from '../common/contract';
-import { transcriptQuery } from '../common/run-messages';
-import type { ChatMessage, RunResult } from '../common/contract';
-import { ensureWorkspace } from '../activities/tools/workspace';
-import { freshWorkspace, useHarness } from './harness';
-import { bytesPerTurn, chainEvents } from '../client/run-history';
+import { applySummary, elideForWindow, isElided, LOW_WATERMARK, omittedTurns, planSummary } from '../common/context-window.js';
+import type { ContextPolicy } from '../common/contract.js';
+import { transcriptQuery } from '../common/run-messages.js';
+import type { ChatMessage, RunResult } from '../common/contract.js';
+import { ensureWorkspace } from '../activities/tools/workspace.js';
+import { freshWorkspace, useHarness } from './harness.js';
+import { bytesPerTurn, chainEvents } from '../client/run-history.js';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
 

@@ -1,9 +1,9 @@
 // Long runs continue as new before history grows too big. The run id, the
 // trace, the cost, the cache and the queries carry on across executions.
 import { describe, expect, it } from 'vitest';
-import { transcriptQuery, statusQuery } from '../common/run-messages';
-import type { RunResult } from '../common/contract';
-import { useHarness } from './harness';
+import { transcriptQuery, statusQuery } from '../common/run-messages.js';
+import type { RunResult } from '../common/contract.js';
+import { useHarness } from './harness.js';
 
 const h = useHarness();
 

@@ -12,12 +12,12 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { TraceLine } from '../common/trace-format';
-import { approveSignal, transcriptQuery } from '../common/run-messages';
-import { AGENT_AWAITING_CALL } from '../common/search-attributes';
-import type { AgentInput, RunResult } from '../common/contract';
-import { addFault, freshWorkspace, providerRequests, useHarness, waitFor } from './harness';
-import { startWorkerProcess, type WorkerProcess } from './worker-process';
+import type { TraceLine } from '../common/trace-format.js';
+import { approveSignal, transcriptQuery } from '../common/run-messages.js';
+import { AGENT_AWAITING_CALL } from '../common/search-attributes.js';
+import type { AgentInput, RunResult } from '../common/contract.js';
+import { addFault, freshWorkspace, providerRequests, useHarness, waitFor } from './harness.js';
+import { startWorkerProcess, type WorkerProcess } from './worker-process.js';
 
 const h = useHarness({ worker: false });
 type Scenario = 'plan' | 'destructive' | 'slow';

@@ -5,7 +5,7 @@
 // saved JSON history, and compressed payloads hide even that.
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import type proto from '@temporalio/proto';
-import { GzipPayloadCodec } from '../common/payload-codec';
+import { GzipPayloadCodec } from '../common/payload-codec.js';
 
 type History = proto.temporal.api.history.v1.IHistory;
 

@@ -3,9 +3,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { approveSignal } from '../common/run-messages';
-import type { RunResult } from '../common/contract';
-import { freshWorkspace, useHarness, waitForApproval } from './harness';
+import { approveSignal } from '../common/run-messages.js';
+import type { RunResult } from '../common/contract.js';
+import { freshWorkspace, useHarness, waitForApproval } from './harness.js';
 
 const h = useHarness();
 const task = 'Which file mentions a timeout?';

@@ -9,12 +9,12 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadWorkerTools, type WorkerTools } from '../worker/toolset';
-import { approveSignal, cancelSignal, transcriptQuery } from '../common/run-messages';
-import type { RunResult } from '../common/contract';
-import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
-import { readRecord } from './mcp/fs-server';
-import { writeStallingFsConfig } from './mcp/stalling-config';
+import { loadWorkerTools, type WorkerTools } from '../worker/toolset.js';
+import { approveSignal, cancelSignal, transcriptQuery } from '../common/run-messages.js';
+import type { RunResult } from '../common/contract.js';
+import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness.js';
+import { readRecord } from './mcp/fs-server.js';
+import { writeStallingFsConfig } from './mcp/stalling-config.js';
 
 const h = useHarness({ worker: false });
 /** Per attempt of the write: short, so the stalled call ends quickly. */

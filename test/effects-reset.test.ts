@@ -9,11 +9,11 @@ import { promisify } from 'node:util';
 import type { WorkflowHandle } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
-import { FolderEffectStore } from '../activities/effects/folder-store';
-import { findTemporalCli } from '../worker/dev-server/temporal-cli';
-import { approveSignal, statusQuery, transcriptQuery } from '../common/run-messages';
-import type { ChatMessage, RunResult } from '../common/contract';
-import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
+import { FolderEffectStore } from '../activities/effects/folder-store.js';
+import { findTemporalCli } from '../worker/dev-server/temporal-cli.js';
+import { approveSignal, statusQuery, transcriptQuery } from '../common/run-messages.js';
+import type { ChatMessage, RunResult } from '../common/contract.js';
+import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness.js';
 
 const exec = promisify(execFile);
 const { EventType } = proto.temporal.api.enums.v1;

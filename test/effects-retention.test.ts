@@ -11,17 +11,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { FolderEffectStore } from '../activities/effects/folder-store';
-import type { EffectRecord } from '../activities/effects/record';
-import { sweepLedger } from '../activities/effects/retention';
-import { namespaceRetentionMs } from '../activities/workflow-state';
-import { MessageStore, TOUCH_EVERY_MS } from '../activities/message-store';
-import { sweepMessages } from '../activities/message-retention';
-import { sweepTraces, traceWorkflowId } from '../activities/trace-retention';
-import { approveSignal, transcriptQuery } from '../common/run-messages';
-import type { AgentInput, RunResult } from '../common/contract';
-import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
-import { startWorkerProcess } from './worker-process';
+import { FolderEffectStore } from '../activities/effects/folder-store.js';
+import type { EffectRecord } from '../activities/effects/record.js';
+import { sweepLedger } from '../activities/effects/retention.js';
+import { namespaceRetentionMs } from '../activities/workflow-state.js';
+import { MessageStore, TOUCH_EVERY_MS } from '../activities/message-store.js';
+import { sweepMessages } from '../activities/message-retention.js';
+import { sweepTraces, traceWorkflowId } from '../activities/trace-retention.js';
+import { approveSignal, transcriptQuery } from '../common/run-messages.js';
+import type { AgentInput, RunResult } from '../common/contract.js';
+import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness.js';
+import { startWorkerProcess } from './worker-process.js';
 
 const h = useHarness({ worker: false });
 

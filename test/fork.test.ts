@@ -10,12 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { findTemporalCli } from '../worker/dev-server/temporal-cli';
-import { cancelSignal, configQuery, statusQuery, steerSignal, transcriptQuery } from '../common/run-messages';
-import { EXIT_CODES, USAGE_ERROR } from '../client/exit-codes';
-import type { ChatMessage, RunResult } from '../common/contract';
-import { cutAtTurn } from '../common/fork';
-import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
+import { findTemporalCli } from '../worker/dev-server/temporal-cli.js';
+import { cancelSignal, configQuery, statusQuery, steerSignal, transcriptQuery } from '../common/run-messages.js';
+import { EXIT_CODES, USAGE_ERROR } from '../client/exit-codes.js';
+import type { ChatMessage, RunResult } from '../common/contract.js';
+import { cutAtTurn } from '../common/fork.js';
+import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness.js';
 
 const h = useHarness();
 const exec = promisify(execFile);

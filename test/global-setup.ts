@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
-import { findFreePort, startDevServer } from '../worker/dev-server/dev-server';
-import { startCodecServer } from '../client/codec-server';
-import { provisionLocalModel, type LocalModelFiles } from '../dev/model/local-model';
-import { startProvider } from '../dev/provider/server';
-import { WORKFLOWS_PATH } from '../worker/create-worker';
+import { findFreePort, startDevServer } from '../worker/dev-server/dev-server.js';
+import { startCodecServer } from '../client/codec-server.js';
+import { provisionLocalModel, type LocalModelFiles } from '../dev/model/local-model.js';
+import { startProvider } from '../dev/provider/server.js';
+import { WORKFLOWS_PATH } from '../worker/create-worker.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

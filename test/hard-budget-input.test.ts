@@ -2,9 +2,9 @@
 // settings a soft budget would ignore are refused, not silently dropped, and
 // a model the worker cannot price is refused naming it.
 import { describe, expect, it } from 'vitest';
-import { parseInput, type PriceOf } from '../common/input';
-import { BUILT_IN_DEFAULTS } from '../common/defaults';
-import { LEGACY_TOOL_SPECS } from '../common/legacy-tool-specs';
+import { parseInput, type PriceOf } from '../common/input.js';
+import { BUILT_IN_DEFAULTS } from '../common/defaults.js';
+import { LEGACY_TOOL_SPECS } from '../common/legacy-tool-specs.js';
 
 const prices: PriceOf = (model) => ({ sentModel: model, pricing: model === 'plan' ? { inputPerMTokUsd: 2, outputPerMTokUsd: 12 } : null });
 const parse = (raw: unknown) => parseInput(raw, BUILT_IN_DEFAULTS, LEGACY_TOOL_SPECS, prices);

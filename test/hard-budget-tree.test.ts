@@ -9,10 +9,10 @@
 // server and the scripted provider: the run count is small on purpose.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { RunResult } from '../common/contract';
-import type { TraceLine } from '../common/trace-format';
-import { cancelSignal } from '../common/run-messages';
-import { marker, useHarness, waitFor } from './harness';
+import type { RunResult } from '../common/contract.js';
+import type { TraceLine } from '../common/trace-format.js';
+import { cancelSignal } from '../common/run-messages.js';
+import { marker, useHarness, waitFor } from './harness.js';
 
 const h = useHarness();
 const RUNS = Number(process.env.HARD_BUDGET_TREE_RUNS ?? 8);

@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { WorkflowFailedError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { findTemporalCli } from '../worker/dev-server/temporal-cli';
-import type { RunResult, RunStatusView } from '../common/contract';
-import { cancelSignal, statusQuery } from '../common/run-messages';
-import { freshWorkspace, marker, useHarness, waitFor } from './harness';
+import { findTemporalCli } from '../worker/dev-server/temporal-cli.js';
+import type { RunResult, RunStatusView } from '../common/contract.js';
+import { cancelSignal, statusQuery } from '../common/run-messages.js';
+import { freshWorkspace, marker, useHarness, waitFor } from './harness.js';
 
 const h = useHarness();
 const exec = promisify(execFile);

@@ -9,17 +9,17 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, inject } from 'vitest';
-import { readTrace, type TraceLine } from '../common/trace-format';
-import { dataConverter } from '../common/payload-codec';
-import { createAgentWorker } from '../worker/create-worker';
-import { TEST_CACHE } from './spawn-worker';
-import { everyExecution, replayFailures } from './replay/executions';
-import type { WriteHooks } from '../activities/tools/context';
-import type { Toolset } from '../activities/tools/toolset';
-import type { AgentInput, RunDefaults, RunResult } from '../common/contract';
+import { readTrace, type TraceLine } from '../common/trace-format.js';
+import { dataConverter } from '../common/payload-codec.js';
+import { createAgentWorker } from '../worker/create-worker.js';
+import { TEST_CACHE } from './spawn-worker.js';
+import { everyExecution, replayFailures } from './replay/executions.js';
+import type { WriteHooks } from '../activities/tools/context.js';
+import type { Toolset } from '../activities/tools/toolset.js';
+import type { AgentInput, RunDefaults, RunResult } from '../common/contract.js';
 
-export { addFault, clearFaults, providerRequests } from '../dev/provider/control';
-export { waitForApproval } from './wait-for-approval';
+export { addFault, clearFaults, providerRequests } from '../dev/provider/control.js';
+export { waitForApproval } from './wait-for-approval.js';
 
 export interface Harness {
   client: Client;

@@ -5,10 +5,10 @@
 // that produce them.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseInput, type PriceOf } from '../common/input';
-import { BUILT_IN_DEFAULTS } from '../common/defaults';
-import { LEGACY_TOOL_SPECS } from '../common/legacy-tool-specs';
-import type { RunConfig } from '../common/contract';
+import { parseInput, type PriceOf } from '../common/input.js';
+import { BUILT_IN_DEFAULTS } from '../common/defaults.js';
+import { LEGACY_TOOL_SPECS } from '../common/legacy-tool-specs.js';
+import type { RunConfig } from '../common/contract.js';
 
 const priceOf: PriceOf = (model) => ({ sentModel: model, pricing: { inputPerMTokUsd: 0.5, outputPerMTokUsd: 1.5 } });
 const parse = (raw: unknown, d = BUILT_IN_DEFAULTS) => parseInput(raw, d, LEGACY_TOOL_SPECS, priceOf);

@@ -2,10 +2,10 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import type { AgentInput } from '../common/contract';
-import { statusQuery } from '../common/run-messages';
-import { AGENT_ERROR_TYPE, AGENT_STATUS } from '../common/search-attributes';
-import { useHarness } from './harness';
+import type { AgentInput } from '../common/contract.js';
+import { statusQuery } from '../common/run-messages.js';
+import { AGENT_ERROR_TYPE, AGENT_STATUS } from '../common/search-attributes.js';
+import { useHarness } from './harness.js';
 
 const h = useHarness();
 

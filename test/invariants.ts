@@ -6,10 +6,10 @@ import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TraceLine } from '../common/trace-format';
-import { chainHistories } from '../client/run-history';
-import { turnCostUsd } from '../common/turn-cost';
-import type { ChatMessage, RunResult } from '../common/contract';
+import type { TraceLine } from '../common/trace-format.js';
+import { chainHistories } from '../client/run-history.js';
+import { turnCostUsd } from '../common/turn-cost.js';
+import type { ChatMessage, RunResult } from '../common/contract.js';
 
 export const INVARIANTS = {
   exit: 'a finished run reports one of the five exits',

@@ -1,9 +1,9 @@
 // The harness's own exits: the turn cap and the budget, checked before each
 // model call, with the overshoot bounded by one turn.
 import { describe, expect, it } from 'vitest';
-import { turnCostUsd } from '../common/turn-cost';
-import { DEFAULT_PRICING } from '../common/defaults';
-import { useHarness } from './harness';
+import { turnCostUsd } from '../common/turn-cost.js';
+import { DEFAULT_PRICING } from '../common/defaults.js';
+import { useHarness } from './harness.js';
 
 const h = useHarness();
 const task = 'Keep listing files.';

@@ -7,9 +7,9 @@ import { mkdirSync, mkdtempSync, writeFileSync, rmSync, existsSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../common/project-root';
-import { waitFor } from './harness';
-import { isDocumented } from './documented';
+import { PROJECT_ROOT } from '../common/project-root.js';
+import { waitFor } from './harness.js';
+import { isDocumented } from './documented.js';
 
 // The cache folder's name: the engine's version and the build's CPU flags (scripts/install-local-model.mjs).
 const VERSION = '11434.0.0-avx2';

@@ -6,9 +6,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RunResult } from '../common/contract';
-import { statusQuery } from '../common/run-messages';
-import { freshWorkspace, marker, useHarness, waitForApproval } from './harness';
+import type { RunResult } from '../common/contract.js';
+import { statusQuery } from '../common/run-messages.js';
+import { freshWorkspace, marker, useHarness, waitForApproval } from './harness.js';
 
 const h = useHarness();
 

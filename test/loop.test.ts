@@ -1,14 +1,14 @@
 // The pure loop decisions, without Temporal: microseconds each.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseInput } from '../common/input';
-import { cacheKey, firstPendingCall, isCacheable, parseCall } from '../workflows/tool-calls';
-import { declinedText, toolErrorText } from '../common/transcript-text';
-import { exitFields, limitExit, replyProtocolProblem, type Exit } from '../workflows/next-step';
-import { initialState, recordSpend, rememberResult } from '../workflows/run-state';
-import { turnCostUsd } from '../common/turn-cost';
-import type { ChatMessage, ModelReply, ToolCall } from '../common/contract';
-import { specs } from './builtin-specs';
+import { parseInput } from '../common/input.js';
+import { cacheKey, firstPendingCall, isCacheable, parseCall } from '../workflows/tool-calls.js';
+import { declinedText, toolErrorText } from '../common/transcript-text.js';
+import { exitFields, limitExit, replyProtocolProblem, type Exit } from '../workflows/next-step.js';
+import { initialState, recordSpend, rememberResult } from '../workflows/run-state.js';
+import { turnCostUsd } from '../common/turn-cost.js';
+import type { ChatMessage, ModelReply, ToolCall } from '../common/contract.js';
+import { specs } from './builtin-specs.js';
 
 const call = (id: string, name = 'list_files', args = '{}'): ToolCall => ({ id, type: 'function', function: { name, arguments: args } });
 const cfg = (extra: object = {}) => parseInput({ task: 't', ...extra });

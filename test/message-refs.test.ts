@@ -8,15 +8,15 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ApplicationFailure } from '@temporalio/common';
-import { MessageStore, resolvePrompt } from '../activities/message-store';
-import { addressOf, isRef, MESSAGE_STORE_MISS, noteFiled, promptByAddress, rememberPrompt, wholePrompt, type StoreKnowledge } from '../common/message-refs';
-import { toolDefinitions } from '../common/tool-spec';
-import { specs } from './builtin-specs';
-import type { ChatMessage } from '../common/contract';
-import { approveSignal, transcriptQuery } from '../common/run-messages';
-import type { RunResult } from '../common/contract';
-import { freshWorkspace, marker, useHarness, waitForApproval } from './harness';
-import { modelCallInputs } from '../client/run-history';
+import { MessageStore, resolvePrompt } from '../activities/message-store.js';
+import { addressOf, isRef, MESSAGE_STORE_MISS, noteFiled, promptByAddress, rememberPrompt, wholePrompt, type StoreKnowledge } from '../common/message-refs.js';
+import { toolDefinitions } from '../common/tool-spec.js';
+import { specs } from './builtin-specs.js';
+import type { ChatMessage } from '../common/contract.js';
+import { approveSignal, transcriptQuery } from '../common/run-messages.js';
+import type { RunResult } from '../common/contract.js';
+import { freshWorkspace, marker, useHarness, waitForApproval } from './harness.js';
+import { modelCallInputs } from '../client/run-history.js';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
 

@@ -3,11 +3,11 @@
 // worker process with METRICS_PORT set, after real runs.
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { findFreePort } from '../worker/dev-server/dev-server';
-import { rejectSignal } from '../common/run-messages';
-import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
-import { startWorkerProcess } from './worker-process';
-import { temporalOk } from './temporal-cli';
+import { findFreePort } from '../worker/dev-server/dev-server.js';
+import { rejectSignal } from '../common/run-messages.js';
+import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness.js';
+import { startWorkerProcess } from './worker-process.js';
+import { temporalOk } from './temporal-cli.js';
 
 const h = useHarness({ worker: false });
 

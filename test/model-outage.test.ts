@@ -6,10 +6,10 @@
 // outage is the scripted provider's `down` fault (every request of the run
 // reset until the test clears it), so each test waits for events, not time.
 import { describe, expect, it } from 'vitest';
-import type { RunResult, RunStatusView } from '../common/contract';
-import { cancelSignal, statusQuery } from '../common/run-messages';
-import { AGENT_STATUS } from '../common/search-attributes';
-import { addFault, clearFaults, marker, providerRequests, useHarness, waitFor } from './harness';
+import type { RunResult, RunStatusView } from '../common/contract.js';
+import { cancelSignal, statusQuery } from '../common/run-messages.js';
+import { AGENT_STATUS } from '../common/search-attributes.js';
+import { addFault, clearFaults, marker, providerRequests, useHarness, waitFor } from './harness.js';
 
 const h = useHarness();
 

@@ -11,12 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Connection } from '@temporalio/client';
-import { findTemporalCli } from '../worker/dev-server/temporal-cli';
-import { SEARCH_ATTRIBUTES } from '../common/search-attributes';
-import { createCommands, searchAttributeGaps } from '../worker/search-attribute-check';
-import { useHarness, waitFor } from './harness';
-import { isDocumented } from './documented';
-import { startWorkerProcess, type WorkerProcess } from './worker-process';
+import { findTemporalCli } from '../worker/dev-server/temporal-cli.js';
+import { SEARCH_ATTRIBUTES } from '../common/search-attributes.js';
+import { createCommands, searchAttributeGaps } from '../worker/search-attribute-check.js';
+import { useHarness, waitFor } from './harness.js';
+import { isDocumented } from './documented.js';
+import { startWorkerProcess, type WorkerProcess } from './worker-process.js';
 
 const h = useHarness({ worker: false });
 const workers: WorkerProcess[] = [];

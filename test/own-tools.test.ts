@@ -6,11 +6,11 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../common/project-root';
-import { approveSignal, cancelSignal, rejectSignal } from '../common/run-messages';
-import type { AgentInput, RunResult } from '../common/contract';
-import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
-import { startWorkerProcess, type WorkerProcess } from './worker-process';
+import { PROJECT_ROOT } from '../common/project-root.js';
+import { approveSignal, cancelSignal, rejectSignal } from '../common/run-messages.js';
+import type { AgentInput, RunResult } from '../common/contract.js';
+import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness.js';
+import { startWorkerProcess, type WorkerProcess } from './worker-process.js';
 
 const h = useHarness({ worker: false });
 let worker: WorkerProcess;

@@ -1,13 +1,13 @@
 // The well-behaved run, end to end: a real server, worker and provider.
 import { Worker } from '@temporalio/worker';
 import { describe, expect, inject, it } from 'vitest';
-import { turnCostUsd } from '../common/turn-cost';
-import { DEFAULT_PRICING } from '../common/defaults';
-import { statusQuery, transcriptQuery } from '../common/run-messages';
-import type { RunResult } from '../common/contract';
-import { useHarness } from './harness';
-import { dataConverter } from '../common/payload-codec';
-import { REPLAY_SINKS } from '../worker/create-worker';
+import { turnCostUsd } from '../common/turn-cost.js';
+import { DEFAULT_PRICING } from '../common/defaults.js';
+import { statusQuery, transcriptQuery } from '../common/run-messages.js';
+import type { RunResult } from '../common/contract.js';
+import { useHarness } from './harness.js';
+import { dataConverter } from '../common/payload-codec.js';
+import { REPLAY_SINKS } from '../worker/create-worker.js';
 
 const h = useHarness();
 

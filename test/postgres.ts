@@ -9,7 +9,7 @@ import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { findFreePort } from '../worker/dev-server/dev-server';
+import { findFreePort } from '../worker/dev-server/dev-server.js';
 
 export interface TestPostgres {
   /** postgres://agent@127.0.0.1:PORT/<database> for a database of this name (created on first use by the ledger). */

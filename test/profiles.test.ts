@@ -11,11 +11,11 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { msToTs } from '@temporalio/common/lib/time';
-import { loadConfig } from '../common/config';
-import { USAGE_ERROR } from '../client/exit-codes';
-import type { RunStatusView } from '../common/contract';
-import { useHarness, waitFor } from './harness';
-import { startWorkerProcess } from './worker-process';
+import { loadConfig } from '../common/config.js';
+import { USAGE_ERROR } from '../client/exit-codes.js';
+import type { RunStatusView } from '../common/contract.js';
+import { useHarness, waitFor } from './harness.js';
+import { startWorkerProcess } from './worker-process.js';
 
 const h = useHarness({ worker: false });
 const exec = promisify(execFile);

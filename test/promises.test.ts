@@ -8,11 +8,11 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { traceChains } from '../common/trace-format';
-import { latestChain } from '../client/run-history';
-import { approveSignal, cancelSignal, decideUpdate, rejectSignal, transcriptQuery } from '../common/run-messages';
-import type { ChatMessage, RunResult } from '../common/contract';
-import { addFault, freshWorkspace, marker, providerRequests, useHarness, waitFor, waitForApproval } from './harness';
+import { traceChains } from '../common/trace-format.js';
+import { latestChain } from '../client/run-history.js';
+import { approveSignal, cancelSignal, decideUpdate, rejectSignal, transcriptQuery } from '../common/run-messages.js';
+import type { ChatMessage, RunResult } from '../common/contract.js';
+import { addFault, freshWorkspace, marker, providerRequests, useHarness, waitFor, waitForApproval } from './harness.js';
 
 const h = useHarness({ worker: false });
 const task = 'Which file mentions a timeout?';

@@ -5,18 +5,18 @@
 // PROPERTY_SEED=<seed> to reproduce it.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { inputFromFlags } from '../client/cli';
-import { ApprovalDesk } from '../workflows/approvals';
-import { argsHash } from '../common/args-hash';
-import { RESEARCH_LIMITS } from '../common/defaults';
-import { InputError, parseInput } from '../common/input';
-import { budgetLeft, childBudget, nextStep, takeReply, type Exit } from '../workflows/next-step';
-import { cacheKey, parseCall, toolSpecsOf } from '../workflows/tool-calls';
-import { capToolResult, declinedText, toolResultMessage, type Decision } from '../common/transcript-text';
-import { initialState, recordChildSpend } from '../workflows/run-state';
-import { turnCostUsd } from '../common/turn-cost';
-import { specs } from './builtin-specs';
-import type { ChatMessage, ModelReply, RunConfig, ToolCall, ToolName } from '../common/contract';
+import { inputFromFlags } from '../client/cli.js';
+import { ApprovalDesk } from '../workflows/approvals.js';
+import { argsHash } from '../common/args-hash.js';
+import { RESEARCH_LIMITS } from '../common/defaults.js';
+import { InputError, parseInput } from '../common/input.js';
+import { budgetLeft, childBudget, nextStep, takeReply, type Exit } from '../workflows/next-step.js';
+import { cacheKey, parseCall, toolSpecsOf } from '../workflows/tool-calls.js';
+import { capToolResult, declinedText, toolResultMessage, type Decision } from '../common/transcript-text.js';
+import { initialState, recordChildSpend } from '../workflows/run-state.js';
+import { turnCostUsd } from '../common/turn-cost.js';
+import { specs } from './builtin-specs.js';
+import type { ChatMessage, ModelReply, RunConfig, ToolCall, ToolName } from '../common/contract.js';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
 const SEED = process.env.PROPERTY_SEED === undefined ? undefined : Number(process.env.PROPERTY_SEED);

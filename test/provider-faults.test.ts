@@ -2,8 +2,8 @@
 // them per request; the model activity retries what can be retried and fails
 // fast, with the provider's message, on what cannot.
 import { describe, expect, it } from 'vitest';
-import type { RunResult } from '../common/contract';
-import { addFault, marker, providerRequests, useHarness } from './harness';
+import type { RunResult } from '../common/contract.js';
+import { addFault, marker, providerRequests, useHarness } from './harness.js';
 
 const h = useHarness();
 

@@ -1,8 +1,8 @@
 // The scripted provider over real HTTP: stateless scripts, real token counts,
 // and a 400 for transcripts that break the protocol.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startProvider, type RunningProvider } from '../dev/provider/server';
-import { countTokens } from '../common/tokens';
+import { startProvider, type RunningProvider } from '../dev/provider/server.js';
+import { countTokens } from '../common/tokens.js';
 
 let p: RunningProvider;
 beforeAll(async () => {

@@ -8,12 +8,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { findFreePort } from '../worker/dev-server/dev-server';
-import { startLocalModel, type LocalModel } from '../dev/model/local-model';
-import { transcriptQuery } from '../common/run-messages';
-import type { AgentInput, RunResult } from '../common/contract';
-import { freshWorkspace, useHarness } from './harness';
-import { brokenPromises, decisionsInHistory, workflowTaskFailures } from './invariants';
+import { findFreePort } from '../worker/dev-server/dev-server.js';
+import { startLocalModel, type LocalModel } from '../dev/model/local-model.js';
+import { transcriptQuery } from '../common/run-messages.js';
+import type { AgentInput, RunResult } from '../common/contract.js';
+import { freshWorkspace, useHarness } from './harness.js';
+import { brokenPromises, decisionsInHistory, workflowTaskFailures } from './invariants.js';
 
 let model: LocalModel | null = null;
 const h = useHarness({

@@ -1,8 +1,8 @@
 // The follow output's lines for a person's decision: each decision in its own
 // word (never "rejectd"), pure rendering, no server.
 import { describe, expect, it } from 'vitest';
-import { renderEvent } from '../client/render';
-import type { TraceLine } from '../common/trace-format';
+import { renderEvent } from '../client/render.js';
+import type { TraceLine } from '../common/trace-format.js';
 
 const line = (fields: Record<string, unknown>) => ({ ts: '2024-01-01T00:00:00.000Z', ...fields }) as unknown as TraceLine;
 

@@ -11,13 +11,13 @@ import { DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { dataConverter } from '../common/payload-codec';
-import { REPLAY_SINKS } from '../worker/create-worker';
-import type { RunResult } from '../common/contract';
-import type { RunToolInput } from '../common/activity-contract';
-import { bundleWith } from './replay/bundle';
-import { CAPTURE_MODULE, describeDifference, differences, recorded, replayed } from './replay/compare';
-import { ACCEPTED_DIFFERENCES, acceptedFor, type AcceptedDifference } from './replay/accepted-differences';
+import { dataConverter } from '../common/payload-codec.js';
+import { REPLAY_SINKS } from '../worker/create-worker.js';
+import type { RunResult } from '../common/contract.js';
+import type { RunToolInput } from '../common/activity-contract.js';
+import { bundleWith } from './replay/bundle.js';
+import { CAPTURE_MODULE, describeDifference, differences, recorded, replayed } from './replay/compare.js';
+import { ACCEPTED_DIFFERENCES, acceptedFor, type AcceptedDifference } from './replay/accepted-differences.js';
 
 const DIR = join(import.meta.dirname, 'fixtures', 'histories');
 const files = readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();

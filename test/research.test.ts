@@ -1,8 +1,8 @@
 // The research tool runs a whole child agent run; the parent pays for it.
 import { describe, expect, it } from 'vitest';
-import type { RunResult } from '../common/contract';
-import { addFault, marker, useHarness, waitFor } from './harness';
-import { cancelSignal, statusQuery } from '../common/run-messages';
+import type { RunResult } from '../common/contract.js';
+import { addFault, marker, useHarness, waitFor } from './harness.js';
+import { cancelSignal, statusQuery } from '../common/run-messages.js';
 
 const h = useHarness();
 

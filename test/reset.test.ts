@@ -9,11 +9,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { findTemporalCli } from '../worker/dev-server/temporal-cli';
-import { traceChains, traceFile, type TraceLine } from '../common/trace-format';
-import { approveSignal, configQuery, transcriptQuery } from '../common/run-messages';
-import type { RunResult } from '../common/contract';
-import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
+import { findTemporalCli } from '../worker/dev-server/temporal-cli.js';
+import { traceChains, traceFile, type TraceLine } from '../common/trace-format.js';
+import { approveSignal, configQuery, transcriptQuery } from '../common/run-messages.js';
+import type { RunResult } from '../common/contract.js';
+import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness.js';
 
 const h = useHarness();
 const exec = promisify(execFile);

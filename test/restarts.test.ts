@@ -6,12 +6,12 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findFreePort, startDevServer } from '../worker/dev-server/dev-server';
-import { dataConverter } from '../common/payload-codec';
-import { approveSignal, statusQuery } from '../common/run-messages';
-import type { RunResult } from '../common/contract';
-import { freshWorkspace, useHarness, waitFor } from './harness';
-import { startWorkerProcess } from './worker-process';
+import { findFreePort, startDevServer } from '../worker/dev-server/dev-server.js';
+import { dataConverter } from '../common/payload-codec.js';
+import { approveSignal, statusQuery } from '../common/run-messages.js';
+import type { RunResult } from '../common/contract.js';
+import { freshWorkspace, useHarness, waitFor } from './harness.js';
+import { startWorkerProcess } from './worker-process.js';
 
 const h = useHarness({ worker: false });
 

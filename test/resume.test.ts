@@ -7,9 +7,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { approveSignal, configQuery, transcriptQuery } from '../common/run-messages';
-import type { RunResult } from '../common/contract';
-import { freshWorkspace, useHarness, waitForApproval } from './harness';
+import { approveSignal, configQuery, transcriptQuery } from '../common/run-messages.js';
+import type { RunResult } from '../common/contract.js';
+import { freshWorkspace, useHarness, waitForApproval } from './harness.js';
 
 const h = useHarness();
 const task = 'Which file mentions a timeout?';

@@ -2,9 +2,9 @@
 // same worker at any OpenAI-compatible server. Here the "other server" is a
 // second scripted provider on its own port, requiring its own key.
 import { afterAll, describe, expect, it } from 'vitest';
-import { startProvider, type RunningProvider } from '../dev/provider/server';
-import type { RunResult } from '../common/contract';
-import { providerRequests, useHarness } from './harness';
+import { startProvider, type RunningProvider } from '../dev/provider/server.js';
+import type { RunResult } from '../common/contract.js';
+import { providerRequests, useHarness } from './harness.js';
 
 let other: RunningProvider;
 const h = useHarness({

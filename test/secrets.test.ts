@@ -1,11 +1,11 @@
 // The API key lives in the worker's configuration only: it never reaches the
 // workflow input, the history, the trace or an error message.
 import { afterAll, describe, expect, it } from 'vitest';
-import { startProvider, type RunningProvider } from '../dev/provider/server';
-import { GZIP_ENCODING } from '../common/payload-codec';
-import type { RunResult } from '../common/contract';
-import { decodedHistoryText, mentions } from './decoded-history';
-import { marker, useHarness } from './harness';
+import { startProvider, type RunningProvider } from '../dev/provider/server.js';
+import { GZIP_ENCODING } from '../common/payload-codec.js';
+import type { RunResult } from '../common/contract.js';
+import { decodedHistoryText, mentions } from './decoded-history.js';
+import { marker, useHarness } from './harness.js';
 
 const KEY = 'sk-test-0123456789abcdef';
 let provider: RunningProvider;

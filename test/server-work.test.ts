@@ -5,16 +5,16 @@
 // set the starting attributes (as the project's CLI does). Each upsert is a
 // billed Action on Temporal Cloud and a visibility write.
 import proto from '@temporalio/proto';
-import { transcriptQuery } from '../common/run-messages';
+import { transcriptQuery } from '../common/run-messages.js';
 import type { WorkflowHandle } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { countActions } from '../bench/actions';
-import { startingAttributes } from '../workflows/visibility';
-import { AGENT_MODEL, AGENT_STATUS, AGENT_TURNS } from '../common/search-attributes';
-import type { AgentInput } from '../common/contract';
-import { useHarness } from './harness';
-import { decodePayloads } from './decoded-history';
+import { countActions } from '../bench/actions.js';
+import { startingAttributes } from '../workflows/visibility.js';
+import { AGENT_MODEL, AGENT_STATUS, AGENT_TURNS } from '../common/search-attributes.js';
+import type { AgentInput } from '../common/contract.js';
+import { useHarness } from './harness.js';
+import { decodePayloads } from './decoded-history.js';
 
 const { EventType } = proto.temporal.api.enums.v1;
 const h = useHarness();

@@ -2,7 +2,7 @@
 // must kill one with SIGKILL as a crash would: the crash tests, the resume
 // experiment.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { PROJECT_ROOT } from '../common/project-root';
+import { PROJECT_ROOT } from '../common/project-root.js';
 
 /**
  * The suite's workers cache up to 64 runs (more than any test keeps alive, so

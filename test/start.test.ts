@@ -10,11 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
-import { PROJECT_ROOT } from '../common/project-root';
-import { findFreePort, isPortFree } from '../worker/dev-server/dev-server';
-import { waitFor } from './harness';
-import { descendantsOf, isAlive, parentOf, processesWith } from './processes';
-import { isDocumented } from './documented';
+import { PROJECT_ROOT } from '../common/project-root.js';
+import { findFreePort, isPortFree } from '../worker/dev-server/dev-server.js';
+import { waitFor } from './harness.js';
+import { descendantsOf, isAlive, parentOf, processesWith } from './processes.js';
+import { isDocumented } from './documented.js';
 
 interface Stack {
   child: ChildProcess;

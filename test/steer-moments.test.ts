@@ -6,12 +6,12 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { approveSignal, decideUpdate, steerSignal, transcriptQuery } from '../common/run-messages';
-import type { ChatMessage, RunResult } from '../common/contract';
-import { addFault, freshWorkspace, marker, providerRequests, useHarness, waitFor, waitForApproval } from './harness';
-import { temporalOk } from './temporal-cli';
-import { startWorkerProcess, type WorkerProcess } from './worker-process';
-import { argsHash } from '../common/args-hash';
+import { approveSignal, decideUpdate, steerSignal, transcriptQuery } from '../common/run-messages.js';
+import type { ChatMessage, RunResult } from '../common/contract.js';
+import { addFault, freshWorkspace, marker, providerRequests, useHarness, waitFor, waitForApproval } from './harness.js';
+import { temporalOk } from './temporal-cli.js';
+import { startWorkerProcess, type WorkerProcess } from './worker-process.js';
+import { argsHash } from '../common/args-hash.js';
 
 const h = useHarness({ worker: false });
 const isSteer = (m: ChatMessage) => m.role === 'user' && m.content.startsWith('Message from ');

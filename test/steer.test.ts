@@ -9,10 +9,10 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { statusQuery, transcriptQuery } from '../common/run-messages';
-import type { ChatMessage, RunResult } from '../common/contract';
-import { freshWorkspace, marker, providerRequests, useHarness, waitFor, waitForApproval } from './harness';
-import { temporalCli, temporalOk } from './temporal-cli';
+import { statusQuery, transcriptQuery } from '../common/run-messages.js';
+import type { ChatMessage, RunResult } from '../common/contract.js';
+import { freshWorkspace, marker, providerRequests, useHarness, waitFor, waitForApproval } from './harness.js';
+import { temporalCli, temporalOk } from './temporal-cli.js';
 
 const h = useHarness();
 const exec = promisify(execFile);

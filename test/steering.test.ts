@@ -8,9 +8,9 @@
 // due message turns into one more turn.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SteeringQueue, steerInputProblem, steerMessage } from '../workflows/steering';
-import { protocolError } from '../dev/provider/protocol';
-import type { ChatMessage, ToolCall } from '../common/contract';
+import { SteeringQueue, steerInputProblem, steerMessage } from '../workflows/steering.js';
+import { protocolError } from '../dev/provider/protocol.js';
+import type { ChatMessage, ToolCall } from '../common/contract.js';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
 const SEED = process.env.PROPERTY_SEED === undefined ? undefined : Number(process.env.PROPERTY_SEED);

@@ -7,12 +7,12 @@ import proto from '@temporalio/proto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BUILTIN_TOOLS } from '../activities/tools/builtin';
-import { Toolset } from '../activities/tools/toolset';
-import { LONG_CALL, longCallTask, longCallTool } from '../bench/long-call-tool';
-import { cancelSignal } from '../common/run-messages';
-import type { RunResult } from '../common/contract';
-import { useHarness, waitFor } from './harness';
+import { BUILTIN_TOOLS } from '../activities/tools/builtin.js';
+import { Toolset } from '../activities/tools/toolset.js';
+import { LONG_CALL, longCallTask, longCallTool } from '../bench/long-call-tool.js';
+import { cancelSignal } from '../common/run-messages.js';
+import type { RunResult } from '../common/contract.js';
+import { useHarness, waitFor } from './harness.js';
 
 const { EventType } = proto.temporal.api.enums.v1;
 const h = useHarness({ worker: false });

@@ -5,9 +5,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { approveSignal, cancelSignal, transcriptQuery } from '../common/run-messages';
-import type { ChatMessage, RunResult } from '../common/contract';
-import { addFault, freshWorkspace, marker, providerRequests, useHarness, waitFor, waitForApproval } from './harness';
+import { approveSignal, cancelSignal, transcriptQuery } from '../common/run-messages.js';
+import type { ChatMessage, RunResult } from '../common/contract.js';
+import { addFault, freshWorkspace, marker, providerRequests, useHarness, waitFor, waitForApproval } from './harness.js';
 
 const h = useHarness({ worker: false });
 const task = 'Which file mentions a timeout?';

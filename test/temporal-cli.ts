@@ -2,7 +2,7 @@
 // harness: its output parsed from JSON, or its refusal (exit code, stderr).
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { findTemporalCli } from '../worker/dev-server/temporal-cli';
+import { findTemporalCli } from '../worker/dev-server/temporal-cli.js';
 
 const exec = promisify(execFile);
 

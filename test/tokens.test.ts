@@ -8,8 +8,8 @@ import fc from 'fast-check';
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200k_base from 'js-tiktoken/ranks/o200k_base';
 import { describe, expect, it } from 'vitest';
-import { BytePairEncoder, runSync } from '../common/byte-pair';
-import { countCompletionTokens, countCompletionTokensAsync, countPromptTokens, countPromptTokensAsync, countTokens, countTokensAsync, truncateToTokens, truncateToTokensAsync } from '../common/tokens';
+import { BytePairEncoder, runSync } from '../common/byte-pair.js';
+import { countCompletionTokens, countCompletionTokensAsync, countPromptTokens, countPromptTokensAsync, countTokens, countTokensAsync, truncateToTokens, truncateToTokensAsync } from '../common/tokens.js';
 
 const reference = new Tiktoken(o200k_base);
 const ours = new BytePairEncoder(o200k_base);

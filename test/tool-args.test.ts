@@ -5,9 +5,9 @@
 import { Ajv } from 'ajv';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { argumentProblem } from '../common/tool-args';
-import { BUILTIN_SPECS } from './builtin-specs';
-import type { ToolSpec } from '../common/tool-spec';
+import { argumentProblem } from '../common/tool-args.js';
+import { BUILTIN_SPECS } from './builtin-specs.js';
+import type { ToolSpec } from '../common/tool-spec.js';
 
 describe('tool schemas', () => {
   it('every tool schema is a valid JSON Schema', () => {

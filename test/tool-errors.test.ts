@@ -1,8 +1,8 @@
 // Tool errors are data; their wording is policy. Errors the model cannot act
 // on stop the run with a reason instead of burning turns.
 import { describe, expect, it } from 'vitest';
-import { transcriptQuery } from '../common/run-messages';
-import { useHarness } from './harness';
+import { transcriptQuery } from '../common/run-messages.js';
+import { useHarness } from './harness.js';
 
 const h = useHarness();
 const task = 'Which file mentions a timeout?';

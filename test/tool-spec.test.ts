@@ -4,10 +4,10 @@
 import fc from 'fast-check';
 import { posix } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { defineSubAgent, defineTool } from '../activities/tools/define-tool';
-import { Toolset } from '../activities/tools/toolset';
-import { needsApproval, normalisePath, specProblem, type ApprovalRule } from '../common/tool-spec';
-import { BUILTIN_SPECS } from './builtin-specs';
+import { defineSubAgent, defineTool } from '../activities/tools/define-tool.js';
+import { Toolset } from '../activities/tools/toolset.js';
+import { needsApproval, normalisePath, specProblem, type ApprovalRule } from '../common/tool-spec.js';
+import { BUILTIN_SPECS } from './builtin-specs.js';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
 const segment = fc.constantFrom('tmp', 'notes', 'a.txt', '.', '..', '', 'tmpx', 'tmp.d', '...');

@@ -5,11 +5,11 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { plainToolContext } from '../activities/tools/context';
-import { deleteFile } from '../activities/tools/delete-file';
-import { NothingChanged, ToolError } from '../activities/tools/tool-error';
-import { listFiles } from '../activities/tools/list-files';
-import { READ_LIMIT_BYTES, readFile } from '../activities/tools/read-file';
+import { plainToolContext } from '../activities/tools/context.js';
+import { deleteFile } from '../activities/tools/delete-file.js';
+import { NothingChanged, ToolError } from '../activities/tools/tool-error.js';
+import { listFiles } from '../activities/tools/list-files.js';
+import { READ_LIMIT_BYTES, readFile } from '../activities/tools/read-file.js';
 
 function context(key = 'run-1/m3/c2') {
   return plainToolContext(mkdtempSync(join(tmpdir(), 'tools-unit-')), key);

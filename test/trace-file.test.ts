@@ -3,8 +3,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readTrace, traceChains } from '../common/trace-format';
-import { TraceWriter } from '../activities/trace-file';
+import { readTrace, traceChains } from '../common/trace-format.js';
+import { TraceWriter } from '../activities/trace-file.js';
 
 describe('TraceWriter', () => {
   it('drops a line it already has, replaces one a redone task changed, and survives a new process', () => {

@@ -4,8 +4,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../common/project-root';
-import { isDocumented, TROUBLESHOOTING } from './documented';
+import { PROJECT_ROOT } from '../common/project-root.js';
+import { isDocumented, TROUBLESHOOTING } from './documented.js';
 
 const sections = readFileSync(TROUBLESHOOTING, 'utf8').split(/^### /m).slice(1);
 

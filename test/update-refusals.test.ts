@@ -2,9 +2,9 @@
 // real `temporal` CLI: the reason, typed UpdateRefused and not retryable, for
 // each of the four updates a person sends (decide, steer, raiseBudget, reconcile).
 import { describe, expect, it } from 'vitest';
-import { cancelSignal } from '../common/run-messages';
-import { freshWorkspace, useHarness, waitForApproval } from './harness';
-import { temporalCli } from './temporal-cli';
+import { cancelSignal } from '../common/run-messages.js';
+import { freshWorkspace, useHarness, waitForApproval } from './harness.js';
+import { temporalCli } from './temporal-cli.js';
 
 const h = useHarness();
 

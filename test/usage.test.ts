@@ -3,9 +3,9 @@
 // counts), flags it in the trace, the status and the result, and the budget
 // stops the run as it would with reported usage.
 import { describe, expect, it } from 'vitest';
-import { statusQuery } from '../common/run-messages';
-import type { RunResult } from '../common/contract';
-import { addFault, marker, useHarness } from './harness';
+import { statusQuery } from '../common/run-messages.js';
+import type { RunResult } from '../common/contract.js';
+import { addFault, marker, useHarness } from './harness.js';
 
 const h = useHarness();
 

@@ -1,8 +1,8 @@
 // Waits until a run is parked on an approval for one call, and returns its
 // status: what a person (or a script) needs before approving.
 import type { WorkflowHandle } from '@temporalio/client';
-import { statusQuery } from '../common/run-messages';
-import type { RunStatusView } from '../common/contract';
+import { statusQuery } from '../common/run-messages.js';
+import type { RunStatusView } from '../common/contract.js';
 
 export async function waitForApproval(handle: WorkflowHandle, callId: string, timeoutMs = 90_000): Promise<RunStatusView> {
   const deadline = Date.now() + timeoutMs;

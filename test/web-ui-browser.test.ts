@@ -11,11 +11,11 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, inject, it } from 'vitest';
-import type { AgentInput } from '../common/contract';
-import { GZIP_ENCODING, DEFAULT_COMPRESS_ABOVE_BYTES } from '../common/payload-codec';
-import { summaryOf } from '../client/follow';
-import { launchChromium, pngSize } from './browser';
-import { freshWorkspace, marker, useHarness, waitFor, waitForApproval } from './harness';
+import type { AgentInput } from '../common/contract.js';
+import { GZIP_ENCODING, DEFAULT_COMPRESS_ABOVE_BYTES } from '../common/payload-codec.js';
+import { summaryOf } from '../client/follow.js';
+import { launchChromium, pngSize } from './browser.js';
+import { freshWorkspace, marker, useHarness, waitFor, waitForApproval } from './harness.js';
 
 const h = useHarness();
 const webUi = inject('webUiUrl');

@@ -2,10 +2,10 @@
 // "delete_file access.log approved by alice"), the run's details panel shows
 // its live state, and the codec server answers a browser's CORS preflight.
 import { describe, expect, it } from 'vitest';
-import { findFreePort } from '../worker/dev-server/dev-server';
-import { startCodecServer } from '../client/codec-server';
-import { approveSignal } from '../common/run-messages';
-import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness';
+import { findFreePort } from '../worker/dev-server/dev-server.js';
+import { startCodecServer } from '../client/codec-server.js';
+import { approveSignal } from '../common/run-messages.js';
+import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness.js';
 
 const h = useHarness();
 

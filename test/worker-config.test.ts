@@ -2,8 +2,8 @@
 // that would hurt runs is refused there, with the reason, before anything starts.
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../common/project-root';
-import { loadConfig, ZERO_CACHE_REFUSED } from '../common/config';
+import { PROJECT_ROOT } from '../common/project-root.js';
+import { loadConfig, ZERO_CACHE_REFUSED } from '../common/config.js';
 
 describe('worker configuration', () => {
   it('refuses a workflow cache of 0, which would cancel local tool calls mid-call', () => {

@@ -10,15 +10,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
-import { PROJECT_ROOT } from '../common/project-root';
-import { dataConverter } from '../common/payload-codec';
-import { findFreePort, startDevServer } from '../worker/dev-server/dev-server';
-import type { RunResult } from '../common/contract';
-import { useHarness, waitFor } from './harness';
-import { startWorkerProcess } from './worker-process';
-import { startWorkerProcess as startBareWorkerProcess } from './spawn-worker';
-import { descendantsOf, isAlive, processesWith } from './processes';
-import { isDocumented } from './documented';
+import { PROJECT_ROOT } from '../common/project-root.js';
+import { dataConverter } from '../common/payload-codec.js';
+import { findFreePort, startDevServer } from '../worker/dev-server/dev-server.js';
+import type { RunResult } from '../common/contract.js';
+import { useHarness, waitFor } from './harness.js';
+import { startWorkerProcess } from './worker-process.js';
+import { startWorkerProcess as startBareWorkerProcess } from './spawn-worker.js';
+import { descendantsOf, isAlive, processesWith } from './processes.js';
+import { isDocumented } from './documented.js';
 
 const h = useHarness({ worker: false });
 

@@ -1,7 +1,7 @@
 // The suite's worker processes: test/spawn-worker.ts wired to the shared
 // dev server, provider and workflow bundle.
 import { inject } from 'vitest';
-import { startWorkerProcess as start, type WorkerProcess } from './spawn-worker';
+import { startWorkerProcess as start, type WorkerProcess } from './spawn-worker.js';
 
 export type { WorkerProcess };
 

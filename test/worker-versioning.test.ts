@@ -9,14 +9,14 @@ import proto from '@temporalio/proto';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../common/config';
-import { BUILTIN_TOOLS } from '../activities/tools/builtin';
-import { toolsetHash } from '../worker/tool-routing';
-import { approveSignal } from '../common/run-messages';
-import { AGENT_AWAITING_CALL } from '../common/search-attributes';
-import type { RunResult } from '../common/contract';
-import { freshWorkspace, useHarness, waitFor } from './harness';
-import { startWorkerProcess, type WorkerProcess } from './worker-process';
+import { loadConfig } from '../common/config.js';
+import { BUILTIN_TOOLS } from '../activities/tools/builtin.js';
+import { toolsetHash } from '../worker/tool-routing.js';
+import { approveSignal } from '../common/run-messages.js';
+import { AGENT_AWAITING_CALL } from '../common/search-attributes.js';
+import type { RunResult } from '../common/contract.js';
+import { freshWorkspace, useHarness, waitFor } from './harness.js';
+import { startWorkerProcess, type WorkerProcess } from './worker-process.js';
 
 const { EventType, VersioningBehavior, TaskQueueType, RoutingConfigUpdateState } = proto.temporal.api.enums.v1;
 

@@ -4,9 +4,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ToolError } from '../activities/tools/tool-error';
-import { assertReadable, ensureWorkspace, resolveInside, SEED_FILES } from '../activities/tools/workspace';
-import { PROJECT_ROOT } from '../common/project-root';
+import { ToolError } from '../activities/tools/tool-error.js';
+import { assertReadable, ensureWorkspace, resolveInside, SEED_FILES } from '../activities/tools/workspace.js';
+import { PROJECT_ROOT } from '../common/project-root.js';
 
 const base = mkdtempSync(join(tmpdir(), 'ws-unit-'));
 const root = ensureWorkspace(base, 'w');

@@ -7,17 +7,17 @@
 // one line naming it, and whatever it had started is stopped first.
 import { NativeConnection } from '@temporalio/worker';
 import { Connection } from '@temporalio/client';
-import { startDevServer, type DevServer } from './dev-server/dev-server';
-import { loadConfig, temporalConnectOptions, type HarnessConfig } from '../common/config';
-import { startTracing, stopTracing } from '../common/tracing';
-import { createWorkerFromConfig } from './create-worker';
-import { startWorkerStorage } from './storage';
-import { loadWorkerTools, type WorkerTools } from './toolset';
-import { installRuntime } from './telemetry';
-import { startupRefusal, workerNotCreated } from './startup-errors';
-import { requireSearchAttributes } from './search-attribute-check';
-import { chooseTaskQueue, toolsetHash } from './tool-routing';
-import { cannotReach, errorLine } from '../common/connection-errors';
+import { startDevServer, type DevServer } from './dev-server/dev-server.js';
+import { loadConfig, temporalConnectOptions, type HarnessConfig } from '../common/config.js';
+import { startTracing, stopTracing } from '../common/tracing.js';
+import { createWorkerFromConfig } from './create-worker.js';
+import { startWorkerStorage } from './storage.js';
+import { loadWorkerTools, type WorkerTools } from './toolset.js';
+import { installRuntime } from './telemetry.js';
+import { startupRefusal, workerNotCreated } from './startup-errors.js';
+import { requireSearchAttributes } from './search-attribute-check.js';
+import { chooseTaskQueue, toolsetHash } from './tool-routing.js';
+import { cannotReach, errorLine } from '../common/connection-errors.js';
 
 let server: DevServer | null = null;
 let tools: WorkerTools | null = null;

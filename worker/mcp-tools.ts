@@ -3,10 +3,10 @@
 // with this config would offer: the harness's name, read-only, approval, and
 // the schema. A worker lists them once, at its start; run this to see what a
 // server offers today (after it restarted or was upgraded).
-import { readMcpConfig } from '../activities/tools/mcp/config';
-import { loadMcpTools } from '../activities/tools/mcp/source';
-import { toolSpecOf } from '../activities/tools/define-tool';
-import { loadConfig } from '../common/config';
+import { readMcpConfig } from '../activities/tools/mcp/config.js';
+import { loadMcpTools } from '../activities/tools/mcp/source.js';
+import { toolSpecOf } from '../activities/tools/define-tool.js';
+import { loadConfig } from '../common/config.js';
 
 const path = loadConfig().mcpConfigPath;
 if (!path || process.argv.includes('--help')) {

@@ -9,8 +9,8 @@
 // commands that create it.
 import type { Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import { SEARCH_ATTRIBUTES, type SearchAttributeTypeName } from '../common/search-attributes';
-import type { SearchAttributeMode } from '../common/config';
+import { SEARCH_ATTRIBUTES, type SearchAttributeTypeName } from '../common/search-attributes.js';
+import type { SearchAttributeMode } from '../common/config.js';
 
 const IndexedValueType = proto.temporal.api.enums.v1.IndexedValueType;
 

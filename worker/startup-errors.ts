@@ -1,7 +1,7 @@
 // A worker that cannot be created, as the one line a person reads.
-import { errorLine } from '../common/connection-errors';
-import { SearchAttributesNotReady } from './search-attribute-check';
-import { ToolsetConflict } from './tool-routing';
+import { errorLine } from '../common/connection-errors.js';
+import { SearchAttributesNotReady } from './search-attribute-check.js';
+import { ToolsetConflict } from './tool-routing.js';
 
 /** Worker.create failed: a missing WORKFLOW_BUNDLE_PATH file is named with its variable. */
 export function workerNotCreated(err: unknown, workflowBundlePath: string | undefined): string {

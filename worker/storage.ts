@@ -7,13 +7,13 @@
 // (docs/effects.md, "Retention").
 import { Client } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
-import type { HarnessConfig } from '../common/config';
-import { openEffectStore } from '../activities/effects/open-store';
-import type { EffectStore } from '../activities/effects/record';
-import { sweepLedger } from '../activities/effects/retention';
-import { sweepMessages } from '../activities/message-retention';
-import { sweepTraces } from '../activities/trace-retention';
-import { namespaceRetentionMs, workflowStates } from '../activities/workflow-state';
+import type { HarnessConfig } from '../common/config.js';
+import { openEffectStore } from '../activities/effects/open-store.js';
+import type { EffectStore } from '../activities/effects/record.js';
+import { sweepLedger } from '../activities/effects/retention.js';
+import { sweepMessages } from '../activities/message-retention.js';
+import { sweepTraces } from '../activities/trace-retention.js';
+import { namespaceRetentionMs, workflowStates } from '../activities/workflow-state.js';
 
 /** When the server does not say its namespace's retention: Temporal's own default for a new namespace (3 days). */
 const FALLBACK_MAX_AGE_MS = 3 * 24 * 3_600_000;

@@ -3,8 +3,8 @@
 // activity and workflow outcomes) beside the harness's (workflows/metrics.ts).
 // One runtime per process, installed before any connection or worker.
 import { makeTelemetryFilterString, Runtime, type LogLevel } from '@temporalio/worker';
-import { RuntimeLogger } from './runtime-logger';
-import { ServerWatch } from './server-watch';
+import { RuntimeLogger } from './runtime-logger.js';
+import { ServerWatch } from './server-watch.js';
 
 /**
  * Installs the runtime and returns the watch that turns a server outage into

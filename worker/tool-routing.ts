@@ -20,11 +20,11 @@
 import type { Connection } from '@temporalio/client';
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
-import { BUILTIN_TOOLS } from '../activities/tools/builtin';
-import type { Toolset } from '../activities/tools/toolset';
-import { DEFAULT_TASK_QUEUE } from '../common/contract';
-import type { ToolsetCheck, WorkerVersioning } from '../common/config';
-import { queuePollers } from '../common/queue-pollers';
+import { BUILTIN_TOOLS } from '../activities/tools/builtin.js';
+import type { Toolset } from '../activities/tools/toolset.js';
+import { DEFAULT_TASK_QUEUE } from '../common/contract.js';
+import type { ToolsetCheck, WorkerVersioning } from '../common/config.js';
+import { queuePollers } from '../common/queue-pollers.js';
 
 /** The tool set's fingerprint: its tool names (a run may call any of them by name). */
 export function toolsetHash(names: readonly string[]): string {

@@ -4,11 +4,11 @@
 // run's input then selects among these.
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BUILTIN_TOOLS } from '../activities/tools/builtin';
-import type { AnyToolDefinition } from '../activities/tools/define-tool';
-import { Toolset } from '../activities/tools/toolset';
-import { readMcpConfig } from '../activities/tools/mcp/config';
-import { loadMcpTools, type McpToolSource } from '../activities/tools/mcp/source';
+import { BUILTIN_TOOLS } from '../activities/tools/builtin.js';
+import type { AnyToolDefinition } from '../activities/tools/define-tool.js';
+import { Toolset } from '../activities/tools/toolset.js';
+import { readMcpConfig } from '../activities/tools/mcp/config.js';
+import { loadMcpTools, type McpToolSource } from '../activities/tools/mcp/source.js';
 
 export interface ToolsetConfig {
   /** Paths of modules whose default export is a tool definition or a list of them (defineTool). */

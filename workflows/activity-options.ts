@@ -9,9 +9,9 @@
 // ./stop-here.ts) and at most one heartbeat interval (5 s by default) when it
 // runs in another.
 import * as wf from '@temporalio/workflow';
-import type { AgentActivities as Activities } from '../common/activity-contract';
-import type { ToolSpec } from '../common/tool-spec';
-import type { RunConfig } from '../common/contract';
+import type { AgentActivities as Activities } from '../common/activity-contract.js';
+import type { ToolSpec } from '../common/tool-spec.js';
+import type { RunConfig } from '../common/contract.js';
 
 /**
  * Guards the switch to waiting: histories recorded before it sent TRY_CANCEL,

@@ -16,31 +16,31 @@
 //   run-setup.ts, fork-setup.ts  the configuration, a resume, a fork
 // Everything here is replayed deterministically: no I/O, no Node built-ins.
 import * as wf from '@temporalio/workflow';
-import { toolDefinitions, type OpenAiToolDefinition } from '../common/tool-spec';
-import type { AgentInput, RunResult } from '../common/contract';
-import { loopActivities } from './activity-options';
-import { ApprovalGate } from './approval-gate';
-import { fitContextWindow } from './context-fit';
-import { continueAsNewIfDue } from './continue-as-new';
-import { type CarriedState } from './carried-state';
-import { exitForError, isCancelledExit, runResult } from './exits';
-import { loopMetrics } from './metrics';
-import { ModelOutage } from './model-outage';
-import { nextStep, type Exit } from './next-step';
-import { Reconciler } from './reconciler';
-import type { RunContext, RunIds } from './run-context';
-import type { Patches } from './run-setup';
-import { startRun } from './run-start';
-import { initialState } from './run-state';
-import { RunTrace } from './run-trace';
-import { Spend } from './spend';
-import { StatusBoard } from './status-board';
-import { SteeringDesk } from './steering-desk';
-import { StopSwitch } from './stop';
-import { ToolDispatch } from './tool-dispatch';
-import { toolSpecsOf } from './tool-calls';
+import { toolDefinitions, type OpenAiToolDefinition } from '../common/tool-spec.js';
+import type { AgentInput, RunResult } from '../common/contract.js';
+import { loopActivities } from './activity-options.js';
+import { ApprovalGate } from './approval-gate.js';
+import { fitContextWindow } from './context-fit.js';
+import { continueAsNewIfDue } from './continue-as-new.js';
+import { type CarriedState } from './carried-state.js';
+import { exitForError, isCancelledExit, runResult } from './exits.js';
+import { loopMetrics } from './metrics.js';
+import { ModelOutage } from './model-outage.js';
+import { nextStep, type Exit } from './next-step.js';
+import { Reconciler } from './reconciler.js';
+import type { RunContext, RunIds } from './run-context.js';
+import type { Patches } from './run-setup.js';
+import { startRun } from './run-start.js';
+import { initialState } from './run-state.js';
+import { RunTrace } from './run-trace.js';
+import { Spend } from './spend.js';
+import { StatusBoard } from './status-board.js';
+import { SteeringDesk } from './steering-desk.js';
+import { StopSwitch } from './stop.js';
+import { ToolDispatch } from './tool-dispatch.js';
+import { toolSpecsOf } from './tool-calls.js';
 
-export type { CarriedState } from './carried-state';
+export type { CarriedState } from './carried-state.js';
 
 export async function agentRun(input: AgentInput, carried?: CarriedState): Promise<RunResult> {
   const { ids, cfg, carried: from, patches } = await startRun(input, carried);

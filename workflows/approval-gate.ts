@@ -6,17 +6,17 @@
 // whatever order the activation's jobs come in. ./approvals.ts checks them.
 import * as wf from '@temporalio/workflow';
 import { ApplicationFailure } from '@temporalio/workflow';
-import { argsHash } from '../common/args-hash';
-import type { ToolName } from '../common/contract';
-import { approveSignal, decideUpdate, rejectSignal } from '../common/run-messages';
-import { declinedText, toolResultMessage, type Decision } from '../common/transcript-text';
-import { ApprovalDesk, type AwaitingApproval } from './approvals';
-import { DecisionInbox, STOPPING, type Ticket } from './decision-inbox';
-import type { Exit } from './next-step';
-import type { RunContext } from './run-context';
-import type { SteeringDesk } from './steering-desk';
-import type { PendingCall } from './tool-calls';
-import { updateRefused } from './update-refusal';
+import { argsHash } from '../common/args-hash.js';
+import type { ToolName } from '../common/contract.js';
+import { approveSignal, decideUpdate, rejectSignal } from '../common/run-messages.js';
+import { declinedText, toolResultMessage, type Decision } from '../common/transcript-text.js';
+import { ApprovalDesk, type AwaitingApproval } from './approvals.js';
+import { DecisionInbox, STOPPING, type Ticket } from './decision-inbox.js';
+import type { Exit } from './next-step.js';
+import type { RunContext } from './run-context.js';
+import type { SteeringDesk } from './steering-desk.js';
+import type { PendingCall } from './tool-calls.js';
+import { updateRefused } from './update-refusal.js';
 
 /** What the gate lets through: the call runs ('go'), or the loop returns this (an exit, or null: declined, go on). */
 export type GateOutcome = 'go' | Exit | null;

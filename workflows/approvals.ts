@@ -2,8 +2,8 @@
 // decision; anything else (an unknown, decided or future call id, a malformed
 // payload, an argsHash that names other arguments) is refused with a reason
 // the trace records. Pure: no Temporal import.
-import type { Decision } from '../common/transcript-text';
-import type { ToolName } from '../common/contract';
+import type { Decision } from '../common/transcript-text.js';
+import type { ToolName } from '../common/contract.js';
 
 export interface AwaitingApproval {
   /** The call's idempotency key: a decision belongs to one call of one turn. */

@@ -11,13 +11,13 @@
 // Only runs whose configuration carries hardBudget construct this: soft runs
 // and every history recorded before it issue the commands they always did.
 import * as wf from '@temporalio/workflow';
-import { addUsd, childReservation, settleReply, type ReplyBudget, type ReplyHold } from '../common/budget-math';
-import type { BudgetedReply } from '../common/activity-contract';
-import type { BudgetShortfall, BudgetView, HardBudgetConfig, ModelReply, OverReservationFlag, RunConfig } from '../common/contract';
-import type { Exit } from './next-step';
-import type { RunState } from './run-state';
-import type { TraceEventType } from './trace';
-import type { RaiseBudgetInput } from '../common/run-messages';
+import { addUsd, childReservation, settleReply, type ReplyBudget, type ReplyHold } from '../common/budget-math.js';
+import type { BudgetedReply } from '../common/activity-contract.js';
+import type { BudgetShortfall, BudgetView, HardBudgetConfig, ModelReply, OverReservationFlag, RunConfig } from '../common/contract.js';
+import type { Exit } from './next-step.js';
+import type { RunState } from './run-state.js';
+import type { TraceEventType } from './trace.js';
+import type { RaiseBudgetInput } from '../common/run-messages.js';
 
 /** What the budget needs of its run. */
 export interface BudgetHost {

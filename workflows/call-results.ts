@@ -2,13 +2,13 @@
 // plain result: a failure (as text the model reads, per the run's toolErrors
 // policy; a permanent one or the `fatal` policy ends the run), a call a Stop
 // cut short, and the dedupe cache's copy of a result worth reusing.
-import { MAX_CACHE_CHARS } from '../common/defaults';
-import { capToolResult, stoppedText, toolErrorText, toolResultMessage } from '../common/transcript-text';
-import type { Exit } from './next-step';
-import type { RunContext } from './run-context';
-import { rememberResult } from './run-state';
-import type { PendingCall } from './tool-calls';
-import { CANCELLED } from './exits';
+import { MAX_CACHE_CHARS } from '../common/defaults.js';
+import { capToolResult, stoppedText, toolErrorText, toolResultMessage } from '../common/transcript-text.js';
+import type { Exit } from './next-step.js';
+import type { RunContext } from './run-context.js';
+import { rememberResult } from './run-state.js';
+import type { PendingCall } from './tool-calls.js';
+import { CANCELLED } from './exits.js';
 
 /** A tool error becomes transcript text per policy; a permanent one or the `fatal` policy stops the run. */
 export function toolFailed(ctx: RunContext, pending: PendingCall, toolName: string, error: string, permanent: boolean): Exit | null {

@@ -1,9 +1,9 @@
 // What one execution of a run hands the next (continue-as-new), and what a
 // resumed or forked run starts from: the loop's state as plain JSON.
-import type { Decision } from '../common/transcript-text';
-import type { RunState } from './run-state';
-import type { QueuedSteer } from './steering';
-import type { RunConfig } from '../common/contract';
+import type { Decision } from '../common/transcript-text.js';
+import type { RunState } from './run-state.js';
+import type { QueuedSteer } from './steering.js';
+import type { RunConfig } from '../common/contract.js';
 
 /**
  * What one execution hands the next: all the loop knows, as plain JSON. The

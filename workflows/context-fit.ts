@@ -2,12 +2,12 @@
 // old tool results are elided, or old turns folded into a summary the model
 // writes (common/context-window.ts plans both). A summary is paid from the
 // budget like a turn, so the run may stop here.
-import { applySummary, elideForWindow, planSummary } from '../common/context-window';
-import { askForSummary, modelCallBase } from './model-call';
-import { isBudgetSpent, type Exit } from './next-step';
-import type { RunContext } from './run-context';
-import { recordSummarySpend } from './run-state';
-import type { Spend } from './spend';
+import { applySummary, elideForWindow, planSummary } from '../common/context-window.js';
+import { askForSummary, modelCallBase } from './model-call.js';
+import { isBudgetSpent, type Exit } from './next-step.js';
+import type { RunContext } from './run-context.js';
+import { recordSummarySpend } from './run-state.js';
+import type { Spend } from './spend.js';
 
 export async function fitContextWindow(ctx: RunContext, spend: Spend): Promise<Exit | null> {
   const { state, cfg } = ctx;

@@ -2,11 +2,11 @@
 // grow history with the square of their turns (each model call stores the
 // whole transcript again) until Temporal's limits stop them.
 import * as wf from '@temporalio/workflow';
-import type { CarriedState } from './carried-state';
-import type { AgentInput, RunResult } from '../common/contract';
-import type { ApprovalGate } from './approval-gate';
-import type { RunContext } from './run-context';
-import type { SteeringDesk } from './steering-desk';
+import type { CarriedState } from './carried-state.js';
+import type { AgentInput, RunResult } from '../common/contract.js';
+import type { ApprovalGate } from './approval-gate.js';
+import type { RunContext } from './run-context.js';
+import type { SteeringDesk } from './steering-desk.js';
 
 /**
  * Guards the continue-as-new decision: runs whose history was recorded before

@@ -11,8 +11,8 @@
 // execution took. It counts only within the workflow task it arrived in: a
 // call proposed in a later task is never decided blind.
 import * as wf from '@temporalio/workflow';
-import type { ApprovalDesk } from './approvals';
-import type { TraceEventType } from './trace';
+import type { ApprovalDesk } from './approvals.js';
+import type { TraceEventType } from './trace.js';
 
 /** Why a decision is refused once a Stop was taken (by a signal when applied, by the decide update's validator at once). */
 export const STOPPING = 'the run is stopping: a Stop came first, so no call it holds will run';

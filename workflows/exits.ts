@@ -3,9 +3,9 @@
 // and the exit with the run's totals as the workflow's result.
 import * as wf from '@temporalio/workflow';
 import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure } from '@temporalio/workflow';
-import type { RunResult } from '../common/contract';
-import { exitFields, type Exit } from './next-step';
-import { noChildren, type RunState } from './run-state';
+import type { RunResult } from '../common/contract.js';
+import { exitFields, type Exit } from './next-step.js';
+import { noChildren, type RunState } from './run-state.js';
 
 /** The reason of a Stop that came without one: Temporal's own cancellation. */
 export const CANCELLED = 'the workflow was cancelled';

@@ -5,14 +5,14 @@
 // tool and no model call of the inherited turns is made again.
 import * as wf from '@temporalio/workflow';
 import { ApplicationFailure } from '@temporalio/workflow';
-import type { AgentActivities as Activities } from '../common/activity-contract';
-import type { AgentInput, ChatMessage } from '../common/contract';
-import { costOfTurns, cutAtTurn } from '../common/fork';
-import type { ForkOrigin, ForkRequest } from '../common/contract';
-import { inputOfConfig, resumedInput } from '../common/resume-input';
-import { InputError } from '../common/input-error';
-import { parseForkFrom } from '../common/fork-input';
-import { noChildren, type RunState } from './run-state';
+import type { AgentActivities as Activities } from '../common/activity-contract.js';
+import type { AgentInput, ChatMessage } from '../common/contract.js';
+import { costOfTurns, cutAtTurn } from '../common/fork.js';
+import type { ForkOrigin, ForkRequest } from '../common/contract.js';
+import { inputOfConfig, resumedInput } from '../common/resume-input.js';
+import { InputError } from '../common/input-error.js';
+import { parseForkFrom } from '../common/fork-input.js';
+import { noChildren, type RunState } from './run-state.js';
 
 const forkActivity = wf.proxyActivities<Activities>({ startToCloseTimeout: '60s', retry: { maximumAttempts: 3 } });
 

@@ -1,2 +1,2 @@
 // The workflow bundle's entry point: only deterministic code is reachable from here.
-export { agentRun } from './agent-run';
+export { agentRun } from './agent-run.js';

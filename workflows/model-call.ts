@@ -7,14 +7,14 @@
 // is. When old messages changed (the context window elided them) the prompt
 // travels as one address per message for that turn.
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
-import type { BudgetedReply, CallModelInput } from '../common/activity-contract';
-import type { ReplyBudget } from '../common/budget-math';
-import type { RunState } from './run-state';
-import type { RunContext } from './run-context';
-import { MESSAGE_STORE_MISS, promptByAddress, rememberPrompt, wholePrompt, type PromptByAddress } from '../common/message-refs';
-import type { OpenAiToolDefinition } from '../common/tool-spec';
-import type { ModelCalls } from './model-outage';
-import type { ChatMessage, ModelReply } from '../common/contract';
+import type { BudgetedReply, CallModelInput } from '../common/activity-contract.js';
+import type { ReplyBudget } from '../common/budget-math.js';
+import type { RunState } from './run-state.js';
+import type { RunContext } from './run-context.js';
+import { MESSAGE_STORE_MISS, promptByAddress, rememberPrompt, wholePrompt, type PromptByAddress } from '../common/message-refs.js';
+import type { OpenAiToolDefinition } from '../common/tool-spec.js';
+import type { ModelCalls } from './model-outage.js';
+import type { ChatMessage, ModelReply } from '../common/contract.js';
 
 export type ModelCallBase = Omit<CallModelInput, 'messages' | 'tools' | 'toolsRef' | 'prefix'>;
 

@@ -11,9 +11,9 @@
 // try, and a Stop ends the run at once (the timer is in the Stop's scope).
 import * as wf from '@temporalio/workflow';
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
-import type { AgentActivities as Activities } from '../common/activity-contract';
-import type { ModelOutageView, RunConfig } from '../common/contract';
-import { DEFAULT_MODEL_OUTAGE_MS, isTransientProviderError, PROVIDER_TIMEOUT } from '../common/provider-errors';
+import type { AgentActivities as Activities } from '../common/activity-contract.js';
+import type { ModelOutageView, RunConfig } from '../common/contract.js';
+import { DEFAULT_MODEL_OUTAGE_MS, isTransientProviderError, PROVIDER_TIMEOUT } from '../common/provider-errors.js';
 
 /**
  * Guards the wait: histories recorded before it failed the run when the

@@ -1,10 +1,10 @@
 // What the loop does next, decided from its state alone: drain a pending call,
 // stop (which exit, why), or ask the model. The turn cap, the soft budget and
 // the transcript's size are checked here. No Temporal import.
-import { MAX_TRANSCRIPT_CHARS, RESEARCH_LIMITS } from '../common/defaults';
-import type { ChatMessage, Interruption, ModelReply, Pricing, RunConfig } from '../common/contract';
-import { recordSpend, type RunState } from './run-state';
-import { firstPendingCall, type PendingCall } from './tool-calls';
+import { MAX_TRANSCRIPT_CHARS, RESEARCH_LIMITS } from '../common/defaults.js';
+import type { ChatMessage, Interruption, ModelReply, Pricing, RunConfig } from '../common/contract.js';
+import { recordSpend, type RunState } from './run-state.js';
+import { firstPendingCall, type PendingCall } from './tool-calls.js';
 
 // --- stop conditions, checked at the top of every iteration before the model is asked
 

@@ -3,11 +3,11 @@
 // and what; or try it again), its approval timeout passes, or a Stop comes.
 // ./reconciliation.ts checks and holds the answers.
 import * as wf from '@temporalio/workflow';
-import { reconcileUpdate } from '../common/run-messages';
-import { STOPPING } from './decision-inbox';
-import { ReconcileDesk, type AwaitingReconciliation, type ReconcileAnswer } from './reconciliation';
-import type { RunContext } from './run-context';
-import { updateRefused } from './update-refusal';
+import { reconcileUpdate } from '../common/run-messages.js';
+import { STOPPING } from './decision-inbox.js';
+import { ReconcileDesk, type AwaitingReconciliation, type ReconcileAnswer } from './reconciliation.js';
+import type { RunContext } from './run-context.js';
+import { updateRefused } from './update-refusal.js';
 
 export class Reconciler {
   private readonly desk = new ReconcileDesk();

@@ -4,7 +4,7 @@
 // model "outcome unknown": someone who can look at the world says it happened
 // (and what happened), or that it should be tried again. The `reconcile`
 // update's handler only records the answer; the loop, where it waits, takes it.
-import type { ReconcileInput } from '../common/run-messages';
+import type { ReconcileInput } from '../common/run-messages.js';
 
 /** The call a run is parked on, and what the tool could say about it. */
 export interface AwaitingReconciliation {

@@ -2,16 +2,16 @@
 // its state, its trace, its Stop and its status board. One object, built once
 // per execution in ./agent-run.ts and handed to each concern's module, so a
 // concern's code names what it touches instead of reaching into the workflow.
-import type { AgentInput, RunConfig } from '../common/contract';
-import type { ToolSpec } from '../common/tool-spec';
-import type { LoopActivities } from './activity-options';
-import type { LoopMetrics } from './metrics';
-import type { ModelCalls } from './model-outage';
-import type { RunState } from './run-state';
-import type { Patches } from './run-setup';
-import type { RunTrace } from './run-trace';
-import type { StatusBoard } from './status-board';
-import type { StopSwitch } from './stop';
+import type { AgentInput, RunConfig } from '../common/contract.js';
+import type { ToolSpec } from '../common/tool-spec.js';
+import type { LoopActivities } from './activity-options.js';
+import type { LoopMetrics } from './metrics.js';
+import type { ModelCalls } from './model-outage.js';
+import type { RunState } from './run-state.js';
+import type { Patches } from './run-setup.js';
+import type { RunTrace } from './run-trace.js';
+import type { StatusBoard } from './status-board.js';
+import type { StopSwitch } from './stop.js';
 
 /** The three ids a run goes by (see agentRun in ./agent-run.ts). */
 export interface RunIds {

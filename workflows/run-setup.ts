@@ -2,17 +2,17 @@
 // configuration resolved once (a local activity, recorded in history), the
 // stopped run it resumes, and what the status query answers meanwhile.
 import * as wf from '@temporalio/workflow';
-import { WAIT_CANCELLATION_PATCH } from './activity-options';
-import { MESSAGE_REFS_PATCH } from '../common/message-refs';
-import { PENDING_ARGS_HASH_PATCH } from './visibility';
+import { WAIT_CANCELLATION_PATCH } from './activity-options.js';
+import { MESSAGE_REFS_PATCH } from '../common/message-refs.js';
+import { PENDING_ARGS_HASH_PATCH } from './visibility.js';
 import { ApplicationFailure } from '@temporalio/workflow';
-import type { AgentActivities as Activities, LoadedRun, ResolvedConfig } from '../common/activity-contract';
-import type { AgentInput, RunConfig, RunStatusView } from '../common/contract';
-import type { CarriedState } from './carried-state';
-import { InputError, parseInput } from '../common/input';
-import { noChildren } from './run-state';
-import { AGENT_ERROR_TYPE, AGENT_EXIT_REASON, AGENT_STATUS } from '../common/search-attributes';
-import { searchableText } from './visibility';
+import type { AgentActivities as Activities, LoadedRun, ResolvedConfig } from '../common/activity-contract.js';
+import type { AgentInput, RunConfig, RunStatusView } from '../common/contract.js';
+import type { CarriedState } from './carried-state.js';
+import { InputError, parseInput } from '../common/input.js';
+import { noChildren } from './run-state.js';
+import { AGENT_ERROR_TYPE, AGENT_EXIT_REASON, AGENT_STATUS } from '../common/search-attributes.js';
+import { searchableText } from './visibility.js';
 
 const resumeActivity = wf.proxyActivities<Activities>({ startToCloseTimeout: '60s', retry: { maximumAttempts: 3 } });
 

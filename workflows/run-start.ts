@@ -4,14 +4,14 @@
 // handlers are set, the status query answers a starting view.
 import * as wf from '@temporalio/workflow';
 import { ApplicationFailure } from '@temporalio/workflow';
-import type { AgentInput, RunConfig } from '../common/contract';
-import { inputOfConfig, resumedInput } from '../common/resume-input';
-import { statusQuery, transcriptQuery } from '../common/run-messages';
-import { startedFrom, type CarriedState } from './carried-state';
-import { forkState, startFork, wantsFork, type ForkStart } from './fork-setup';
-import type { RunIds } from './run-context';
-import { askPatches, failedAtStart, loadPriorRun, resolveConfig, startingView, type Patches } from './run-setup';
-import { stateOf } from './run-state';
+import type { AgentInput, RunConfig } from '../common/contract.js';
+import { inputOfConfig, resumedInput } from '../common/resume-input.js';
+import { statusQuery, transcriptQuery } from '../common/run-messages.js';
+import { startedFrom, type CarriedState } from './carried-state.js';
+import { forkState, startFork, wantsFork, type ForkStart } from './fork-setup.js';
+import type { RunIds } from './run-context.js';
+import { askPatches, failedAtStart, loadPriorRun, resolveConfig, startingView, type Patches } from './run-setup.js';
+import { stateOf } from './run-state.js';
 
 export interface RunStart {
   ids: RunIds;

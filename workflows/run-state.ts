@@ -1,10 +1,10 @@
 // What a run knows, as plain JSON that crosses continue-as-new, and the pure
 // updates the loop makes to it: spend, children's spend, the dedupe cache.
 // No Temporal import: test/loop.test.ts checks these in microseconds.
-import type { StoreKnowledge } from '../common/message-refs';
-import { addUsd } from '../common/budget-math';
-import type { BudgetRaise, OverReservationFlag, ChildSpend, ChatMessage, ModelReply, Pricing, RunConfig, RunResult, Usage } from '../common/contract';
-import { turnCostUsd } from '../common/turn-cost';
+import type { StoreKnowledge } from '../common/message-refs.js';
+import { addUsd } from '../common/budget-math.js';
+import type { BudgetRaise, OverReservationFlag, ChildSpend, ChatMessage, ModelReply, Pricing, RunConfig, RunResult, Usage } from '../common/contract.js';
+import { turnCostUsd } from '../common/turn-cost.js';
 
 /** Everything the loop knows. Plain JSON so it can cross continue-as-new. (StoreKnowledge: what the message store holds.) */
 export interface RunState extends StoreKnowledge {

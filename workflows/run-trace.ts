@@ -2,7 +2,7 @@
 // continue-as-new) and handed to the worker's trace sink, which writes the
 // JSONL file. A sink call is not a command, and a replay does not call it:
 // an event is written once however often the workflow replays.
-import { traceSinks, type TraceEventType } from './trace';
+import { traceSinks, type TraceEventType } from './trace.js';
 
 export class RunTrace {
   constructor(

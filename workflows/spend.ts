@@ -3,18 +3,18 @@
 // turns and may be passed by one turn; a hard one (./budget.ts) holds each
 // call's worst case before it is made and parks the run when it cannot pay.
 import * as wf from '@temporalio/workflow';
-import type { ModelReply, OverReservationFlag, RunStatusView, Usage } from '../common/contract';
-import { raiseBudgetUpdate } from '../common/run-messages';
-import { notRunText, toolResultMessage } from '../common/transcript-text';
-import { turnCostUsd } from '../common/turn-cost';
-import { HardBudget, overReservationExit } from './budget';
-import { STOPPING } from './decision-inbox';
-import { askModel, askModelBudgeted, modelCallBase } from './model-call';
-import { limitExit, takeReply, type Exit } from './next-step';
-import type { RunContext } from './run-context';
-import { firstPendingCall } from './tool-calls';
-import type { OpenAiToolDefinition } from '../common/tool-spec';
-import { updateRefused } from './update-refusal';
+import type { ModelReply, OverReservationFlag, RunStatusView, Usage } from '../common/contract.js';
+import { raiseBudgetUpdate } from '../common/run-messages.js';
+import { notRunText, toolResultMessage } from '../common/transcript-text.js';
+import { turnCostUsd } from '../common/turn-cost.js';
+import { HardBudget, overReservationExit } from './budget.js';
+import { STOPPING } from './decision-inbox.js';
+import { askModel, askModelBudgeted, modelCallBase } from './model-call.js';
+import { limitExit, takeReply, type Exit } from './next-step.js';
+import type { RunContext } from './run-context.js';
+import { firstPendingCall } from './tool-calls.js';
+import type { OpenAiToolDefinition } from '../common/tool-spec.js';
+import { updateRefused } from './update-refusal.js';
 
 /** A model call's answer: the reply, and under a hard budget what it held and was charged. */
 type Asked = { exit: Exit } | { reply: ModelReply; chargedUsd?: number; over?: OverReservationFlag | null; hold?: { maxTokens: number; reservedUsd: number } };

@@ -3,12 +3,12 @@
 // Agent* search attributes. Parking and unparking go through here, so the
 // three always agree.
 import * as wf from '@temporalio/workflow';
-import { agentStatusOf, type Interruption, type ModelOutageView, type RunConfig, type RunStatus, type RunStatusView, type SteerView } from '../common/contract';
-import { configQuery, statusQuery, transcriptQuery } from '../common/run-messages';
-import type { Exit } from './next-step';
-import { noChildren, type RunState } from './run-state';
-import type { Patches } from './run-setup';
-import { attributesToUpsert, detailsText, statusAttributes, type VisibleState } from './visibility';
+import { agentStatusOf, type Interruption, type ModelOutageView, type RunConfig, type RunStatus, type RunStatusView, type SteerView } from '../common/contract.js';
+import { configQuery, statusQuery, transcriptQuery } from '../common/run-messages.js';
+import type { Exit } from './next-step.js';
+import { noChildren, type RunState } from './run-state.js';
+import type { Patches } from './run-setup.js';
+import { attributesToUpsert, detailsText, statusAttributes, type VisibleState } from './visibility.js';
 
 /** What the board shows: the run's ids, configuration and state; its patches decide what an upsert carries. */
 export interface BoardSource {

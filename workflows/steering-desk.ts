@@ -5,13 +5,13 @@
 // and ends a parked approval with a rejection.
 import * as wf from '@temporalio/workflow';
 import { ApplicationFailure } from '@temporalio/workflow';
-import { steerSignal, steerUpdate, type SteerInput } from '../common/run-messages';
-import { declinedText, toolResultMessage } from '../common/transcript-text';
-import type { Exit } from './next-step';
-import type { RunContext } from './run-context';
-import { SteeringQueue, steerInputProblem, steerMessage, type QueuedSteer } from './steering';
-import type { PendingCall } from './tool-calls';
-import { updateRefused } from './update-refusal';
+import { steerSignal, steerUpdate, type SteerInput } from '../common/run-messages.js';
+import { declinedText, toolResultMessage } from '../common/transcript-text.js';
+import type { Exit } from './next-step.js';
+import type { RunContext } from './run-context.js';
+import { SteeringQueue, steerInputProblem, steerMessage, type QueuedSteer } from './steering.js';
+import type { PendingCall } from './tool-calls.js';
+import { updateRefused } from './update-refusal.js';
 
 export class SteeringDesk {
   readonly queue: SteeringQueue;

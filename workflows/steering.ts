@@ -16,8 +16,8 @@
 // approval), which both paths reach; once it has acted it is due at once.
 //
 // Pure: no Temporal import (agent-run.ts passes the history length and the time).
-import type { ChatMessage, SteerView } from '../common/contract';
-import type { SteerInput } from '../common/run-messages';
+import type { ChatMessage, SteerView } from '../common/contract.js';
+import type { SteerInput } from '../common/run-messages.js';
 
 export interface QueuedSteer extends SteerView {
   /** The history length of the workflow task it arrived in; 0 when carried from an earlier execution. */

@@ -5,12 +5,12 @@
 // aborts the calls running in this worker process at once (./stop-here.ts);
 // calls in other processes learn it from their next heartbeat.
 import * as wf from '@temporalio/workflow';
-import { cancelSignal } from '../common/run-messages';
-import { CANCELLED, cancelledExit } from './exits';
-import type { Exit } from './next-step';
-import type { RunTrace } from './run-trace';
-import type { StatusBoard } from './status-board';
-import { stopCallsInThisProcess } from './stop-here';
+import { cancelSignal } from '../common/run-messages.js';
+import { CANCELLED, cancelledExit } from './exits.js';
+import type { Exit } from './next-step.js';
+import type { RunTrace } from './run-trace.js';
+import type { StatusBoard } from './status-board.js';
+import { stopCallsInThisProcess } from './stop-here.js';
 
 
 export class StopSwitch {

@@ -7,16 +7,16 @@
 // A child whose result never comes (it failed outright, or was terminated by
 // hand) is charged its whole hold: what it spent is unknown, and the budget
 // must stay an upper bound.
-import { RESEARCH_LIMITS } from '../common/defaults';
-import { cacheKey, isCacheable, parseCall, subAgentChildId, type PendingCall } from './tool-calls';
-import { notRunText, toolResultMessage } from '../common/transcript-text';
-import { recordChildSpend } from './run-state';
-import { type Exit } from './next-step';
-import { runSubAgent, type SubAgentOutcome } from './sub-agent';
-import { needsApproval, type SubAgentSpec } from '../common/tool-spec';
-import type { HardBudget } from './budget';
-import type { RunContext } from './run-context';
-import { recordStopped, remember, toolFailed } from './call-results';
+import { RESEARCH_LIMITS } from '../common/defaults.js';
+import { cacheKey, isCacheable, parseCall, subAgentChildId, type PendingCall } from './tool-calls.js';
+import { notRunText, toolResultMessage } from '../common/transcript-text.js';
+import { recordChildSpend } from './run-state.js';
+import { type Exit } from './next-step.js';
+import { runSubAgent, type SubAgentOutcome } from './sub-agent.js';
+import { needsApproval, type SubAgentSpec } from '../common/tool-spec.js';
+import type { HardBudget } from './budget.js';
+import type { RunContext } from './run-context.js';
+import { recordStopped, remember, toolFailed } from './call-results.js';
 
 interface Job {
   pending: PendingCall;

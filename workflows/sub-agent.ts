@@ -1,9 +1,9 @@
 // A sub-agent tool (like `research`): a whole child agent run with its own
 // transcript and limits, cancelled with its parent. The parent pays for it.
 import * as wf from '@temporalio/workflow';
-import type { SubAgentSpec } from '../common/tool-spec';
-import { capToolResult } from '../common/transcript-text';
-import type { AgentInput, RunConfig, RunResult, ToolOutcome, Usage } from '../common/contract';
+import type { SubAgentSpec } from '../common/tool-spec.js';
+import { capToolResult } from '../common/transcript-text.js';
+import type { AgentInput, RunConfig, RunResult, ToolOutcome, Usage } from '../common/contract.js';
 
 export interface SubAgentOutcome {
   outcome: ToolOutcome;

@@ -3,16 +3,16 @@
 // child may spend at most what is left, and the budget is checked again the
 // moment it returns, so the whole tree passes its budget by at most one turn.
 // Under a hard budget, ./sub-agent-batch.ts holds each child's share first.
-import type { SubAgentSpec, ToolSpec } from '../common/tool-spec';
-import { notRunText, toolResultMessage } from '../common/transcript-text';
-import { recordStopped, remember, toolFailed } from './call-results';
-import { budgetLeft, childBudget, isBudgetSpent, type Exit } from './next-step';
-import type { RunContext } from './run-context';
-import { recordChildSpend } from './run-state';
-import type { Spend } from './spend';
-import { runSubAgent } from './sub-agent';
-import { subAgentBatch } from './sub-agent-batch';
-import { subAgentChildId, type PendingCall } from './tool-calls';
+import type { SubAgentSpec, ToolSpec } from '../common/tool-spec.js';
+import { notRunText, toolResultMessage } from '../common/transcript-text.js';
+import { recordStopped, remember, toolFailed } from './call-results.js';
+import { budgetLeft, childBudget, isBudgetSpent, type Exit } from './next-step.js';
+import type { RunContext } from './run-context.js';
+import { recordChildSpend } from './run-state.js';
+import type { Spend } from './spend.js';
+import { runSubAgent } from './sub-agent.js';
+import { subAgentBatch } from './sub-agent-batch.js';
+import { subAgentChildId, type PendingCall } from './tool-calls.js';
 
 /** Runs the call's child (with a hard budget: it and the sub-agent calls after it in the reply); an exit when the run must stop. */
 export async function runSubAgentCall(ctx: RunContext, spend: Spend, pending: PendingCall, spec: ToolSpec, sub: SubAgentSpec, args: Record<string, unknown>, ck: string | null): Promise<Exit | null> {

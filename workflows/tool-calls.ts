@@ -1,12 +1,12 @@
 // A model's tool calls, read by the loop: which call is pending, whether it
 // names an enabled tool with valid arguments, its cache and idempotency keys,
 // and the tools a run may call. No Temporal import.
-import { argumentProblem } from '../common/tool-args';
-import { canonicalJson } from '../common/args-hash';
-import { LEGACY_TOOL_SPECS } from '../common/legacy-tool-specs';
-import type { ToolSpec } from '../common/tool-spec';
-import type { ChatMessage, DedupePolicy, RunConfig, ToolCall, ToolName } from '../common/contract';
-import type { RunState } from './run-state';
+import { argumentProblem } from '../common/tool-args.js';
+import { canonicalJson } from '../common/args-hash.js';
+import { LEGACY_TOOL_SPECS } from '../common/legacy-tool-specs.js';
+import type { ToolSpec } from '../common/tool-spec.js';
+import type { ChatMessage, DedupePolicy, RunConfig, ToolCall, ToolName } from '../common/contract.js';
+import type { RunState } from './run-state.js';
 
 export interface PendingCall {
   call: ToolCall;

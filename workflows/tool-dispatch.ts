@@ -4,21 +4,21 @@
 // cache, run as a child (sub-agents) or as an activity, and, when a write's
 // outcome is unknown and the run asked for it, held for a person to reconcile.
 import * as wf from '@temporalio/workflow';
-import type { ToolOutcome } from '../common/contract';
-import { needsApproval, type ToolSpec } from '../common/tool-spec';
-import { capToolResult, callSummary, toolResultMessage } from '../common/transcript-text';
-import { noteFiled } from '../common/message-refs';
-import type { ApprovalGate } from './approval-gate';
-import { recordStopped, remember, toolFailed } from './call-results';
-import type { Exit } from './next-step';
-import { reconciledText } from './reconciliation';
-import type { Reconciler } from './reconciler';
-import type { RunContext } from './run-context';
-import { localToolsPatched } from './run-setup';
-import type { Spend } from './spend';
-import type { SteeringDesk } from './steering-desk';
-import { runSubAgentCall } from './sub-agents';
-import { cacheKey, idempotencyKey, isCacheable, parseCall, type PendingCall } from './tool-calls';
+import type { ToolOutcome } from '../common/contract.js';
+import { needsApproval, type ToolSpec } from '../common/tool-spec.js';
+import { capToolResult, callSummary, toolResultMessage } from '../common/transcript-text.js';
+import { noteFiled } from '../common/message-refs.js';
+import type { ApprovalGate } from './approval-gate.js';
+import { recordStopped, remember, toolFailed } from './call-results.js';
+import type { Exit } from './next-step.js';
+import { reconciledText } from './reconciliation.js';
+import type { Reconciler } from './reconciler.js';
+import type { RunContext } from './run-context.js';
+import { localToolsPatched } from './run-setup.js';
+import type { Spend } from './spend.js';
+import type { SteeringDesk } from './steering-desk.js';
+import { runSubAgentCall } from './sub-agents.js';
+import { cacheKey, idempotencyKey, isCacheable, parseCall, type PendingCall } from './tool-calls.js';
 
 /** A refused call gets a trace line (tool_result refused). */
 const REFUSED_CALLS_TRACED_PATCH = 'refused-calls-traced-v1';

@@ -2,10 +2,10 @@
 // attributes they filter on (`temporal workflow list --query
 // 'AgentStatus="awaiting_approval"'`) and the Web UI's details panel.
 import type { SearchAttributePair, SearchAttributeUpdatePair, TypedSearchAttributes } from '@temporalio/common';
-import { agentStatusOf, type AgentInput, type Interruption, type ModelOutageView, type RunConfig, type RunStatus } from '../common/contract';
-import type { Exit } from './next-step';
-import { SUGGESTED_RAISE_CALLS, suggestedRaiseUsd } from '../common/budget-math';
-import type { RunState } from './run-state';
+import { agentStatusOf, type AgentInput, type Interruption, type ModelOutageView, type RunConfig, type RunStatus } from '../common/contract.js';
+import type { Exit } from './next-step.js';
+import { SUGGESTED_RAISE_CALLS, suggestedRaiseUsd } from '../common/budget-math.js';
+import type { RunState } from './run-state.js';
 import {
   AGENT_AWAITING_CALL,
   AGENT_AWAITING_TOOL,
@@ -18,7 +18,7 @@ import {
   AGENT_PENDING_ARGS_HASH,
   AGENT_STATUS,
   AGENT_TURNS,
-} from '../common/search-attributes';
+} from '../common/search-attributes.js';
 
 export interface VisibleState {
   cfg: RunConfig;

@@ -10,7 +10,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { constants, existsSync } from 'node:fs';
 import { link, mkdir, open, readdir, readFile, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { EffectRecord, EffectStore, Versioned } from './record';
+import type { EffectRecord, EffectStore, Versioned } from './record.js';
 
 const VERSION_FILE = /^(\d+)\.json$/;
 /** A released claim: the key may be claimed again, at a higher version. */

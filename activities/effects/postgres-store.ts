@@ -8,7 +8,7 @@
 // race; the database itself is created when missing (its own database: the
 // ledger never shares tables with Temporal's).
 import pg from 'pg';
-import type { EffectRecord, EffectStore, Holder, RecordedOutcome, Versioned } from './record';
+import type { EffectRecord, EffectStore, Holder, RecordedOutcome, Versioned } from './record.js';
 
 const TABLE = 'agent_effects';
 /** Any constant: serialises the schema set-up of workers that start together. */

@@ -18,10 +18,10 @@
 //    what really happened, for whoever asks next.
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { crashPoint } from '../tools/crash-point';
-import { NothingChanged, ToolError } from '../tools/tool-error';
-import type { EffectRecord, EffectStore, RecordedOutcome } from './record';
-import { doneByEarlierRun, outcomeUnknown } from './wording';
+import { crashPoint } from '../tools/crash-point.js';
+import { NothingChanged, ToolError } from '../tools/tool-error.js';
+import type { EffectRecord, EffectStore, RecordedOutcome } from './record.js';
+import { doneByEarlierRun, outcomeUnknown } from './wording.js';
 
 /** Who is asking: one attempt of one tool activity. */
 export interface WriteAttempt {

@@ -8,8 +8,8 @@
 // run: a reset or continued run included) keeps every record, whatever its age
 // or the size: an in-flight run never loses what protects its writes.
 import type { Client } from '@temporalio/client';
-import { removable, workflowStates } from '../workflow-state';
-import type { EffectRecord, EffectStore } from './record';
+import { removable, workflowStates } from '../workflow-state.js';
+import type { EffectRecord, EffectStore } from './record.js';
 
 export interface LedgerRetention {
   maxAgeMs: number;

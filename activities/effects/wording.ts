@@ -2,7 +2,7 @@
 // an earlier run of the workflow already did (a reset run asks again), and a
 // write whose outcome nobody knows. Our own words, stable (they go into the
 // transcript, whose length the workflow's decisions read).
-import type { EffectRecord } from './record';
+import type { EffectRecord } from './record.js';
 
 const at = (ms: number | undefined) => new Date(ms ?? 0).toISOString();
 

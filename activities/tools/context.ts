@@ -1,5 +1,5 @@
-import type { EffectGuard } from '../effects/protocol';
-import { ensureWorkspace } from './workspace';
+import type { EffectGuard } from '../effects/protocol.js';
+import { ensureWorkspace } from './workspace.js';
 
 /** What a tool implementation gets from the activity that runs it. */
 export interface ToolContext {

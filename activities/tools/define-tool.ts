@@ -3,12 +3,12 @@
 // the ToolSpec, plain JSON) and what only a worker may do (`run`) side by side;
 // the worker hands the workflow the spec alone (see toolSpecOf), recorded in
 // the run's history at its start.
-import { specProblem, type ApprovalRule, type JsonSchema, type SubAgentSpec, type ToolActivityOptions, type ToolSpec } from '../../common/tool-spec';
-import type { ArgsOf } from './args-of';
-import type { ToolContext } from './context';
+import { specProblem, type ApprovalRule, type JsonSchema, type SubAgentSpec, type ToolActivityOptions, type ToolSpec } from '../../common/tool-spec.js';
+import type { ArgsOf } from './args-of.js';
+import type { ToolContext } from './context.js';
 
-export type { ToolContext } from './context';
-export type { ArgsOf } from './args-of';
+export type { ToolContext } from './context.js';
+export type { ArgsOf } from './args-of.js';
 
 /** What a tool returns to the model: text (cut to the run's maxToolResultChars by the harness). */
 export type ToolRun<Args = Record<string, unknown>> = (ctx: ToolContext, args: Args) => Promise<string>;

@@ -3,11 +3,11 @@
 // once and say what really happened.
 import { CancelledFailure } from '@temporalio/common';
 import { existsSync, statSync, unlinkSync } from 'node:fs';
-import { defineTool, type ArgsOf, type ToolRun } from './define-tool';
-import { crashPoint } from './crash-point';
-import { NothingChanged, ToolError } from './tool-error';
-import { PATH_ONLY } from './parameters';
-import { assertReadable, resolveInside } from './workspace';
+import { defineTool, type ArgsOf, type ToolRun } from './define-tool.js';
+import { crashPoint } from './crash-point.js';
+import { NothingChanged, ToolError } from './tool-error.js';
+import { PATH_ONLY } from './parameters.js';
+import { assertReadable, resolveInside } from './workspace.js';
 
 /**
  * Deletes one file. The harness has claimed the call before this runs and

@@ -2,8 +2,8 @@
 // read-only, so it runs as a local activity.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { defineTool, type ToolRun } from './define-tool';
-import { NO_ARGS } from './parameters';
+import { defineTool, type ToolRun } from './define-tool.js';
+import { NO_ARGS } from './parameters.js';
 
 /** Regular files of the workspace (not hidden ones), one per line with its size. */
 export const listFiles: ToolRun = async (ctx) => {

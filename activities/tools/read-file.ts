@@ -1,10 +1,10 @@
 // read_file: one text file of the workspace, cut at READ_LIMIT_BYTES. Fast and
 // read-only, so it runs as a local activity.
 import { existsSync, openSync, readSync, closeSync, statSync } from 'node:fs';
-import { defineTool, type ArgsOf, type ToolRun } from './define-tool';
-import { ToolError } from './tool-error';
-import { PATH_ONLY } from './parameters';
-import { assertReadable, resolveInside } from './workspace';
+import { defineTool, type ArgsOf, type ToolRun } from './define-tool.js';
+import { ToolError } from './tool-error.js';
+import { PATH_ONLY } from './parameters.js';
+import { assertReadable, resolveInside } from './workspace.js';
 
 /** Larger files are cut here, with a note the model can read: a result is one history payload. */
 export const READ_LIMIT_BYTES = 64 * 1024;

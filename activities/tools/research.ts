@@ -1,7 +1,7 @@
 // research: a tool that is a whole child agent run (its own transcript, turn
 // cap and budget, paid from the parent's), with list_files and read_file.
 // The workflow starts the child; no activity runs it.
-import { defineSubAgent } from './define-tool';
+import { defineSubAgent } from './define-tool.js';
 
 export default defineSubAgent({
   name: 'research',

@@ -9,21 +9,21 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { argumentProblem } from '../../common/tool-args';
-import { capToolResult, toolMessage } from '../../common/transcript-text';
-import type { MessageStore } from '../message-store';
-import type { ToolOutcome } from '../../common/contract';
-import type { TraceWriter } from '../trace-file';
-import { FolderEffectStore } from '../effects/folder-store';
-import { runWrite, safetyMarginMs, type EffectNote, type WriteOutcome } from '../effects/protocol';
-import type { EffectStore } from '../effects/record';
-import type { ToolContext, WriteHooks } from './context';
-import { NothingChanged, ToolError } from './tool-error';
-import type { Toolset } from './toolset';
-import { ensureWorkspace } from './workspace';
-import { withWorkflowId, type RunToolInput } from '../../common/activity-contract';
-import { heartbeatEvery } from '../../common/heartbeat';
-import { RunningCalls } from '../running-calls';
+import { argumentProblem } from '../../common/tool-args.js';
+import { capToolResult, toolMessage } from '../../common/transcript-text.js';
+import type { MessageStore } from '../message-store.js';
+import type { ToolOutcome } from '../../common/contract.js';
+import type { TraceWriter } from '../trace-file.js';
+import { FolderEffectStore } from '../effects/folder-store.js';
+import { runWrite, safetyMarginMs, type EffectNote, type WriteOutcome } from '../effects/protocol.js';
+import type { EffectStore } from '../effects/record.js';
+import type { ToolContext, WriteHooks } from './context.js';
+import { NothingChanged, ToolError } from './tool-error.js';
+import type { Toolset } from './toolset.js';
+import { ensureWorkspace } from './workspace.js';
+import { withWorkflowId, type RunToolInput } from '../../common/activity-contract.js';
+import { heartbeatEvery } from '../../common/heartbeat.js';
+import { RunningCalls } from '../running-calls.js';
 
 /** This process as Temporal names workers (the SDK's default identity): it goes into every claim. */
 export const WORKER_IDENTITY = `${process.pid}@${hostname()}`;

@@ -1,7 +1,7 @@
 // scan_archive: the demo's slow tool (a normal activity that heartbeats, so a
 // Stop reaches it and a retry resumes after its last reported step).
-import { defineTool, type ToolRun } from './define-tool';
-import { NO_ARGS } from './parameters';
+import { defineTool, type ToolRun } from './define-tool.js';
+import { NO_ARGS } from './parameters.js';
 
 export const SCAN_TOTAL_FILES = 1200;
 export const SCAN_STEP_FILES = 200;

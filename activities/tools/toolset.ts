@@ -2,8 +2,8 @@
 // MCP servers' tools, by name. Checked once at worker start, so a clash or a
 // sub-agent naming a missing tool stops the worker with the reason instead of
 // failing runs later.
-import type { ToolSpec } from '../../common/tool-spec';
-import { isSubAgent, toolSpecOf, type AnyToolDefinition, type ToolDefinition } from './define-tool';
+import type { ToolSpec } from '../../common/tool-spec.js';
+import { isSubAgent, toolSpecOf, type AnyToolDefinition, type ToolDefinition } from './define-tool.js';
 
 export class Toolset {
   private readonly byName = new Map<string, AnyToolDefinition>();

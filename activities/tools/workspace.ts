@@ -4,11 +4,11 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
-import { crashPoint } from './crash-point';
-import { ToolError } from './tool-error';
+import { crashPoint } from './crash-point.js';
+import { ToolError } from './tool-error.js';
 
 // Beside the checks, for tool modules that take a path (examples/tools/notes.ts).
-export { PATH_ARG } from './parameters';
+export { PATH_ARG } from './parameters.js';
 
 export const SEED_FILES: Record<string, string> = {
   'errors.log': [

@@ -2,8 +2,8 @@
 // Ctrl-C (docs/cluster.md). Point workers and clients at the address it prints:
 //   TEMPORAL_ADDRESS=127.0.0.1:7233 npm run worker
 // CLUSTER_PORT: the frontend's port (default 7233; a free one if that is busy).
-import { isPortFree } from '../../worker/dev-server/dev-server';
-import { startCluster } from './cluster';
+import { isPortFree } from '../../worker/dev-server/dev-server.js';
+import { startCluster } from './cluster.js';
 
 const wanted = Number(process.env.CLUSTER_PORT ?? 7233);
 if (!Number.isInteger(wanted) || wanted <= 0 || wanted > 65535) {

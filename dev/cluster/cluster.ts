@@ -14,12 +14,12 @@ import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_pr
 import { appendFileSync, mkdirSync, mkdtempSync, openSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
-import { PROJECT_ROOT } from '../../common/project-root';
-import { composeServiceEnv } from './compose-file';
-import { findFreePort, isPortFree, tryConnect } from '../../worker/dev-server/dev-server';
-import { startPostgres, type Postgres } from './postgres';
-import { findTemporalCli } from '../../worker/dev-server/temporal-cli';
-import { waitForPort } from '../../worker/dev-server/wait-for-port';
+import { PROJECT_ROOT } from '../../common/project-root.js';
+import { composeServiceEnv } from './compose-file.js';
+import { findFreePort, isPortFree, tryConnect } from '../../worker/dev-server/dev-server.js';
+import { startPostgres, type Postgres } from './postgres.js';
+import { findTemporalCli } from '../../worker/dev-server/temporal-cli.js';
+import { waitForPort } from '../../worker/dev-server/wait-for-port.js';
 
 export const SERVICES = ['history', 'matching', 'frontend', 'worker'] as const;
 export type ServiceName = (typeof SERVICES)[number];

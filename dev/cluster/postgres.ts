@@ -10,7 +10,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chownSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { waitForPort } from '../../worker/dev-server/wait-for-port';
+import { waitForPort } from '../../worker/dev-server/wait-for-port.js';
 
 export interface PostgresOptions {
   /** Folder holding initdb and postgres (scripts/install-cluster-server.mjs finds or installs them). */

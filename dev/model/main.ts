@@ -3,7 +3,7 @@
 //   MODEL_PORT (default 8081)
 // Then, in another terminal:
 //   LLM_BASE_URL=http://127.0.0.1:8081/v1 LLM_MODEL=smollm2-135m-instruct npm run worker
-import { startLocalModel } from './local-model';
+import { startLocalModel } from './local-model.js';
 
 const port = Number(process.env.MODEL_PORT ?? 8081);
 const model = await startLocalModel({ port });

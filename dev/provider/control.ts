@@ -1,7 +1,7 @@
 // A client for the scripted provider's test-only control routes, used by the
 // tests and the experiments: queue a fault, read the request log.
-import type { FaultRule } from './faults';
-import type { LoggedRequest } from './server';
+import type { FaultRule } from './faults.js';
+import type { LoggedRequest } from './server.js';
 
 const controlUrl = (providerUrl: string, route: string) => providerUrl.replace(/\/v1$/, `/_control/${route}`);
 

@@ -1,5 +1,5 @@
 // `npm run provider`: the scripted provider as a standalone process.
-import { startProvider } from './server';
+import { startProvider } from './server.js';
 
 const port = Number(process.env.PORT ?? 8787);
 const provider = await startProvider({

@@ -2,7 +2,7 @@
 // request carries: the turn index (number of assistant messages so far), the
 // text every tool returned so far, and the tool names offered. No state lives
 // in the server, so a run can be killed and resumed against it.
-import type { ScriptedModel } from '../../common/scripted-models';
+import type { ScriptedModel } from '../../common/scripted-models.js';
 
 export interface ScriptInput {
   turn: number;

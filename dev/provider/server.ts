@@ -4,12 +4,12 @@
 // queue and request log behind /_control.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { FaultQueue, isFaultRule, type Fault, type RequestFacts } from './faults';
-import { omittedTurns, SUMMARY_INSTRUCTION } from '../../common/context-window';
-import { protocolError } from './protocol';
-import { SCENARIOS, type ScriptedReply } from './scenarios';
-import type { ScriptedModel } from '../../common/scripted-models';
-import { countCompletionTokensAsync, countPromptTokensAsync, truncateToTokensAsync, type WireMessage } from '../../common/tokens';
+import { FaultQueue, isFaultRule, type Fault, type RequestFacts } from './faults.js';
+import { omittedTurns, SUMMARY_INSTRUCTION } from '../../common/context-window.js';
+import { protocolError } from './protocol.js';
+import { SCENARIOS, type ScriptedReply } from './scenarios.js';
+import type { ScriptedModel } from '../../common/scripted-models.js';
+import { countCompletionTokensAsync, countPromptTokensAsync, truncateToTokensAsync, type WireMessage } from '../../common/tokens.js';
 
 export interface ProviderOptions {
   port?: number;

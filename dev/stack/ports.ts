@@ -1,6 +1,6 @@
 // The ports `npm start` listens on, each with what listens there and the
 // variable that moves it, so a busy one is named in one line with its fix.
-import { isPortFree } from '../../worker/dev-server/dev-server';
+import { isPortFree } from '../../worker/dev-server/dev-server.js';
 
 export interface PortClaim {
   port: number;

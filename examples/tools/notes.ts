@@ -4,9 +4,9 @@
 // and name them in a run's input: {"task": "...", "tools": ["write_note", "count_words"]}.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { defineTool } from '../../activities/tools/define-tool';
-import { NothingChanged, ToolError } from '../../activities/tools/tool-error';
-import { assertReadable, PATH_ARG, resolveInside } from '../../activities/tools/workspace';
+import { defineTool } from '../../activities/tools/define-tool.js';
+import { NothingChanged, ToolError } from '../../activities/tools/tool-error.js';
+import { assertReadable, PATH_ARG, resolveInside } from '../../activities/tools/workspace.js';
 
 /**
  * A write: asks a person unless the note goes under tmp/. The harness claims

@@ -7,10 +7,10 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { findTemporalCli } from '../../worker/dev-server/temporal-cli';
-import { SEARCH_ATTRIBUTES } from '../../common/search-attributes';
-import type { RunResult, RunStatusView } from '../../common/contract';
-import { addFault, freshWorkspace, marker, useHarness, waitFor } from '../harness';
+import { findTemporalCli } from '../../worker/dev-server/temporal-cli.js';
+import { SEARCH_ATTRIBUTES } from '../../common/search-attributes.js';
+import type { RunResult, RunStatusView } from '../../common/contract.js';
+import { addFault, freshWorkspace, marker, useHarness, waitFor } from '../harness.js';
 
 const h = useHarness();
 const exec = promisify(execFile);

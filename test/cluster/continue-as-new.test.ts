@@ -5,10 +5,10 @@
 // result as a run that never continued. The history service is killed
 // between executions for good measure.
 import { describe, expect, it } from 'vitest';
-import { statusQuery, transcriptQuery } from '../../common/run-messages';
-import type { RunResult } from '../../common/contract';
-import { useHarness, waitFor } from '../harness';
-import { killService, startService } from './faults';
+import { statusQuery, transcriptQuery } from '../../common/run-messages.js';
+import type { RunResult } from '../../common/contract.js';
+import { useHarness, waitFor } from '../harness.js';
+import { killService, startService } from './faults.js';
 
 const h = useHarness();
 

@@ -3,7 +3,7 @@
 // its own fork asks it over loopback HTTP to crash one (test/cluster/faults.ts).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SERVICES, type ServiceName, type TemporalCluster } from '../../dev/cluster/cluster';
+import { SERVICES, type ServiceName, type TemporalCluster } from '../../dev/cluster/cluster.js';
 
 /** POST /service/<name>/kill | /service/<name>/start | /postgres/crash | /postgres/start; GET /service/<name> answers its pid. */
 export async function startClusterControl(cluster: TemporalCluster): Promise<{ url: string; close(): Promise<void> }> {

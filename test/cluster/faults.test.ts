@@ -14,13 +14,13 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FolderEffectStore } from '../../activities/effects/folder-store';
-import { approveSignal } from '../../common/run-messages';
-import { AGENT_AWAITING_CALL } from '../../common/search-attributes';
-import type { RunResult } from '../../common/contract';
-import type { TraceLine } from '../../common/trace-format';
-import { freshWorkspace, useHarness, waitFor } from '../harness';
-import { crashPostgres, killService, startPostgres, startService } from './faults';
+import { FolderEffectStore } from '../../activities/effects/folder-store.js';
+import { approveSignal } from '../../common/run-messages.js';
+import { AGENT_AWAITING_CALL } from '../../common/search-attributes.js';
+import type { RunResult } from '../../common/contract.js';
+import type { TraceLine } from '../../common/trace-format.js';
+import { freshWorkspace, useHarness, waitFor } from '../harness.js';
+import { crashPostgres, killService, startPostgres, startService } from './faults.js';
 
 const h = useHarness({ worker: false });
 

@@ -1,7 +1,7 @@
 // What a cluster test file calls to crash part of the shared cluster
 // (test/cluster/control-server.ts does it, in the global setup's process).
 import { inject } from 'vitest';
-import type { ServiceName } from '../../dev/cluster/cluster';
+import type { ServiceName } from '../../dev/cluster/cluster.js';
 
 async function call(method: 'GET' | 'POST', path: string): Promise<unknown> {
   const res = await fetch(`${inject('clusterControlUrl')}${path}`, { method, signal: AbortSignal.timeout(180_000) });

@@ -12,11 +12,11 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
-import { PROJECT_ROOT } from '../../common/project-root';
-import { startCluster } from '../../dev/cluster/cluster';
-import { startProvider } from '../../dev/provider/server';
-import { WORKFLOWS_PATH } from '../../worker/create-worker';
-import { startClusterControl } from './control-server';
+import { PROJECT_ROOT } from '../../common/project-root.js';
+import { startCluster } from '../../dev/cluster/cluster.js';
+import { startProvider } from '../../dev/provider/server.js';
+import { WORKFLOWS_PATH } from '../../worker/create-worker.js';
+import { startClusterControl } from './control-server.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -8,10 +8,10 @@ import { readFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
-import { PROJECT_ROOT } from '../../common/project-root';
-import { findTemporalCli } from '../../worker/dev-server/temporal-cli';
-import { SEARCH_ATTRIBUTES } from '../../common/search-attributes';
-import { waitFor } from '../harness';
+import { PROJECT_ROOT } from '../../common/project-root.js';
+import { findTemporalCli } from '../../worker/dev-server/temporal-cli.js';
+import { SEARCH_ATTRIBUTES } from '../../common/search-attributes.js';
+import { waitFor } from '../harness.js';
 
 const SCRIPT = join(PROJECT_ROOT, 'deploy', 'compose', 'create-namespace.sh');
 const exec = promisify(execFile);

@@ -6,11 +6,11 @@ import proto from '@temporalio/proto';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import type { RunResult } from '../../common/contract';
-import { useHarness, waitFor } from '../harness';
-import { BUILTIN_TOOLS } from '../../activities/tools/builtin';
-import { toolsetHash } from '../../worker/tool-routing';
-import { startWorkerProcess } from '../worker-process';
+import type { RunResult } from '../../common/contract.js';
+import { useHarness, waitFor } from '../harness.js';
+import { BUILTIN_TOOLS } from '../../activities/tools/builtin.js';
+import { toolsetHash } from '../../worker/tool-routing.js';
+import { startWorkerProcess } from '../worker-process.js';
 
 const h = useHarness({ worker: false });
 const { EventType } = proto.temporal.api.enums.v1;

@@ -4,7 +4,7 @@
 // difference not listed here, and on an entry that no longer matches anything
 // (so the list only ever holds what is true). A change that alters what runs
 // in flight would send or return adds its entry here, reviewed, or is fixed.
-import type { Difference } from './compare';
+import type { Difference } from './compare.js';
 
 export interface AcceptedDifference {
   why: string;

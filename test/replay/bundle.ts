@@ -2,7 +2,7 @@
 // observe or deliberately change what the code does (test/replay/*.ts).
 import { bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
-import { WORKFLOWS_PATH } from '../../worker/create-worker';
+import { WORKFLOWS_PATH } from '../../worker/create-worker.js';
 
 const noop = () => {};
 const quiet = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: console.error };

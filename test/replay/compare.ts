@@ -8,11 +8,11 @@
 import type proto from '@temporalio/proto';
 import { Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { isDeepStrictEqual } from 'node:util';
-import { dataConverter } from '../../common/payload-codec';
-import { REPLAY_SINKS } from '../../worker/create-worker';
-import { decodePayloads } from '../decoded-history';
-import type { CapturedCall, CaptureSinks } from './capture-interceptors';
-import { here } from './bundle';
+import { dataConverter } from '../../common/payload-codec.js';
+import { REPLAY_SINKS } from '../../worker/create-worker.js';
+import { decodePayloads } from '../decoded-history.js';
+import type { CapturedCall, CaptureSinks } from './capture-interceptors.js';
+import { here } from './bundle.js';
 import type { InjectedSinks } from '@temporalio/worker';
 
 type History = proto.temporal.api.history.v1.IHistory;

@@ -6,8 +6,8 @@
 import type { Client } from '@temporalio/client';
 import type proto from '@temporalio/proto';
 import { Worker, type ReplayWorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
-import { dataConverter } from '../../common/payload-codec';
-import { REPLAY_SINKS } from '../../worker/create-worker';
+import { dataConverter } from '../../common/payload-codec.js';
+import { REPLAY_SINKS } from '../../worker/create-worker.js';
 
 type History = proto.temporal.api.history.v1.IHistory;
 

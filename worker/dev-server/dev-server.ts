@@ -7,9 +7,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
-import { SEARCH_ATTRIBUTES } from '../../common/search-attributes';
-import { requireSearchAttributes } from '../search-attribute-check';
-import { findTemporalCli } from './temporal-cli';
+import { SEARCH_ATTRIBUTES } from '../../common/search-attributes.js';
+import { requireSearchAttributes } from '../search-attribute-check.js';
+import { findTemporalCli } from './temporal-cli.js';
 
 /**
  * Server settings for agent loops, on by default for every server this project

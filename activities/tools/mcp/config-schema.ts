@@ -2,7 +2,7 @@
 // and the words a refusal uses. Which transport an entry is (the presence of
 // "command" or "url"), its defaults and ${NAME} expansion are ./config's.
 import { z } from 'zod';
-import { strictObject } from '../../../common/schema-problem';
+import { strictObject } from '../../../common/schema-problem.js';
 
 const string = z.string('must be a string');
 // An entry that is not a string is named by its place: `servers.x.tools[2] must be a string`.

@@ -4,8 +4,8 @@
 // of failing runs later.
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { firstProblem } from '../../../common/schema-problem';
-import { httpServer, stdioServer } from './config-schema';
+import { firstProblem } from '../../../common/schema-problem.js';
+import { httpServer, stdioServer } from './config-schema.js';
 
 interface ServerPolicy {
   /** What the harness names its tools: `<prefix>_<tool>` (default: the server's key). */

@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { McpServerConfig } from './config';
+import type { McpServerConfig } from './config.js';
 
 const CLIENT_INFO = { name: 'agent-harness', version: '0.1.0' };
 const STDERR_TAIL = 2000;

@@ -3,7 +3,7 @@
 // that must be shortened keeps a hash of the whole, so two long names that
 // share their first 55 characters stay apart.
 import { createHash } from 'node:crypto';
-import { TOOL_NAME } from '../../../common/tool-spec';
+import { TOOL_NAME } from '../../../common/tool-spec.js';
 
 const MAX = 64;
 

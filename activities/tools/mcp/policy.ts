@@ -6,9 +6,9 @@
 // A write is idempotent (retried like a read, outside the effect protocol)
 // only when the config lists it in `idempotent` or the server marks it
 // `idempotentHint` and its annotations are trusted.
-import type { ApprovalRule } from '../../../common/tool-spec';
-import type { McpServerConfig } from './config';
-import { anyMatches } from './glob';
+import type { ApprovalRule } from '../../../common/tool-spec.js';
+import type { McpServerConfig } from './config.js';
+import { anyMatches } from './glob.js';
 
 export interface McpToolAnnotations {
   readOnlyHint?: boolean;

@@ -1,11 +1,11 @@
 // The MCP servers of a worker as a tool source: connects to each, lists its
 // tools, applies the config (which tools, their policies) and gives the
 // harness's tool definitions, plus a close() for when the worker stops.
-import type { ToolDefinition } from '../define-tool';
-import type { McpServerConfig } from './config';
-import { McpConnection } from './connection';
-import { anyMatches, globMatches } from './glob';
-import { mcpToolDefinition } from './tool-definition';
+import type { ToolDefinition } from '../define-tool.js';
+import type { McpServerConfig } from './config.js';
+import { McpConnection } from './connection.js';
+import { anyMatches, globMatches } from './glob.js';
+import { mcpToolDefinition } from './tool-definition.js';
 
 export interface McpToolSource {
   tools: ToolDefinition[];

@@ -4,14 +4,14 @@
 // slow, and the heartbeat's answer is how a Stop reaches the call).
 import { ApplicationFailure } from '@temporalio/common';
 import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { JsonSchema } from '../../../common/tool-spec';
-import { defineTool, type ToolDefinition } from '../define-tool';
-import { NothingChanged, ToolError } from '../tool-error';
-import type { McpServerConfig } from './config';
-import type { McpConnection } from './connection';
-import { harnessToolName } from './naming';
-import { toolPolicy } from './policy';
-import { progressLabel, resultText } from './result';
+import type { JsonSchema } from '../../../common/tool-spec.js';
+import { defineTool, type ToolDefinition } from '../define-tool.js';
+import { NothingChanged, ToolError } from '../tool-error.js';
+import type { McpServerConfig } from './config.js';
+import type { McpConnection } from './connection.js';
+import { harnessToolName } from './naming.js';
+import { toolPolicy } from './policy.js';
+import { progressLabel, resultText } from './result.js';
 
 /**
  * Where the call's idempotency key travels: `params._meta` of `tools/call`.
