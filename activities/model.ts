@@ -6,7 +6,7 @@
 import { Context } from '@temporalio/activity';
 import { countCompletionTokensAsync, countPromptTokensAsync } from '../common/tokens.js';
 import { ApplicationFailure } from '@temporalio/common';
-// The transient types the workflow waits out (workflows/model-outage.ts): one list, so the two cannot drift.
+// The transient types the workflow waits out (workflows/outage-wait.ts): one list, so the two cannot drift.
 import { PROVIDER_RATE_LIMITED, PROVIDER_UNAVAILABLE, PROVIDER_UNREACHABLE } from '../common/provider-errors.js';
 import type { OpenAiToolDefinition } from '../common/tool-spec.js';
 import { resolvePrompt, type MessageStore } from './message-store.js';

@@ -219,6 +219,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig 
       ...(v.AGENT_DEFAULT_APPROVAL_TIMEOUT_MS ? { approvalTimeoutMs: v.AGENT_DEFAULT_APPROVAL_TIMEOUT_MS } : {}),
       // How long model calls wait out a provider outage (default 6 h: common/provider-errors.ts).
       ...(v.AGENT_MODEL_OUTAGE_MS ? { modelOutageMs: v.AGENT_MODEL_OUTAGE_MS } : {}),
+      // How long tool calls wait out the outage of what they reach (default 6 h: common/provider-errors.ts).
+      ...(v.AGENT_TOOL_OUTAGE_MS ? { toolOutageMs: v.AGENT_TOOL_OUTAGE_MS } : {}),
       // Tools whose approval must name the call's argsHash (checked against the offered tools when the worker starts).
       ...(list(env.AGENT_REQUIRE_ARGS_HASH) ? { requireArgsHash: list(env.AGENT_REQUIRE_ARGS_HASH) ?? [] } : {}),
     },

@@ -46,17 +46,23 @@ export type ExitStatus = Exclude<RunStatus, 'running'>;
  * (`agentStatus`), the AgentStatus search attribute, the CLI and the result:
  * `running`, live but waiting on a person (`awaiting_approval`), or one of
  * the five exits once it has ended; `waiting_for_model` while a model call
- * waits out a provider outage (workflows/model-outage.ts).
+ * waits out a provider outage, `waiting_for_tool` while a tool call waits out
+ * the outage of what the tool reaches (an MCP server, a team's service, a
+ * queue with no worker offering it) (workflows/outage-wait.ts).
  */
-export type AgentStatus = 'running' | 'awaiting_approval' | 'awaiting_budget' | 'awaiting_reconciliation' | 'waiting_for_model' | ExitStatus;
+export type AgentStatus = 'running' | 'awaiting_approval' | 'awaiting_budget' | 'awaiting_reconciliation' | 'waiting_for_model' | 'waiting_for_tool' | ExitStatus;
+
+/** What a live run waits out, if anything: the model provider or one tool call's infrastructure. */
+export type OutageKind = 'model' | 'tool';
 
 /**
  * The AgentStatus of a run: an exit once it ended; live and parked on an
  * approval, `awaiting_approval`; parked because a hard budget cannot pay its
  * next model call, `awaiting_budget`.
  */
-export function agentStatusOf(status: RunStatus, interruption: Interruption | null, ended: boolean, waitingForModel = false): AgentStatus {
-  if (!ended && waitingForModel) return 'waiting_for_model';
+export function agentStatusOf(status: RunStatus, interruption: Interruption | null, ended: boolean, waitingOut: OutageKind | null = null): AgentStatus {
+  if (!ended && waitingOut === 'model') return 'waiting_for_model';
+  if (!ended && waitingOut === 'tool') return 'waiting_for_tool';
   if (!ended && interruption?.type === 'approval') return 'awaiting_approval';
   if (!ended && interruption?.type === 'budget') return 'awaiting_budget';
   if (!ended && interruption?.type === 'reconciliation') return 'awaiting_reconciliation';
@@ -73,8 +79,18 @@ export interface ModelOutageView {
   /** ProviderUnreachable, ProviderUnavailable, ProviderRateLimited or ProviderTimeout. */
   errorType: string;
   nextTryAt: string;
-  /** When the run stops waiting and fails with the last error (its modelOutageMs after `since`). */
+  /** When the run stops waiting and fails with the last error (its modelOutageMs, or toolOutageMs, after `since`). */
   giveUpAt: string;
+}
+
+/**
+ * A tool call waiting out an outage: the same fields, `errorType` the type
+ * of the activity's last failure (ToolNotOffered, the tool's own error type,
+ * or ToolTimeout), and which call waits.
+ */
+export interface ToolOutageView extends ModelOutageView {
+  toolName: string;
+  callId: string;
 }
 
 /** A hard-budget run parked before a model call it cannot pay: what the call needs, what a raise must reach. */
@@ -147,6 +163,8 @@ export interface AgentInput {
   modelTimeoutMs?: number;
   /** How long a model call waits out a provider that stays down (unreachable, 5xx, 429, timeouts), in ms; default 6 h. */
   modelOutageMs?: number;
+  /** How long a tool call waits out failures its own retries did not cure (a server down, no worker offering it, timeouts), in ms; default 6 h. */
+  toolOutageMs?: number;
   toolTimeoutMs?: number;
   /** Longer tool results are cut with a note the model can read. */
   maxToolResultChars?: number;
@@ -216,6 +234,8 @@ export interface RunConfig {
   modelTimeoutMs: number;
   /** Absent unless the input or the worker (AGENT_MODEL_OUTAGE_MS) set it: DEFAULT_MODEL_OUTAGE_MS (common/provider-errors.ts). */
   modelOutageMs?: number;
+  /** Absent unless the input or the worker (AGENT_TOOL_OUTAGE_MS) set it: DEFAULT_TOOL_OUTAGE_MS (common/provider-errors.ts). */
+  toolOutageMs?: number;
   toolTimeoutMs: number;
   maxToolResultChars: number;
   continueAsNewAtHistoryBytes: number;
@@ -299,6 +319,7 @@ export type RunDefaults = Pick<
   | 'approvalTimeoutMs'
   | 'modelTimeoutMs'
   | 'modelOutageMs'
+  | 'toolOutageMs'
   | 'toolTimeoutMs'
   | 'maxToolResultChars'
   | 'continueAsNewAtHistoryBytes'
@@ -364,6 +385,8 @@ export interface RunStatusView {
   usageOverReservation?: OverReservationFlag | null;
   /** Present while a model call waits out a provider outage (agentStatus `waiting_for_model`). */
   modelOutage?: ModelOutageView;
+  /** Present while a tool call waits out an outage (agentStatus `waiting_for_tool`). */
+  toolOutage?: ToolOutageView;
 }
 
 /** A steering message as the status shows it while it waits for the next turn boundary. */

@@ -59,6 +59,7 @@ export const envSchema = z.object({
     .optional(),
   AGENT_DEFAULT_APPROVAL_TIMEOUT_MS: positiveInt,
   AGENT_MODEL_OUTAGE_MS: positiveInt,
+  AGENT_TOOL_OUTAGE_MS: positiveInt,
   // The model calls' fetch takes only http and https: a typo like "htp://" would otherwise pass the start checks and fail every turn.
   LLM_BASE_URL: z.string().refine(isHttpUrl, got('must be an http: or https: URL')).optional(),
 });

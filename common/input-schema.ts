@@ -67,6 +67,7 @@ export const inputSchema = strictObject(
     budgetTimeoutMs: positive.nullish(),
     modelTimeoutMs: positive.optional(),
     modelOutageMs: positive.optional(),
+    toolOutageMs: positive.optional(),
     toolTimeoutMs: positive.optional(),
     maxToolResultChars: intBetween(1, MAX_TOOL_RESULT_CHARS_LIMIT).optional(),
     continueAsNewAtHistoryBytes: intBetween(1, 40 * 1024 * 1024).optional(),

@@ -61,6 +61,7 @@ export function parseInput(raw: unknown, d: RunDefaults = BUILT_IN_DEFAULTS, cat
     modelTimeoutMs: input.modelTimeoutMs ?? d.modelTimeoutMs,
     // Written only when set: a configuration without it waits the built-in default (common/provider-errors.ts).
     ...((input.modelOutageMs ?? d.modelOutageMs) !== undefined ? { modelOutageMs: input.modelOutageMs ?? d.modelOutageMs } : {}),
+    ...((input.toolOutageMs ?? d.toolOutageMs) !== undefined ? { toolOutageMs: input.toolOutageMs ?? d.toolOutageMs } : {}),
     toolTimeoutMs: input.toolTimeoutMs ?? d.toolTimeoutMs,
     maxToolResultChars: input.maxToolResultChars ?? d.maxToolResultChars,
     continueAsNewAtHistoryBytes: input.continueAsNewAtHistoryBytes ?? d.continueAsNewAtHistoryBytes,

@@ -1,5 +1,5 @@
 // Which model-call failures an outage explains, shared by the workflow (it
-// waits those out: workflows/model-outage.ts) and by resume (a run that
+// waits those out: workflows/outage-wait.ts) and by resume (a run that
 // failed on one may be resumed once the provider is back). The types are the
 // ones the model activity gives its failures (activities/model.ts).
 
@@ -25,3 +25,19 @@ export const isTransientProviderError = (errorType: string | null | undefined): 
  * Waiting costs about 2.4 Actions a minute (docs/cost.md).
  */
 export const DEFAULT_MODEL_OUTAGE_MS = 6 * 60 * 60 * 1000;
+
+/** A tool call that hung past its timeout, or whose worker stopped heartbeating (named by the workflow). */
+export const TOOL_TIMEOUT = 'ToolTimeout';
+
+/**
+ * How long a tool call waits out failures its own retries (5 attempts over
+ * about 7.5 s) did not cure, by default: 6 hours, as for the model. What a
+ * tool reaches (an MCP server, a team's service, a queue whose workers are
+ * being redeployed) has outages of the same kind and length as a provider's,
+ * and an unattended run loses more by failing at 3 a.m. than by waiting. A
+ * tool's failure the model can act on is not waited out: the tool reports it
+ * (ToolError) and the model reads it; only what the tool throws is, like a
+ * Temporal activity retried until its cause is fixed, but visibly and within
+ * a bound.
+ */
+export const DEFAULT_TOOL_OUTAGE_MS = 6 * 60 * 60 * 1000;

@@ -29,6 +29,7 @@ export function inputOfConfig(cfg: RunConfig): AgentInput {
     ...(cfg.hardBudget ? { budgetTimeoutMs: cfg.hardBudget.budgetTimeoutMs } : {}),
     modelTimeoutMs: cfg.modelTimeoutMs,
     ...(cfg.modelOutageMs !== undefined ? { modelOutageMs: cfg.modelOutageMs } : {}),
+    ...(cfg.toolOutageMs !== undefined ? { toolOutageMs: cfg.toolOutageMs } : {}),
     toolTimeoutMs: cfg.toolTimeoutMs,
     maxToolResultChars: cfg.maxToolResultChars,
     continueAsNewAtHistoryBytes: cfg.continueAsNewAtHistoryBytes,

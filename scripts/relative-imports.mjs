@@ -36,7 +36,7 @@ for (const file of sources(root)) {
   const text = readFileSync(file, 'utf8');
   const next = text.replace(pattern, (all, lead, q, spec) => {
     const fixed = withExtension(file, spec);
-    if (fixed === spec && !/\.(js|mjs|cjs|json)$/.test(spec)) missing.push(`${file}: ${spec}`);
+    if (fixed === spec && !/\.(js|mjs|cjs|json|ts|mts)$/.test(spec)) missing.push(`${file}: ${spec}`);
     return `${lead}${q}${fixed}${q}`;
   });
   if (next !== text) {

@@ -3,9 +3,9 @@
 // lists its tools at start, and runs of the scripted `mcp` scenario. The
 // server's own record says what happened on its side: a write that landed
 // once, with the call's idempotency key; a slow call that saw the Stop.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,50 +23,10 @@ import type { RunResult } from '../common/contract.js';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness.js';
 import { IDEMPOTENCY_META_KEY as SERVER_META_KEY, readRecord } from './mcp/fs-server.js';
 import { startWorkerProcess } from './worker-process.js';
+import { serverArgs, servedFolder, startHttpServer, type Served } from './mcp/served.js';
 
 const h = useHarness({ worker: false });
-const SERVER = join(PROJECT_ROOT, 'test/mcp/fs-server.ts');
 const MCP_TOOLS = ['fs_list', 'fs_write', 'fs_slow'];
-
-interface Served {
-  root: string;
-  record: string;
-}
-
-function servedFolder(label: string): Served {
-  const dir = mkdtempSync(join(tmpdir(), `mcp-${label}-`));
-  const root = join(dir, 'files');
-  mkdirSync(root);
-  writeFileSync(join(root, 'hello.txt'), 'hello from the MCP server\n');
-  return { root, record: join(dir, 'record.jsonl') };
-}
-
-const serverArgs = (s: Served) => ['--import', 'tsx', SERVER, '--root', s.root, '--record', s.record];
-
-/** The server as its own process over streamable HTTP, on a port it picks: resolves once it listens. */
-async function startHttpServer(s: Served, port = 0): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [...serverArgs(s), '--http', String(port)], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const onData = (b: Buffer) => {
-      output += b.toString();
-      const m = /listening (\S+)/.exec(output);
-      if (m) resolve(m[1]);
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`the MCP test server exited (${code}) before listening:\n${output}`)));
-  });
-  return {
-    url,
-    child,
-    stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
 
 function writeConfig(servers: Record<string, unknown>): string {
   const file = join(mkdtempSync(join(tmpdir(), 'mcp-config-')), 'mcp.json');

@@ -104,7 +104,8 @@ describe('a tool module chosen at worker start', () => {
     const queue = `own-tools-${Date.now()}`;
     const common = { taskQueue: queue, traceDir: h.traceDir, workspaceRoot: h.workspaceRoot };
     const withModule = await startWorkerProcess({ ...common, env: { AGENT_TOOLS_MODULES: join(PROJECT_ROOT, 'examples/tools/notes.ts') } });
-    const input = scripted([[{ name: 'write_note', args: { path: 'notes/late.txt', text: 'x' } }]]);
+    // A short outage allowance: without one the call would wait hours (waiting_for_tool) for a worker that offers it.
+    const input = scripted([[{ name: 'write_note', args: { path: 'notes/late.txt', text: 'x' } }]], { toolOutageMs: 1000 });
     const handle = await h.client.workflow.start('agentRun', { taskQueue: queue, workflowId: `own-tools-deploy-${Date.now()}`, args: [input] });
     await waitForApproval(handle, 's0_0');
     await withModule.kill();
@@ -117,6 +118,7 @@ describe('a tool module chosen at worker start', () => {
       const r = (await handle.result()) as RunResult;
       expect(r).toMatchObject({ status: 'failed', errorType: 'ToolNotOffered' });
       expect(r.error).toContain('tool write_note is not offered by worker');
+      expect(r.error).toContain('toolOutageMs');
       expect(existsSync(file(input.workspace, 'notes/late.txt'))).toBe(false);
     } finally {
       await without.kill();

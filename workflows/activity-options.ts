@@ -22,10 +22,12 @@ export const WAIT_CANCELLATION_PATCH = 'wait-cancellation-v1';
 export interface LoopActivities {
   /** The model call: long, retried on 429/5xx, heartbeats while it waits. */
   model: wf.ActivityInterfaceFor<Activities>;
-  /** The same call as one attempt: each try after a timer while the run waits out an outage (./model-outage.ts). */
+  /** The same call as one attempt: each try after a timer while the run waits out an outage (./outage-wait.ts). */
   modelTry: wf.ActivityInterfaceFor<Activities>;
   /** The tool activity for one tool, with the options its spec asks for (built once per tool). */
   tool(spec: ToolSpec, asLocal: boolean): ToolActivity;
+  /** The same as one attempt: each try after a timer while the call waits out an outage (./outage-wait.ts). */
+  toolTry(spec: ToolSpec, asLocal: boolean): ToolActivity;
 }
 
 export type ToolActivity = Pick<wf.ActivityInterfaceFor<Activities>, 'runTool'>;
@@ -49,6 +51,15 @@ const CANCELLATION = {
 /** `waitForCancellation`: the value of patched(WAIT_CANCELLATION_PATCH), asked in the run's first activation. */
 export function loopActivities(cfg: RunConfig, waitForCancellation: boolean): LoopActivities {
   const byTool = new Map<string, ToolActivity>();
+  const proxyOf = (spec: ToolSpec, asLocal: boolean, oneTry: boolean): ToolActivity => {
+    const key = `${spec.name}|${asLocal}|${oneTry}`;
+    let proxy = byTool.get(key);
+    if (!proxy) {
+      proxy = toolProxy(cfg, spec, asLocal, waitForCancellation, oneTry);
+      byTool.set(key, proxy);
+    }
+    return proxy;
+  };
   const modelOptions = {
     startToCloseTimeout: cfg.modelTimeoutMs,
     heartbeatTimeout: cfg.heartbeatTimeoutMs ?? HEARTBEAT_TIMEOUT_MS,
@@ -58,26 +69,19 @@ export function loopActivities(cfg: RunConfig, waitForCancellation: boolean): Lo
     model: wf.proxyActivities<Activities>({ ...modelOptions, retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 6 } }),
     // The wait between tries is the workflow's timer, which the status can show and a Stop can cut short.
     modelTry: wf.proxyActivities<Activities>({ ...modelOptions, retry: { maximumAttempts: 1 } }),
-    tool(spec, asLocal) {
-      const key = `${spec.name}|${asLocal}`;
-      let proxy = byTool.get(key);
-      if (!proxy) {
-        proxy = toolProxy(cfg, spec, asLocal, waitForCancellation);
-        byTool.set(key, proxy);
-      }
-      return proxy;
-    },
+    tool: (spec, asLocal) => proxyOf(spec, asLocal, false),
+    toolTry: (spec, asLocal) => proxyOf(spec, asLocal, true),
   };
 }
 
-function toolProxy(cfg: RunConfig, spec: ToolSpec, asLocal: boolean, waitForCancellation: boolean): ToolActivity {
+function toolProxy(cfg: RunConfig, spec: ToolSpec, asLocal: boolean, waitForCancellation: boolean, oneTry: boolean): ToolActivity {
   const o = spec.activity ?? {};
   const r = o.retry ?? {};
   const retry = {
     initialInterval: r.initialIntervalMs ?? 500,
     backoffCoefficient: r.backoffCoefficient ?? 2,
     maximumInterval: r.maximumIntervalMs ?? 10_000,
-    maximumAttempts: r.maximumAttempts ?? 5,
+    maximumAttempts: oneTry ? 1 : (r.maximumAttempts ?? 5),
   };
   // Histories from before the patch sent TRY_CANCEL whatever the tool.
   const cancellationType = waitForCancellation ? CANCELLATION[o.cancellation ?? 'wait'] : CANCELLATION.try;

@@ -6,7 +6,7 @@
 //   approval-gate.ts   calls that wait for a person's decision
 //   steering-desk.ts   messages a person sends while the run works
 //   spend.ts           the model call of a turn, its cost, soft and hard budgets
-//   model-outage.ts    model calls that wait out a provider outage
+//   outage-wait.ts     model and tool calls that wait out an outage
 //   tool-dispatch.ts   one tool call, from the reply to its result
 //   sub-agents.ts      tool calls that run a child agent
 //   reconciler.ts      writes whose outcome is unknown
@@ -25,7 +25,7 @@ import { continueAsNewIfDue } from './continue-as-new.js';
 import { type CarriedState } from './carried-state.js';
 import { exitForError, isCancelledExit, runResult } from './exits.js';
 import { loopMetrics } from './metrics.js';
-import { ModelOutage } from './model-outage.js';
+import { ModelOutage, ToolOutage, type OutageSink } from './outage-wait.js';
 import { nextStep, type Exit } from './next-step.js';
 import { Reconciler } from './reconciler.js';
 import type { RunContext, RunIds } from './run-context.js';
@@ -66,6 +66,7 @@ class AgentRun {
     const board = new StatusBoard({ ids, cfg, state, patches });
     const trace = new RunTrace(ids.chainId, carried?.seq ?? 0);
     const activities = loopActivities(cfg, patches.waitForCancellation);
+    const outageSink: OutageSink = { show: (kind, view) => board.waitingOut(kind, view), emit: (type, fields) => trace.emit(type, fields) };
     const ctx: RunContext = {
       ids,
       input,
@@ -74,7 +75,8 @@ class AgentRun {
       patches,
       specs,
       activities,
-      modelCalls: new ModelOutage(cfg, activities, { show: (view) => board.waitingForModel(view), emit: (type, fields) => trace.emit(type, fields) }),
+      modelCalls: new ModelOutage(cfg, activities, outageSink),
+      toolCalls: new ToolOutage(cfg, outageSink),
       metrics: loopMetrics(cfg.model),
       trace,
       stop: new StopSwitch(),

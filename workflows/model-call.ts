@@ -13,7 +13,7 @@ import type { RunState } from './run-state.js';
 import type { RunContext } from './run-context.js';
 import { MESSAGE_STORE_MISS, promptByAddress, rememberPrompt, wholePrompt, type PromptByAddress } from '../common/message-refs.js';
 import type { OpenAiToolDefinition } from '../common/tool-spec.js';
-import type { ModelCalls } from './model-outage.js';
+import type { ModelCalls } from './outage-wait.js';
 import type { ChatMessage, ModelReply } from '../common/contract.js';
 
 export type ModelCallBase = Omit<CallModelInput, 'messages' | 'tools' | 'toolsRef' | 'prefix'>;

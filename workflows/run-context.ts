@@ -6,7 +6,7 @@ import type { AgentInput, RunConfig } from '../common/contract.js';
 import type { ToolSpec } from '../common/tool-spec.js';
 import type { LoopActivities } from './activity-options.js';
 import type { LoopMetrics } from './metrics.js';
-import type { ModelCalls } from './model-outage.js';
+import type { ModelCalls, ToolOutage } from './outage-wait.js';
 import type { RunState } from './run-state.js';
 import type { Patches } from './run-setup.js';
 import type { RunTrace } from './run-trace.js';
@@ -30,8 +30,10 @@ export interface RunContext {
   readonly state: RunState;
   readonly patches: Patches;
   readonly activities: LoopActivities;
-  /** Every model call goes through here: it waits out a provider outage (./model-outage.ts). */
+  /** Every model call goes through here: it waits out a provider outage (./outage-wait.ts). */
   readonly modelCalls: ModelCalls;
+  /** Every tool activity goes through here: it waits out the outage of what the tool reaches (./outage-wait.ts). */
+  readonly toolCalls: ToolOutage;
   readonly metrics: LoopMetrics;
   /** The run's tools as recorded at its start. */
   readonly specs: ToolSpec[];

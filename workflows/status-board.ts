@@ -3,7 +3,7 @@
 // Agent* search attributes. Parking and unparking go through here, so the
 // three always agree.
 import * as wf from '@temporalio/workflow';
-import { agentStatusOf, type Interruption, type ModelOutageView, type RunConfig, type RunStatus, type RunStatusView, type SteerView } from '../common/contract.js';
+import { agentStatusOf, type Interruption, type ModelOutageView, type OutageKind, type RunConfig, type ToolOutageView, type RunStatus, type RunStatusView, type SteerView } from '../common/contract.js';
 import { configQuery, statusQuery, transcriptQuery } from '../common/run-messages.js';
 import type { Exit } from './next-step.js';
 import { noChildren, type RunState } from './run-state.js';
@@ -29,8 +29,8 @@ export class StatusBoard {
   private interruption: Interruption | null = null;
   /** How the run ended, once it has. */
   private ended: Exit | null = null;
-  /** A model call waiting out a provider outage, while it waits. */
-  private outage: ModelOutageView | null = null;
+  /** A model call waiting out a provider outage, or a tool call waiting out its own, while it waits. */
+  private outage: { kind: 'model'; view: ModelOutageView } | { kind: 'tool'; view: ToolOutageView } | null = null;
   private extras: BoardExtras = { queuedSteers: () => [], budgetFields: () => ({}) };
 
   constructor(private readonly ctx: BoardSource) {}
@@ -70,14 +70,16 @@ export class StatusBoard {
   }
 
   /**
-   * A model call waits out an outage (`view`), or no longer does (null).
-   * AgentStatus changes on entering and leaving only (an upsert each); the
-   * tries in between show in the query and the details panel, which cost
-   * nothing.
+   * A model or tool call waits out an outage (`view`), or no longer does
+   * (null). AgentStatus changes on entering and leaving only (an upsert
+   * each); the tries in between show in the query and the details panel,
+   * which cost nothing.
    */
-  waitingForModel(view: ModelOutageView | null): void {
+  waitingOut(kind: OutageKind, view: ModelOutageView | ToolOutageView | null): void {
     const changed = (view === null) !== (this.outage === null);
-    this.outage = view;
+    if (view === null) this.outage = null;
+    else if (kind === 'tool' && 'toolName' in view) this.outage = { kind, view };
+    else this.outage = { kind: 'model', view };
     if (changed) this.upsert();
     else this.showDetails();
   }
@@ -115,7 +117,7 @@ export class StatusBoard {
       runId: ctx.ids.workflowId,
       workflowId: ctx.ids.workflowId,
       status: this.status,
-      agentStatus: agentStatusOf(this.status, this.interruption, exit !== null, this.outage !== null),
+      agentStatus: agentStatusOf(this.status, this.interruption, exit !== null, this.outage?.kind ?? null),
       reason: exit?.reason ?? null,
       errorType: exit?.status === 'failed' ? exit.errorType : null,
       interruption: this.interruption,
@@ -128,11 +130,12 @@ export class StatusBoard {
       queuedSteers: this.extras.queuedSteers(),
       ...this.extras.budgetFields(),
       ...(ctx.cfg.forkFrom ? { forkedFrom: ctx.cfg.forkFrom } : {}),
-      ...(this.outage && !exit ? { modelOutage: { ...this.outage } } : {}),
+      ...(this.outage?.kind === 'model' && !exit ? { modelOutage: { ...this.outage.view } } : {}),
+      ...(this.outage?.kind === 'tool' && !exit ? { toolOutage: { ...this.outage.view } } : {}),
     };
   }
 
   private visible(): VisibleState {
-    return { cfg: this.ctx.cfg, state: this.ctx.state, status: this.status, interruption: this.interruption, queuedSteers: this.extras.queuedSteers().length, modelOutage: this.ended ? null : this.outage };
+    return { cfg: this.ctx.cfg, state: this.ctx.state, status: this.status, interruption: this.interruption, queuedSteers: this.extras.queuedSteers().length, outage: this.ended ? null : this.outage };
   }
 }

@@ -99,20 +99,27 @@ export class ToolDispatch {
   private async runActivity(pending: PendingCall, spec: ToolSpec, toolName: string, args: Record<string, unknown>, key: string, started: number, retryUnknown: boolean): Promise<ToolOutcome> {
     const { ctx } = this;
     // Guarded: histories recorded before local tools scheduled these as activities.
-    const activity = ctx.activities.tool(spec, spec.activity?.local === true && localToolsPatched(ctx.patches));
+    const asLocal = spec.activity?.local === true && localToolsPatched(ctx.patches);
+    const activities = { retried: ctx.activities.tool(spec, asLocal), oneTry: ctx.activities.toolTry(spec, asLocal) };
+    const summary = callSummary(toolName, args, this.approvals.decisionOf(key));
+    // The seq when the call began: every try's tool_exec lines belong to it, not to a tool_waiting line.
+    const traceSeq = ctx.trace.seq;
     try {
-      return await activity.runTool.executeWithOptions({ summary: callSummary(toolName, args, this.approvals.decisionOf(key)) }, [{
-        workflowId: ctx.ids.workflowId,
-        chainId: ctx.ids.chainId,
-        callId: pending.call.id,
-        idempotencyKey: key,
-        toolName,
-        args,
-        workspace: ctx.cfg.workspace,
-        traceSeq: ctx.trace.seq,
-        maxResultChars: ctx.cfg.maxToolResultChars,
-        ...(retryUnknown ? { retryUnknown: true } : {}),
-      }]);
+      // Through the outage wait: a call whose retries ran out on what the tool threw waits, visibly, and tries again.
+      return await ctx.toolCalls.call({ toolName, callId: pending.call.id }, activities, (activity) =>
+        activity.runTool.executeWithOptions({ summary }, [{
+          workflowId: ctx.ids.workflowId,
+          chainId: ctx.ids.chainId,
+          callId: pending.call.id,
+          idempotencyKey: key,
+          toolName,
+          args,
+          workspace: ctx.cfg.workspace,
+          traceSeq,
+          maxResultChars: ctx.cfg.maxToolResultChars,
+          ...(retryUnknown ? { retryUnknown: true } : {}),
+        }]),
+      );
     } catch (err) {
       if (wf.isCancellation(err)) recordStopped(ctx, pending, toolName, started);
       throw err;

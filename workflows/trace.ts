@@ -29,6 +29,8 @@ export type TraceEventType =
   | 'usage_over_reservation'
   | 'model_waiting'
   | 'model_recovered'
+  | 'tool_waiting'
+  | 'tool_recovered'
   | 'run_stopped';
 
 export interface TraceEvent {

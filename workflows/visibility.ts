@@ -2,7 +2,7 @@
 // attributes they filter on (`temporal workflow list --query
 // 'AgentStatus="awaiting_approval"'`) and the Web UI's details panel.
 import type { SearchAttributePair, SearchAttributeUpdatePair, TypedSearchAttributes } from '@temporalio/common';
-import { agentStatusOf, type AgentInput, type Interruption, type ModelOutageView, type RunConfig, type RunStatus } from '../common/contract.js';
+import { agentStatusOf, type AgentInput, type Interruption, type ModelOutageView, type RunConfig, type RunStatus, type ToolOutageView } from '../common/contract.js';
 import type { Exit } from './next-step.js';
 import { SUGGESTED_RAISE_CALLS, suggestedRaiseUsd } from '../common/budget-math.js';
 import type { RunState } from './run-state.js';
@@ -27,8 +27,8 @@ export interface VisibleState {
   interruption: Interruption | null;
   /** Steering messages waiting for the next turn boundary. */
   queuedSteers?: number;
-  /** A model call waiting out a provider outage. */
-  modelOutage?: ModelOutageView | null;
+  /** A model call waiting out a provider outage, or a tool call waiting out its own. */
+  outage?: { kind: 'model'; view: ModelOutageView } | { kind: 'tool'; view: ToolOutageView } | null;
 }
 
 /**
@@ -36,7 +36,9 @@ export interface VisibleState {
  * Dollar signs are escaped: the Web UI's markdown reads `$…$` as math and
  * would turn `$0.05 of $1` into a formula.
  */
-export function detailsText({ cfg, state, status, interruption: i, queuedSteers, modelOutage: o }: VisibleState): string {
+export function detailsText({ cfg, state, status, interruption: i, queuedSteers, outage }: VisibleState): string {
+  const o = outage?.view;
+  const waitingFor = outage?.kind === 'tool' ? `the tool \`${outage.view.toolName}\` (call ${outage.view.callId})` : 'the model provider';
   const hash = i?.type === 'approval' && i.argsHash ? ` · **argsHash:** \`${i.argsHash}\`` : '';
   const head =
     i?.type === 'approval'
@@ -46,7 +48,7 @@ export function detailsText({ cfg, state, status, interruption: i, queuedSteers,
         : i?.type === 'reconciliation'
           ? `**awaiting reconciliation:** \`${i.toolName} ${JSON.stringify(i.args)}\` (call ${i.callId}) — ${noMath(i.known.slice(0, 300))}`
           : o
-            ? `**waiting for the model provider** since ${o.since}: ${noMath(o.lastError.slice(0, 300))} (${o.errorType}) · **next try:** ${o.nextTryAt} · **gives up:** ${o.giveUpAt}`
+            ? `**waiting for ${waitingFor}** since ${o.since}: ${noMath(o.lastError.slice(0, 300))} (${o.errorType}) · **next try:** ${o.nextTryAt} · **gives up:** ${o.giveUpAt}`
             : `**${status}**`;
   const steers = queuedSteers ? `\n\n**Steering:** ${queuedSteers} message${queuedSteers > 1 ? 's' : ''} queued for the next turn` : '';
   const turns = `**Turns:** ${state.turns}${cfg.maxTurns !== null ? ` of ${cfg.maxTurns}` : ''}`;
@@ -69,7 +71,7 @@ export const PENDING_ARGS_HASH_PATCH = 'pending-args-hash-v1';
 export function statusAttributes(v: VisibleState, exit: Exit | undefined, parent: string | undefined, argsHash = false): SearchAttributeUpdatePair[] {
   const awaiting = (v.interruption?.type === 'approval' || v.interruption?.type === 'reconciliation') && !exit ? v.interruption : null;
   return [
-    { key: AGENT_STATUS, value: agentStatusOf(exit?.status ?? v.status, v.interruption, exit !== undefined, Boolean(v.modelOutage)) },
+    { key: AGENT_STATUS, value: agentStatusOf(exit?.status ?? v.status, v.interruption, exit !== undefined, v.outage?.kind ?? null) },
     { key: AGENT_MODEL, value: v.cfg.model },
     { key: AGENT_TURNS, value: v.state.turns },
     { key: AGENT_COST_USD, value: v.state.costUsd },

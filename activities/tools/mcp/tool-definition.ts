@@ -18,6 +18,9 @@ import { progressLabel, resultText } from './result.js';
  * Stable across Temporal's retries of one call, so a server can make a write
  * happen once (a reverse-DNS prefix, as MCP asks of `_meta` keys).
  */
+/** The type of a call's failure when its MCP server could not be reached: nothing was sent, so another try is safe. */
+export const MCP_SERVER_UNREACHABLE = 'McpServerUnreachable';
+
 export const IDEMPOTENCY_META_KEY = 'io.agent-harness/idempotencyKey';
 
 export function mcpToolDefinition(conn: McpConnection, tool: Tool): ToolDefinition {
@@ -48,7 +51,8 @@ export function mcpToolDefinition(conn: McpConnection, tool: Tool): ToolDefiniti
       try {
         await conn.ready();
       } catch (err) {
-        throw new NothingChanged(err);
+        // Typed, so a run waiting it out (waiting_for_tool) and its result say what failed.
+        throw new NothingChanged(ApplicationFailure.retryable(err instanceof Error ? err.message : String(err), MCP_SERVER_UNREACHABLE));
       }
       await ctx.effect.confirm();
       let result;
