@@ -7,8 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { FaultQueue, isFaultRule, type Fault, type RequestFacts } from './faults.js';
 import { omittedTurns, SUMMARY_INSTRUCTION } from '../../common/context-window.js';
 import { protocolError } from './protocol.js';
-import { SCENARIOS, type ScriptedReply } from './scenarios.js';
-import type { ScriptedModel } from '../../common/scripted-models.js';
+import { SCENARIOS, type ScriptedReply, type ScriptInput } from './scenarios.js';
 import { countCompletionTokensAsync, countPromptTokensAsync, truncateToTokensAsync, type WireMessage } from '../../common/tokens.js';
 
 export interface ProviderOptions {
@@ -18,7 +17,17 @@ export interface ProviderOptions {
   latencyMs?: number;
   /** When set, requests must carry `Authorization: Bearer <apiKey>`. */
   apiKey?: string;
+  /**
+   * Scenarios of the caller's own, by model name, beside the built-in ones
+   * (a name of a built-in is refused: a test reading `plan` must get `plan`).
+   * Each is a pure function of the request, like the built-ins, so a run
+   * killed and resumed against the server gets the same replies.
+   */
+  scenarios?: Record<string, Scenario>;
 }
+
+/** One scripted model: the reply to a request, from its turn, the tool results so far, the tools offered and the task. */
+export type Scenario = (input: ScriptInput) => ScriptedReply;
 
 export interface LoggedRequest extends RequestFacts {
   /** The answer's HTTP status; 0 for a reset connection or while pending. */
@@ -50,6 +59,13 @@ export async function startProvider(opts: ProviderOptions = {}): Promise<Running
   const faults = new FaultQueue();
   const log: LoggedRequest[] = [];
   const latencyMs = opts.latencyMs ?? 0;
+  const builtIn: Readonly<Record<string, Scenario>> = SCENARIOS;
+  const own = opts.scenarios ?? {};
+  for (const [name, scenario] of Object.entries(own)) {
+    if (Object.hasOwn(builtIn, name)) throw new Error(`scenario ${JSON.stringify(name)} is a built-in scenario of the scripted provider; give yours another name`);
+    if (typeof scenario !== 'function') throw new Error(`scenario ${JSON.stringify(name)} must be a function (input) => reply, got ${typeof scenario}`);
+  }
+  const scenarios: Readonly<Record<string, Scenario>> = { ...builtIn, ...own };
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
@@ -109,7 +125,7 @@ export async function startProvider(opts: ProviderOptions = {}): Promise<Running
       return;
     }
 
-    const script = (SCENARIOS as Partial<Record<string, (typeof SCENARIOS)[ScriptedModel]>>)[model];
+    const script = Object.hasOwn(scenarios, model) ? scenarios[model] : undefined;
     if (!script) return reply(404, apiError(`The model \`${model}\` does not exist.`, 'model_not_found'));
     const broken = protocolError(messages);
     if (broken) return reply(400, apiError(broken, 'invalid_request_error'));
