@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { dirname, join, resolve } from 'node:path';
 
 const root = resolve(dirname(new URL(import.meta.url).pathname), '..');
-const skip = new Set(['node_modules', '.git', 'dist', '.temporal', 'reports', 'peer']);
+const skip = new Set(['node_modules', '.git', 'dist', '.temporal', 'reports', 'peer', 'consumer']);
 const check = process.argv.includes('--check');
 const pattern = /((?:from|import)\s*\(?\s*)(['"])(\.\.?\/[^'"\n]*)\2/g;
 
