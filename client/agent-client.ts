@@ -108,6 +108,7 @@ export class AgentClient {
   private readonly ctx: HandleContext;
   private readonly names: OptionNames;
 
+  /** A client of the runs on `options.client`'s namespace, starting them on `options.taskQueue`. */
   constructor(options: AgentClientOptions) {
     this.client = options.client;
     this.taskQueue = options.taskQueue ?? DEFAULT_TASK_QUEUE;

@@ -116,7 +116,11 @@ export class AgentRunHandle {
   /** The fire-and-forget forms of approve, reject and steer. */
   readonly signals: AgentRunSignals;
 
-  /** Made by AgentClient: use its `start`, `getHandle`, `resume` or `fork`. */
+  /**
+   * Made by AgentClient: use its `start`, `getHandle`, `resume` or `fork`.
+   *
+   * @internal
+   */
   constructor(
     private readonly ctx: HandleContext,
     workflow: WorkflowHandle<AgentRunWorkflow>,
