@@ -1,7 +1,8 @@
 // The harness's command line: run (start and follow), approve, reject,
-// cancel, status, transcript, result, trace, list. Exit codes tell the five
-// exits apart (client/exit-codes.ts).
-import { ApplicationFailure, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+// cancel, status, transcript, result, trace, list. A thin layer over
+// AgentClient (./agent-client.ts): each command calls its method and prints
+// the answer; exit codes tell the five exits apart (client/exit-codes.ts).
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 // parseArgs that takes `--flag -3` as the flag's value, so its own check names it (./parse-flags.ts).
 import { parseFlags as parseArgs } from './parse-flags.js';
@@ -9,21 +10,34 @@ import { existsSync, statSync } from 'node:fs';
 import { readTrace, readTraceFile, traceChains } from '../common/trace-format.js';
 import { isArgsHashText } from '../common/args-hash.js';
 import { loadConfig, type HarnessConfig } from '../common/config.js';
-import { approveSignal, cancelSignal, decideUpdate, raiseBudgetUpdate, reconcileUpdate, rejectSignal, statusQuery, steerSignal, steerUpdate, transcriptQuery } from '../common/run-messages.js';
-import type { RunResult, RunStatusView } from '../common/contract.js';
+import type { RunStatusView } from '../common/contract.js';
 import { SUGGESTED_RAISE_CALLS, suggestedRaiseUsd } from '../common/budget-math.js';
+import { AgentClient } from './agent-client.js';
+import {
+  AgentClientError,
+  CannotResumeError,
+  InvalidInputError,
+  NoAnswerError,
+  NoWorkerError,
+  RunAlreadyFinishedError,
+  RunAlreadyStartedError,
+  RunFailedError,
+  RunNotFoundError,
+  UpdateRefusedError,
+} from './agent-errors.js';
+import type { AgentRunHandle } from './run-handle.js';
 import { connectClient } from './connect.js';
 import { ALREADY_FINISHED, EXIT_CODES, NO_WORKER, NOT_FOUND, USAGE_ERROR } from './exit-codes.js';
-import { ANSWER_WAIT_MS, boundedAnswer, noWorkerLine, runWorkers, withoutWorker } from './worker-check.js';
+import { noWorkerLine } from './worker-check.js';
 import { follow } from './follow.js';
 import { chainOfRun, latestChain } from './run-history.js';
 import { COMMANDS, commandUsage, fullUsage } from './commands.js';
-import { inputFromFlags, numberFlag } from './run-flags.js';
+import { CLI_NAMES, inputFromFlags, numberFlag } from './run-flags.js';
 import { resume, resumeArgs } from './resume.js';
 import { startRun } from './start-run.js';
 import { exportRun, forkArgs } from './fork-export.js';
-import { checkFork } from './fork-check.js';
-import { Refusal, UsageError } from './usage-error.js';
+import { CannotExportError } from './fork-run.js';
+import { UsageError } from './usage-error.js';
 
 export { DEFAULT_TASK, inputFromFlags } from './run-flags.js';
 
@@ -57,52 +71,47 @@ export async function main(argv: string[], client?: Client): Promise<number> {
     // Connected only by the commands that need the server: reading a trace file does not.
     let connected: Client | undefined = client;
     const conn = async (): Promise<Client> => (connected ??= await connectClient(cfg));
+    // Refusals name the CLI's flags, as the person typed them.
+    const agent = async (): Promise<AgentClient> => new AgentClient({ client: await conn(), taskQueue: cfg.taskQueue, optionNames: CLI_NAMES });
     switch (command) {
       case 'run':
-        return await run(await conn(), runFlags ?? inputFromFlags(rest));
+        return await run(await agent(), runFlags ?? inputFromFlags(rest));
       case 'resume':
-        return await resume(await conn(), resuming ?? resumeArgs(rest));
+        return await resume(await agent(), resuming ?? resumeArgs(rest));
       case 'fork': {
         const f = fork ?? forkArgs(rest);
-        await checkFork(await conn(), f);
-        const workflowId = f.id ?? `${f.from}-fork-${randomUUID().slice(0, 6)}`;
-        return await startRun(await conn(), f.input, workflowId, f.detach, `fork of ${f.from}`);
+        const a = await agent();
+        return await startRun(a, () => a.fork(f.source, { ...f.spec, ...(f.id !== undefined ? { workflowId: f.id } : {}) }), f.detach, `fork of ${f.from}`);
       }
       case 'export':
-        return await exportRun(await conn(), rest);
+        return await exportRun(await agent(), rest);
       case 'approve':
       case 'reject':
-        return await decide(conn, command, rest);
+        return await decide(await agent(), command, rest);
       case 'steer':
-        return await steer(conn, rest);
+        return await steer(await agent(), rest);
       case 'raise-budget':
-        return await raiseBudget(conn, rest);
+        return await raiseBudget(await agent(), rest);
       case 'reconcile':
-        return await reconcile(conn, rest);
+        return await reconcile(await agent(), rest);
       case 'cancel': {
         const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { reason: { type: 'string' } } });
         const workflowId = need(positionals[0], 'workflowId');
-        await (await conn()).workflow.getHandle(workflowId).signal(cancelSignal, { reason: values.reason ?? 'cancelled from the CLI' });
+        await (await (await agent()).getHandle(workflowId)).cancel(values.reason ?? 'cancelled from the CLI');
         console.log(`cancel sent to ${workflowId}`);
         return 0;
       }
       case 'status':
       case 'transcript':
-        return await ask(await conn(), command, need(rest[0], 'workflowId'));
+        return await ask(await agent(), command, need(rest[0], 'workflowId'));
       case 'result': {
         const workflowId = need(rest[0], 'workflowId');
-        const r = await (await conn()).workflow.getHandle(workflowId).result().then(
-          (ok) => ok as RunResult,
-          (err: unknown) => {
-            // A run that failed outright (bad input, a refused resume) has no result
-            // object: print the same fields a failed result has, with the cause.
-            if (!(err instanceof WorkflowFailedError)) throw err;
-            const cause = err.cause;
-            const errorType = cause instanceof ApplicationFailure ? (cause.type ?? 'ApplicationFailure') : (cause?.name ?? 'WorkflowFailed');
-            const error = cause?.message ?? err.message;
-            return { runId: workflowId, workflowId, status: 'failed', agentStatus: 'failed', reason: error, error, errorType } as const;
-          },
-        );
+        const r = await (await (await agent()).getHandle(workflowId)).result().catch((err: unknown) => {
+          // A run that failed outright (bad input, a refused resume) has no result
+          // object: print the same fields a failed result has, with the cause.
+          if (!(err instanceof RunFailedError)) throw err;
+          return { runId: workflowId, workflowId, status: 'failed', agentStatus: 'failed', reason: err.reason, error: err.reason, errorType: err.errorType } as const;
+        });
         console.log(JSON.stringify(r, null, 2));
         return EXIT_CODES[r.status];
       }
@@ -126,9 +135,8 @@ export async function main(argv: string[], client?: Client): Promise<number> {
         }
         const chainId = await traceChainFor(conn, cfg.traceDir, workflowId, values['run-id'], values.follow === true);
         if (values.follow) {
-          const c = await conn();
-          const wait = () => c.workflow.getHandle(workflowId, values['run-id']).result() as Promise<RunResult>;
-          const r = await follow(workflowId, wait, { traceDir: cfg.traceDir, chainId });
+          const handle = await (await agent()).getHandle(workflowId, values['run-id']);
+          const r = await follow(workflowId, () => handle.result(), { traceDir: cfg.traceDir, chainId });
           return EXIT_CODES[r.status];
         }
         const lines = readTrace(cfg.traceDir, workflowId, chainId);
@@ -137,14 +145,14 @@ export async function main(argv: string[], client?: Client): Promise<number> {
         return lines.length ? 0 : NOT_FOUND;
       }
       case 'list':
-        return await list(conn, rest);
+        return await list(agent, rest);
       default:
         // Every command in COMMANDS has a case above.
         throw new UsageError(`unknown command ${JSON.stringify(command)}`);
     }
   } catch (err) {
     // One line naming what is wrong, and where the command's usage is.
-    if (err instanceof UsageError) {
+    if (err instanceof UsageError || err instanceof InvalidInputError || err instanceof CannotExportError) {
       console.error(`agent-harness ${command}: ${err.message} (see agent-harness ${command} --help)`);
       return USAGE_ERROR;
     }
@@ -153,15 +161,28 @@ export async function main(argv: string[], client?: Client): Promise<number> {
       console.error(`agent-harness ${command}: ${parseError} (see agent-harness ${command} --help)`);
       return USAGE_ERROR;
     }
-    if (err instanceof Refusal) {
+    if (err instanceof CannotResumeError || err instanceof RunAlreadyStartedError) {
       console.error(err.message);
       return 1;
     }
-    if (err instanceof WorkflowUpdateFailedError) {
-      console.error(`refused: ${err.cause?.message ?? err.message}`);
+    if (err instanceof UpdateRefusedError) {
+      console.error(`refused: ${err.reason}`);
       return 1;
     }
-    // The server answers "not found" for a run that has finished too: tell them apart by its words.
+    if (err instanceof RunAlreadyFinishedError) {
+      console.error(`the run has already finished: ${messageOf(err)}`);
+      return ALREADY_FINISHED;
+    }
+    if (err instanceof RunNotFoundError) {
+      console.error(`no such run: ${err.workflowId}`);
+      return NOT_FOUND;
+    }
+    if (err instanceof NoWorkerError || err instanceof NoAnswerError) {
+      console.error(err.message);
+      return NO_WORKER;
+    }
+    // What reaches the server without AgentClient (the trace's run history) fails as the SDK says:
+    // its "not found" for a run that has finished too is told apart by its words.
     const text = err instanceof Error ? `${err.message} ${String((err as { cause?: unknown }).cause ?? '')}` : String(err);
     if (/already completed|already finished|workflow execution already/i.test(text)) {
       console.error(`the run has already finished: ${err instanceof Error ? err.message : String(err)}`);
@@ -172,9 +193,15 @@ export async function main(argv: string[], client?: Client): Promise<number> {
       return NOT_FOUND;
     }
     // Connection failures (one line from connectClient) and anything unforeseen.
-    console.error(`agent-harness: ${err instanceof Error ? err.message : String(err)}`);
+    console.error(`agent-harness: ${messageOf(err)}`);
     return USAGE_ERROR;
   }
+}
+
+/** The message of the SDK's error under one of AgentClient's: the words the CLI has always printed. */
+function messageOf(err: unknown): string {
+  const e = err instanceof AgentClientError && err.cause instanceof Error ? err.cause : err;
+  return e instanceof Error ? e.message : String(e);
 }
 
 /** node:util parseArgs's complaint (an unknown option, a missing value) in a few words, or null for any other error. */
@@ -211,47 +238,44 @@ async function traceChainFor(conn: () => Promise<Client>, traceDir: string, work
   return latestChain(await conn(), workflowId);
 }
 
-/** Every state in which a run waits for a person (an approval, a raise, a reconciliation): what `list --awaiting` shows. */
-const PARKED_ON_A_PERSON = ['awaiting_approval', 'awaiting_budget', 'awaiting_reconciliation'];
+const AGENT_STATUSES = ['running', 'awaiting_approval', 'awaiting_budget', 'awaiting_reconciliation', 'completed', 'failed', 'max_turns_exceeded', 'budget_exceeded', 'interrupted'] as const;
 
-const AGENT_STATUSES = ['running', 'awaiting_approval', 'awaiting_budget', 'awaiting_reconciliation', 'completed', 'failed', 'max_turns_exceeded', 'budget_exceeded', 'interrupted'];
+const isListedStatus = (s: string): s is (typeof AGENT_STATUSES)[number] => (AGENT_STATUSES as readonly string[]).includes(s);
 
-/** Runs found through their search attributes, as a table with a header. */
-async function list(conn: () => Promise<Client>, rest: string[]): Promise<number> {
+/** Runs found through their search attributes (AgentClient.list), as a table with a header. */
+async function list(agent: () => Promise<AgentClient>, rest: string[]): Promise<number> {
   const { values } = parseArgs({
     args: rest,
     options: { awaiting: { type: 'boolean' }, status: { type: 'string' }, 'min-cost': { type: 'string' }, limit: { type: 'string' } },
   });
-  if (values.status !== undefined && !AGENT_STATUSES.includes(values.status)) {
-    throw new UsageError(`--status must be one of ${AGENT_STATUSES.join(', ')}, got ${JSON.stringify(values.status)}`);
+  const status = values.status;
+  if (status !== undefined && !isListedStatus(status)) {
+    throw new UsageError(`--status must be one of ${AGENT_STATUSES.join(', ')}, got ${JSON.stringify(status)}`);
   }
   const minCost = numberFlag('min-cost', values['min-cost']);
-  const limitN = numberFlag('limit', values.limit, { integer: true }) ?? 50;
-  const clauses = [`WorkflowType = 'agentRun'`];
-  if (values.awaiting) clauses.push(`AgentStatus IN (${PARKED_ON_A_PERSON.map((st) => `'${st}'`).join(', ')})`);
-  if (values.status) clauses.push(`AgentStatus = '${values.status}'`);
-  if (typeof minCost === 'number') clauses.push(`AgentCostUsd >= ${minCost}`);
+  const limit = numberFlag('limit', values.limit, { integer: true }) ?? 50;
   const rows: string[][] = [['WORKFLOW ID', 'TEMPORAL', 'AGENT STATUS', 'TURNS', 'COST USD', 'AWAITING', 'STARTED']];
-  for await (const w of (await conn()).workflow.list({ query: clauses.join(' AND ') })) {
-    const sa = (name: string) => w.searchAttributes?.[name]?.[0];
-    const awaiting = sa('AgentAwaitingTool') ? `${String(sa('AgentAwaitingTool'))} ${String(sa('AgentAwaitingCallId') ?? '')}` : '';
-    const cost = sa('AgentCostUsd');
-    rows.push([w.workflowId, w.status.name, String(sa('AgentStatus') ?? ''), String(sa('AgentTurns') ?? ''), cost === undefined ? '' : Number(cost).toFixed(6), awaiting, w.startTime.toISOString()]);
-    if (rows.length > limitN) break;
+  const runs = (await agent()).list({ awaiting: values.awaiting === true, ...(status !== undefined ? { agentStatus: status } : {}), ...(typeof minCost === 'number' ? { minCostUsd: minCost } : {}), limit });
+  for await (const w of runs) {
+    const awaiting = w.awaiting ? `${w.awaiting.toolName} ${w.awaiting.callId ?? ''}` : '';
+    rows.push([w.workflowId, w.temporalStatus, w.agentStatus ?? '', w.turns === null ? '' : String(w.turns), w.costUsd === null ? '' : w.costUsd.toFixed(6), awaiting, w.startTime.toISOString()]);
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   for (const r of rows) console.log(r.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd());
   return 0;
 }
 
-async function run(c: Client, flags: ReturnType<typeof inputFromFlags>): Promise<number> {
+async function run(agent: AgentClient, flags: ReturnType<typeof inputFromFlags>): Promise<number> {
   const { input, id, detach } = flags;
   const workflowId = id ?? `run-${input.model ?? 'plan'}-${randomUUID().slice(0, 8)}`;
-  return startRun(c, input, workflowId, detach, `run ${workflowId}`, { command: 'run', of: (field) => (field === 'tools' && flags.toolsFlag ? '--tools' : null) });
+  return startRun(agent, () => agent.start(input, { workflowId }), detach, `run ${workflowId}`, { command: 'run', of: (field) => (field === 'tools' && flags.toolsFlag ? '--tools' : null) });
 }
 
+/** Who a command says decided: --by, else the login name. */
+const byOf = (by: string | undefined): string => by ?? process.env.USER ?? 'cli';
+
 /** A person's word on a write whose outcome is unknown: it happened (and what happened), or try it again. */
-async function reconcile(conn: () => Promise<Client>, rest: string[]): Promise<number> {
+async function reconcile(agent: AgentClient, rest: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
@@ -260,16 +284,16 @@ async function reconcile(conn: () => Promise<Client>, rest: string[]): Promise<n
   const workflowId = need(positionals[0], 'workflowId');
   const callId = need(positionals[1], 'callId');
   if ((values.happened === undefined) === (values.retry !== true)) throw new UsageError('reconcile takes one of --happened "what happened" and --retry');
-  const by = values.by ?? process.env.USER ?? 'cli';
-  const input = values.retry === true ? { callId, outcome: 'retry' as const, by } : { callId, outcome: 'happened' as const, result: values.happened, by };
-  const c = await conn();
-  const view = await viaWorker(c, workflowId, `reconcile ${callId}`, () => c.workflow.getHandle(workflowId).executeUpdate(reconcileUpdate, { args: [input] }));
+  const by = byOf(values.by);
+  const outcome = values.happened !== undefined ? ({ outcome: 'happened', result: values.happened, by } as const) : ({ outcome: 'retry', by } as const);
+  const handle = await agent.getHandle(workflowId);
+  const view = await viaWorker(handle, `reconcile ${callId}`, () => handle.reconcile(callId, outcome));
   if (typeof view === 'number') return view;
-  console.log(`reconciled ${callId} on ${workflowId} (${input.outcome}); run is now ${view.agentStatus} (turns=${view.turns} cost=$${view.costUsd.toFixed(6)})`);
+  console.log(`reconciled ${callId} on ${workflowId} (${outcome.outcome}); run is now ${view.agentStatus} (turns=${view.turns} cost=$${view.costUsd.toFixed(6)})`);
   return 0;
 }
 
-async function decide(conn: () => Promise<Client>, decision: 'approve' | 'reject', rest: string[]): Promise<number> {
+async function decide(agent: AgentClient, decision: 'approve' | 'reject', rest: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
@@ -279,14 +303,12 @@ async function decide(conn: () => Promise<Client>, decision: 'approve' | 'reject
   const callId = need(positionals[1], 'callId');
   const hash = values['args-hash'];
   if (hash !== undefined && !isArgsHashText(hash)) throw new UsageError(`--args-hash must be 64 hex digits (the status's interruption.argsHash), got ${JSON.stringify(hash)}`);
-  const input = { callId, decision, reason: values.reason, by: values.by ?? process.env.USER ?? 'cli', ...(hash !== undefined ? { argsHash: hash.toLowerCase() } : {}) };
-  const c = await conn();
-  const handle = c.workflow.getHandle(workflowId);
-  // The signals' inputs: the same fields, the verdict in the signal's name (approve has no reason).
-  const signalInput = { callId, by: input.by, ...(input.argsHash !== undefined ? { argsHash: input.argsHash } : {}) };
-  const view = await viaWorker(c, workflowId, `${decision} ${callId}`, () => handle.executeUpdate(decideUpdate, { args: [input] }), {
+  const options = { by: byOf(values.by), ...(values.reason !== undefined ? { reason: values.reason } : {}), ...(hash !== undefined ? { argsHash: hash.toLowerCase() } : {}) };
+  const handle = await agent.getHandle(workflowId);
+  const view = await viaWorker(handle, `${decision} ${callId}`, () => (decision === 'approve' ? handle.approve(callId, options) : handle.reject(callId, options)), {
     name: decision,
-    send: () => (decision === 'approve' ? handle.signal(approveSignal, signalInput) : handle.signal(rejectSignal, { ...signalInput, ...(input.reason !== undefined ? { reason: input.reason } : {}) })),
+    // The signals carry the same fields, the verdict in the signal's name (approve has no reason).
+    send: () => (decision === 'approve' ? handle.signals.approve(callId, { by: options.by, ...(options.argsHash !== undefined ? { argsHash: options.argsHash } : {}) }) : handle.signals.reject(callId, options)),
     requested: values['when-worker-returns'] === true,
   });
   if (typeof view === 'number') return view;
@@ -295,19 +317,18 @@ async function decide(conn: () => Promise<Client>, decision: 'approve' | 'reject
 }
 
 /** `steer RUN "message"`: queued by the steer update (refused at once, naming why, when the run cannot take it). */
-async function steer(conn: () => Promise<Client>, rest: string[]): Promise<number> {
+async function steer(agent: AgentClient, rest: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { by: { type: 'string' }, interrupt: { type: 'boolean' }, 'when-worker-returns': { type: 'boolean' } } });
   const workflowId = need(positionals[0], 'workflowId');
   const message = positionals[1];
   if (message === undefined) throw new UsageError('missing <message>');
   if (positionals.length > 2) throw new UsageError(`one message, quoted: got ${positionals.length - 1} words (agent-harness steer ${workflowId} "look in logs/")`);
   if (message.trim() === '') throw new UsageError('the message is empty');
-  const input = { message, by: values.by ?? process.env.USER ?? 'cli', ...(values.interrupt ? { interrupt: true } : {}) };
-  const c = await conn();
-  const handle = c.workflow.getHandle(workflowId);
-  const view = await viaWorker(c, workflowId, 'the message', () => handle.executeUpdate(steerUpdate, { args: [input] }), {
+  const options = { by: byOf(values.by), interrupt: values.interrupt === true };
+  const handle = await agent.getHandle(workflowId);
+  const view = await viaWorker(handle, 'the message', () => handle.steer(message, options), {
     name: 'steer',
-    send: () => handle.signal(steerSignal, input),
+    send: () => handle.signals.steer(message, options),
     requested: values['when-worker-returns'] === true,
   });
   if (typeof view === 'number') return view;
@@ -318,15 +339,13 @@ async function steer(conn: () => Promise<Client>, rest: string[]): Promise<numbe
 }
 
 /** `raise-budget RUN --to USD`: the raiseBudget update; a refusal (not higher, a soft budget, a child) prints its reason and exits 1. */
-async function raiseBudget(conn: () => Promise<Client>, rest: string[]): Promise<number> {
+async function raiseBudget(agent: AgentClient, rest: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { to: { type: 'string' }, by: { type: 'string' }, reason: { type: 'string' } } });
   const workflowId = need(positionals[0], 'workflowId');
   const to = numberFlag('to', values.to);
   if (to === undefined || to === null) throw new UsageError('missing --to USD (the new budget)');
-  const c = await conn();
-  const view = await viaWorker(c, workflowId, `the raise to $${to}`, () => c.workflow.getHandle(workflowId).executeUpdate(raiseBudgetUpdate, {
-    args: [{ maxBudgetUsd: to, by: values.by ?? process.env.USER ?? 'cli', ...(values.reason !== undefined ? { reason: values.reason } : {}) }],
-  }));
+  const handle = await agent.getHandle(workflowId);
+  const view = await viaWorker(handle, `the raise to $${to}`, () => handle.raiseBudget(to, { by: byOf(values.by), ...(values.reason !== undefined ? { reason: values.reason } : {}) }));
   if (typeof view === 'number') return view;
   console.log(raiseOutcome(workflowId, to, view));
   return 0;
@@ -363,34 +382,37 @@ interface DurableForm {
 }
 
 /**
- * An update that needs a worker: sent only when a worker polls the run's
- * queue, and answered within ANSWER_WAIT_MS or said to be unanswered. With no
- * worker it is not sent (an update the server holds would apply whenever a
- * worker comes back, behind the operator's back), unless `durable` is given
+ * An update through AgentClient, which sends it only when a worker polls the
+ * run's queue and waits a bounded time for the answer: with no worker it is
+ * not sent (an update the server held would apply whenever a worker came
+ * back, behind the operator's back) unless `durable` is requested
  * (--when-worker-returns): then the signal of the same name is sent instead,
- * and said to be recorded. A run that has finished gets the update as before
- * (refused at once: exit 7). Returns the update's answer or the exit code.
+ * and said to be recorded. Returns the update's answer or the exit code.
  */
-async function viaWorker(c: Client, workflowId: string, what: string, update: () => Promise<RunStatusView>, durable: DurableForm | null = null): Promise<RunStatusView | number> {
-  const { description, workers } = await runWorkers(c, workflowId);
-  if (description.status.name !== 'RUNNING') return update();
-  if (!workers.polling) {
-    if (durable?.requested) {
-      await durable.send();
-      console.log(`recorded ${what} for ${workflowId} as the ${durable.name} signal; it applies when a worker takes the run (${noWorkerLine(workers)})`);
-      return 0;
+async function viaWorker(handle: AgentRunHandle, what: string, update: () => Promise<RunStatusView>, durable: DurableForm | null = null): Promise<RunStatusView | number> {
+  const { workflowId } = handle;
+  try {
+    return await update();
+  } catch (err) {
+    if (err instanceof NoWorkerError) {
+      if (durable?.requested) {
+        await durable.send();
+        console.log(`recorded ${what} for ${workflowId} as the ${durable.name} signal; it applies when a worker takes the run (${noWorkerLine(err.workers)})`);
+        return 0;
+      }
+      const signalFlag = durable ? '; or pass --when-worker-returns to record it now, applied when a worker takes the run' : '';
+      console.error(`not sent: ${noWorkerLine(err.workers)}, so ${what} was not sent to ${workflowId}; start a worker on ${err.workers.taskQueue} and try again${signalFlag}`);
+      return NO_WORKER;
     }
-    const signalFlag = durable ? '; or pass --when-worker-returns to record it now, applied when a worker takes the run' : '';
-    console.error(`not sent: ${noWorkerLine(workers)}, so ${what} was not sent to ${workflowId}; start a worker on ${workers.taskQueue} and try again${signalFlag}`);
-    return NO_WORKER;
+    if (err instanceof NoAnswerError) {
+      console.error(
+        `sent ${what} to ${workflowId}, but no worker answered within ${err.waitedMs / 1000} s (task queue ${err.taskQueue}); ` +
+          `it may still apply when a worker takes the run: check with agent-harness status ${workflowId}`,
+      );
+      return NO_WORKER;
+    }
+    throw err;
   }
-  const answer = await boundedAnswer(c, ANSWER_WAIT_MS, update);
-  if (answer !== 'no-answer') return answer;
-  console.error(
-    `sent ${what} to ${workflowId}, but no worker answered within ${ANSWER_WAIT_MS / 1000} s (task queue ${workers.taskQueue}); ` +
-      `it may still apply when a worker takes the run: check with agent-harness status ${workflowId}`,
-  );
-  return NO_WORKER;
 }
 
 /**
@@ -398,18 +420,20 @@ async function viaWorker(c: Client, workflowId: string, what: string, update: ()
  * and answers in time. Otherwise one line saying so and, for status, what
  * Temporal itself holds for the run (execution status, search attributes).
  */
-async function ask(c: Client, command: 'status' | 'transcript', workflowId: string): Promise<number> {
-  const { description, workers } = await runWorkers(c, workflowId);
-  const handle = c.workflow.getHandle(workflowId);
-  const answer = workers.polling ? await boundedAnswer(c, ANSWER_WAIT_MS, (): Promise<unknown> => (command === 'status' ? handle.query(statusQuery) : handle.query(transcriptQuery))) : 'no-answer';
-  if (answer !== 'no-answer') {
+async function ask(agent: AgentClient, command: 'status' | 'transcript', workflowId: string): Promise<number> {
+  const handle = await agent.getHandle(workflowId);
+  try {
+    const answer = command === 'status' ? await handle.status() : await handle.transcript();
     console.log(JSON.stringify(answer, null, 2));
     return 0;
+  } catch (err) {
+    if (err instanceof NoWorkerError) console.error(noWorkerLine(err.workers));
+    else if (err instanceof NoAnswerError) console.error(`no worker answered the ${command} query within ${err.waitedMs / 1000} s (task queue ${err.taskQueue})`);
+    else throw err;
   }
-  console.error(workers.polling ? `no worker answered the ${command} query within ${ANSWER_WAIT_MS / 1000} s (task queue ${workers.taskQueue})` : noWorkerLine(workers));
   if (command === 'status') {
     console.error('what Temporal holds for the run without a worker (search attributes as of its last status change):');
-    console.log(JSON.stringify(withoutWorker(description), null, 2));
+    console.log(JSON.stringify(await handle.describe(), null, 2));
   }
   return NO_WORKER;
 }

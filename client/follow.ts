@@ -5,51 +5,41 @@ import type { Client } from '@temporalio/client';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolveTraceFile, type TraceLine } from '../common/trace-format.js';
 import type { AgentInput, RunResult } from '../common/contract.js';
+import { AgentClient } from './agent-client.js';
+import type { AgentRunHandle } from './run-handle.js';
 import { renderEvent, summaryLine } from './render.js';
-import { startingAttributes } from '../workflows/visibility.js';
+
+export { summaryOf } from './run-summary.js';
 
 export interface FollowOptions {
-  taskQueue: string;
   traceDir: string;
-  workflowId: string;
   out?: (line: string) => void;
   /** Rewrite tool progress in place (a terminal) rather than one line each. */
   live?: boolean;
-  /** Called once the run is started, before anything waits on a worker (the CLI's start line and its worker check). */
-  onStart?: () => Promise<void>;
 }
 
-/** One line for the Web UI's run list: the task, or what the run resumes. */
-export function summaryOf(input: AgentInput): string {
-  const text = input.task ?? (input.resumeFrom ? `resume ${input.resumeFrom}` : input.forkFrom?.run ? `fork ${input.forkFrom.run} at turn ${input.forkFrom.atTurn}` : 'agent run');
-  return text.replace(/\s+/g, ' ').slice(0, 200);
-}
-
-export async function runAndFollow(client: Client, input: AgentInput, opts: FollowOptions): Promise<RunResult> {
-  const started = Date.now();
-  const handle = await client.workflow.start('agentRun', {
-    taskQueue: opts.taskQueue,
-    workflowId: opts.workflowId,
-    args: [input],
-    // The Web UI shows the task as the run's summary.
-    staticSummary: summaryOf(input),
-    // Set at the start, they cost no upsert (see startingAttributes).
-    typedSearchAttributes: startingAttributes(input),
-  });
-  await opts.onStart?.();
-  const result = await follow(handle.workflowId, () => handle.result() as Promise<RunResult>, { ...opts, chainId: handle.firstExecutionRunId });
+/** Follows a started run to its end: its trace lines as they come, then the answer or error and the summary line. */
+export async function followRun(handle: AgentRunHandle, opts: FollowOptions & { started: number }): Promise<RunResult> {
+  const result = await follow(handle.workflowId, () => handle.result(), { ...opts, chainId: handle.runId });
   const out = opts.out ?? console.log;
   if (result.output) out(`answer: ${result.output}`);
   if (result.error) out(`error: ${result.error}`);
-  out(summaryLine(result, Date.now() - started));
+  out(summaryLine(result, Date.now() - opts.started));
   return result;
+}
+
+/** Starts a run and follows it (the experiments' demos). */
+export async function runAndFollow(client: Client, input: AgentInput, opts: FollowOptions & { taskQueue: string; workflowId: string }): Promise<RunResult> {
+  const started = Date.now();
+  const handle = await new AgentClient({ client, taskQueue: opts.taskQueue }).start(input, { workflowId: opts.workflowId });
+  return followRun(handle, { ...opts, started });
 }
 
 /** Prints the run's trace lines as they appear until `wait` resolves. */
 export async function follow<T>(
   workflowId: string,
   wait: () => Promise<T>,
-  opts: Omit<FollowOptions, 'workflowId' | 'taskQueue'> & { chainId?: string },
+  opts: FollowOptions & { chainId?: string },
 ): Promise<T> {
   const out = opts.out ?? console.log;
   // A known chain (the run this process started) or the latest run of the id.

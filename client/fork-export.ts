@@ -1,83 +1,51 @@
 // `agent-harness export RUN [--out FILE]` writes a run's turns and
-// configuration as JSON; `agent-harness fork RUN --at-turn N` and
-// `fork --from-file FILE --at-turn N` start a run from the first N turns of a
-// run or of such a file (common/fork.ts): a production run becomes a
-// regression case, replayable with another model.
-import { QueryNotRegisteredError, type Client } from '@temporalio/client';
+// configuration as JSON (AgentRunHandle.export); `agent-harness fork RUN
+// --at-turn N` and `fork --from-file FILE --at-turn N` start a run from the
+// first N turns of a run or of such a file (AgentClient.fork): a production
+// run becomes a regression case, replayable with another model.
 import { readFileSync, writeFileSync } from 'node:fs';
 // parseArgs that takes `--flag -3` as the flag's value, so its own check names it (./parse-flags.ts).
 import { parseFlags as parseArgs } from './parse-flags.js';
-import { configQuery, statusQuery, transcriptQuery } from '../common/run-messages.js';
-import { inputOfConfig } from '../common/resume-input.js';
-import { cutAtTurn, EXPORT_FORMAT, EXPORT_VERSION } from '../common/fork.js';
-import { turnCostsOf } from '../activities/turn-costs.js';
-import { InputError } from '../common/input-error.js';
-import { parseForkFrom } from '../common/fork-input.js';
-import type { AgentInput, ChatMessage, RunConfig, RunStatusView } from '../common/contract.js';
-import { checkInput, limitFlags } from './run-flags.js';
+import { EXPORT_FORMAT, EXPORT_VERSION } from '../common/fork.js';
+import type { AgentInput } from '../common/contract.js';
+import type { AgentClient } from './agent-client.js';
+import { CannotExportError, checkForkInput, forkInput, type ForkSpec, type RunExport } from './fork-run.js';
+import { CLI_NAMES, limitFlags } from './run-flags.js';
 import { UsageError } from './usage-error.js';
 
-/** What `export` writes: enough to fork from without the source (its history may be gone by then). */
-export interface RunExport {
-  format: typeof EXPORT_FORMAT;
-  version: typeof EXPORT_VERSION;
-  workflowId: string;
-  /** The execution read. */
-  runId: string;
-  exportedAt: string;
-  status: RunStatusView;
-  config: RunConfig;
-  turns: number;
-  /** Turn k's cost at index k - 1, where the source's history holds it (null where it does not). */
-  turnCostsUsd: (number | null)[];
-  messages: ChatMessage[];
-}
+export type { RunExport } from './fork-run.js';
 
-export async function exportRun(c: Client, rest: string[]): Promise<number> {
+export async function exportRun(agent: AgentClient, rest: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { out: { type: 'string' }, 'run-id': { type: 'string' } } });
   const workflowId = positionals[0];
   if (!workflowId) throw new UsageError('missing <workflowId>');
-  const handle = c.workflow.getHandle(workflowId, values['run-id']);
-  const described = await handle.describe();
-  const config = await handle.query(configQuery).catch((err: unknown) => {
-    if (err instanceof QueryNotRegisteredError) throw new UsageError(`run ${workflowId} has no configuration to export (it predates the config query, or failed before its loop)`);
+  const handle = await agent.getHandle(workflowId, values['run-id']);
+  const doc = await handle.export().catch((err: unknown) => {
+    if (err instanceof CannotExportError) throw new UsageError(err.message);
     throw err;
   });
-  const messages = await handle.query(transcriptQuery);
-  const costs = await turnCostsOf(c, workflowId, described.runId, config.pricing);
-  const turns = messages.filter((m) => m.role === 'assistant').length;
-  const doc: RunExport = {
-    format: EXPORT_FORMAT,
-    version: EXPORT_VERSION,
-    workflowId,
-    runId: described.runId,
-    exportedAt: new Date().toISOString(),
-    status: await handle.query(statusQuery),
-    config,
-    turns,
-    turnCostsUsd: Array.from({ length: turns }, (_, i) => costs[i] ?? null),
-    messages,
-  };
   const text = `${JSON.stringify(doc, null, 2)}\n`;
   if (values.out) {
     writeFileSync(values.out, text);
-    console.error(`exported ${turns} turns of ${workflowId} to ${values.out}`);
+    console.error(`exported ${doc.turns} turns of ${workflowId} to ${values.out}`);
   } else process.stdout.write(text);
   return 0;
 }
 
 export interface ForkArgs {
+  /** The source: a run's workflow id, or an export read from --from-file. */
+  source: string | RunExport;
+  spec: ForkSpec;
+  /** The input the fork starts with (checked already). */
   input: AgentInput;
-  /** The source's workflow id, for the new id and messages. */
+  /** The source's workflow id, for messages. */
   from: string;
-  /** What the flags set on top of the source's configuration (model, limits). */
-  overrides: Partial<AgentInput>;
   /** The new run's workflow id, if given. */
   id: string | undefined;
   detach: boolean;
 }
 
-/** `fork`'s flags into the input, checked before anything connects. */
+/** `fork`'s flags into the fork, checked (a file's too) before anything connects. */
 export function forkArgs(rest: string[]): ForkArgs {
   const { values, positionals } = parseArgs({
     args: rest,
@@ -97,49 +65,23 @@ export function forkArgs(rest: string[]): ForkArgs {
   const at = values['at-turn'];
   if (at === undefined) throw new UsageError('missing --at-turn N (the turns to keep, 0 for none)');
   if (!/^\d+$/.test(at.trim())) throw new UsageError(`--at-turn must be a whole number >= 0, got ${JSON.stringify(at)}`);
-  const atTurn = Number(at);
   const file = values['from-file'];
   if (file !== undefined && positionals[0] !== undefined) throw new UsageError('give a run or --from-file FILE, not both');
   if (file === undefined && positionals[0] === undefined) throw new UsageError('missing <workflowId> (or --from-file FILE)');
   const limits = limitFlags(values);
-  const overrides: Partial<AgentInput> = { ...(values.model !== undefined ? { model: values.model } : {}), ...(Object.keys(limits).length ? { limits } : {}) };
-  const message = values.message !== undefined ? { message: values.message } : {};
-  let input: AgentInput;
-  let from: string;
-  if (file !== undefined) {
-    const doc = readExport(file);
-    from = doc.workflowId;
-    const { resumeFrom: _r, ...source } = inputOfConfig(doc.config);
-    const turnCostsUsd = doc.turnCostsUsd.every((c): c is number => typeof c === 'number') ? { turnCostsUsd: doc.turnCostsUsd } : {};
-    // The workflow cuts the file's transcript itself; cut here first, a turn past its end is a bad flag.
-    const cut = cutAtTurn(doc.messages, atTurn);
-    if (!cut.ok) throw new UsageError(`--at-turn ${atTurn}: ${cut.reason}`);
-    input = {
-      ...source,
-      ...overrides,
-      limits: { ...source.limits, ...limits },
-      forkFrom: { run: doc.workflowId, atTurn, transcript: doc.messages, ...turnCostsUsd, ...message },
-    } as AgentInput;
-    checkInput(input, (field) => forkFlagOf(field, overrides), file);
-  } else {
-    from = positionals[0] as string;
-    input = { ...overrides, forkFrom: { run: from, atTurn, ...(values['run-id'] ? { runId: values['run-id'] } : {}), ...message } } as AgentInput;
-  }
-  try {
-    parseForkFrom(input as unknown as Record<string, unknown>);
-  } catch (err) {
-    if (err instanceof InputError) throw new UsageError(err.message);
-    throw err;
-  }
-  return { input, from, overrides, id: values.id, detach: values.detach ?? false };
-}
-
-/** The fork flag that set an input field, if it was given. */
-export function forkFlagOf(field: string, overrides: Partial<AgentInput>): string | null {
-  if (field === 'model' && overrides.model !== undefined) return '--model';
-  if (field === 'limits.maxTurns' && overrides.limits?.maxTurns !== undefined) return '--max-turns';
-  if (field === 'limits.maxBudgetUsd' && overrides.limits?.maxBudgetUsd !== undefined) return '--budget';
-  return null;
+  const source = file !== undefined ? readExport(file) : (positionals[0] as string);
+  const spec: ForkSpec = {
+    atTurn: Number(at),
+    // An export is one execution already: --run-id picks one of a run's.
+    ...(file === undefined && values['run-id'] ? { runId: values['run-id'] } : {}),
+    ...(values.message !== undefined ? { message: values.message } : {}),
+    ...(values.model !== undefined ? { model: values.model } : {}),
+    ...(Object.keys(limits).length ? { limits } : {}),
+  };
+  const input = forkInput(source, spec);
+  // The same checks AgentClient.fork makes; here before connecting, a file's named by its path.
+  checkForkInput(source, spec, input, CLI_NAMES, file);
+  return { source, spec, input, from: typeof source === 'string' ? source : source.workflowId, id: values.id, detach: values.detach ?? false };
 }
 
 /** An export file, or a UsageError naming what is wrong with it. */

@@ -1,10 +1,10 @@
 // `run`'s flags into the workflow's input, checked here with the workflow's
-// own validation (common/input.ts), so a bad value is a usage error naming
+// own validation (./input-check.ts), so a bad value is a usage error naming
 // the flag before any run starts, not a run that starts and fails.
 // parseArgs that takes `--flag -3` as the flag's value, so its own check names it (./parse-flags.ts).
 import { parseFlags as parseArgs } from './parse-flags.js';
-import { InputError, parseInput } from '../common/input.js';
 import type { AgentInput } from '../common/contract.js';
+import { checkInput as checkWithNames, noLimitLeft, type OptionNames } from './input-check.js';
 import { UsageError } from './usage-error.js';
 
 export const DEFAULT_TASK = 'Which file in the workspace mentions a timeout, and what does it say?';
@@ -21,6 +21,15 @@ const FLAG_OF_FIELD: Record<string, string> = {
   'limits.maxTurns': '--max-turns',
   'limits.maxBudgetUsd': '--budget',
   'limits.budgetMode': '--budget-mode',
+  atTurn: '--at-turn',
+  runId: '--run-id',
+};
+
+/** The CLI's refusals name its flags, as a person typed them (AgentClient's optionNames). */
+export const CLI_NAMES: OptionNames = {
+  name: (field) => (Object.hasOwn(FLAG_OF_FIELD, field) ? FLAG_OF_FIELD[field] : field),
+  set: (field, value) => `${CLI_NAMES.name(field)} ${value}`,
+  none: 'none',
 };
 
 /** A numeric flag: a number, or (for limits) `none`; anything else is a usage error naming the flag. */
@@ -83,7 +92,7 @@ export function inputFromFlags(rest: string[]): { input: AgentInput; id: string 
 }
 
 /** Both limits lifted: refused by every command that starts a run, before it connects. */
-export const NO_LIMIT_LEFT = '--max-turns none and --budget none together leave a run no exit but the model: keep one of the two limits';
+export const NO_LIMIT_LEFT = noLimitLeft(CLI_NAMES);
 
 /**
  * `--max-turns` and `--budget` as the input's limits (only those given);
@@ -97,35 +106,12 @@ export function limitFlags(values: { 'max-turns'?: string; budget?: string }): {
 }
 
 /**
- * Runs the workflow's validation on the input a command would start (for a
- * resume or a fork: the source's configuration with the flags on top, as
- * the workflow merges them). `flagOf`: the flag that set a field, or null
- * when it came from `elsewhere` (--input, the source run's configuration).
- * Which tools exist is the worker's to say: only the list's shape is checked here.
+ * The workflow's validation of the input `run` would start. `flagOf`: the
+ * flag that set a field, or null when it came from `elsewhere` (--input).
+ * Throws InvalidInputError naming the flag: a usage error.
  */
 export function checkInput(input: AgentInput, flagOf: (field: string) => string | null, elsewhere = '--input'): void {
-  const { tools, ...rest } = input;
-  const toolsChecked = Array.isArray(tools) && tools.every((t) => typeof t === 'string') ? rest : input;
-  try {
-    parseInput(toolsChecked);
-  } catch (err) {
-    if (!(err instanceof InputError)) throw err;
-    const problem = err.message.slice(`invalid input: ${err.field} `.length);
-    if (err.field === 'limits') {
-      const line = noLimitLine(flagOf('limits.maxTurns'), flagOf('limits.maxBudgetUsd'));
-      if (line) throw new UsageError(line);
-    }
-    const flag = flagOf(err.field);
-    throw new UsageError(flag ? `${flag} ${problem}` : `${elsewhere}: ${err.field} ${problem}`);
-  }
-}
-
-/** The input kept no limit: which `none` flag did it, and what to give instead. */
-function noLimitLine(turnsFlag: string | null, budgetFlag: string | null): string | null {
-  if (turnsFlag && budgetFlag) return NO_LIMIT_LEFT;
-  if (budgetFlag) return '--budget none would leave the run no exit but the model: it has no turn cap either; give --max-turns N too, or keep a budget';
-  if (turnsFlag) return '--max-turns none would leave the run no exit but the model: it has no budget either; give --budget USD too, or keep a turn cap';
-  return null;
+  checkWithNames(input, (field) => flagOf(field) !== null, elsewhere, CLI_NAMES);
 }
 
 function parseInputFlag(text: string): AgentInput {

@@ -1,68 +1,78 @@
-// Starts an agentRun for `run`, `resume` and `fork`: prints its workflow id
-// (`--detach`), or follows it and returns the exit code of its exit.
-import { ApplicationFailure, WorkflowFailedError, type Client } from '@temporalio/client';
+// Starts an agentRun for `run`, `resume` and `fork` through AgentClient:
+// prints its workflow id (`--detach`), or follows it and returns the exit
+// code of its exit.
+import type { AgentClient } from './agent-client.js';
+import { AgentClientError, CannotResumeError, InvalidInputError, RunFailedError, RunNotFoundError } from './agent-errors.js';
+import type { AgentRunHandle } from './run-handle.js';
 import { loadConfig } from '../common/config.js';
-import type { AgentInput } from '../common/contract.js';
-import { startingAttributes } from '../workflows/visibility.js';
 import { EXIT_CODES, USAGE_ERROR } from './exit-codes.js';
-import { runAndFollow, summaryOf } from './follow.js';
-import { noWorkerLine, queueWorkers } from './worker-check.js';
+import { followRun } from './follow.js';
+import { noWorkerLine } from './worker-check.js';
 
 /**
- * `what`: the run as the failure line names it (`run ID`, `resume of ID`).
- * `flag`: the command and the flag that set an input field, when it did. Which
- * tools exist is only the worker's to say (its own modules, its MCP servers),
- * so `--tools nope` is checked by the run's first step; its refusal is then a
- * usage error naming the flag, as a bad value checked here would be.
+ * `start`: AgentClient's start, resume or fork. `what`: the run as the
+ * failure line names it (`run ID`, `resume of ID`). `flag`: the command and
+ * the flag that set an input field, when it did. Which tools exist is only
+ * the worker's to say (its own modules, its MCP servers), so `--tools nope`
+ * is checked by the run's first step; its refusal is then a usage error
+ * naming the flag, as a bad value checked before the start would be.
  */
 export async function startRun(
-  c: Client,
-  input: AgentInput,
-  workflowId: string,
+  agent: AgentClient,
+  start: () => Promise<AgentRunHandle>,
   detach: boolean,
   what: string,
   flag?: { command: string; of: (field: string) => string | null },
 ): Promise<number> {
-  const cfg = loadConfig();
   if (detach) {
-    await c.workflow.start('agentRun', { taskQueue: cfg.taskQueue, workflowId, args: [input], staticSummary: summaryOf(input), typedSearchAttributes: startingAttributes(input) });
+    const handle = await start();
+    for (const note of handle.notes) console.error(note);
     // stdout stays the workflow id alone (scripts read it); the warning goes to stderr.
-    console.log(workflowId);
-    await warnWithoutWorker(c, cfg.taskQueue);
+    console.log(handle.workflowId);
+    await warnWithoutWorker(handle);
     return 0;
   }
+  const started = Date.now();
   try {
+    const handle = await start();
+    for (const note of handle.notes) console.error(note);
     // The start line comes before anything waits on a worker: without one, the run's own lines never come.
-    const onStart = async () => {
-      console.log(`started ${workflowId} on task queue ${cfg.taskQueue}`);
-      await warnWithoutWorker(c, cfg.taskQueue);
-    };
-    const r = await runAndFollow(c, input, { taskQueue: cfg.taskQueue, traceDir: cfg.traceDir, workflowId, live: process.stdout.isTTY, onStart });
+    console.log(`started ${handle.workflowId} on task queue ${agent.taskQueue}`);
+    await warnWithoutWorker(handle);
+    const r = await followRun(handle, { traceDir: loadConfig().traceDir, live: process.stdout.isTTY, started });
     return EXIT_CODES[r.status];
   } catch (err) {
+    // Refused before any run started: the command's own refusal (main prints it).
+    if (err instanceof InvalidInputError || err instanceof CannotResumeError || err instanceof RunNotFoundError) throw err;
     // A run that fails outright (bad input, a refused resume) is a workflow failure, not a result.
-    const refused = flag ? flagRefusal(err, flag.of) : null;
+    const refused = flag && err instanceof RunFailedError ? flagRefusal(err, flag.of) : null;
     if (flag && refused) {
       console.error(`agent-harness ${flag.command}: ${refused} (see agent-harness ${flag.command} --help)`);
       return USAGE_ERROR;
     }
-    const cause = (err as { cause?: { message?: string } }).cause?.message;
-    console.error(`${what} failed: ${cause ?? (err instanceof Error ? err.message : String(err))}`);
+    const reason = err instanceof RunFailedError ? err.reason : causeLine(err);
+    console.error(`${what} failed: ${reason}`);
     return EXIT_CODES.failed;
   }
 }
 
 /** The worker's InvalidInput for a field a flag set, as "<flag> <problem>"; null for any other failure. */
-function flagRefusal(err: unknown, flagOf: (field: string) => string | null): string | null {
-  if (!(err instanceof WorkflowFailedError) || !(err.cause instanceof ApplicationFailure) || err.cause.type !== 'InvalidInput') return null;
-  const field = (err.cause.details?.[0] as { field?: unknown } | undefined)?.field;
-  const flag = typeof field === 'string' ? flagOf(field) : null;
-  const prefix = `invalid input: ${String(field)} `;
-  return flag && err.cause.message.startsWith(prefix) ? `${flag} ${err.cause.message.slice(prefix.length)}` : null;
+function flagRefusal(err: RunFailedError, flagOf: (field: string) => string | null): string | null {
+  if (err.errorType !== 'InvalidInput' || err.field === undefined) return null;
+  const flag = flagOf(err.field);
+  const prefix = `invalid input: ${err.field} `;
+  return flag && err.reason.startsWith(prefix) ? `${flag} ${err.reason.slice(prefix.length)}` : null;
+}
+
+/** What the server said, for a start that failed some other way (the SDK's error under ours). */
+function causeLine(err: unknown): string {
+  const e = err instanceof AgentClientError && err.cause instanceof Error ? err.cause : err;
+  const cause = (e as { cause?: { message?: string } }).cause?.message;
+  return cause ?? (e instanceof Error ? e.message : String(e));
 }
 
 /** One line when no worker polls the queue: the run is started and waits there until one does. */
-async function warnWithoutWorker(c: Client, taskQueue: string): Promise<void> {
-  const workers = await queueWorkers(c, taskQueue);
+async function warnWithoutWorker(handle: AgentRunHandle): Promise<void> {
+  const workers = await handle.workers();
   if (!workers.polling) console.error(`warning: ${noWorkerLine(workers)}: the run waits until one does`);
 }

@@ -8,7 +8,9 @@ import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { queuePollers } from '../common/queue-pollers.js';
 import { SEARCH_ATTRIBUTES } from '../common/search-attributes.js';
 
+/** Who polls a task queue's workflow tasks, as the server remembers it. */
 export interface QueueWorkers {
+  /** The queue asked about. */
   taskQueue: string;
   /** A worker polls the queue's workflow tasks now. */
   polling: boolean;
@@ -36,12 +38,28 @@ export function noWorkerLine(w: QueueWorkers): string {
 }
 
 /**
- * What the server holds for the run without a worker: its execution status
- * and the Agent* search attributes (as of the run's last status change), for
- * `status` when no worker can answer the query.
+ * What the server holds for a run without asking a worker: its execution
+ * status and the Agent* search attributes (as of the run's last status change).
  */
-export function withoutWorker(d: WorkflowExecutionDescription): Record<string, unknown> {
-  const attributes: Record<string, unknown> = {};
+export interface RunDescription {
+  workflowId: string;
+  /** The Temporal run id of the execution described. */
+  runId: string;
+  /** Temporal's execution status: RUNNING, COMPLETED, FAILED, CANCELLED, TERMINATED, CONTINUED_AS_NEW, TIMED_OUT. */
+  temporalStatus: string;
+  taskQueue: string;
+  /** ISO 8601. */
+  startTime: string;
+  /** ISO 8601, once the execution has closed. */
+  closeTime?: string;
+  historyLength: number;
+  /** The Agent* search attributes set on the run (AgentStatus, AgentAwaitingCallId, …), dates as ISO 8601. */
+  searchAttributes: Record<string, string | number | boolean>;
+}
+
+/** The run as Temporal knows it without a worker, for `status` when no worker can answer the query. */
+export function withoutWorker(d: WorkflowExecutionDescription): RunDescription {
+  const attributes: RunDescription['searchAttributes'] = {};
   for (const name of Object.keys(SEARCH_ATTRIBUTES)) {
     const v = d.searchAttributes?.[name]?.[0];
     if (v !== undefined) attributes[name] = v instanceof Date ? v.toISOString() : v;

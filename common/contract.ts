@@ -10,6 +10,7 @@ export interface ToolCall {
   function: { name: string; arguments: string };
 }
 
+/** One message of a run's transcript, in the OpenAI chat-completions wire format. */
 export type ChatMessage =
   | { role: 'system'; content: string }
   | { role: 'user'; content: string }
@@ -18,6 +19,7 @@ export type ChatMessage =
 
 export type AssistantMessage = Extract<ChatMessage, { role: 'assistant' }>;
 
+/** Tokens a model call (or a run, summed) used, as the provider reported them. */
 export interface Usage {
   promptTokens: number;
   completionTokens: number;
@@ -30,6 +32,7 @@ export interface ChildSpend {
   usage: Usage;
 }
 
+/** A run's status: `running` while live, then one of the five exits. */
 export type RunStatus =
   | 'running'
   | 'completed'
@@ -108,6 +111,7 @@ export interface BudgetShortfall {
   minReplyTokens: number;
 }
 
+/** What stopped or parks a run: an approval, a budget, a reconciliation it waits for, or the limit or Stop it ended on. */
 export type Interruption =
   /** argsHash: SHA-256 of the arguments' canonical JSON (common/args-hash.ts); absent in results recorded before it. */
   | { type: 'approval'; callId: string; toolName: string; args: unknown; argsHash?: string }
@@ -118,7 +122,9 @@ export type Interruption =
   | { type: 'max_budget' }
   | { type: 'cancelled'; reason: string };
 
+/** How a tool's failure reaches the model: described, as a generic line, or ending the run. */
 export type ToolErrorPolicy = 'describe' | 'generic' | 'fatal';
+/** Which repeated tool calls are answered from the run's cache instead of run again. */
 export type DedupePolicy = 'readOnly' | 'off' | 'all';
 /** A tool's name as the model calls it; which exist is the worker's choice (activities/tools). */
 export type ToolName = string;
@@ -210,6 +216,7 @@ export interface AgentInput {
   unknownOutcomes?: UnknownOutcomePolicy;
 }
 
+/** What a write whose outcome is unknown does: told to the model, or parks the run for a person. */
 export type UnknownOutcomePolicy = 'tell_model' | 'ask';
 
 /** The input after validation, every default filled in. */
@@ -266,6 +273,7 @@ export interface RunConfig {
   unknownOutcomes?: UnknownOutcomePolicy;
 }
 
+/** `soft`: checked before each turn (overshoot at most one turn); `hard`: never exceeded. */
 export type BudgetMode = 'soft' | 'hard';
 
 /** A hard budget's settings (the budget itself is maxBudgetUsd; a raise updates it). */
@@ -287,6 +295,7 @@ export interface BudgetView {
   raises: BudgetRaise[];
 }
 
+/** One raise of a hard budget: from, to, by whom and why. */
 export interface BudgetRaise {
   fromUsd: number;
   toUsd: number;
@@ -326,6 +335,7 @@ export type RunDefaults = Pick<
   | 'requireArgsHash'
 >;
 
+/** The workflow's return value: one of the five exits with its totals (also for runs that did not complete). */
 export interface RunResult {
   /** The workflow id (named runId in the published contract). */
   runId: string;

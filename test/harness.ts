@@ -29,6 +29,12 @@ export interface Harness {
   address: string;
   providerUrl: string;
   start(input: AgentInput, id?: string): Promise<WorkflowHandleWithFirstExecutionRunId>;
+  /**
+   * A run this file started another way (AgentClient, the CLI): replayed
+   * with the others when the file ends. Without a run id, every run of the
+   * workflow id the server lists is.
+   */
+  track(workflowId: string, runId?: string): void;
   run(input: AgentInput): Promise<RunResult>;
   trace(runId: string, chainId?: string): TraceLine[];
   /** The workflow's own events (no lines written by activities): seq 1..n. */
@@ -83,6 +89,7 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
   let nativeConnection: NativeConnection;
 
   const started: { workflowId: string; runId: string }[] = [];
+  const tracked: { workflowId: string; runId?: string }[] = [];
   beforeAll(async () => {
     if (!runtimeInstalled) {
       Runtime.install({ logger: new DefaultLogger('ERROR') });
@@ -112,7 +119,11 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
     // runs too) replays on this code from its first event. The workers cache
     // runs, so most of their tasks never replayed: a run whose replay would
     // take another path than the cached run took fails here.
-    if (h.client) await replayAll(h.client, started);
+    if (h.client) {
+      // A tracked run's first execution, when the test did not know it: any run of the id (the replay lists the others).
+      for (const t of tracked) started.push({ workflowId: t.workflowId, runId: t.runId ?? (await h.client.workflow.getHandle(t.workflowId).describe()).runId });
+      await replayAll(h.client, started);
+    }
     await h.client?.connection.close();
     await nativeConnection?.close();
   });
@@ -125,6 +136,9 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
     });
     started.push({ workflowId: handle.workflowId, runId: handle.firstExecutionRunId });
     return handle;
+  };
+  h.track = (workflowId, runId) => {
+    tracked.push({ workflowId, ...(runId !== undefined ? { runId } : {}) });
   };
   h.startWorker = async (extra = {}) => {
     const w = await h.prepareWorker(extra);

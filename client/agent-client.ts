@@ -1,0 +1,251 @@
+// AgentClient: the harness's runs through an @temporalio/client Client, typed
+// as the contract has them. It starts runs (and resumes and forks of them,
+// checked against their source first), finds them (a handle, or a list from
+// visibility), and hands out AgentRunHandles (./run-handle.ts) that drive one.
+import type { Client, WorkflowOptions } from '@temporalio/client';
+import type { SearchAttributePair, TypedSearchAttributes } from '@temporalio/common';
+import { randomUUID } from 'node:crypto';
+import { DEFAULT_TASK_QUEUE, type AgentInput, type AgentStatus } from '../common/contract.js';
+import { startingAttributes } from '../workflows/visibility.js';
+import { InvalidInputError, RunNotFoundError, translating } from './agent-errors.js';
+import { checkFork, checkForkInput, forkInput, sourceIdOf, type ForkSpec, type RunExport } from './fork-run.js';
+import { checkInput, INPUT_NAMES, noLimitLeft, type OptionNames } from './input-check.js';
+import { checkResume, resumeInput } from './resume-check.js';
+import { AgentRunHandle, type AgentRunWorkflow, type HandleContext } from './run-handle.js';
+import { summaryOf } from './run-summary.js';
+import { ANSWER_WAIT_MS, queueWorkers, type QueueWorkers } from './worker-check.js';
+
+/** How an AgentClient reaches the harness. */
+export interface AgentClientOptions {
+  /**
+   * A connected Client on the runs' namespace. Give it the harness's data
+   * converter (`agentDataConverter()`): large payloads (a long transcript's
+   * query answer) are compressed by it.
+   */
+  client: Client;
+  /** Where `start`, `resume` and `fork` start runs: a queue the harness's workers poll. Default `agent-harness`. */
+  taskQueue?: string;
+  /** How long a query or an update waits for a worker's answer before NoAnswerError, in ms. Default 20 000. */
+  answerTimeoutMs?: number;
+  /** How refusals name the options at fault. Default INPUT_NAMES (`limits.maxTurns`); a command line passes its flags. */
+  optionNames?: OptionNames;
+}
+
+/** Options of `start`: Temporal's workflow options, the workflow id required (it names the run), the task queue defaulted. */
+export type AgentStartOptions = Omit<WorkflowOptions, 'workflowId' | 'taskQueue'> & {
+  /** The run's name: stable across continue-as-new, in every trace line. */
+  workflowId: string;
+  /** Default: the AgentClient's. */
+  taskQueue?: string;
+};
+
+/** Start options of a run made from another one: its workflow id defaults to one derived from the source's. */
+export type DerivedStartOptions = Omit<AgentStartOptions, 'workflowId'> & {
+  /** Default: `<source>-resumed-<6 hex>` for a resume, `<source>-fork-<6 hex>` for a fork. */
+  workflowId?: string;
+};
+
+/** What a resume changes of the stopped run. The limits count the totals, so a run stopped at a limit needs a higher one. */
+export type ResumeOptions = DerivedStartOptions & {
+  /** New limits (null lifts one; at least one must stay). */
+  limits?: { maxTurns?: number | null; maxBudgetUsd?: number | null };
+  /** A run that timed out on an approval asks again, waiting as long again unless this says otherwise (null: no limit). */
+  approvalTimeoutMs?: number | null;
+};
+
+/** What a fork keeps of its source (`atTurn` turns, one execution of it) and sets on top (a message, a model, limits). */
+export type ForkOptions = DerivedStartOptions & ForkSpec;
+
+/** A run as visibility lists it: search attributes as of its last status change (exact once it has ended). */
+export interface AgentRunSummary {
+  workflowId: string;
+  /** The Temporal run id of the execution listed. */
+  runId: string;
+  /** Temporal's execution status (RUNNING, COMPLETED, …). */
+  temporalStatus: string;
+  /** The AgentStatus search attribute; null for a run that has not set it. */
+  agentStatus: AgentStatus | null;
+  turns: number | null;
+  costUsd: number | null;
+  model: string | null;
+  /** What a parked run waits on: the tool, the call, its argsHash. */
+  awaiting: { toolName: string; callId: string | null; argsHash: string | null } | null;
+  taskQueue: string;
+  startTime: Date;
+  closeTime: Date | null;
+}
+
+/** Which runs `list` returns (all of them given together). */
+export interface ListRunsOptions {
+  /** Only runs parked on a person: awaiting an approval, a budget raise or a reconciliation. */
+  awaiting?: boolean;
+  /** Only runs with this AgentStatus. */
+  agentStatus?: AgentStatus;
+  /** Only runs that have cost at least this, in USD. */
+  minCostUsd?: number;
+  /** Only runs on this task queue. */
+  taskQueue?: string;
+  /** At most this many runs. */
+  limit?: number;
+}
+
+/** Every state in which a run waits for a person: what `listAwaiting` finds. */
+export const PARKED_ON_A_PERSON: readonly AgentStatus[] = ['awaiting_approval', 'awaiting_budget', 'awaiting_reconciliation'];
+
+const AGENT_STATUSES: readonly AgentStatus[] = ['running', ...PARKED_ON_A_PERSON, 'waiting_for_model', 'completed', 'failed', 'max_turns_exceeded', 'budget_exceeded', 'interrupted'];
+
+/**
+ * The harness's runs, typed. Every name and payload is the contract's:
+ * `agentRun` started on the task queue, the `decide`, `steer`,
+ * `raiseBudget` and `reconcile` updates, the `approve`, `reject`, `steer`
+ * and `cancel` signals, the `status`, `transcript` and `config` queries.
+ */
+export class AgentClient {
+  /** The Temporal client it goes through. */
+  readonly client: Client;
+  /** Where it starts runs. */
+  readonly taskQueue: string;
+  private readonly ctx: HandleContext;
+  private readonly names: OptionNames;
+
+  /** A client of the runs on `options.client`'s namespace, starting them on `options.taskQueue`. */
+  constructor(options: AgentClientOptions) {
+    this.client = options.client;
+    this.taskQueue = options.taskQueue ?? DEFAULT_TASK_QUEUE;
+    this.ctx = { client: options.client, answerTimeoutMs: options.answerTimeoutMs ?? ANSWER_WAIT_MS };
+    this.names = options.optionNames ?? INPUT_NAMES;
+  }
+
+  /**
+   * Starts an `agentRun` with this input. The input is checked first with
+   * the workflow's own validation (InvalidInputError naming the field, and
+   * no run); which tools exist is the worker's to say, so an unknown tool
+   * fails the run (RunFailedError from `result()`). A run whose worker is
+   * not polling yet waits on its queue: `handle.workers()` tells.
+   */
+  async start(input: AgentInput, options: AgentStartOptions): Promise<AgentRunHandle> {
+    if (!input.resumeFrom && !input.forkFrom) checkInput(input, () => true, 'input', this.names);
+    return this.launch(input, options);
+  }
+
+  /**
+   * A handle on the run with this workflow id (its current execution, or run
+   * `runId`). Resolves once the server knows the run; RunNotFoundError
+   * otherwise, or when the id names a workflow that is not an agentRun.
+   */
+  async getHandle(workflowId: string, runId?: string): Promise<AgentRunHandle> {
+    const workflow = this.client.workflow.getHandle<AgentRunWorkflow>(workflowId, runId);
+    const d = await translating(workflowId, runId, () => workflow.describe());
+    if (d.type !== 'agentRun') throw new RunNotFoundError(workflowId, runId, { detail: `it is a ${d.type} workflow, not an agentRun` });
+    return new AgentRunHandle(this.ctx, workflow, runId, d.taskQueue);
+  }
+
+  /**
+   * Runs found through their search attributes, newest first. Visibility is
+   * eventually consistent: a run parked a moment ago may show a moment later.
+   */
+  async *list(options: ListRunsOptions = {}): AsyncGenerator<AgentRunSummary> {
+    const clauses = [`WorkflowType = 'agentRun'`];
+    if (options.awaiting) clauses.push(`AgentStatus IN (${PARKED_ON_A_PERSON.map((st) => `'${st}'`).join(', ')})`);
+    if (options.agentStatus !== undefined) {
+      if (!AGENT_STATUSES.includes(options.agentStatus)) throw new InvalidInputError(`agentStatus must be one of ${AGENT_STATUSES.join(', ')}, got ${JSON.stringify(options.agentStatus)}`, 'agentStatus');
+      clauses.push(`AgentStatus = '${options.agentStatus}'`);
+    }
+    if (options.minCostUsd !== undefined) {
+      if (!Number.isFinite(options.minCostUsd)) throw new InvalidInputError(`minCostUsd must be a number, got ${JSON.stringify(options.minCostUsd)}`, 'minCostUsd');
+      clauses.push(`AgentCostUsd >= ${options.minCostUsd}`);
+    }
+    if (options.taskQueue !== undefined) clauses.push(`TaskQueue = '${options.taskQueue.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`);
+    let n = 0;
+    if (options.limit !== undefined && options.limit <= 0) return;
+    for await (const w of this.client.workflow.list({ query: clauses.join(' AND ') })) {
+      const sa = (name: string) => w.searchAttributes?.[name]?.[0];
+      const str = (name: string) => (sa(name) === undefined ? null : String(sa(name)));
+      const num = (name: string) => (sa(name) === undefined ? null : Number(sa(name)));
+      const tool = str('AgentAwaitingTool');
+      yield {
+        workflowId: w.workflowId,
+        runId: w.runId,
+        temporalStatus: w.status.name,
+        agentStatus: str('AgentStatus') as AgentStatus | null,
+        turns: num('AgentTurns'),
+        costUsd: num('AgentCostUsd'),
+        model: str('AgentModel'),
+        awaiting: tool === null ? null : { toolName: tool, callId: str('AgentAwaitingCallId'), argsHash: str('AgentPendingArgsHash') },
+        taskQueue: w.taskQueue,
+        startTime: w.startTime,
+        closeTime: w.closeTime ?? null,
+      };
+      n += 1;
+      if (options.limit !== undefined && n >= options.limit) return;
+    }
+  }
+
+  /** Every run parked on a person (an approval, a budget raise, a reconciliation), newest first: `list({ awaiting: true })` collected. */
+  async listAwaiting(options: Omit<ListRunsOptions, 'awaiting' | 'agentStatus'> = {}): Promise<AgentRunSummary[]> {
+    const out: AgentRunSummary[] = [];
+    for await (const run of this.list({ ...options, awaiting: true })) out.push(run);
+    return out;
+  }
+
+  /**
+   * A new run continuing a stopped one (turn cap, budget, interrupted, a
+   * provider outage): its transcript and totals carry on, pending calls
+   * first. Refused before it starts, naming why: CannotResumeError (still
+   * running, completed, failed for good), InvalidInputError (a limit not
+   * raised, no limit left), RunNotFoundError. `handle.notes` says what the
+   * new run will do again (ask for an approval nobody gave in time).
+   */
+  async resume(workflowId: string, options: ResumeOptions = {}): Promise<AgentRunHandle> {
+    const { limits, approvalTimeoutMs, workflowId: id, ...start } = options;
+    const set = { maxTurns: limits?.maxTurns, maxBudgetUsd: limits?.maxBudgetUsd, approvalTimeoutMs };
+    if (set.maxTurns === null && set.maxBudgetUsd === null) throw new InvalidInputError(noLimitLeft(this.names), 'limits');
+    const input = resumeInput(workflowId, set);
+    const notes = await checkResume(this.client, workflowId, set, input, this.names);
+    return this.launch(input, { ...start, workflowId: id ?? `${workflowId}-resumed-${randomUUID().slice(0, 6)}` }, notes);
+  }
+
+  /**
+   * A new run from the first `atTurn` turns of a run (its workflow id) or of
+   * an export (`handle.export()`): their tool results as recorded, no call of
+   * those turns made again. Checked against the source first: a turn past
+   * its end or not finished there, a configuration the workflow would refuse
+   * (InvalidInputError), no such source (RunNotFoundError).
+   */
+  async fork(source: string | RunExport, options: ForkOptions): Promise<AgentRunHandle> {
+    const { atTurn, runId, message, model, limits, workflowId, ...start } = options;
+    const spec: ForkSpec = { atTurn, ...(runId !== undefined ? { runId } : {}), ...(message !== undefined ? { message } : {}), ...(model !== undefined ? { model } : {}), ...(limits !== undefined ? { limits } : {}) };
+    const input = forkInput(source, spec);
+    checkForkInput(source, spec, input, this.names);
+    if (typeof source === 'string') await checkFork(this.client, source, spec, this.names);
+    return this.launch(input, { ...start, workflowId: workflowId ?? `${sourceIdOf(source)}-fork-${randomUUID().slice(0, 6)}` });
+  }
+
+  /** Who polls a task queue's workflow tasks now (default: the client's): a run started there waits until one does. */
+  workers(taskQueue: string = this.taskQueue): Promise<QueueWorkers> {
+    return queueWorkers(this.client, taskQueue);
+  }
+
+  /** Starts the workflow: the task as the Web UI's summary, the starting search attributes set at once (they cost no upsert). */
+  private async launch(input: AgentInput, options: AgentStartOptions, notes: readonly string[] = []): Promise<AgentRunHandle> {
+    const { workflowId, taskQueue, staticSummary, typedSearchAttributes, ...rest } = options;
+    const queue = taskQueue ?? this.taskQueue;
+    const workflow = await translating(workflowId, undefined, () =>
+      this.client.workflow.start<AgentRunWorkflow>('agentRun', {
+        ...rest,
+        taskQueue: queue,
+        workflowId,
+        args: [input],
+        staticSummary: staticSummary ?? summaryOf(input),
+        typedSearchAttributes: [...startingAttributes(input), ...pairsOf(typedSearchAttributes)],
+      }),
+    );
+    return new AgentRunHandle(this.ctx, workflow, workflow.firstExecutionRunId, queue, notes);
+  }
+}
+
+/** The caller's own search attributes, as pairs to add to the harness's. */
+function pairsOf(attributes: SearchAttributePair[] | TypedSearchAttributes | undefined): SearchAttributePair[] {
+  if (attributes === undefined) return [];
+  return Array.isArray(attributes) ? attributes : attributes.getAll();
+}

@@ -1,0 +1,73 @@
+// The `temporal-agent-harness/client` entry: AgentClient and what its
+// signatures name. Everything here is public (a change to it is a change of
+// the package's API); the CLI's modules beside it are not.
+import type { DataConverter } from '@temporalio/common';
+import { dataConverter } from '../common/payload-codec.js';
+
+export {
+  AgentClient,
+  PARKED_ON_A_PERSON,
+  type AgentClientOptions,
+  type AgentRunSummary,
+  type AgentStartOptions,
+  type DerivedStartOptions,
+  type ForkOptions,
+  type ListRunsOptions,
+  type ResumeOptions,
+} from './agent-client.js';
+export {
+  AgentRunHandle,
+  type AgentRunSignals,
+  type AgentRunWorkflow,
+  type ApproveOptions,
+  type HandleContext,
+  type RaiseBudgetOptions,
+  type ReconcileOptions,
+  type RejectOptions,
+  type SteerOptions,
+} from './run-handle.js';
+export {
+  AgentClientError,
+  CannotResumeError,
+  InvalidInputError,
+  NoAnswerError,
+  NoWorkerError,
+  RunAlreadyFinishedError,
+  RunAlreadyStartedError,
+  RunFailedError,
+  RunNotFoundError,
+  UpdateRefusedError,
+} from './agent-errors.js';
+export { CannotExportError, type ForkSpec, type RunExport } from './fork-run.js';
+export { INPUT_NAMES, type OptionNames } from './input-check.js';
+export type { QueueWorkers, RunDescription } from './worker-check.js';
+export type {
+  AgentInput,
+  AgentStatus,
+  BudgetRaise,
+  BudgetShortfall,
+  BudgetView,
+  ChatMessage,
+  ExitStatus,
+  ForkOrigin,
+  Interruption,
+  RunConfig,
+  RunResult,
+  RunStatus,
+  RunStatusView,
+  SteerView,
+  ToolCall,
+  Usage,
+} from '../common/contract.js';
+
+/**
+ * The data converter the harness's workers use (large payloads gzipped):
+ * give it to the `Client` an AgentClient goes through, or a long run's
+ * transcript and continue-as-new input are unreadable to it.
+ *
+ * @example
+ * const client = new Client({ connection, dataConverter: agentDataConverter() });
+ */
+export function agentDataConverter(): DataConverter {
+  return dataConverter();
+}

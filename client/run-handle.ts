@@ -1,0 +1,276 @@
+// One agent run as a caller drives it: its queries, its decisions (by the
+// `decide` update, so the caller gets the run's answer or the refusal's
+// reason), steering, budget raises, reconciliation and Stop, each typed as
+// the contract has it (common/run-messages.ts), with the SDK's errors as
+// ours (./agent-errors.ts). A query or an update needs a worker: with none
+// polling the run's queue nothing is sent (NoWorkerError), and an answer is
+// waited for a bounded time (NoAnswerError), so no call hangs on a worker
+// that is not there.
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { AgentInput, ChatMessage, RunConfig, RunResult, RunStatusView } from '../common/contract.js';
+import {
+  approveSignal,
+  cancelSignal,
+  configQuery,
+  decideUpdate,
+  raiseBudgetUpdate,
+  reconcileUpdate,
+  rejectSignal,
+  statusQuery,
+  steerSignal,
+  steerUpdate,
+  transcriptQuery,
+  type DecideInput,
+  type ReconcileInput,
+  type SteerInput,
+} from '../common/run-messages.js';
+import { NoAnswerError, NoWorkerError, translating } from './agent-errors.js';
+import { exportOf, type RunExport } from './fork-run.js';
+import { boundedAnswer, queueWorkers, withoutWorker, type QueueWorkers, type RunDescription } from './worker-check.js';
+
+/** The `agentRun` workflow's signature, as a client sees it: so handles and results are typed without the workflow's code. */
+export type AgentRunWorkflow = (input: AgentInput) => Promise<RunResult>;
+
+/** Who approves, and what binds the approval. */
+export interface ApproveOptions {
+  /** Who decided: written with the decision into the trace. */
+  by: string;
+  /** The call's argsHash (status `interruption.argsHash`): refused unless the awaited call has exactly those arguments. */
+  argsHash?: string;
+  /** Kept with the decision in the trace (the model reads a rejection's reason, not an approval's). */
+  reason?: string;
+}
+
+/** Who rejects, and why. */
+export interface RejectOptions {
+  /** Who decided. */
+  by: string;
+  /** Why: written into the transcript, so the model reads it. */
+  reason?: string;
+  /** As for approve: refused unless the awaited call has exactly those arguments. */
+  argsHash?: string;
+}
+
+/** Who steers, and how. */
+export interface SteerOptions {
+  /** Who sent the message: the model reads it with the message. */
+  by: string;
+  /** Calls of the current reply that have not started, and a call parked on an approval, are declined with the message as the reason. */
+  interrupt?: boolean;
+}
+
+/** A budget raise's author and reason. */
+export interface RaiseBudgetOptions {
+  /** Who raised it. */
+  by: string;
+  /** Why, for the trace and the status's `budget.raises`. */
+  reason?: string;
+}
+
+/** A person's word on a write whose outcome is unknown: it happened (and what happened, for the model), or try it again. */
+export type ReconcileOptions = { by: string } & ({ outcome: 'happened'; result: string } | { outcome: 'retry' });
+
+/**
+ * A decision or a message sent as its signal: recorded in the run's history
+ * whether or not a worker polls, applied when a worker takes the run (or
+ * ignored, and traced `signal_ignored`). No answer and no refusal reach the
+ * caller: use the handle's methods for those.
+ */
+export interface AgentRunSignals {
+  /** The `approve` signal. */
+  approve(callId: string, options: ApproveOptions): Promise<void>;
+  /** The `reject` signal. */
+  reject(callId: string, options: RejectOptions): Promise<void>;
+  /** The `steer` signal. */
+  steer(message: string, options: SteerOptions): Promise<void>;
+}
+
+/**
+ * What a handle needs of the AgentClient that made it.
+ *
+ * @internal
+ */
+export interface HandleContext {
+  client: Client;
+  answerTimeoutMs: number;
+}
+
+/**
+ * A handle on one agent run (a workflow id), from AgentClient's `start`,
+ * `getHandle`, `resume` or `fork`. Signals and updates go to the workflow
+ * id's current execution unless the handle was made for one run id.
+ */
+export class AgentRunHandle {
+  /** The workflow id: the run's name, stable across continue-as-new (published as `runId` in results and status). */
+  readonly workflowId: string;
+  /**
+   * The Temporal run id this handle is bound to: the first execution of a run
+   * it started (its result follows continue-as-new from there), or the one
+   * given to getHandle; undefined: the workflow id's current execution.
+   */
+  readonly runId: string | undefined;
+  /** The raw Temporal handle, typed: for what AgentClient does not wrap (describe, fetchHistory, terminate, …). */
+  readonly workflow: WorkflowHandle<AgentRunWorkflow>;
+  /** What the client noticed as it started this run (a resume that will ask again for an approval nobody gave in time); empty otherwise. */
+  readonly notes: readonly string[];
+  /** The fire-and-forget forms of approve, reject and steer. */
+  readonly signals: AgentRunSignals;
+
+  /**
+   * Made by AgentClient: use its `start`, `getHandle`, `resume` or `fork`.
+   *
+   * @internal
+   */
+  constructor(
+    private readonly ctx: HandleContext,
+    workflow: WorkflowHandle<AgentRunWorkflow>,
+    runId: string | undefined,
+    /** The run's task queue, where its worker polls. */
+    private readonly taskQueue: string,
+    notes: readonly string[] = [],
+  ) {
+    this.workflow = workflow;
+    this.workflowId = workflow.workflowId;
+    this.runId = runId;
+    this.notes = notes;
+    const send = <A>(call: () => Promise<A>) => translating(this.workflowId, this.runId, call);
+    this.signals = {
+      approve: (callId, o) => send(() => workflow.signal(approveSignal, { callId, by: o.by, ...(o.argsHash !== undefined ? { argsHash: o.argsHash } : {}) })),
+      reject: (callId, o) =>
+        send(() => workflow.signal(rejectSignal, { callId, by: o.by, ...(o.argsHash !== undefined ? { argsHash: o.argsHash } : {}), ...(o.reason !== undefined ? { reason: o.reason } : {}) })),
+      steer: (message, o) => send(() => workflow.signal(steerSignal, steerInput(message, o))),
+    };
+  }
+
+  /** The `status` query: turns, cost, what the run waits for (`interruption`, with the parked call's argsHash), queued messages. */
+  status(): Promise<RunStatusView> {
+    return this.ask('status', () => this.workflow.query(statusQuery));
+  }
+
+  /** The `transcript` query: the run's messages, as the model reads them. */
+  transcript(): Promise<ChatMessage[]> {
+    return this.ask('transcript', () => this.workflow.query(transcriptQuery));
+  }
+
+  /** The `config` query: the run's resolved configuration, every default filled in. */
+  config(): Promise<RunConfig> {
+    return this.ask('config', () => this.workflow.query(configQuery));
+  }
+
+  /**
+   * Waits for the run's end (following continue-as-new) and returns its
+   * result: one of the five exits, `failed` included. Throws RunFailedError
+   * when the run failed as a workflow (bad input, a refused resume, a
+   * termination) and so has no result.
+   */
+  result(): Promise<RunResult> {
+    return translating(this.workflowId, this.runId, () => this.workflow.result());
+  }
+
+  /** What Temporal holds for the run without a worker: its execution status and Agent* search attributes. */
+  async describe(): Promise<RunDescription> {
+    return withoutWorker(await translating(this.workflowId, this.runId, () => this.workflow.describe()));
+  }
+
+  /**
+   * Approves the parked call `callId` by the `decide` update: resolves once
+   * the run has taken the decision, with its status. Throws
+   * UpdateRefusedError with the run's reason when `callId` is not awaiting a
+   * decision (or the argsHash names other arguments, or a Stop came first),
+   * NoWorkerError (not sent) or NoAnswerError (sent, unanswered).
+   */
+  approve(callId: string, options: ApproveOptions): Promise<RunStatusView> {
+    const input: DecideInput = { callId, decision: 'approve', by: options.by, ...optional(options) };
+    return this.update('decide', () => this.workflow.executeUpdate(decideUpdate, { args: [input] }));
+  }
+
+  /** Rejects the parked call `callId` by the `decide` update; the reason is written into the transcript. Throws as approve. */
+  reject(callId: string, options: RejectOptions): Promise<RunStatusView> {
+    const input: DecideInput = { callId, decision: 'reject', by: options.by, ...optional(options) };
+    return this.update('decide', () => this.workflow.executeUpdate(decideUpdate, { args: [input] }));
+  }
+
+  /**
+   * Queues a message by the `steer` update: the model reads it at the next
+   * turn boundary. Resolves once it is queued (its place shows in
+   * `queuedSteers`), not when the model has read it. Refused (an empty
+   * message, a run that is stopping) with UpdateRefusedError.
+   */
+  steer(message: string, options: SteerOptions): Promise<RunStatusView> {
+    return this.update('steer', () => this.workflow.executeUpdate(steerUpdate, { args: [steerInput(message, options)] }));
+  }
+
+  /**
+   * A hard budget's new amount, by the `raiseBudget` update: a run parked
+   * `awaiting_budget` goes on if it pays for the next call. Refused unless
+   * higher than the budget now (and for soft budgets and sub-agents).
+   */
+  raiseBudget(maxBudgetUsd: number, options: RaiseBudgetOptions): Promise<RunStatusView> {
+    const input = { maxBudgetUsd, by: options.by, ...(options.reason !== undefined ? { reason: options.reason } : {}) };
+    return this.update('raiseBudget', () => this.workflow.executeUpdate(raiseBudgetUpdate, { args: [input] }));
+  }
+
+  /** A person's word on the write `callId` whose outcome is unknown (a run parked `awaiting_reconciliation`), by the `reconcile` update. */
+  reconcile(callId: string, options: ReconcileOptions): Promise<RunStatusView> {
+    const input: ReconcileInput = options.outcome === 'happened' ? { callId, outcome: 'happened', result: options.result, by: options.by } : { callId, outcome: 'retry', by: options.by };
+    return this.update('reconcile', () => this.workflow.executeUpdate(reconcileUpdate, { args: [input] }));
+  }
+
+  /**
+   * Stops the run by the `cancel` signal: it ends `interrupted` (interruption
+   * `cancelled` with this reason), cancelling its running tool or model call
+   * and its child runs. Resolves once the signal is recorded; `result()`
+   * gives the exit. RunAlreadyFinishedError if it has ended.
+   */
+  cancel(reason = 'cancelled through AgentClient'): Promise<void> {
+    return translating(this.workflowId, this.runId, () => this.workflow.signal(cancelSignal, { reason }));
+  }
+
+  /** The run's turns, configuration and cost per turn, to fork from later (AgentClient.fork) even once its history is gone. */
+  export(): Promise<RunExport> {
+    return exportOf(this.ctx.client, this.workflowId, this.runId, this);
+  }
+
+  /** Who polls the run's task queue now. */
+  workers(): Promise<QueueWorkers> {
+    return queueWorkers(this.ctx.client, this.taskQueue);
+  }
+
+  /** A query, sent only when a worker polls the run's queue, its answer waited for a bounded time. */
+  private async ask<T>(what: string, query: () => Promise<T>): Promise<T> {
+    const workers = await this.workers();
+    if (!workers.polling) throw new NoWorkerError(this.workflowId, what, workers);
+    return this.answered(what, workers, query);
+  }
+
+  /**
+   * An update, sent only when a worker polls the run's queue (an update the
+   * server held would apply whenever a worker came back, unseen by the
+   * caller). A run that has ended gets it anyway: the server refuses it at
+   * once (RunAlreadyFinishedError).
+   */
+  private async update<T>(what: string, call: () => Promise<T>): Promise<T> {
+    const d = await translating(this.workflowId, this.runId, () => this.workflow.describe());
+    if (d.status.name !== 'RUNNING') return translating(this.workflowId, this.runId, call, what);
+    const workers = await queueWorkers(this.ctx.client, d.taskQueue);
+    if (!workers.polling) throw new NoWorkerError(this.workflowId, what, workers);
+    return this.answered(what, workers, call);
+  }
+
+  private async answered<T>(what: string, workers: QueueWorkers, call: () => Promise<T>): Promise<T> {
+    const ms = this.ctx.answerTimeoutMs;
+    const answer = await translating(this.workflowId, this.runId, () => boundedAnswer(this.ctx.client, ms, call), what);
+    if (answer === 'no-answer') throw new NoAnswerError(this.workflowId, what, workers.taskQueue, ms);
+    return answer;
+  }
+}
+
+/** The steer input: the message, who, and `interrupt` only when set (as the CLI has always sent it). */
+function steerInput(message: string, o: SteerOptions): SteerInput {
+  return { message, by: o.by, ...(o.interrupt ? { interrupt: true } : {}) };
+}
+
+/** A decision's optional fields, only where given. */
+function optional(o: { argsHash?: string; reason?: string }): Pick<DecideInput, 'argsHash' | 'reason'> {
+  return { ...(o.reason !== undefined ? { reason: o.reason } : {}), ...(o.argsHash !== undefined ? { argsHash: o.argsHash } : {}) };
+}
