@@ -4,7 +4,7 @@
 // steer and a Stop, all through AgentClient. Run under plain node by the
 // harness's test suite (test/consumer.test.ts), which reads the report.
 import { randomUUID } from 'node:crypto';
-import type { AgentRunHandle } from 'temporal-agent-harness/client';
+import { RunNotFoundError, type AgentClient, type AgentRunHandle } from 'temporal-agent-harness/client';
 import { connectTeamClient } from './client.js';
 import { ticketTools, type Ticket } from './tickets.js';
 import { startTeamWorker } from './worker.js';
@@ -19,6 +19,19 @@ function need(name: string): string {
   const value = process.env[name];
   if (!value) throw new Error(`${name} is required`);
   return value;
+}
+
+/** The handle of a run another workflow starts (the agent child): it exists once the parent has started it. */
+async function handleOnceStarted(agents: AgentClient, workflowId: string): Promise<AgentRunHandle> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    try {
+      return await agents.getHandle(workflowId);
+    } catch (err) {
+      if (!(err instanceof RunNotFoundError) || Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
 }
 
 /** Waits until the run is parked on a person's decision about `callId`. */
@@ -41,7 +54,7 @@ const report: Record<string, unknown> = { toolNames };
 try {
   // 1. The agent as a child of the team's workflow; its write approved.
   const parent = await client.workflow.start(triageTicket, { taskQueue, workflowId: `triage-${randomUUID().slice(0, 8)}`, args: ['T-1'] });
-  const child = agents.getHandle(`${parent.workflowId}-agent`);
+  const child = await handleOnceStarted(agents, `${parent.workflowId}-agent`);
   await parkedOn(child, 's1_0');
   const approved = await child.approve('s1_0', { by: 'alice' });
   const triage = await parent.result();
