@@ -10,14 +10,17 @@ export interface ToolCall {
   function: { name: string; arguments: string };
 }
 
+/** One message of a run's transcript, as the OpenAI chat API shapes it. */
 export type ChatMessage =
   | { role: 'system'; content: string }
   | { role: 'user'; content: string }
   | { role: 'assistant'; content: string | null; tool_calls?: ToolCall[] }
   | { role: 'tool'; tool_call_id: string; name: string; content: string };
 
+/** A model's turn: its text and the tool calls it asks for. */
 export type AssistantMessage = Extract<ChatMessage, { role: 'assistant' }>;
 
+/** Tokens and cost a run (or a turn) has spent. */
 export interface Usage {
   promptTokens: number;
   completionTokens: number;
@@ -30,6 +33,7 @@ export interface ChildSpend {
   usage: Usage;
 }
 
+/** Where a run stands: `running`, or the exit it stopped at. */
 export type RunStatus =
   | 'running'
   | 'completed'
@@ -92,6 +96,7 @@ export interface BudgetShortfall {
   minReplyTokens: number;
 }
 
+/** Why an `interrupted` run stopped, or what a parked run waits for. */
 export type Interruption =
   /** argsHash: SHA-256 of the arguments' canonical JSON (common/args-hash.ts); absent in results recorded before it. */
   | { type: 'approval'; callId: string; toolName: string; args: unknown; argsHash?: string }
@@ -102,7 +107,9 @@ export type Interruption =
   | { type: 'max_budget' }
   | { type: 'cancelled'; reason: string };
 
+/** A failed tool call: the model reads its error (`describe`), only "the tool failed" (`generic`), or the run fails (`fatal`). */
 export type ToolErrorPolicy = 'describe' | 'generic' | 'fatal';
+/** Which repeated calls (same tool, same arguments) a run answers from its earlier result: read-only tools', every tool's, or none. */
 export type DedupePolicy = 'readOnly' | 'off' | 'all';
 /** A tool's name as the model calls it; which exist is the worker's choice (activities/tools). */
 export type ToolName = string;
@@ -192,6 +199,7 @@ export interface AgentInput {
   unknownOutcomes?: UnknownOutcomePolicy;
 }
 
+/** What a run does with a write whose outcome is unknown (see `AgentInput.unknownOutcomes`). */
 export type UnknownOutcomePolicy = 'tell_model' | 'ask';
 
 /** The input after validation, every default filled in. */
@@ -246,6 +254,7 @@ export interface RunConfig {
   unknownOutcomes?: UnknownOutcomePolicy;
 }
 
+/** `soft` checks the budget before each turn; `hard` reserves each call's worst case and never exceeds it. */
 export type BudgetMode = 'soft' | 'hard';
 
 /** A hard budget's settings (the budget itself is maxBudgetUsd; a raise updates it). */
@@ -267,6 +276,7 @@ export interface BudgetView {
   raises: BudgetRaise[];
 }
 
+/** A raise of a hard budget: from, to, by whom and why (the `raiseBudget` update). */
 export interface BudgetRaise {
   fromUsd: number;
   toUsd: number;
@@ -305,6 +315,7 @@ export type RunDefaults = Pick<
   | 'requireArgsHash'
 >;
 
+/** What a finished run returns: its exit and why, its answer or error, and its totals. */
 export interface RunResult {
   /** The workflow id (named runId in the published contract). */
   runId: string;

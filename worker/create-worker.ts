@@ -43,6 +43,7 @@ export const WORKFLOWS_PATH = modulePath('../workflows/index.js', import.meta.ur
  */
 export const WORKFLOW_INTERCEPTOR_MODULES = [modulePath('../workflows/tracing-interceptors.js', import.meta.url)];
 
+/** What createAgentWorker needs: the connection and task queue, the model endpoint, where files go, the tools. */
 export interface AgentWorkerOptions {
   connection: NativeConnection;
   namespace?: string;
@@ -125,6 +126,11 @@ export async function createWorkerFromConfig(
   });
 }
 
+/**
+ * A Temporal worker that runs the `agentRun` workflow and the harness's
+ * activities (model calls, tools, the trace and message store) on
+ * `opts.taskQueue`; `run()` it, and shut it down, like any other worker.
+ */
 export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worker> {
   if (opts.maxCachedWorkflows === 0) throw new Error(ZERO_CACHE_REFUSED);
   const trace = new TraceWriter(opts.traceDir);
