@@ -4,7 +4,9 @@ FROM node:20-bookworm-slim
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY scripts ./scripts
-RUN SKIP_TEMPORAL_CLI_INSTALL=1 npm ci --omit=dev
+# tsx (a devDependency: the package ships compiled code) runs the sources here,
+# as `npm run worker` does in a checkout, so the image installs dev dependencies too.
+RUN SKIP_TEMPORAL_CLI_INSTALL=1 npm ci --no-audit --no-fund
 COPY common ./common
 COPY workflows ./workflows
 COPY activities ./activities

@@ -1,6 +1,15 @@
 #!/usr/bin/env node
-// The package bin: runs the TypeScript CLI through tsx, so there is no build step.
-import { register } from 'tsx/esm/api';
+// The `agent-harness` CLI. In a checkout of this repository (the TypeScript
+// sources beside this file) it runs them through tsx, a devDependency, so
+// there is no build step while developing. Installed from the package (no
+// sources, the compiled dist/) it runs under plain node.
+import { existsSync } from 'node:fs';
 
-register();
-await import('../client/cli-main.ts');
+const sources = new URL('../client/cli-main.ts', import.meta.url);
+if (existsSync(sources)) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import(sources.href);
+} else {
+  await import('../dist/client/cli-main.js');
+}

@@ -8,6 +8,11 @@ import { dataConverter } from '../common/payload-codec.js';
 import { cannotReach, ConnectionRefused, connectionRefused, errorLine, refusedAt, transportFailure } from '../common/connection-errors.js';
 import { startTracing } from '../common/tracing.js';
 
+/**
+ * A Temporal client with the harness's payload codec, connected as `cfg`
+ * says (default: the environment, as the CLI reads it); a refused or
+ * unreachable server is one line saying which address and what to do.
+ */
 export async function connectClient(cfg: HarnessConfig = loadConfig()): Promise<Client> {
   const address = cfg.temporalAddress ?? `127.0.0.1:${cfg.devServer.port}`;
   let connection: Connection;

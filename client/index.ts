@@ -41,22 +41,41 @@ export {
 export { CannotExportError, type ForkSpec, type RunExport } from './fork-run.js';
 export { INPUT_NAMES, type OptionNames } from './input-check.js';
 export type { QueueWorkers, RunDescription } from './worker-check.js';
+/** A Temporal client configured as the CLI's is (TEMPORAL_ADDRESS, namespace, TLS, the payload codec), from the environment. */
+export { connectClient } from './connect.js';
+export type { HarnessConfig } from '../common/config.js';
+export { DEFAULT_TASK_QUEUE } from '../common/contract.js';
 export type {
   AgentInput,
   AgentStatus,
+  AssistantMessage,
+  BudgetMode,
   BudgetRaise,
   BudgetShortfall,
   BudgetView,
   ChatMessage,
+  ChildSpend,
+  ContextPolicy,
+  DedupePolicy,
   ExitStatus,
   ForkOrigin,
+  ForkRequest,
+  HardBudgetConfig,
   Interruption,
+  ModelOutageView,
+  OutageKind,
+  OverReservationFlag,
+  Pricing,
   RunConfig,
   RunResult,
   RunStatus,
   RunStatusView,
   SteerView,
   ToolCall,
+  ToolErrorPolicy,
+  ToolName,
+  ToolOutageView,
+  UnknownOutcomePolicy,
   Usage,
 } from '../common/contract.js';
 

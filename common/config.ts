@@ -11,6 +11,7 @@ import { firstProblem } from './schema-problem.js';
 
 const DATA = resolve(PROJECT_ROOT, '.data');
 
+/** Every setting of the processes, read from the environment by loadConfig. */
 export interface HarnessConfig {
   /** null: start (or reuse) the embedded dev server. From TEMPORAL_ADDRESS or the selected profile. */
   temporalAddress: string | null;
@@ -173,6 +174,7 @@ export interface WorkerVersioning {
 }
 
 export const VERSIONING_BEHAVIORS = ['PINNED', 'AUTO_UPGRADE'] as const;
+/** The default versioning behavior of the runs a versioned worker starts. */
 export type VersioningBehaviorName = (typeof VERSIONING_BEHAVIORS)[number];
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig {

@@ -17,6 +17,7 @@ export type ChatMessage =
   | { role: 'assistant'; content: string | null; tool_calls?: ToolCall[] }
   | { role: 'tool'; tool_call_id: string; name: string; content: string };
 
+/** A model's turn: its text and the tool calls it asks for. */
 export type AssistantMessage = Extract<ChatMessage, { role: 'assistant' }>;
 
 /** Tokens a model call (or a run, summed) used, as the provider reported them. */

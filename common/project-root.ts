@@ -1,6 +1,11 @@
 // The project's folder, for whatever every layer finds relative to it
-// (scripts, the Temporal CLI, reports, data).
+// (scripts, the Temporal CLI, reports, data). Run from sources this file is
+// common/project-root.ts; compiled it is dist/common/project-root.js, one
+// folder deeper: both name the folder holding package.json, so a compiled
+// worker finds what a source one does.
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const compiled = import.meta.url.endsWith('.js');
+
+export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), compiled ? '../..' : '..');

@@ -1,6 +1,7 @@
 // The model names the scripted provider (dev/provider) answers to. Workers
 // price them at the default rate, so a hard budget can bound a scripted run;
 // the provider's scenario table is typed by this list, so the two cannot drift.
+/** The scenarios of the scripted provider: a run picks one by its input's `model`. */
 export const SCRIPTED_MODELS = [
   'plan', 'script', 'runaway', 'runaway_wide', 'overbill', 'bulky', 'recover', 'forbidden', 'duplicate', 'destructive',
   'destructive_twice', 'same_call_id', 'slow', 'mcp', 'research', 'tree', 'read', 'bad_json_args',
@@ -8,4 +9,5 @@ export const SCRIPTED_MODELS = [
   'research_bad_args', 'research_runaway', 'missing_call', 'missing_result',
 ] as const;
 
+/** One scenario name of {@link SCRIPTED_MODELS}. */
 export type ScriptedModel = (typeof SCRIPTED_MODELS)[number];

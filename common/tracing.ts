@@ -12,6 +12,7 @@ import { Resource, envDetectorSync } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { TracingConfig } from './config.js';
 
+/** Where a process sends its OpenTelemetry spans (startTracing makes one from the OTEL_* settings). */
 export interface Tracing {
   resource: Resource;
   /** Where the workflow's spans (from the sink) go too. */

@@ -11,7 +11,7 @@ import {
   type OpenTelemetryWorkflowExporter,
 } from '@temporalio/interceptors-opentelemetry';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { fileURLToPath } from 'node:url';
+import { modulePath } from './module-path.js';
 import { RUN_ID_ATTRIBUTE, type Tracing } from '../common/tracing.js';
 import { createActivities } from '../activities/index.js';
 import { dataConverter } from '../common/payload-codec.js';
@@ -31,7 +31,8 @@ import { workerIdentity } from './tool-routing.js';
 import type { WorkerTools } from './toolset.js';
 import { ZERO_CACHE_REFUSED, type HarnessConfig, type WorkerVersioning } from '../common/config.js';
 
-export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+/** The workflows module the SDK bundles: the source under tsx and vitest, the compiled file from dist/. */
+export const WORKFLOWS_PATH = modulePath('../workflows/index.js', import.meta.url);
 /**
  * Bundled with the workflows only when tracing is on: they cost every
  * activation some work in the sandbox, and a loop that is not traced should
@@ -40,8 +41,9 @@ export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', imp
  * build it with these modules (bundleWorkflowCode's workflowInterceptorModules)
  * to get workflow spans from it.
  */
-export const WORKFLOW_INTERCEPTOR_MODULES = [fileURLToPath(new URL('../workflows/tracing-interceptors.ts', import.meta.url))];
+export const WORKFLOW_INTERCEPTOR_MODULES = [modulePath('../workflows/tracing-interceptors.js', import.meta.url)];
 
+/** What createAgentWorker needs: the connection and task queue, the model endpoint, where files go, the tools. */
 export interface AgentWorkerOptions {
   connection: NativeConnection;
   namespace?: string;
@@ -124,6 +126,11 @@ export async function createWorkerFromConfig(
   });
 }
 
+/**
+ * A Temporal worker that runs the `agentRun` workflow and the harness's
+ * activities (model calls, tools, the trace and message store) on
+ * `opts.taskQueue`; `run()` it, and shut it down, like any other worker.
+ */
 export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worker> {
   if (opts.maxCachedWorkflows === 0) throw new Error(ZERO_CACHE_REFUSED);
   const trace = new TraceWriter(opts.traceDir);

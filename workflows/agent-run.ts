@@ -42,6 +42,12 @@ import { toolSpecsOf } from './tool-calls.js';
 
 export type { CarriedState } from './carried-state.js';
 
+/**
+ * The agent run workflow (type `agentRun`): the loop of model calls and tool
+ * calls under the input's turn cap and budget, parking for approvals, until
+ * one of the five exits. `carried` is its own state across continue-as-new;
+ * a caller passes only `input`.
+ */
 export async function agentRun(input: AgentInput, carried?: CarriedState): Promise<RunResult> {
   const { ids, cfg, carried: from, patches } = await startRun(input, carried);
   return new AgentRun(ids, input, from, patches, cfg).run();

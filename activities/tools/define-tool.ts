@@ -48,6 +48,7 @@ export interface SubAgentDefinition extends Omit<ToolDefinition, 'run' | 'activi
   subAgent: SubAgentSpec;
 }
 
+/** A tool a worker can offer: one that runs in an activity, or one that runs a child agent. */
 export type AnyToolDefinition = ToolDefinition | SubAgentDefinition;
 
 /**
@@ -64,6 +65,7 @@ export function defineTool<const P extends JsonSchema>(def: ToolDefinition<P>): 
   return def as unknown as ToolDefinition;
 }
 
+/** Checks a sub-agent tool's definition at worker start, as defineTool does a tool's. */
 export function defineSubAgent(def: SubAgentDefinition): SubAgentDefinition {
   const problem = specProblem(toolSpecOf(def));
   if (problem) throw new Error(`defineSubAgent: ${problem}`);

@@ -5,6 +5,7 @@
 import type { ToolSpec } from '../../common/tool-spec.js';
 import { isSubAgent, toolSpecOf, type AnyToolDefinition, type ToolDefinition } from './define-tool.js';
 
+/** The tools one worker offers, by name: a clash, or a sub-agent naming a tool not offered, throws here. */
 export class Toolset {
   private readonly byName = new Map<string, AnyToolDefinition>();
 
