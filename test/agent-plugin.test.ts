@@ -7,6 +7,7 @@
 // input is one error at Worker.create, and no worker polls. Every run started
 // here is replayed at the end, through the plugin.
 import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import type { Payload } from '@temporalio/common';
 import { msToTs } from '@temporalio/common/lib/time';
 import { bundleWorkflowCode, NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { execFileSync } from 'node:child_process';
@@ -140,8 +141,14 @@ function track<T extends WorkflowHandle & { firstExecutionRunId: string }>(handl
 const input = (task: string): AgentInput => ({ task, model: 'script', tools: TOOLS.map((t) => t.name) });
 
 describe('AgentPlugin in a team’s worker', () => {
-  it('gives the client the codec', () => {
+  it('gives the client the codec, once, before the team’s own', () => {
     expect(client.options.dataConverter.payloadCodecs?.some((c) => c instanceof GzipPayloadCodec)).toBe(true);
+    const teamCodec = { encode: async (p: Payload[]) => p, decode: async (p: Payload[]) => p };
+    const alone = new Client({ connection: client.connection, dataConverter: { payloadCodecs: [teamCodec] }, plugins: [AgentPlugin.forClient(), AgentPlugin.forClient()] });
+    const codecs = alone.options.dataConverter.payloadCodecs ?? [];
+    expect(codecs.length).toBe(2);
+    expect(codecs[0]).toBeInstanceOf(GzipPayloadCodec);
+    expect(codecs[1]).toBe(teamCodec);
   });
 
   it('runs the team’s workflow with its own activity, and agentRun by name with a tool that reads the team’s memory', async () => {

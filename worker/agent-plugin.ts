@@ -14,7 +14,6 @@
 import { SimplePlugin } from '@temporalio/plugin';
 import type { ClientOptions, ClientPlugin } from '@temporalio/client';
 import { NativeConnection, type BundleOptions, type BundlerPlugin, type ReplayWorkerOptions, type Worker, type WorkerInterceptors, type WorkerOptions, type WorkerPlugin } from '@temporalio/worker';
-import type { DataConverter } from '@temporalio/common';
 import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { createActivities } from '../activities/index.js';
 import { MessageStore } from '../activities/message-store.js';
@@ -25,7 +24,7 @@ import type { Toolset } from '../activities/tools/toolset.js';
 import { parseMcpConfig, readMcpConfig, type McpServerConfig } from '../activities/tools/mcp/config.js';
 import { loadMcpTools, type McpToolSource } from '../activities/tools/mcp/source.js';
 import type { AgentActivities } from '../common/activity-contract.js';
-import { GzipPayloadCodec } from '../common/payload-codec.js';
+import { codecPlugin, withHarnessCodec } from '../common/codec-plugin.js';
 import { WORKFLOW_INTERCEPTOR_MODULES } from './workflows-path.js';
 import { isEffectStore, resolveOptions, type AgentPluginOptions, type PluginTracing, type ResolvedPluginOptions } from './plugin-options.js';
 import { requireSearchAttributes } from './search-attribute-check.js';
@@ -116,6 +115,14 @@ export class AgentPlugin implements WorkerPlugin, ClientPlugin, BundlerPlugin {
       dataConverter: withHarnessCodec,
       ...(this.opts.tracing ? { workerInterceptors: tracingInterceptors() } : {}),
     });
+  }
+
+  /**
+   * The codec alone, for a Client in a process that runs no worker:
+   * `new Client({ connection, plugins: [AgentPlugin.forClient()] })`.
+   */
+  static forClient(): ClientPlugin {
+    return codecPlugin();
   }
 
   /** A client that talks to these runs needs the codec (large payloads are compressed). */
@@ -214,13 +221,6 @@ export class AgentPlugin implements WorkerPlugin, ClientPlugin, BundlerPlugin {
     if (!p) return;
     for (const close of p.closers.splice(0).reverse()) await close().catch(() => {});
   }
-}
-
-/** The harness's codec first, so it compresses before a team's codec (encryption) encodes; added once. */
-function withHarnessCodec(existing: DataConverter | undefined): DataConverter {
-  const codecs = existing?.payloadCodecs ?? [];
-  if (codecs.some((c) => c instanceof GzipPayloadCodec)) return existing ?? {};
-  return { ...existing, payloadCodecs: [new GzipPayloadCodec(), ...codecs] };
 }
 
 /**
