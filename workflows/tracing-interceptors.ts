@@ -7,5 +7,5 @@
 // header on the activity's schedule command is not compared on replay) and
 // read only workflow time, so replay is unchanged. The spans leave the
 // sandbox through the `exporter` sink: the worker registers it always, as a
-// no-op when tracing is off (worker/create-worker.ts).
+// no-op when tracing is off (worker/sinks.ts, added by worker/agent-plugin.ts).
 export { interceptors } from '@temporalio/interceptors-opentelemetry/lib/workflow-interceptors';
