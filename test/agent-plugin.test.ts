@@ -8,6 +8,7 @@
 // here is replayed at the end, through the plugin.
 import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
+import { Resource } from '@opentelemetry/resources';
 import { msToTs } from '@temporalio/common/lib/time';
 import { bundleWorkflowCode, NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { execFileSync } from 'node:child_process';
@@ -149,6 +150,18 @@ describe('AgentPlugin in a team’s worker', () => {
     expect(codecs.length).toBe(2);
     expect(codecs[0]).toBeInstanceOf(GzipPayloadCodec);
     expect(codecs[1]).toBe(teamCodec);
+  });
+
+  it('merges with the team’s own sinks and interceptors instead of replacing them', () => {
+    const spanProcessor = { onStart: () => {}, onEnd: () => {}, forceFlush: async () => {}, shutdown: async () => {} };
+    const plugin = new AgentPlugin({ ...pluginOptions(), tracing: { spanProcessor, resource: Resource.default() } });
+    const audit = { log: { fn: () => {} } };
+    const o = plugin.configureReplayWorker({ workflowsPath: TEAM_WORKFLOWS, sinks: { audit }, interceptors: { workflowModules: ['/team/interceptors.js'] } });
+    expect(o.sinks?.audit).toBe(audit);
+    expect(Object.keys(o.sinks ?? {}).sort()).toEqual(['audit', 'calls', 'exporter', 'trace']);
+    expect(o.interceptors?.workflowModules?.[0]).toBe('/team/interceptors.js');
+    expect(o.interceptors?.workflowModules?.[1]).toMatch(/tracing-interceptors\.ts$/);
+    expect(o.dataConverter?.payloadCodecs?.[0]).toBeInstanceOf(GzipPayloadCodec);
   });
 
   it('runs the team’s workflow with its own activity, and agentRun by name with a tool that reads the team’s memory', async () => {
