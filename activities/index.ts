@@ -21,6 +21,8 @@ export type ActivityDeps = ModelDeps &
     toolset?: Toolset;
     /** Prices of models beyond the scripted provider's (AGENT_MODEL_PRICES): what a hard budget may run on. */
     prices?: Readonly<Record<string, Pricing>>;
+    /** What a refusal of defaults.requireArgsHash calls the setting (default: its environment variable). */
+    requireArgsHashSetting?: string;
   };
 
 /** Checked against the contract the workflow calls (common/activity-contract.ts). */
@@ -34,7 +36,7 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
   const defaultTools = catalogue.filter((s) => s.enabledByDefault !== false).map((s) => s.name);
   const unknown = (deps.defaults?.requireArgsHash ?? []).filter((n) => !catalogue.some((s) => s.name === n));
   if (unknown.length) {
-    throw new Error(`AGENT_REQUIRE_ARGS_HASH names ${unknown.map((n) => JSON.stringify(n)).join(', ')}, which this worker does not offer (it offers ${catalogue.map((s) => s.name).join(', ')})`);
+    throw new Error(`${deps.requireArgsHashSetting ?? 'AGENT_REQUIRE_ARGS_HASH'} names ${unknown.map((n) => JSON.stringify(n)).join(', ')}, which this worker does not offer (it offers ${catalogue.map((s) => s.name).join(', ')})`);
   }
   return {
     resolveConfig: createResolveConfig({ ...BUILT_IN_DEFAULTS, tools: defaultTools, ...deps.defaults }, catalogue, heartbeatTimeoutFor(deps.heartbeatEveryMs), modelPrices(deps.prices), deps.model),

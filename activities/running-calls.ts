@@ -1,6 +1,6 @@
 // The model and tool calls running in this worker process, by the run they
 // belong to, so a Stop taken by the loop in this same process reaches them at
-// once instead of at their next heartbeat (worker/create-worker.ts wires the
+// once instead of at their next heartbeat (worker/sinks.ts wires the
 // workflow's `calls.stop` sink to stopRun). Heartbeats then carry a Stop only
 // to calls running in other processes, and can be rare.
 //

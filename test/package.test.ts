@@ -25,7 +25,7 @@ import {
 /** A name each entry must export: the ones CONTRACT.md fixes. */
 const MUST_EXPORT: Record<string, string[]> = {
   workflow: ['agentRun'],
-  worker: ['createAgentWorker'],
+  worker: ['AgentPlugin'],
   tools: ['defineTool', 'ToolError'],
   client: ['AgentClient', 'agentDataConverter', 'connectClient'],
   testing: ['startScriptedModel'],

@@ -1,49 +1,24 @@
-// Builds a worker for the `agentRun` workflow: its activities, the trace sink,
-// the sink that stops a run's calls running in this process, and heartbeats
-// throttled to the interval the bill allows (common/heartbeat.ts). Used by
-// `npm run worker`, `npm start` and the tests alike.
-import { NativeConnection, Worker, type InjectedSink, type InjectedSinks, type WorkerOptions } from '@temporalio/worker';
-import {
-  makeWorkflowExporter,
-  OpenTelemetryActivityInboundInterceptor,
-  OpenTelemetryActivityOutboundInterceptor,
-  type OpenTelemetrySinks,
-  type OpenTelemetryWorkflowExporter,
-} from '@temporalio/interceptors-opentelemetry';
-import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { modulePath } from './module-path.js';
-import { RUN_ID_ATTRIBUTE, type Tracing } from '../common/tracing.js';
-import { createActivities } from '../activities/index.js';
-import { dataConverter } from '../common/payload-codec.js';
-import { MessageStore } from '../activities/message-store.js';
-import { TraceWriter } from '../activities/trace-file.js';
-import { join } from 'node:path';
-import type { TraceSinks } from '../workflows/trace.js';
-import type { CallStopSinks } from '../workflows/stop-here.js';
-import { RunningCalls } from '../activities/running-calls.js';
-import { DEFAULT_HEARTBEAT_MS } from '../common/heartbeat.js';
+// Builds a worker for the `agentRun` workflow, the harness's own way: a
+// Worker.create with an AgentPlugin (worker/agent-plugin.ts), the one path
+// every worker takes. `npm run worker` and `npm start` configure it from the
+// environment (createWorkerFromConfig); the tests and benchmarks directly.
+import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
+import type { Tracing } from '../common/tracing.js';
+import type { LedgerConfig, HarnessConfig, RetentionConfig, SearchAttributeMode, ToolsetCheck, WorkerVersioning } from '../common/config.js';
 import type { Pricing, RunDefaults } from '../common/contract.js';
 import type { WriteHooks } from '../activities/tools/context.js';
 import type { EffectStore } from '../activities/effects/record.js';
-import { Toolset } from '../activities/tools/toolset.js';
+import type { AnyToolDefinition } from '../activities/tools/define-tool.js';
+import type { Toolset } from '../activities/tools/toolset.js';
 import { BUILTIN_TOOLS } from '../activities/tools/builtin.js';
-import { workerIdentity } from './tool-routing.js';
-import type { WorkerTools } from './toolset.js';
-import { ZERO_CACHE_REFUSED, type HarnessConfig, type WorkerVersioning } from '../common/config.js';
+import { AgentPlugin } from './agent-plugin.js';
+import type { PluginLog } from './plugin-options.js';
+import { ENV_NAMES, type SettingNames } from './setting-names.js';
+import { WORKFLOWS_PATH } from './workflows-path.js';
 
-/** The workflows module the SDK bundles: the source under tsx and vitest, the compiled file from dist/. */
-export const WORKFLOWS_PATH = modulePath('../workflows/index.js', import.meta.url);
-/**
- * Bundled with the workflows only when tracing is on: they cost every
- * activation some work in the sandbox, and a loop that is not traced should
- * not pay it. They add no command, so runs recorded with and without them
- * replay on either bundle. A WORKFLOW_BUNDLE_PATH bundle is used as built:
- * build it with these modules (bundleWorkflowCode's workflowInterceptorModules)
- * to get workflow spans from it.
- */
-export const WORKFLOW_INTERCEPTOR_MODULES = [modulePath('../workflows/tracing-interceptors.js', import.meta.url)];
+export { WORKFLOWS_PATH, WORKFLOW_INTERCEPTOR_MODULES } from './workflows-path.js';
+export { NO_WORKFLOW_SPANS, REPLAY_SINKS } from './sinks.js';
 
-/** What createAgentWorker needs: the connection and task queue, the model endpoint, where files go, the tools. */
 export interface AgentWorkerOptions {
   connection: NativeConnection;
   namespace?: string;
@@ -53,8 +28,10 @@ export interface AgentWorkerOptions {
   /** Overrides the model name of every run (LLM_MODEL). */
   llmModel?: string;
   workspaceRoot: string;
-  /** The effect ledger of write tools (default: a folder store in workspaceRoot/.ledger). */
+  /** The effect ledger of write tools, opened by the caller (default: a folder store in workspaceRoot/.ledger). */
   effects?: EffectStore;
+  /** Where the plugin opens the ledger (AGENT_LEDGER_URL, LEDGER_DIR), when `effects` is not given. */
+  ledger?: LedgerConfig;
   /** Default: workspaceRoot/.messages. */
   messageStoreDir?: string;
   traceDir: string;
@@ -79,8 +56,26 @@ export interface AgentWorkerOptions {
   loopOnly?: boolean;
   /** How long a shutdown lets running activities finish before cancelling them (SDK default: 0). */
   shutdownGraceTimeMs?: number;
-  /** The tools offered (default: the built-ins). */
+  /** The tools offered, built-ins included (a test seam; default: the built-ins plus `tools`). */
   toolset?: Toolset;
+  /** Tools beside the built-ins (the tool modules' values). */
+  tools?: readonly AnyToolDefinition[];
+  /** Offer only these (AGENT_TOOLS). */
+  only?: readonly string[] | null;
+  /** The MCP servers' config file (AGENT_MCP_CONFIG). */
+  mcpConfigPath?: string | null;
+  /** Default here: off (a test's worker removes nothing). */
+  retention?: RetentionConfig;
+  /** Default `create`. */
+  searchAttributes?: SearchAttributeMode;
+  /** Default `refuse`. */
+  toolsetCheck?: ToolsetCheck;
+  /** Poll the queue named after the tools when they differ from the built-ins (AGENT_TASK_QUEUE unset). */
+  ownQueue?: boolean;
+  /** Start-up notes (default: the runtime's logger). */
+  log?: PluginLog;
+  /** The words refusals use (default: the environment variables). */
+  names?: SettingNames;
   /** A Worker Deployment version to poll as; unset: an unversioned worker. */
   versioning?: WorkerVersioning | null;
   /** OpenTelemetry spans for the workflow and its activities (common/tracing.ts), or null/unset: none exported. */
@@ -90,30 +85,26 @@ export interface AgentWorkerOptions {
 }
 
 /**
- * A worker configured from the environment (common/config.ts), as `npm run
- * worker` and `npm start` run it. `tools` comes from loadWorkerTools(cfg),
- * loaded first so a bad tool source stops the process before it connects, and
- * `effects` from startWorkerStorage (worker/storage.ts); the caller closes
- * both once the worker has stopped.
+ * The settings of a worker configured from the environment (common/config.ts),
+ * as `npm run worker` and `npm start` run it: every variable becomes an
+ * AgentPlugin option or one of Worker.create's own, and refusals name the
+ * variables. `tools`: the tool modules' (toolsOfModules(cfg.toolModules)).
  */
-export async function createWorkerFromConfig(
-  connection: NativeConnection,
-  cfg: HarnessConfig,
-  tools: WorkerTools,
-  effects: EffectStore,
-  tracing: Tracing | null = null,
-): Promise<Worker> {
-  return createAgentWorker({
+export function workerSettingsFromConfig(cfg: HarnessConfig, tools: readonly AnyToolDefinition[], tracing: Tracing | null, log: PluginLog = console): Omit<AgentWorkerOptions, 'connection'> {
+  return {
     tracing,
-    toolset: tools.toolset,
-    connection,
+    tools,
+    only: cfg.toolNames,
+    mcpConfigPath: cfg.mcpConfigPath,
     namespace: cfg.namespace,
     taskQueue: cfg.taskQueue,
+    ownQueue: !cfg.taskQueueNamed,
     llmBaseUrl: cfg.llmBaseUrl,
     llmApiKey: cfg.llmApiKey,
     llmModel: cfg.llmModel,
     workspaceRoot: cfg.workspaceRoot,
-    effects,
+    ledger: cfg.ledger,
+    retention: cfg.retention,
     messageStoreDir: cfg.messageStoreDir,
     traceDir: cfg.traceDir,
     workflowBundle: cfg.workflowBundlePath ? { codePath: cfg.workflowBundlePath } : undefined,
@@ -123,123 +114,77 @@ export async function createWorkerFromConfig(
     modelPrices: cfg.modelPrices,
     versioning: cfg.versioning,
     heartbeatEveryMs: cfg.heartbeatEveryMs,
-  });
+    searchAttributes: cfg.searchAttributes,
+    toolsetCheck: cfg.toolsetCheck,
+    log,
+    names: ENV_NAMES,
+  };
 }
 
-/**
- * A Temporal worker that runs the `agentRun` workflow and the harness's
- * activities (model calls, tools, the trace and message store) on
- * `opts.taskQueue`; `run()` it, and shut it down, like any other worker.
- */
+/** A worker of the harness alone (its workflows, its activities); see startAgentWorker. */
 export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worker> {
-  if (opts.maxCachedWorkflows === 0) throw new Error(ZERO_CACHE_REFUSED);
-  const trace = new TraceWriter(opts.traceDir);
-  const calls = new RunningCalls();
-  const toolset = opts.toolset ?? new Toolset(BUILTIN_TOOLS);
-  const heartbeatMs = opts.heartbeatEveryMs ?? DEFAULT_HEARTBEAT_MS;
-  const sinks: InjectedSinks<TraceSinks & CallStopSinks & OpenTelemetrySinks> = {
-    exporter: opts.tracing ? workflowSpanSink(opts.tracing) : NO_WORKFLOW_SPANS.exporter,
-    trace: {
-      event: {
-        // Called during replay too, but then it only fills a line that is
-        // missing. Replayed events are normally on disk already; yet Temporal's
-        // core can flag as "replaying" an activation this worker never ran
-        // before (the local activity's result in a workflow task retried after
-        // a timeout), and that line would otherwise be lost for good.
-        fn: (info, event, chainId) => void trace.write(info.workflowId, chainId ?? info.firstExecutionRunId, event, { onlyIfMissing: info.unsafe.isReplayingHistoryEvents }),
-        callDuringReplay: true,
-      },
-    },
-    // A Stop taken by a loop in this process aborts its calls running here at
-    // once. Never on replay: then the calls it stopped are long gone.
-    calls: {
-      stop: { fn: (info, reason) => void calls.stopRun(info.workflowId, info.runId, reason), callDuringReplay: false },
-    },
-  };
-  return Worker.create({
-    connection: opts.connection,
-    namespace: opts.namespace ?? 'default',
-    taskQueue: opts.taskQueue,
-    ...(opts.activitiesOnly ? {} : opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
-    interceptors: {
-      ...(opts.tracing && !opts.workflowBundle ? { workflowModules: WORKFLOW_INTERCEPTOR_MODULES } : {}),
-      // A RunActivity span per model call and tool call (local activities too), child of the workflow's StartActivity.
-      ...(opts.tracing
-        ? { activity: [(ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) })] }
-        : {}),
-    },
-    activities: createActivities({
-      baseUrl: opts.llmBaseUrl,
-      apiKey: opts.llmApiKey,
-      model: opts.llmModel,
-      workspaceRoot: opts.workspaceRoot,
-      effects: opts.effects,
-      messageStore: new MessageStore(opts.messageStoreDir ?? join(opts.workspaceRoot, '.messages')),
-      trace,
-      defaults: opts.runDefaults,
-      prices: opts.modelPrices,
-      writeHooks: opts.writeHooks,
-      toolset,
-      calls,
-      heartbeatEveryMs: heartbeatMs,
-    }),
-    sinks,
-    // Carries the tool-set hash: a worker about to join this queue reads it (worker/tool-routing.ts).
-    identity: workerIdentity(toolset),
-    ...(opts.loopOnly ? { enableNonLocalActivities: false } : {}),
-    ...(opts.versioning ? { workerDeploymentOptions: deploymentOptions(opts.versioning) } : {}),
-    ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),
-    ...(opts.stickyTimeoutMs !== undefined ? { stickyQueueScheduleToStartTimeout: opts.stickyTimeoutMs } : {}),
-    ...(opts.shutdownGraceTimeMs !== undefined ? { shutdownGraceTime: opts.shutdownGraceTimeMs } : {}),
-    // Compresses the large, transcript-carrying payloads; small ones stay plain JSON.
-    dataConverter: dataConverter(),
-    // At most one heartbeat per interval reaches the server, however often a
-    // tool reports progress: each one is billed. Cancellation reaches a call in
-    // another process through a heartbeat's answer, so the interval bounds that
-    // Stop; a call in this process is stopped through the `calls` sink.
-    defaultHeartbeatThrottleInterval: heartbeatMs,
-    maxHeartbeatThrottleInterval: heartbeatMs,
-  });
+  return (await startAgentWorker(opts)).worker;
 }
 
-/** The `exporter` sink of a bundle whose tracing interceptors have nowhere to send spans (tracing off; replay). */
-export const NO_WORKFLOW_SPANS: InjectedSinks<OpenTelemetrySinks> = { exporter: { export: { fn: () => {} } } };
+/** Worker.create with an AgentPlugin made of these options, and the plugin (what it offers, for a start-up line). */
+export async function startAgentWorker(opts: AgentWorkerOptions): Promise<{ worker: Worker; plugin: AgentPlugin }> {
+  const plugin = agentPluginFor(opts);
+  return { worker: await createWorkerWith(opts, plugin), plugin };
+}
 
-/** Every sink the workflows call, doing nothing: for replaying histories (a replay never writes a trace or stops a call). */
-export const REPLAY_SINKS: InjectedSinks<TraceSinks & CallStopSinks & OpenTelemetrySinks> = {
-  ...NO_WORKFLOW_SPANS,
-  trace: { event: { fn: () => {} } },
-  calls: { stop: { fn: () => {} } },
-};
+/** The plugin these settings make: their check (and the MCP config's) throws here, before anything connects. */
+export function agentPluginFor(opts: Omit<AgentWorkerOptions, 'connection'>): AgentPlugin {
+  // A Toolset holds the built-ins already: the plugin adds them itself.
+  const tools = opts.toolset ? opts.toolset.definitions().filter((d) => !BUILTIN_TOOLS.includes(d)) : (opts.tools ?? []);
+  const only = opts.toolset ? opts.toolset.names() : opts.only;
+  return new AgentPlugin(
+    {
+      model: { baseUrl: opts.llmBaseUrl, ...(opts.llmApiKey ? { apiKey: opts.llmApiKey } : {}), ...(opts.llmModel ? { model: opts.llmModel } : {}) },
+      workspace: opts.workspaceRoot,
+      tools,
+      ...(only ? { only } : {}),
+      ...(opts.mcpConfigPath ? { mcp: opts.mcpConfigPath } : {}),
+      ...(opts.effects ? { ledger: opts.effects } : opts.ledger ? { ledger: opts.ledger } : {}),
+      retention: opts.retention ?? { enabled: false },
+      traceDir: opts.traceDir,
+      ...(opts.messageStoreDir ? { messageStoreDir: opts.messageStoreDir } : {}),
+      ...(opts.runDefaults ? { runDefaults: opts.runDefaults } : {}),
+      ...(opts.modelPrices ? { modelPrices: opts.modelPrices } : {}),
+      ...(opts.heartbeatEveryMs !== undefined ? { heartbeatEveryMs: opts.heartbeatEveryMs } : {}),
+      ...(opts.searchAttributes ? { searchAttributes: opts.searchAttributes } : {}),
+      ...(opts.toolsetCheck ? { toolsetCheck: opts.toolsetCheck } : {}),
+      ...(opts.ownQueue ? { ownQueue: true } : {}),
+      ...(opts.tracing ? { tracing: opts.tracing } : {}),
+      ...(opts.log ? { log: opts.log } : {}),
+      ...(opts.writeHooks ? { writeHooks: opts.writeHooks } : {}),
+    },
+    opts.names ?? ENV_NAMES,
+  );
+}
 
 /**
- * The package's sink for the workflow's spans, which also puts the run's id
- * under the attribute the client's and the activities' spans carry it in
- * (the package sets only `workflowId`, among all of WorkflowInfo, on these).
+ * Worker.create with the harness's workflows and this plugin. A Worker.create
+ * that fails after the plugin configured it (a bundle that does not load)
+ * closes what the plugin opened.
  */
-function workflowSpanSink(tracing: Tracing): InjectedSink<OpenTelemetryWorkflowExporter> {
-  // The package copies all of WorkflowInfo onto each span; the nested parts
-  // (memo, search attributes, retry policy...) are dropped: they can be large
-  // and say nothing the scalar ones (workflowId, runId, taskQueue, attempt,
-  // historyLength...) do not.
-  const scalarsOnly: SpanProcessor = {
-    onStart: () => {},
-    onEnd: (span) => {
-      for (const [k, v] of Object.entries(span.attributes)) if (typeof v === 'object' && v !== null && !Array.isArray(v)) delete span.attributes[k];
-      tracing.spanProcessor.onEnd(span);
-    },
-    forceFlush: () => tracing.spanProcessor.forceFlush(),
-    shutdown: async () => {},
-  };
-  const sink = makeWorkflowExporter(scalarsOnly, tracing.resource);
-  return {
-    export: {
-      fn: (info, spans) => {
-        for (const span of spans) span.attributes[RUN_ID_ATTRIBUTE] = info.workflowId;
-        void sink.export.fn(info, spans);
-      },
-    },
-  };
+export async function createWorkerWith(opts: AgentWorkerOptions, plugin: AgentPlugin): Promise<Worker> {
+  try {
+    return await Worker.create({
+      connection: opts.connection,
+      namespace: opts.namespace ?? 'default',
+      taskQueue: opts.taskQueue,
+      ...(opts.activitiesOnly ? {} : opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+      ...(opts.loopOnly ? { enableNonLocalActivities: false } : {}),
+      ...(opts.versioning ? { workerDeploymentOptions: deploymentOptions(opts.versioning) } : {}),
+      ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),
+      ...(opts.stickyTimeoutMs !== undefined ? { stickyQueueScheduleToStartTimeout: opts.stickyTimeoutMs } : {}),
+      ...(opts.shutdownGraceTimeMs !== undefined ? { shutdownGraceTime: opts.shutdownGraceTimeMs } : {}),
+      plugins: [plugin],
+    });
+  } catch (err) {
+    await plugin.close();
+    throw err;
+  }
 }
 
 /**

@@ -1,11 +1,13 @@
-// The package's worker entry (`temporal-agent-harness/worker`): what a team
-// needs to run the harness's activities and the `agentRun` workflow in a
-// worker of its own. Everything else under worker/ is internal.
-export { createAgentWorker, type AgentWorkerOptions } from './create-worker.js';
-export { Toolset } from '../activities/tools/toolset.js';
-export { BUILTIN_TOOLS } from '../activities/tools/builtin.js';
-export type { EffectStore } from '../activities/effects/record.js';
-export type { WriteHooks } from '../activities/tools/context.js';
-export type { Tracing } from '../common/tracing.js';
-export type { WorkerVersioning, VersioningBehaviorName } from '../common/config.js';
+// The worker entry (`temporal-agent-harness/worker`): AgentPlugin, the
+// harness as a plugin of a team's own Temporal worker (and client), and the
+// types of its options. docs/plugin.md shows the three files a team writes.
+// Everything else under worker/ is the standalone worker's, and internal.
+
+export { AgentPlugin, type AgentWorkerSummary } from './agent-plugin.js';
+export type { AgentPluginOptions, ModelEndpoint, PluginLog, PluginTracing } from './plugin-options.js';
+export { SearchAttributesNotReady } from './search-attribute-check.js';
+export { ToolsetConflict } from './tool-routing.js';
+export type { LedgerConfig, RetentionConfig, SearchAttributeMode, ToolsetCheck } from '../common/config.js';
 export type { Pricing, RunDefaults } from '../common/contract.js';
+export type { EffectStore } from '../activities/effects/record.js';
+export type { McpConfigFile, McpServerEntry } from '../activities/tools/mcp/config-schema.js';

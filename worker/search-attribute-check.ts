@@ -11,6 +11,7 @@ import type { Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { SEARCH_ATTRIBUTES, type SearchAttributeTypeName } from '../common/search-attributes.js';
 import type { SearchAttributeMode } from '../common/config.js';
+import { ENV_NAMES, type SettingNames } from './setting-names.js';
 
 const IndexedValueType = proto.temporal.api.enums.v1.IndexedValueType;
 
@@ -41,7 +42,7 @@ export class SearchAttributesNotReady extends Error {
 }
 
 /** What the namespace lacks and what it has with another type. */
-export async function searchAttributeGaps(conn: Connection, namespace: string): Promise<{ missing: string[]; wrongType: WrongType[] }> {
+export async function searchAttributeGaps(conn: Pick<Connection, 'operatorService'>, namespace: string): Promise<{ missing: string[]; wrongType: WrongType[] }> {
   const listed = await conn.operatorService.listSearchAttributes({ namespace });
   const have = new Map(Object.entries(listed.customAttributes ?? {}).map(([name, type]) => [name, Number(type)]));
   const missing: string[] = [];
@@ -59,7 +60,7 @@ export async function searchAttributeGaps(conn: Connection, namespace: string): 
  * adding the missing ones in `create` mode); throws SearchAttributesNotReady
  * otherwise.
  */
-export async function requireSearchAttributes(conn: Connection, namespace: string, mode: SearchAttributeMode): Promise<void> {
+export async function requireSearchAttributes(conn: Pick<Connection, 'operatorService'>, namespace: string, mode: SearchAttributeMode, names: SettingNames = ENV_NAMES): Promise<void> {
   let gaps = await searchAttributeGaps(conn, namespace);
   let refusal: string | null = null;
   if (mode === 'create' && gaps.missing.length > 0 && gaps.wrongType.length === 0) {
@@ -75,13 +76,13 @@ export async function requireSearchAttributes(conn: Connection, namespace: strin
     gaps = await searchAttributeGaps(conn, namespace);
   }
   if (gaps.missing.length === 0 && gaps.wrongType.length === 0) return;
-  throw new SearchAttributesNotReady(gaps.missing, gaps.wrongType, explain(namespace, gaps.missing, gaps.wrongType, mode, refusal));
+  throw new SearchAttributesNotReady(gaps.missing, gaps.wrongType, explain(namespace, gaps.missing, gaps.wrongType, mode, refusal, names));
 }
 
-function explain(namespace: string, missing: string[], wrongType: WrongType[], mode: SearchAttributeMode, refusal: string | null): string {
+function explain(namespace: string, missing: string[], wrongType: WrongType[], mode: SearchAttributeMode, refusal: string | null, names: SettingNames): string {
   const lines: string[] = [];
   if (missing.length > 0) {
-    const why = refusal !== null ? `the server refused to create them (${refusal})` : mode === 'check' ? 'AGENT_SEARCH_ATTRIBUTES=check: this worker does not create them' : 'they could not be created';
+    const why = refusal !== null ? `the server refused to create them (${refusal})` : mode === 'check' ? `${names.searchAttributesCheck}: this worker does not create them` : 'they could not be created';
     lines.push(
       `namespace ${namespace} lacks the search attributes ${missing.map((n) => `${n} (${SEARCH_ATTRIBUTES[n]})`).join(', ')} that every run sets, and ${why}. ` +
         'Without them each run\'s first workflow task fails and is retried forever. Create them, then start the worker again:',

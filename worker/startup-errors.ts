@@ -3,13 +3,16 @@ import { errorLine } from '../common/connection-errors.js';
 import { SearchAttributesNotReady } from './search-attribute-check.js';
 import { ToolsetConflict } from './tool-routing.js';
 
-/** Worker.create failed: a missing WORKFLOW_BUNDLE_PATH file is named with its variable. */
+/**
+ * Worker.create failed: a missing WORKFLOW_BUNDLE_PATH file is named with its
+ * variable; a refusal of the plugin's start-up checks is given whole.
+ */
 export function workerNotCreated(err: unknown, workflowBundlePath: string | undefined): string {
   const e = err as NodeJS.ErrnoException | null;
   if (workflowBundlePath && e?.code === 'ENOENT' && e.path === workflowBundlePath) {
     return `WORKFLOW_BUNDLE_PATH names ${workflowBundlePath}, which does not exist: build the bundle there, or unset it to bundle workflows/ at start`;
   }
-  return errorLine(err);
+  return startupRefusal(err);
 }
 
 /**

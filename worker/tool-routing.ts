@@ -25,6 +25,7 @@ import type { Toolset } from '../activities/tools/toolset.js';
 import { DEFAULT_TASK_QUEUE } from '../common/contract.js';
 import type { ToolsetCheck, WorkerVersioning } from '../common/config.js';
 import { queuePollers } from '../common/queue-pollers.js';
+import { ENV_NAMES, type SettingNames } from './setting-names.js';
 
 /** The tool set's fingerprint: its tool names (a run may call any of them by name). */
 export function toolsetHash(names: readonly string[]): string {
@@ -63,8 +64,11 @@ export interface QueuePoller {
   secondsAgo: number;
 }
 
+/** The Worker Deployment version a worker polls as (what the check compares; the behaviour does not matter to it). */
+export type PollerVersion = Pick<WorkerVersioning, 'deploymentName' | 'buildId'>;
+
 /** The live pollers of the queue (workflow and activity tasks) of this worker's deployment version, if versioned. */
-export async function livePollers(conn: Pick<Connection, 'workflowService'>, namespace: string, taskQueue: string, versioning: WorkerVersioning | null): Promise<QueuePoller[]> {
+export async function livePollers(conn: Pick<Connection, 'workflowService'>, namespace: string, taskQueue: string, versioning: PollerVersion | null): Promise<QueuePoller[]> {
   const byIdentity = new Map<string, QueuePoller>();
   // Live ones only (common/queue-pollers.ts says what "live" means).
   for (const p of await queuePollers(conn, namespace, taskQueue)) {
@@ -84,8 +88,9 @@ export async function livePollers(conn: Pick<Connection, 'workflowService'>, nam
  */
 export async function checkQueueToolsets(
   conn: Pick<Connection, 'workflowService'>,
-  opts: { namespace: string; taskQueue: string; toolset: Toolset; versioning: WorkerVersioning | null; check: ToolsetCheck },
+  opts: { namespace: string; taskQueue: string; toolset: Toolset; versioning: PollerVersion | null; check: ToolsetCheck; names?: SettingNames },
 ): Promise<string[]> {
+  const names = opts.names ?? ENV_NAMES;
   const mine = toolsetHash(opts.toolset.names());
   const pollers = await livePollers(conn, opts.namespace, opts.taskQueue, opts.versioning);
   const other = pollers.filter((p) => p.toolset !== null && p.toolset !== mine);
@@ -99,10 +104,10 @@ export async function checkQueueToolsets(
   if (other.length > 0) {
     const problem =
       `task queue ${opts.taskQueue} is polled by worker(s) offering other tools than this one (tools:${mine}: ${opts.toolset.names().join(', ')}): ${other.map(describe).join(', ')}. ` +
-      'A run started there could be taken by a worker lacking a tool it may call. Give this worker its own queue (unset AGENT_TASK_QUEUE for one named after its tools, or name one), ' +
-      'or, for a rolling deploy that changes the tools, use Worker Versioning (WORKER_DEPLOYMENT_NAME, WORKER_BUILD_ID). Workers that stopped drop off this list within about a minute.';
-    if (opts.check === 'refuse') throw new ToolsetConflict(`${problem} AGENT_TOOLSET_CHECK=warn starts it anyway.`);
-    lines.push(`warning (AGENT_TOOLSET_CHECK=warn): ${problem}`);
+      `A run started there could be taken by a worker lacking a tool it may call. Give this worker its own queue (${names.ownQueue}), ` +
+      `or, for a rolling deploy that changes the tools, use Worker Versioning (${names.versioning}). Workers that stopped drop off this list within about a minute.`;
+    if (opts.check === 'refuse') throw new ToolsetConflict(`${problem} ${names.toolsetWarn} starts it anyway.`);
+    lines.push(`warning (${names.toolsetWarn}): ${problem}`);
   }
   return lines;
 }
@@ -116,7 +121,7 @@ const describe = (p: QueuePoller) => `${p.identity} (seen ${p.secondsAgo} s ago)
  */
 export async function chooseTaskQueue(
   conn: Pick<Connection, 'workflowService'>,
-  opts: { namespace: string; named: string | null; toolset: Toolset; versioning: WorkerVersioning | null; check: ToolsetCheck },
+  opts: { namespace: string; named: string | null; toolset: Toolset; versioning: PollerVersion | null; check: ToolsetCheck; names?: SettingNames },
 ): Promise<{ taskQueue: string; notes: string[] }> {
   const taskQueue = taskQueueFor(opts.named, opts.toolset);
   const notes = await checkQueueToolsets(conn, { ...opts, taskQueue });

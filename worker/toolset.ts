@@ -1,14 +1,16 @@
 // Which tools this worker offers, chosen by the deployment at worker start:
-// the built-ins, plus tool modules (AGENT_TOOLS_MODULES) and MCP servers' tools
+// the built-ins, plus the team's tools (values given to AgentPlugin, or
+// modules by path: AGENT_TOOLS_MODULES) and MCP servers' tools
 // (AGENT_MCP_CONFIG), optionally narrowed to a list of names (AGENT_TOOLS). A
 // run's input then selects among these.
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BUILTIN_TOOLS } from '../activities/tools/builtin.js';
-import type { AnyToolDefinition } from '../activities/tools/define-tool.js';
+import { definitionProblem, type AnyToolDefinition } from '../activities/tools/define-tool.js';
 import { Toolset } from '../activities/tools/toolset.js';
 import { readMcpConfig } from '../activities/tools/mcp/config.js';
 import { loadMcpTools, type McpToolSource } from '../activities/tools/mcp/source.js';
+import { ENV_NAMES, type SettingNames } from './setting-names.js';
 
 export interface ToolsetConfig {
   /** Paths of modules whose default export is a tool definition or a list of them (defineTool). */
@@ -32,9 +34,10 @@ export interface WorkerTools {
  * a tool no server has, stops the worker at start with the reason.
  */
 export async function loadWorkerTools(cfg: ToolsetConfig, extra: readonly AnyToolDefinition[] = []): Promise<WorkerTools> {
+  const modules = await toolsOfModules(cfg.toolModules);
   const mcp = cfg.mcpConfigPath ? await loadMcpTools(readMcpConfig(cfg.mcpConfigPath)) : null;
   try {
-    const toolset = await loadToolset(cfg, [...extra, ...(mcp?.tools ?? [])]);
+    const toolset = buildToolset({ tools: [...extra, ...modules], mcpTools: mcp?.tools ?? [], only: cfg.toolNames });
     return { toolset, mcp, close: async () => mcp?.close() };
   } catch (err) {
     await mcp?.close();
@@ -42,12 +45,11 @@ export async function loadWorkerTools(cfg: ToolsetConfig, extra: readonly AnyToo
   }
 }
 
-/** Built-ins, tool modules and `extra` (MCP tools come through loadWorkerTools, which also closes them). */
-async function loadToolset(cfg: ToolsetConfig, extra: readonly AnyToolDefinition[] = []): Promise<Toolset> {
-  const defs: AnyToolDefinition[] = [...BUILTIN_TOOLS, ...extra];
-  for (const path of cfg.toolModules) defs.push(...(await toolsOfModule(path)));
-  const all = new Toolset(defs);
-  return cfg.toolNames ? all.only(cfg.toolNames) : all;
+/** The tools of these modules (AGENT_TOOLS_MODULES), each with its module as its origin. */
+export async function toolsOfModules(paths: readonly string[]): Promise<AnyToolDefinition[]> {
+  const out: AnyToolDefinition[] = [];
+  for (const path of paths) out.push(...(await toolsOfModule(path)));
+  return out;
 }
 
 async function toolsOfModule(path: string): Promise<AnyToolDefinition[]> {
@@ -64,4 +66,28 @@ function isDefinition(v: unknown): v is AnyToolDefinition {
   if (typeof v !== 'object' || v === null) return false;
   const d = v as Record<string, unknown>;
   return typeof d.name === 'string' && typeof d.description === 'string' && (typeof d.run === 'function' || typeof d.subAgent === 'object');
+}
+
+const BUILTIN_NAMES = new Set(BUILTIN_TOOLS.map((t) => t.name));
+
+/**
+ * The built-ins, then `tools`, then the MCP servers' tools, narrowed to
+ * `only`. Each of `tools` is checked as defineTool checks it (a plain object
+ * never went through it): a bad name or schema, a name a built-in or another
+ * tool has, is an error naming the tool by where it was given.
+ */
+export function buildToolset(opts: { tools: readonly AnyToolDefinition[]; mcpTools?: readonly AnyToolDefinition[]; only: readonly string[] | null; names?: SettingNames }): Toolset {
+  const names = opts.names ?? ENV_NAMES;
+  const where = (def: AnyToolDefinition, i: number) => (def.origin?.startsWith('module:') ? `tool module ${def.origin.slice('module:'.length)}` : names.tool(i));
+  const seen = new Map<string, string>();
+  opts.tools.forEach((def, i) => {
+    const problem = definitionProblem(def);
+    if (problem) throw new Error(`${where(def, i)}: ${problem}`);
+    if (BUILTIN_NAMES.has(def.name)) throw new Error(`${where(def, i)}: tool ${def.name} has the name of a built-in tool; rename it`);
+    const prior = seen.get(def.name);
+    if (prior) throw new Error(`two tools are named ${def.name} (${prior} and ${where(def, i)}); rename one`);
+    seen.set(def.name, where(def, i));
+  });
+  const all = new Toolset([...BUILTIN_TOOLS, ...opts.tools, ...(opts.mcpTools ?? [])]);
+  return opts.only ? all.only(opts.only, names.only) : all;
 }

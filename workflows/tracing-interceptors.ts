@@ -7,7 +7,7 @@
 // header on the activity's schedule command is not compared on replay) and
 // read only workflow time, so replay is unchanged. The spans leave the
 // sandbox through the `exporter` sink: the worker registers it always, as a
-// no-op when tracing is off (worker/create-worker.ts). The path carries `.js`
-// because the package has no `exports` map: plain Node ESM resolves a deep
-// import only by its file name.
+// no-op when tracing is off (worker/sinks.ts, added by worker/agent-plugin.ts).
+// The path carries `.js` because the package has no `exports` map: plain
+// Node ESM resolves a deep import only by its file name.
 export { interceptors } from '@temporalio/interceptors-opentelemetry/lib/workflow-interceptors.js';

@@ -4,6 +4,7 @@
 // the worker hands the workflow the spec alone (see toolSpecOf), recorded in
 // the run's history at its start.
 import { specProblem, type ApprovalRule, type JsonSchema, type SubAgentSpec, type ToolActivityOptions, type ToolSpec } from '../../common/tool-spec.js';
+import { parametersProblem } from '../../common/schema-check.js';
 import type { ArgsOf } from './args-of.js';
 import type { ToolContext } from './context.js';
 
@@ -59,17 +60,33 @@ export type AnyToolDefinition = ToolDefinition | SubAgentDefinition;
  * activity runs (common/tool-args.ts), and the activity again.
  */
 export function defineTool<const P extends JsonSchema>(def: ToolDefinition<P>): ToolDefinition {
-  const problem = specProblem(toolSpecOf(def as ToolDefinition));
+  const problem = definitionProblem(def);
   if (problem) throw new Error(`defineTool: ${problem}`);
-  if (typeof def.run !== 'function') throw new Error(`defineTool: tool ${def.name} has no run function`);
   return def as unknown as ToolDefinition;
 }
 
-/** Checks a sub-agent tool's definition at worker start, as defineTool does a tool's. */
+/** A tool that runs a child agent run (like the built-in `research`); checked like defineTool. */
 export function defineSubAgent(def: SubAgentDefinition): SubAgentDefinition {
-  const problem = specProblem(toolSpecOf(def));
+  const problem = definitionProblem(def);
   if (problem) throw new Error(`defineSubAgent: ${problem}`);
   return def;
+}
+
+/**
+ * What is wrong with a value offered as a tool, or null: checked by
+ * defineTool, and again by the worker for every tool it is given (a plain
+ * object typed as a ToolDefinition never went through defineTool).
+ */
+export function definitionProblem(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null) return `${JSON.stringify(value) ?? String(value)} is not a tool definition (defineTool({...}))`;
+  const d = value as Record<string, unknown>;
+  if (typeof d.name !== 'string') return 'a tool definition needs a name (a string)';
+  if (typeof d.run !== 'function' && typeof d.subAgent !== 'object') return `tool ${d.name} has no run function`;
+  const def = value as AnyToolDefinition;
+  const problem = specProblem(toolSpecOf(def));
+  if (problem) return problem;
+  const schema = parametersProblem(def.parameters);
+  return schema ? `tool ${def.name}: parameters do not compile: ${schema}` : null;
 }
 
 export const isSubAgent = (def: AnyToolDefinition): def is SubAgentDefinition => 'subAgent' in def && def.subAgent !== undefined;

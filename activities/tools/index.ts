@@ -1,17 +1,15 @@
-// The package's tools entry (`temporal-agent-harness/tools`): how a team
-// writes a tool of its own. Tool definitions are values: `run` may close over
-// anything of the team's process. Everything else under activities/ is internal.
-export {
-  defineTool,
-  defineSubAgent,
-  type ToolDefinition,
-  type SubAgentDefinition,
-  type AnyToolDefinition,
-  type ToolRun,
-  type ToolContext,
-  type ArgsOf,
-} from './define-tool.js';
-export { ToolError, NothingChanged } from './tool-error.js';
-export type { WriteHooks } from './context.js';
+// The tools entry (`temporal-agent-harness/tools`): what a team needs to write
+// tools of its own. A tool is a value: `run` may close over anything of the
+// team's process (a database pool, an HTTP client, an in-memory map), and the
+// worker is given the values (AgentPlugin's `tools` option). Everything else
+// under activities/ is internal.
+
+export { defineSubAgent, defineTool } from './define-tool.js';
+export type { AnyToolDefinition, SubAgentDefinition, ToolDefinition, ToolRun } from './define-tool.js';
+export type { ArgsOf } from './args-of.js';
+export type { ToolContext, WriteHooks } from './context.js';
+export { NothingChanged, ToolError } from './tool-error.js';
+export { NO_ARGS, PATH_ARG, PATH_ONLY } from './parameters.js';
+export { assertReadable, resolveInside } from './workspace.js';
+export type { ApprovalRule, JsonSchema, SubAgentSpec, ToolActivityOptions } from '../../common/tool-spec.js';
 export type { EffectGuard } from '../effects/protocol.js';
-export type { JsonSchema, ApprovalRule, ToolActivityOptions, SubAgentSpec } from '../../common/tool-spec.js';

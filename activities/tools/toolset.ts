@@ -23,10 +23,15 @@ export class Toolset {
     }
   }
 
-  /** Only these names (AGENT_TOOLS): an unknown one is an error naming what exists. */
-  only(names: readonly string[]): Toolset {
-    for (const n of names) if (!this.byName.has(n)) throw new Error(`AGENT_TOOLS names ${n}, which no tool source offers (offered: ${this.names().join(', ')})`);
+  /** Only these names (AGENT_TOOLS, or the setting named): an unknown one is an error naming what exists. */
+  only(names: readonly string[], setting = 'AGENT_TOOLS'): Toolset {
+    for (const n of names) if (!this.byName.has(n)) throw new Error(`${setting} names ${n}, which no tool source offers (offered: ${this.names().join(', ')})`);
     return new Toolset([...this.byName.values()].filter((d) => names.includes(d.name)));
+  }
+
+  /** The definitions, in the order they were given. */
+  definitions(): AnyToolDefinition[] {
+    return [...this.byName.values()];
   }
 
   names(): string[] {

@@ -21,9 +21,8 @@ import { startProvider } from '../provider/server.js';
 import { loadConfig, temporalConnectOptions, type HarnessConfig } from '../../common/config.js';
 import { startTracing, stopTracing } from '../../common/tracing.js';
 import { PROJECT_ROOT } from '../../common/project-root.js';
-import { createWorkerFromConfig } from '../../worker/create-worker.js';
-import { startWorkerStorage } from '../../worker/storage.js';
-import { loadWorkerTools } from '../../worker/toolset.js';
+import { startAgentWorker, workerSettingsFromConfig } from '../../worker/create-worker.js';
+import { toolsOfModules } from '../../worker/toolset.js';
 import { startupRefusal, workerNotCreated } from '../../worker/startup-errors.js';
 import { cannotReach } from '../../common/connection-errors.js';
 import { main as cli } from '../../client/cli.js';
@@ -32,9 +31,6 @@ import { startCodecServer } from '../../client/codec-server.js';
 import { startDevServer, tryConnect } from '../../worker/dev-server/dev-server.js';
 import { Teardown } from './teardown.js';
 import { addressInUseLine, busyLine, busyPorts, type PortClaim } from './ports.js';
-import { requireSearchAttributes } from '../../worker/search-attribute-check.js';
-import { chooseTaskQueue } from '../../worker/tool-routing.js';
-import type { Toolset } from '../../activities/tools/toolset.js';
 import { forgetServer, recordFile, recordServer, serverOnPort, stopLeftover } from './leftover-server.js';
 
 const START_USAGE = `usage: npm start [-- [--serve] [--real] [run flags]]
@@ -103,9 +99,8 @@ async function start(): Promise<number> {
   // The run's own lines are the output here; keep the SDK to warnings.
   const watch = installRuntime({ logLevel: 'WARN', metricsAddress: metricsAddress && !isBusy('METRICS_PORT') ? metricsAddress : null });
 
-  // MCP servers (AGENT_MCP_CONFIG) are connected and listed first: one that does not start stops us before anything else starts.
-  const tools = await loadWorkerTools(cfg);
-  teardown.add('the tools', () => tools.close());
+  // The tool modules (AGENT_TOOLS_MODULES) first: one that names what does not exist stops us before anything else starts.
+  const tools = await toolsOfModules(cfg.toolModules);
 
   // The codec server lets the Web UI show the compressed payloads as JSON.
   const codecUrl = `http://127.0.0.1:${codecPort}`;
@@ -140,15 +135,19 @@ async function start(): Promise<number> {
     throw new Error(cannotReach(address, source, err));
   });
   teardown.add('the worker connection', () => nativeConnection.close());
-  await checkNamespaceAndQueue(cfg, address, tools.toolset, source);
   // One tracer provider for the worker and the client of this process.
   const tracing = startTracing(cfg.tracing, 'agent-harness');
   teardown.add('tracing', () => stopTracing());
-  const storage = await startWorkerStorage(cfg, nativeConnection);
-  teardown.add('the effect ledger and its retention', () => storage.close());
-  const worker = await createWorkerFromConfig(nativeConnection, cfg, tools, storage.effects, tracing).catch((err: unknown) => {
+  // The worker's plugin checks the namespace's search attributes and the
+  // queue's other workers, connects the MCP servers (AGENT_MCP_CONFIG) and
+  // opens the effect ledger before it polls; it closes them when the worker stops.
+  const { worker, plugin } = await startAgentWorker({ ...workerSettingsFromConfig(cfg, tools, tracing), connection: nativeConnection }).catch((err: unknown) => {
     throw new Error(workerNotCreated(err, cfg.workflowBundlePath));
   });
+  teardown.add('the tools and the effect ledger', () => plugin.close());
+  cfg.taskQueue = plugin.summary()?.taskQueue ?? cfg.taskQueue;
+  // The run is started by the CLI's code, which reads the queue from the environment.
+  process.env.AGENT_TASK_QUEUE = cfg.taskQueue;
   const workerDone = worker.run();
   teardown.add('the worker', () => {
     if (worker.getState() === 'RUNNING') worker.shutdown();
@@ -170,29 +169,6 @@ async function start(): Promise<number> {
   const client = harnessClient(await Connection.connect(temporalConnectOptions(cfg, address)), cfg);
   teardown.add('the client connection', () => client.connection.close());
   return cli(['run', ...args], client);
-}
-
-/**
- * A configured server's namespace must have the Agent* search attributes (the
- * embedded one got them when it started): otherwise every run would hang at
- * its first step; this stops here naming what is missing and how to create
- * it. And this process's worker joins a queue only if its other workers offer
- * the same tools (worker/tool-routing.ts); the run below goes to that queue.
- */
-async function checkNamespaceAndQueue(cfg: HarnessConfig, address: string, toolset: Toolset, source: string): Promise<void> {
-  const admin = await Connection.connect({ ...temporalConnectOptions(cfg, address), connectTimeout: 10_000 }).catch((err: unknown) => {
-    throw new Error(cannotReach(address, source, err));
-  });
-  try {
-    if (cfg.temporalAddress) await requireSearchAttributes(admin, cfg.namespace, cfg.searchAttributes);
-    const route = await chooseTaskQueue(admin, { namespace: cfg.namespace, named: cfg.taskQueueNamed ? cfg.taskQueue : null, toolset, versioning: cfg.versioning, check: cfg.toolsetCheck });
-    cfg.taskQueue = route.taskQueue;
-    // The run is started by the CLI's code, which reads the queue from the environment.
-    process.env.AGENT_TASK_QUEUE = route.taskQueue;
-    for (const line of route.notes) console.log(line);
-  } finally {
-    await admin.close();
-  }
 }
 
 /**

@@ -1,12 +1,12 @@
 // A deployment's own tools, as one module: what docs/tools.md and the README's
 // "Your own tool" walk through. Offer them with
 //   AGENT_TOOLS_MODULES=examples/tools/notes.ts npm run worker
+// or, in a team's own worker, as values: new AgentPlugin({ tools: [writeNote, countWords], ... }),
 // and name them in a run's input: {"task": "...", "tools": ["write_note", "count_words"]}.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { defineTool } from '../../activities/tools/define-tool.js';
-import { NothingChanged, ToolError } from '../../activities/tools/tool-error.js';
-import { assertReadable, PATH_ARG, resolveInside } from '../../activities/tools/workspace.js';
+// The public tools entry (`temporal-agent-harness/tools` in a project of its own).
+import { assertReadable, defineTool, NothingChanged, PATH_ARG, resolveInside, ToolError } from '../../activities/tools/index.js';
 
 /**
  * A write: asks a person unless the note goes under tmp/. The harness claims

@@ -35,3 +35,11 @@ export const stdioServer = strictObject(
 );
 
 export const httpServer = strictObject({ ...policy, url: string, headers: stringMap }, NOT_OBJECT, UNKNOWN);
+
+/** One server's entry as written in the config (AGENT_MCP_CONFIG's file, or AgentPlugin's `mcp` option): a process over stdio, or a URL. */
+export type McpServerEntry = z.input<typeof stdioServer> | z.input<typeof httpServer>;
+
+/** The MCP config: `{"servers": {"<name>": {...}}}` (docs/tools.md lists every setting). */
+export interface McpConfigFile {
+  servers: Record<string, McpServerEntry>;
+}

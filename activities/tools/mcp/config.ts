@@ -43,15 +43,19 @@ export type McpServerConfig = ServerPolicy &
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 
-/** Reads and checks the file; relative `cwd`s are resolved against its folder (which is also the default cwd). */
-export function readMcpConfig(path: string, env: NodeJS.ProcessEnv = process.env): McpServerConfig[] {
+/**
+ * Reads and checks the file; relative `cwd`s are resolved against its folder
+ * (which is also the default cwd). `setting`: what a refusal calls the file's
+ * setting.
+ */
+export function readMcpConfig(path: string, env: NodeJS.ProcessEnv = process.env, setting = 'AGENT_MCP_CONFIG'): McpServerConfig[] {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new Error(`AGENT_MCP_CONFIG ${path}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new Error(`${setting} ${path}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  return parseMcpConfig(raw, { source: `AGENT_MCP_CONFIG ${path}`, baseDir: dirname(resolve(path)), env });
+  return parseMcpConfig(raw, { source: `${setting} ${path}`, baseDir: dirname(resolve(path)), env });
 }
 
 export function parseMcpConfig(raw: unknown, opts: { source: string; baseDir: string; env?: NodeJS.ProcessEnv }): McpServerConfig[] {

@@ -1,0 +1,309 @@
+// AgentPlugin: the harness as a Temporal worker plugin. One line in
+// Worker.create({ plugins: [...] }) adds what the `agentRun` workflow needs
+// to a worker that also runs the team's own workflows and activities: the
+// model and tool activities, the payload codec, the trace and Stop sinks, and
+// the OpenTelemetry interceptors when tracing is set. The same plugin in
+// `new Client({ plugins: [...] })` gives the client the codec. The standalone
+// worker (`npm run worker`) is this plugin configured from the environment.
+//
+// What it checks before the worker polls, in this order, each failure one
+// error and nothing left open: its options, the worker's options that would
+// clash (an activity or sink of the harness's names, a cache of 0), the
+// team's tools, the namespace's search attributes, the MCP servers, the
+// other workers of the queue, the effect ledger.
+import { SimplePlugin } from '@temporalio/plugin';
+import type { ClientOptions, ClientPlugin } from '@temporalio/client';
+import { NativeConnection, type BundleOptions, type BundlerPlugin, type ReplayWorkerOptions, type Worker, type WorkerInterceptors, type WorkerOptions, type WorkerPlugin } from '@temporalio/worker';
+import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } from '@temporalio/interceptors-opentelemetry';
+import { createActivities } from '../activities/index.js';
+import { MessageStore } from '../activities/message-store.js';
+import { RunningCalls } from '../activities/running-calls.js';
+import { TraceWriter } from '../activities/trace-file.js';
+import type { EffectStore } from '../activities/effects/record.js';
+import type { Toolset } from '../activities/tools/toolset.js';
+import { parseMcpConfig, readMcpConfig, type McpServerConfig } from '../activities/tools/mcp/config.js';
+import { loadMcpTools, type McpToolSource } from '../activities/tools/mcp/source.js';
+import type { AgentActivities } from '../common/activity-contract.js';
+import { codecPlugin, withHarnessCodec } from '../common/codec-plugin.js';
+import { WORKFLOW_INTERCEPTOR_MODULES } from './workflows-path.js';
+import { isEffectStore, resolveOptions, type AgentPluginOptions, type PluginTracing, type ResolvedPluginOptions } from './plugin-options.js';
+import { requireSearchAttributes } from './search-attribute-check.js';
+import { OPTION_NAMES, type SettingNames } from './setting-names.js';
+import { HARNESS_SINK_NAMES, harnessSinks, NO_WORKFLOW_SPANS, REPLAY_SINKS, workflowSpanSink } from './sinks.js';
+import { openLedger, startRetention } from './storage.js';
+import { chooseTaskQueue, toolsetHash, workerIdentity, type PollerVersion } from './tool-routing.js';
+import { buildToolset } from './toolset.js';
+
+/** The activity names the harness registers (a team activity of one of these names would be replaced). */
+const ACTIVITY_NAMES = Object.keys({
+  resolveConfig: true,
+  callModel: true,
+  callModelByAddress: true,
+  callModelBudgeted: true,
+  runTool: true,
+  loadRun: true,
+  loadForkSource: true,
+} satisfies Record<keyof AgentActivities, true>);
+
+/** What a configured worker offers, for its start-up line. */
+export interface AgentWorkerSummary {
+  /** The queue it polls (Worker.create's, or the one `ownQueue` chose). */
+  taskQueue: string;
+  toolNames: string[];
+  /** The tool-set hash its identity carries (`tools:1a2b3c4d`). */
+  toolsetHash: string;
+  /** `fs(4 tools)` per MCP server. */
+  mcpServers: string[];
+  /** Where the effect ledger is. */
+  ledger: string;
+}
+
+/** What configureWorker opened, closed when the worker stops (or by close()). */
+interface Prepared {
+  toolset: Toolset;
+  taskQueue: string;
+  effects: EffectStore;
+  activities: AgentActivities;
+  trace: TraceWriter;
+  calls: RunningCalls;
+  mcp: McpToolSource | null;
+  connection: NativeConnection;
+  namespace: string;
+  /** Closes what this plugin opened, last opened first. */
+  closers: (() => Promise<void>)[];
+}
+
+/**
+ * The harness as a Temporal worker (and client) plugin.
+ *
+ * ```ts
+ * const worker = await Worker.create({
+ *   connection, taskQueue: 'support', workflowsPath: require.resolve('./workflows'),
+ *   activities: { ...teamActivities },
+ *   plugins: [new AgentPlugin({ model: { baseUrl, apiKey }, workspace: '/srv/agent', tools: [lookupOrder] })],
+ * });
+ * ```
+ *
+ * One plugin serves one worker: it opens the worker's MCP connections and
+ * effect ledger before the worker polls and closes them when `worker.run()`
+ * ends. A worker that is created but never run, or a Worker.create that
+ * fails after this plugin configured it (its workflow bundle does not
+ * build), leaves them to {@link AgentPlugin.close}.
+ */
+export class AgentPlugin implements WorkerPlugin, ClientPlugin, BundlerPlugin {
+  readonly name = 'AgentPlugin';
+  /** The SDK's merging of options (codec, interceptors), as its own plugins do it; what needs I/O first is this class's. */
+  private readonly simple: SimplePlugin;
+  private readonly opts: ResolvedPluginOptions;
+  private readonly names: SettingNames;
+  /** The MCP servers' config, read and checked when the plugin is made (connected when a worker is configured). */
+  private readonly mcpServers: McpServerConfig[];
+  private prepared: Prepared | null = null;
+  private used = false;
+
+  /**
+   * Checks the options now, and reads the MCP config: a wrong type, an
+   * unknown option or a bad MCP config throws one line naming it.
+   * @param names - internal: the words refusals use (the standalone worker names its environment variables)
+   */
+  constructor(options: AgentPluginOptions, names: SettingNames = OPTION_NAMES) {
+    this.opts = resolveOptions(options);
+    this.names = names;
+    this.mcpServers = this.opts.mcp ? mcpConfigs(this.opts.mcp, names) : [];
+    this.simple = new SimplePlugin({
+      name: this.name,
+      dataConverter: withHarnessCodec,
+      ...(this.opts.tracing ? { workerInterceptors: tracingInterceptors() } : {}),
+    });
+  }
+
+  /**
+   * The codec alone, for a Client in a process that runs no worker:
+   * `new Client({ connection, plugins: [AgentPlugin.forClient()] })`.
+   */
+  static forClient(): ClientPlugin {
+    return codecPlugin();
+  }
+
+  /** A client that talks to these runs needs the codec (large payloads are compressed). */
+  configureClient(options: ClientOptions): ClientOptions {
+    return this.simple.configureClient(options);
+  }
+
+  /** bundleWorkflowCode({ plugins: [agentPlugin] }) adds the tracing interceptor modules when the plugin traces. */
+  configureBundler(options: BundleOptions): BundleOptions {
+    return this.simple.configureBundler(options);
+  }
+
+  /** Adds the harness to the worker's options after checking everything it needs; nothing is left open when it throws. */
+  async configureWorker(options: WorkerOptions): Promise<WorkerOptions> {
+    if (this.used) throw new Error('AgentPlugin: this plugin already configured a worker; give each Worker.create an AgentPlugin of its own');
+    this.used = true;
+    if (options.maxCachedWorkflows === 0) throw new Error(this.names.zeroCache);
+    const clash = ACTIVITY_NAMES.filter((n) => Object.hasOwn(options.activities ?? {}, n));
+    if (clash.length) throw new Error(`Worker.create's activities include ${clash.join(', ')}, the name${clash.length > 1 ? 's' : ''} of the harness's activities (AgentPlugin adds them): rename the team's`);
+    const sinkClash = HARNESS_SINK_NAMES.filter((n) => Object.hasOwn(options.sinks ?? {}, n));
+    if (sinkClash.length) throw new Error(`Worker.create's sinks include ${sinkClash.join(', ')}, the name${sinkClash.length > 1 ? 's' : ''} of the harness's workflow sinks (AgentPlugin adds them): rename the team's`);
+    const p = await prepare(this.opts, this.mcpServers, options, this.names);
+    this.prepared = p;
+    const sinks = {
+      // A team's own `exporter` (OpenTelemetryPlugin's) stays unless this plugin traces.
+      ...NO_WORKFLOW_SPANS,
+      ...options.sinks,
+      ...(this.opts.tracing ? { exporter: workflowSpanSink(this.opts.tracing) } : {}),
+      ...harnessSinks(p.trace, p.calls),
+    };
+    return this.simple.configureWorker({
+      ...options,
+      taskQueue: p.taskQueue,
+      activities: { ...options.activities, ...p.activities },
+      sinks,
+      // Carries the tool-set hash: a worker about to join this queue reads it (worker/tool-routing.ts).
+      identity: options.identity ? `${options.identity} tools:${toolsetHash(p.toolset.names())}` : workerIdentity(p.toolset),
+      // At most one heartbeat per interval reaches the server, however often a
+      // call reports progress: each one is billed. Cancellation reaches a call
+      // in another process through a heartbeat's answer, so the interval
+      // bounds that Stop; a call in this process is stopped through the
+      // `calls` sink. A team's own setting wins (it applies to its activities too).
+      defaultHeartbeatThrottleInterval: options.defaultHeartbeatThrottleInterval ?? this.opts.heartbeatEveryMs,
+      maxHeartbeatThrottleInterval: options.maxHeartbeatThrottleInterval ?? this.opts.heartbeatEveryMs,
+    });
+  }
+
+  /** Replaying histories: the codec, and sinks that do nothing (a replay writes no trace and stops no call). */
+  configureReplayWorker(options: ReplayWorkerOptions): ReplayWorkerOptions {
+    return this.simple.configureReplayWorker({ ...options, sinks: { ...REPLAY_SINKS, ...options.sinks } });
+  }
+
+  /** Runs the retention passes while the worker polls, and closes what the plugin opened once it stops. */
+  async runWorker(worker: Worker, next: (w: Worker) => Promise<void>): Promise<void> {
+    const p = this.prepared;
+    if (!p) return next(worker);
+    // Not awaited before polling: its first pass reads the server and the disk.
+    const retention = startRetention({
+      effects: p.effects,
+      connection: p.connection,
+      namespace: p.namespace,
+      traceDir: this.opts.traceDir,
+      messageStoreDir: this.opts.messageStoreDir,
+      retention: this.opts.retention,
+      log: this.opts.log,
+      names: this.names,
+    });
+    try {
+      await next(worker);
+    } finally {
+      await (await retention)();
+      await this.close();
+    }
+  }
+
+  /** What the configured worker offers; null before Worker.create configured it. */
+  summary(): AgentWorkerSummary | null {
+    const p = this.prepared;
+    if (!p) return null;
+    return {
+      taskQueue: p.taskQueue,
+      toolNames: p.toolset.names(),
+      toolsetHash: toolsetHash(p.toolset.names()),
+      mcpServers: p.mcp?.servers.map((s) => `${s.name}(${s.mcpTools.length} tools)`) ?? [],
+      ledger: p.effects.where,
+    };
+  }
+
+  /**
+   * Closes what the plugin opened for its worker (MCP connections, the effect
+   * ledger it opened, its own connection). Called when `worker.run()` ends;
+   * call it yourself for a worker never run. Safe to call twice.
+   */
+  async close(): Promise<void> {
+    const p = this.prepared;
+    if (!p) return;
+    for (const close of p.closers.splice(0).reverse()) await close().catch(() => {});
+  }
+}
+
+/**
+ * A RunActivity span per model call and tool call (local activities too),
+ * child of the workflow's StartActivity; the workflow's own spans come from
+ * the interceptor modules (bundled only with a workflowsPath, or by
+ * bundleWorkflowCode given this plugin).
+ */
+function tracingInterceptors(): WorkerInterceptors {
+  return {
+    workflowModules: WORKFLOW_INTERCEPTOR_MODULES,
+    activity: [(ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) })],
+  };
+}
+
+/** The version the worker polls as, for the check of the queue's other workers. */
+function pollerVersion(options: WorkerOptions): PollerVersion | null {
+  const d = options.workerDeploymentOptions;
+  return d?.useWorkerVersioning ? { deploymentName: d.version.deploymentName, buildId: d.version.buildId } : null;
+}
+
+function mcpConfigs(mcp: NonNullable<ResolvedPluginOptions['mcp']>, names: SettingNames): McpServerConfig[] {
+  if (typeof mcp === 'string') return readMcpConfig(mcp, process.env, names.mcp);
+  return parseMcpConfig(mcp, { source: names.mcp, baseDir: process.cwd() });
+}
+
+/** Every check and everything opened, in the order that opens nothing before a cheap check could refuse. */
+async function prepare(opts: ResolvedPluginOptions, mcpServers: readonly McpServerConfig[], options: WorkerOptions, names: SettingNames): Promise<Prepared> {
+  const closers: (() => Promise<void>)[] = [];
+  try {
+    // The team's tools first (no I/O): a bad one is named before anything is asked of the server.
+    buildToolset({ tools: opts.tools, only: null, names });
+    let connection = options.connection;
+    if (!connection) {
+      // Worker.create connects to localhost:7233 when given no connection; the checks need one now.
+      const own = await NativeConnection.connect({});
+      closers.push(() => own.close());
+      connection = own;
+    }
+    const namespace = options.namespace ?? 'default';
+    await requireSearchAttributes(connection, namespace, opts.searchAttributes, names);
+    const mcp = mcpServers.length ? await loadMcpTools(mcpServers) : null;
+    if (mcp) closers.push(() => mcp.close());
+    const toolset = buildToolset({ tools: opts.tools, mcpTools: mcp?.tools ?? [], only: opts.only, names });
+    const route = await chooseTaskQueue(connection, {
+      namespace,
+      named: opts.ownQueue ? null : options.taskQueue,
+      toolset,
+      versioning: pollerVersion(options),
+      check: opts.toolsetCheck,
+      names,
+    });
+    let effects: EffectStore;
+    if (isEffectStore(opts.ledger)) effects = opts.ledger;
+    else {
+      const opened = await openLedger(opts.ledger);
+      closers.push(() => opened.close());
+      effects = opened;
+    }
+    const trace = new TraceWriter(opts.traceDir);
+    const calls = new RunningCalls();
+    const activities = createActivities({
+      baseUrl: opts.model.baseUrl,
+      apiKey: opts.model.apiKey,
+      model: opts.model.model,
+      workspaceRoot: opts.workspaceRoot,
+      effects,
+      messageStore: new MessageStore(opts.messageStoreDir),
+      trace,
+      defaults: opts.runDefaults,
+      prices: opts.modelPrices,
+      writeHooks: opts.writeHooks,
+      toolset,
+      calls,
+      heartbeatEveryMs: opts.heartbeatEveryMs,
+      requireArgsHashSetting: names.requireArgsHash,
+    });
+    for (const note of route.notes) opts.log.log(note);
+    return { toolset, taskQueue: route.taskQueue, effects, activities, trace, calls, mcp, connection, namespace, closers };
+  } catch (err) {
+    for (const close of closers.reverse()) await close().catch(() => {});
+    throw err;
+  }
+}
+
+export type { AgentPluginOptions, PluginTracing };

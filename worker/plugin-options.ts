@@ -1,0 +1,277 @@
+// AgentPlugin's options: their types (what a team writes), the check of a
+// value given at run time (a typo or a wrong type is one line naming the
+// option), and the defaults. Each option is a setting of the standalone
+// worker, which reads it from the environment (common/config.ts) and passes
+// it here; the table in docs/plugin.md pairs them.
+import type { Resource } from '@opentelemetry/resources';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { Runtime } from '@temporalio/worker';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import type { AnyToolDefinition } from '../activities/tools/define-tool.js';
+import type { WriteHooks } from '../activities/tools/context.js';
+import type { EffectStore } from '../activities/effects/record.js';
+import type { McpConfigFile } from '../activities/tools/mcp/config-schema.js';
+import { SEARCH_ATTRIBUTE_MODES, TOOLSET_CHECKS, type LedgerConfig, type RetentionConfig, type SearchAttributeMode, type ToolsetCheck } from '../common/config.js';
+import type { Pricing, RunDefaults } from '../common/contract.js';
+import { DEFAULT_HEARTBEAT_MS } from '../common/heartbeat.js';
+import { firstProblem, got, strictObject } from '../common/schema-problem.js';
+
+/** An OpenAI-compatible chat-completions endpoint. */
+export interface ModelEndpoint {
+  /** E.g. `https://api.openai.com/v1` (LLM_BASE_URL). */
+  baseUrl: string;
+  /** Sent as the bearer token (LLM_API_KEY). */
+  apiKey?: string;
+  /** Sent as every request's `model` instead of the run's (LLM_MODEL). */
+  model?: string;
+}
+
+/** Where the workflow's and the activities' OpenTelemetry spans go (the team's own tracer setup). */
+export interface PluginTracing {
+  spanProcessor: SpanProcessor;
+  resource: Resource;
+}
+
+/** Where the plugin's start-up notes go (default: the Temporal runtime's logger). */
+export type PluginLog = Pick<Console, 'log' | 'warn'>;
+
+/**
+ * The options of {@link AgentPlugin}. Only `model` and `workspace` are
+ * required. The Temporal connection, namespace, task queue, workflow cache,
+ * Worker Versioning and workflow bundle are Worker.create's own options.
+ */
+export interface AgentPluginOptions {
+  /** The model endpoint (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL). */
+  model: ModelEndpoint;
+  /** The folder the runs' workspaces live in; tools are confined to a run's (AGENT_WORKSPACE). */
+  workspace: string;
+  /** The team's tools, as values (defineTool): beside the built-ins (AGENT_TOOLS_MODULES, by path). */
+  tools?: readonly AnyToolDefinition[];
+  /** Offer only these tools, of the built-ins, `tools` and the MCP servers' (AGENT_TOOLS). */
+  only?: readonly string[];
+  /** MCP servers whose tools are offered: a JSON file's path, or its content (AGENT_MCP_CONFIG). */
+  mcp?: string | McpConfigFile;
+  /**
+   * The effect ledger of write tools: a folder (LEDGER_DIR, default
+   * `<workspace>/.ledger`), a PostgreSQL database every worker reaches
+   * (AGENT_LEDGER_URL), or a store the caller opened and closes.
+   */
+  ledger?: LedgerConfig | EffectStore;
+  /** How long and how large the ledger, traces and message store may grow (AGENT_RETENTION*, AGENT_*_MAX_BYTES). */
+  retention?: Partial<RetentionConfig>;
+  /** Where each run's JSONL trace goes (TRACE_DIR; default `<workspace>/.traces`). */
+  traceDir?: string;
+  /** Where prompt messages are filed by content address (MESSAGE_STORE_DIR; default `<workspace>/.messages`). */
+  messageStoreDir?: string;
+  /** What a run's input leaves out (AGENT_DEFAULT_MAX_TURNS, AGENT_DEFAULT_BUDGET_USD, AGENT_DEFAULT_APPROVAL_TIMEOUT_MS, AGENT_MODEL_OUTAGE_MS, AGENT_REQUIRE_ARGS_HASH). */
+  runDefaults?: Partial<RunDefaults>;
+  /** Prices of models beyond the scripted provider's: what a hard budget may run on (AGENT_MODEL_PRICES). */
+  modelPrices?: Record<string, Pricing>;
+  /** How often a running model or tool call heartbeats, in ms (AGENT_HEARTBEAT_MS; default 5000). */
+  heartbeatEveryMs?: number;
+  /** `create` (default) adds the search attributes the namespace lacks; `check` only checks (AGENT_SEARCH_ATTRIBUTES). */
+  searchAttributes?: SearchAttributeMode;
+  /** `refuse` (default): a queue polled by workers offering other tools stops this one; `warn` only says so (AGENT_TOOLSET_CHECK). */
+  toolsetCheck?: ToolsetCheck;
+  /**
+   * Poll `agent-harness-<tool-set hash>` instead of Worker.create's
+   * taskQueue when the tools differ from the built-in set (the standalone
+   * worker's default, when AGENT_TASK_QUEUE is unset). Default false.
+   */
+  ownQueue?: boolean;
+  /** OpenTelemetry spans of the runs (OTEL_EXPORTER_OTLP_ENDPOINT); unset or null: none. */
+  tracing?: PluginTracing | null;
+  /** Where start-up notes and retention lines go. */
+  log?: PluginLog;
+  /** Test seams inside write tools; empty in production. */
+  writeHooks?: WriteHooks;
+}
+
+/** The options with every default filled. */
+export interface ResolvedPluginOptions {
+  model: ModelEndpoint;
+  workspaceRoot: string;
+  tools: readonly AnyToolDefinition[];
+  only: readonly string[] | null;
+  mcp: string | McpConfigFile | null;
+  /** An EffectStore here is the caller's: the plugin never closes it. */
+  ledger: LedgerConfig | EffectStore;
+  retention: RetentionConfig;
+  traceDir: string;
+  messageStoreDir: string;
+  runDefaults: Partial<RunDefaults>;
+  modelPrices: Record<string, Pricing>;
+  heartbeatEveryMs: number;
+  searchAttributes: SearchAttributeMode;
+  toolsetCheck: ToolsetCheck;
+  ownQueue: boolean;
+  tracing: PluginTracing | null;
+  log: PluginLog;
+  writeHooks: WriteHooks | undefined;
+}
+
+const NOT_OBJECT = 'must be an object';
+const string = z.string(got('must be a string'));
+const nonEmpty = string.refine((s) => s.trim() !== '', got('must not be empty'));
+const strings = z.array(string, got('must be a list of strings'));
+const numberWhere = (rule: string, ok: (n: number) => boolean) => z.number(got(rule)).refine(ok, got(rule));
+const positiveInt = numberWhere('must be a positive integer', (n) => Number.isInteger(n) && n > 0);
+const positive = numberWhere('must be a number > 0', (n) => n > 0);
+const nonNegative = numberWhere('must be a number >= 0', (n) => n >= 0);
+const flag = z.boolean(got('must be true or false'));
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, got(`must be one of ${values.map((v) => `'${v}'`).join(', ')}`));
+/** An object with these methods: the values the options take that zod cannot describe (a store, a span processor, a logger). */
+const withMethods = <T>(what: string, ...methods: string[]) =>
+  z.custom<T>((v) => typeof v === 'object' && v !== null && methods.every((m) => typeof (v as Record<string, unknown>)[m] === 'function'), { message: `must be ${what}` });
+
+function isHttpUrl(s: string): boolean {
+  try {
+    const { protocol } = new URL(s);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+const pricing = strictObject({ inputPerMTokUsd: nonNegative, outputPerMTokUsd: nonNegative }, 'must be an object like {"inputPerMTokUsd": 2, "outputPerMTokUsd": 12}');
+
+const runDefaults = strictObject(
+  {
+    model: nonEmpty.optional(),
+    maxTurns: positiveInt.nullable().optional(),
+    maxBudgetUsd: positive.nullable().optional(),
+    toolErrors: oneOf(['describe', 'generic', 'fatal']).optional(),
+    dedupe: oneOf(['readOnly', 'off', 'all']).optional(),
+    tools: strings.optional(),
+    workspace: nonEmpty.optional(),
+    pricing: pricing.optional(),
+    approvalTimeoutMs: positiveInt.nullable().optional(),
+    modelTimeoutMs: positiveInt.optional(),
+    modelOutageMs: positiveInt.optional(),
+    toolOutageMs: positiveInt.optional(),
+    toolTimeoutMs: positiveInt.optional(),
+    maxToolResultChars: positiveInt.optional(),
+    continueAsNewAtHistoryBytes: positiveInt.optional(),
+    requireArgsHash: strings.optional(),
+  },
+  NOT_OBJECT,
+  'is not a run default',
+);
+
+const retention = strictObject(
+  {
+    enabled: flag.optional(),
+    maxAgeMs: positiveInt.nullable().optional(),
+    ledgerMaxBytes: positiveInt.nullable().optional(),
+    traceMaxBytes: positiveInt.nullable().optional(),
+    messageStoreMaxBytes: positiveInt.nullable().optional(),
+    intervalMs: positiveInt.optional(),
+    logEveryPass: flag.optional(),
+  },
+  NOT_OBJECT,
+  'is not a retention setting',
+);
+
+const ledger = z.union(
+  [
+    strictObject({ kind: z.literal('folder'), dir: nonEmpty }, NOT_OBJECT),
+    strictObject({ kind: z.literal('postgres'), url: string.refine((u) => /^postgres(ql)?:\/\//.test(u), 'must be a postgres:// URL') }, NOT_OBJECT),
+    withMethods<EffectStore>('an EffectStore', 'read', 'create', 'replace', 'release', 'close'),
+  ],
+  { error: () => 'must be {kind: "folder", dir}, {kind: "postgres", url} or an EffectStore' },
+);
+
+const mcpContent = z.custom<McpConfigFile>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), { message: 'must be a path or an object like {"servers": {...}}' });
+
+/** In the order a refusal lists them. */
+const optionsSchema = strictObject(
+  {
+    model: strictObject(
+      { baseUrl: string.refine(isHttpUrl, got('must be an http: or https: URL')), apiKey: string.optional(), model: nonEmpty.optional() },
+      'must be an object like {"baseUrl": "https://api.openai.com/v1", "apiKey": "..."}',
+      'is not a model setting',
+    ),
+    workspace: nonEmpty,
+    tools: z.array(z.custom<AnyToolDefinition>((v) => typeof v === 'object' && v !== null, got('must be a tool definition (defineTool({...}))')), got('must be a list of tool definitions')).optional(),
+    only: strings.optional(),
+    mcp: z.union([nonEmpty, mcpContent], { error: () => 'must be a path or an object like {"servers": {...}}' }).optional(),
+    ledger: ledger.optional(),
+    retention: retention.optional(),
+    traceDir: nonEmpty.optional(),
+    messageStoreDir: nonEmpty.optional(),
+    runDefaults: runDefaults.optional(),
+    modelPrices: z.record(z.string(), pricing, got('must map model names to prices')).optional(),
+    heartbeatEveryMs: positiveInt.optional(),
+    searchAttributes: oneOf(SEARCH_ATTRIBUTE_MODES).optional(),
+    toolsetCheck: oneOf(TOOLSET_CHECKS).optional(),
+    ownQueue: flag.optional(),
+    tracing: z
+      .custom<PluginTracing>((v) => typeof v === 'object' && v !== null && typeof (v as Partial<PluginTracing>).spanProcessor?.onEnd === 'function' && typeof (v as Partial<PluginTracing>).resource === 'object', {
+        message: 'must be {spanProcessor, resource} (a SpanProcessor and a Resource of @opentelemetry)',
+      })
+      .nullable()
+      .optional(),
+    log: withMethods<PluginLog>('an object with log and warn functions', 'log', 'warn').optional(),
+    writeHooks: z.custom<WriteHooks>((v) => typeof v === 'object' && v !== null, { message: 'must be an object' }).optional(),
+  },
+  'must be an object like {"model": {"baseUrl": "..."}, "workspace": "/srv/agent"}',
+  'is not an option',
+);
+
+// Compile-time: what the schema lets through is the options' type.
+const _sameShape: (checked: z.infer<typeof optionsSchema>) => AgentPluginOptions = (checked) => checked;
+void _sameShape;
+
+/** Checks options given at run time (a caller in plain JavaScript, or one that cast) and fills the defaults; throws one line naming the option. */
+export function resolveOptions(raw: unknown): ResolvedPluginOptions {
+  const parsed = optionsSchema.safeParse(raw);
+  if (!parsed.success) {
+    const { field, message } = firstProblem(parsed.error);
+    throw new Error(field ? `AgentPlugin option ${field} ${message}` : `AgentPlugin options ${message}`);
+  }
+  const o = parsed.data;
+  const workspaceRoot = resolve(o.workspace);
+  const r = o.retention ?? {};
+  return {
+    model: o.model,
+    workspaceRoot,
+    tools: o.tools ?? [],
+    only: o.only ?? null,
+    mcp: o.mcp ?? null,
+    ledger: o.ledger ?? { kind: 'folder', dir: join(workspaceRoot, '.ledger') },
+    retention: {
+      enabled: r.enabled ?? true,
+      maxAgeMs: r.maxAgeMs ?? null,
+      ledgerMaxBytes: r.ledgerMaxBytes ?? null,
+      traceMaxBytes: r.traceMaxBytes ?? null,
+      messageStoreMaxBytes: r.messageStoreMaxBytes ?? null,
+      intervalMs: r.intervalMs ?? 3_600_000,
+      logEveryPass: r.logEveryPass ?? false,
+    },
+    traceDir: resolve(o.traceDir ?? join(workspaceRoot, '.traces')),
+    messageStoreDir: resolve(o.messageStoreDir ?? join(workspaceRoot, '.messages')),
+    runDefaults: o.runDefaults ?? {},
+    modelPrices: o.modelPrices ?? {},
+    heartbeatEveryMs: o.heartbeatEveryMs ?? DEFAULT_HEARTBEAT_MS,
+    searchAttributes: o.searchAttributes ?? SEARCH_ATTRIBUTE_MODES[0],
+    toolsetCheck: o.toolsetCheck ?? TOOLSET_CHECKS[0],
+    ownQueue: o.ownQueue ?? false,
+    tracing: o.tracing ?? null,
+    log: o.log ?? runtimeLog(),
+    writeHooks: o.writeHooks,
+  };
+}
+
+/** The Temporal runtime's logger, read when a line is written (the team may install its runtime after making the plugin). */
+function runtimeLog(): PluginLog {
+  return {
+    log: (line: string) => Runtime.instance().logger.info(line),
+    warn: (line: string) => Runtime.instance().logger.warn(line),
+  };
+}
+
+/** An EffectStore given in `ledger` (the caller's), rather than where to open one. */
+export function isEffectStore(l: LedgerConfig | EffectStore): l is EffectStore {
+  return typeof (l as Partial<EffectStore>).read === 'function';
+}
