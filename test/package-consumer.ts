@@ -80,7 +80,7 @@ export async function triage(task: string): Promise<RunResult> {
   return executeChild(agentRun, { args: [input] });
 }
 `,
-  'src/worker.ts': `import { BUILTIN_TOOLS, Toolset, type AgentWorkerOptions } from '${PACKAGE.name}/worker';
+  'src/worker.ts': `import { AgentPlugin, type AgentPluginOptions } from '${PACKAGE.name}/worker';
 import { defineTool, ToolError, type ToolContext } from '${PACKAGE.name}/tools';
 
 const notes = new Map<string, string>();
@@ -98,8 +98,8 @@ export const remember = defineTool({
   },
 });
 
-export const toolset: Toolset = new Toolset([...BUILTIN_TOOLS, remember]);
-export type Model = Pick<AgentWorkerOptions, 'llmBaseUrl' | 'llmApiKey'>;
+export const plugin = (baseUrl: string, workspace: string): AgentPlugin => new AgentPlugin({ tools: [remember], model: { baseUrl }, workspace });
+export type Options = AgentPluginOptions;
 `,
   'src/client.ts': `import { connectClient, DEFAULT_TASK_QUEUE, type RunResult, type RunStatusView } from '${PACKAGE.name}/client';
 import { startScriptedModel, type RunningScriptedModel } from '${PACKAGE.name}/testing';

@@ -51,17 +51,22 @@ const toolNames = ticketTools(store).map((t) => t.name);
 const worker = await startTeamWorker({ address, taskQueue, modelBaseUrl, workspace, store });
 const { client, agents, close } = await connectTeamClient(address, taskQueue);
 const report: Record<string, unknown> = { toolNames };
+// The agent runs, for whoever wants to look at (or replay) their histories.
+const workflowIds: string[] = [];
+report.workflowIds = workflowIds;
 try {
   // 1. The agent as a child of the team's workflow; its write approved.
   const parent = await client.workflow.start(triageTicket, { taskQueue, workflowId: `triage-${randomUUID().slice(0, 8)}`, args: ['T-1'] });
   const child = await handleOnceStarted(agents, `${parent.workflowId}-agent`);
   await parkedOn(child, 's1_0');
+  workflowIds.push(child.workflowId);
   const approved = await child.approve('s1_0', { by: 'alice' });
   const triage = await parent.result();
   report.child = { decision: approved, result: triage, ticket: store.get('T-1') };
 
   // 2. A rejection: the write never happens, the model reads why.
   const rejected = await agents.start(triageInput('T-2'), { workflowId: `reject-${randomUUID().slice(0, 8)}` });
+  workflowIds.push(rejected.workflowId);
   await parkedOn(rejected, 's1_0');
   const rejection = await rejected.reject('s1_0', { by: 'bob', reason: 'the customer is still testing' });
   const rejectedResult = await rejected.result();
@@ -70,6 +75,7 @@ try {
 
   // 3. A steer while parked, then the approval: the next turn's prompt carries the person's message.
   const steered = await agents.start(triageInput('T-3'), { workflowId: `steer-${randomUUID().slice(0, 8)}` });
+  workflowIds.push(steered.workflowId);
   await parkedOn(steered, 's1_0');
   await steered.steer('Mention the refund in the closing note.', { by: 'carol' });
   await steered.approve('s1_0', { by: 'carol' });
@@ -78,6 +84,7 @@ try {
 
   // 4. A Stop while parked: the run ends interrupted and the write never happens.
   const stopped = await agents.start(triageInput('T-4'), { workflowId: `stop-${randomUUID().slice(0, 8)}` });
+  workflowIds.push(stopped.workflowId);
   await parkedOn(stopped, 's1_0');
   await stopped.cancel('not needed any more');
   report.stop = { result: await stopped.result(), ticket: store.get('T-4') };

@@ -30,6 +30,8 @@ export function ticketTools(store: Map<string, Ticket>) {
       required: ['id', 'note'],
       additionalProperties: false,
     },
+    // A write: claimed before it acts, recorded after, never done twice (the effect protocol).
+    readOnly: false,
     needsApproval: true,
     pastTense: 'closed the ticket',
     run: async (ctx, args) => {
