@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { RUN_ID_ATTRIBUTE, type Tracing } from '../common/tracing.js';
 import { createActivities } from '../activities/index.js';
 import { dataConverter } from '../common/payload-codec.js';
+import type { PayloadKey } from '../common/payload-keys.js';
 import { MessageStore } from '../activities/message-store.js';
 import { TraceWriter } from '../activities/trace-file.js';
 import { join } from 'node:path';
@@ -85,6 +86,8 @@ export interface AgentWorkerOptions {
   tracing?: Tracing | null;
   /** How often a running model or tool call heartbeats (AGENT_HEARTBEAT_MS; default common/heartbeat.ts). */
   heartbeatEveryMs?: number;
+  /** Payload encryption keys as values (first encrypts); absent: AGENT_PAYLOAD_KEYS; null: none. */
+  payloadKeys?: readonly PayloadKey[] | null;
 }
 
 /**
@@ -184,8 +187,8 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
     ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),
     ...(opts.stickyTimeoutMs !== undefined ? { stickyQueueScheduleToStartTimeout: opts.stickyTimeoutMs } : {}),
     ...(opts.shutdownGraceTimeMs !== undefined ? { shutdownGraceTime: opts.shutdownGraceTimeMs } : {}),
-    // Compresses the large, transcript-carrying payloads; small ones stay plain JSON.
-    dataConverter: dataConverter(),
+    // Compresses the large, transcript-carrying payloads; small ones stay plain JSON. With keys, encrypts them all.
+    dataConverter: dataConverter(opts.payloadKeys === undefined ? {} : { payloadKeys: opts.payloadKeys }),
     // At most one heartbeat per interval reaches the server, however often a
     // tool reports progress: each one is billed. Cancellation reaches a call in
     // another process through a heartbeat's answer, so the interval bounds that
