@@ -223,6 +223,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig 
       ...(v.AGENT_TOOL_OUTAGE_MS ? { toolOutageMs: v.AGENT_TOOL_OUTAGE_MS } : {}),
       // Tools whose approval must name the call's argsHash (checked against the offered tools when the worker starts).
       ...(list(env.AGENT_REQUIRE_ARGS_HASH) ? { requireArgsHash: list(env.AGENT_REQUIRE_ARGS_HASH) ?? [] } : {}),
+      // Whether a resume or fork whose definition moved under it is refused (default refuse: common/definition.ts).
+      ...(v.AGENT_DEFINITION_CHANGE ? { definitionChange: v.AGENT_DEFINITION_CHANGE } : {}),
     },
   };
 }
