@@ -13,6 +13,7 @@ import { definitionChanges, definitionHash, definitionSource, unaskedChanges } f
 import { parseInput } from '../common/input.js';
 import { statusQuery } from '../common/run-messages.js';
 import { detailsText } from '../workflows/visibility.js';
+import { renderEvent } from '../client/render.js';
 import { useHarness } from './harness.js';
 
 const h = useHarness();
@@ -63,7 +64,12 @@ describe('definitionHash in runs', () => {
     const r = (await next.result()) as RunResult;
     expect(r).toMatchObject({ status: 'max_turns_exceeded', turns: 4, sourceDefinitionHash: stopped.definitionHash, definitionChanged: ['limits'] });
     expect(r.definitionHash).not.toBe(stopped.definitionHash);
-    expect(h.events(next.workflowId)[0]).toMatchObject({ type: 'run_started', resumedFrom: first.workflowId, sourceDefinitionHash: stopped.definitionHash, definitionChanged: ['limits'] });
+    const started = h.events(next.workflowId)[0];
+    expect(started).toMatchObject({ type: 'run_started', resumedFrom: first.workflowId, sourceDefinitionHash: stopped.definitionHash, definitionChanged: ['limits'] });
+    // What `agent-harness resume` prints under its start line.
+    expect(renderEvent(started, next.workflowId)?.split('\n')[1]).toBe(
+      `  definition changed since its source: limits (source ${stopped.definitionHash?.slice(0, 12)}, now ${r.definitionHash?.slice(0, 12)})`,
+    );
 
     // A fork of it at turn 1: the same definition (its own input sets nothing).
     const fork = await h.start({ forkFrom: { run: first.workflowId, atTurn: 1 } } as never);
