@@ -9,6 +9,8 @@ import { cannotReach, ConnectionRefused, connectionRefused, errorLine, refusedAt
 import { startTracing } from '../common/tracing.js';
 
 export async function connectClient(cfg: HarnessConfig = loadConfig()): Promise<Client> {
+  // A bad AGENT_PAYLOAD_KEYS stops the command before it connects, naming the entry.
+  dataConverter();
   const address = cfg.temporalAddress ?? `127.0.0.1:${cfg.devServer.port}`;
   let connection: Connection;
   try {

@@ -1,5 +1,6 @@
 // Every environment variable the processes read, with its default, in one
 // place (docs/configuration.md's environment table mirrors this file).
+import { payloadKeysFromEnv } from './payload-keys.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadClientConfigProfile, toClientOptions } from '@temporalio/envconfig';
@@ -177,6 +178,8 @@ export type VersioningBehaviorName = (typeof VERSIONING_BEHAVIORS)[number];
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig {
   const v = checkedEnv(env);
+  // Checked here, with the other variables, so a bad key stops a worker, the CLI or the codec server before it connects (read again by dataConverter()).
+  payloadKeysFromEnv(env);
   const devPort = v.TEMPORAL_DEV_PORT ?? 7233;
   const providerPort = v.PORT ?? 8787;
   const temporal = temporalProfile(env);
