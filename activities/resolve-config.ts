@@ -7,6 +7,7 @@ import type { ToolSpec } from '../common/tool-spec.js';
 import { InputError, parseInput, type PriceOf } from '../common/input.js';
 import type { Pricing, RunDefaults } from '../common/contract.js';
 import type { ResolvedConfig } from '../common/activity-contract.js';
+import { DEFAULT_DEFINITION_CHANGE } from '../common/definition.js';
 
 
 /**
@@ -22,7 +23,8 @@ export function createResolveConfig(defaults: RunDefaults, catalogue: readonly T
   };
   return async function resolveConfig(input: unknown): Promise<ResolvedConfig> {
     try {
-      return { ok: true, cfg: { ...parseInput(input, defaults, catalogue, priceOf), heartbeatTimeoutMs } };
+      // The worker's definition-change policy is recorded with the configuration, so a replay decides as the run did.
+      return { ok: true, cfg: { ...parseInput(input, defaults, catalogue, priceOf), heartbeatTimeoutMs, definitionChange: defaults.definitionChange ?? DEFAULT_DEFINITION_CHANGE } };
     } catch (err) {
       // Bad input is an answer, not an activity failure: the workflow fails the run with it at once.
       if (err instanceof InputError) return { ok: false, field: err.field, message: err.message };

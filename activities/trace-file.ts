@@ -1,8 +1,14 @@
 // The trace writer: appends a run chain's lines to its JSONL file (the format
 // and the readers are in common/trace-format.ts). Writers of several processes
-// append to the same file; each line's key is written at most once, so a
-// replayed or retried workflow task never duplicates a line.
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+// (a sticky queue that moved, a restart overlapping the old worker) write the
+// same file; each line's key is written at most once, so a replayed or retried
+// workflow task never duplicates a line. The check and the write happen under
+// a lock file of that trace (created with O_EXCL), so two writers can neither
+// both append one key nor lose each other's line to a rewrite; a rewrite goes
+// through a temporary file of its own and a rename, so a reader sees the file
+// before it or after it, never half of it.
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { lineKey, readTraceFile, traceFile, type TraceEntry, type TraceLine } from '../common/trace-format.js';
 
 export type { TraceEntry, TraceLine } from '../common/trace-format.js';
@@ -16,7 +22,9 @@ export class TraceWriter {
    * they were read at. Bounded: a worker that lives for weeks writes the traces
    * of many thousands of runs.
    */
-  private readonly known = new Map<string, { lines: Map<string, string>; size: number }>();
+  private readonly known = new Map<string, { lines: Map<string, string>; stamp: string }>();
+  /** How long write() waited for other writers' locks, in all (for the bench). */
+  lockWaitMs = 0;
 
   constructor(readonly dir: string) {
     mkdirSync(dir, { recursive: true });
@@ -33,8 +41,18 @@ export class TraceWriter {
   write(workflowId: string, chainId: string | undefined, event: TraceEntry, opts: { onlyIfMissing?: boolean } = {}): 'appended' | 'duplicate' | 'replaced' {
     const file = traceFile(this.dir, workflowId, chainId);
     const key = lineKey(event);
-    // A replayed event: its line is almost always known already; skip even the stat.
+    // A replayed event: its line is almost always known already; skip even the
+    // lock. Safe: a line once written is never removed (only replaced).
     if (opts.onlyIfMissing && this.known.get(file)?.lines.has(key)) return 'duplicate';
+    const release = this.lock(file);
+    try {
+      return this.writeLocked(file, key, workflowId, event, opts);
+    } finally {
+      release();
+    }
+  }
+
+  private writeLocked(file: string, key: string, workflowId: string, event: TraceEntry, opts: { onlyIfMissing?: boolean }): 'appended' | 'duplicate' | 'replaced' {
     const lines = this.linesFor(file);
     if (opts.onlyIfMissing && lines.has(key)) return 'duplicate';
     // runId: the workflow id under the name the trace was published with (CONTRACT.md); workflowId: the same, by its name.
@@ -47,20 +65,56 @@ export class TraceWriter {
         .split('\n')
         .filter((l) => l.trim() !== '')
         .map((l) => (lineKey(JSON.parse(l) as TraceLine) === key ? full : l));
-      writeFileSync(file + '.tmp', rewritten.join('\n') + '\n');
-      renameSync(file + '.tmp', file);
+      // A name of this writer's own: no other process's rewrite can clobber it half-written.
+      const tmp = `${file}.${process.pid}.${Date.now().toString(36)}.tmp`;
+      writeFileSync(tmp, rewritten.join('\n') + '\n');
+      renameSync(tmp, file);
     } else {
-      appendFileSync(file, full + '\n');
+      // One write(2) of the whole line with O_APPEND: a reader sees it whole or not at all (readers skip an unfinished last line).
+      const fd = openSync(file, 'a');
+      try {
+        writeSync(fd, full + '\n');
+      } finally {
+        closeSync(fd);
+      }
     }
     lines.set(key, content);
-    this.remember(file, lines, statSync(file).size);
+    this.remember(file, lines, stampOf(file));
     return prior === undefined ? 'appended' : 'replaced';
   }
 
+  /**
+   * Takes the trace's lock (`<file>.lock`, O_EXCL), waiting for another
+   * writer's. A lock whose holder died (same host, no such process) or that is
+   * older than STALE_LOCK_MS (a writer holds it for a millisecond or so) is
+   * broken, under a second lock of its own so two writers never both break
+   * one and remove the lock the other then took.
+   */
+  private lock(file: string): () => void {
+    const lock = `${file}.lock`;
+    const me = `${process.pid} ${HOST} ${Date.now()}`;
+    const started = Date.now();
+    for (let spins = 0; ; spins++) {
+      try {
+        const fd = openSync(lock, 'wx');
+        writeSync(fd, me);
+        closeSync(fd);
+        if (spins) this.lockWaitMs += Date.now() - started;
+        return () => unlinkSync(lock);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
+      const holder = readLock(lock);
+      if (holder && isStale(holder)) breakLock(lock, holder.text);
+      else if (Date.now() - started > LOCK_GIVE_UP_MS) throw new Error(`trace lock ${lock} held by ${holder?.text ?? 'another writer'} for over ${LOCK_GIVE_UP_MS} ms`);
+      else sleep(spins < 20 ? 0.2 : 2);
+    }
+  }
+
   /** Keeps a file's lines as the most recent, and forgets the least recently written past KNOWN_FILES. */
-  private remember(file: string, lines: Map<string, string>, size: number): void {
+  private remember(file: string, lines: Map<string, string>, stamp: string): void {
     this.known.delete(file);
-    this.known.set(file, { lines, size });
+    this.known.set(file, { lines, stamp });
     if (this.known.size > KNOWN_FILES) this.known.delete(this.known.keys().next().value as string);
   }
 
@@ -70,12 +124,72 @@ export class TraceWriter {
   }
 
   private linesFor(file: string): Map<string, string> {
-    const size = existsSync(file) ? statSync(file).size : 0;
+    const stamp = stampOf(file);
     const cached = this.known.get(file);
-    // Another process may have written since: re-read when the size moved.
-    if (cached && cached.size === size) return cached.lines;
+    // Another process may have written since: re-read when the file moved
+    // (an append changes its size; a rewrite, its inode, even at the same size).
+    if (cached && cached.stamp === stamp) return cached.lines;
     const lines = new Map(readTraceFile(file).map(({ ts: _ts, ...rest }) => [lineKey(rest as TraceLine), JSON.stringify(rest)] as const));
-    this.remember(file, lines, size);
+    this.remember(file, lines, stamp);
     return lines;
+  }
+}
+
+/** A lock older than this is a dead writer's, wherever it ran: a live one holds it for a read and a write. */
+export const STALE_LOCK_MS = 10_000;
+const LOCK_GIVE_UP_MS = 60_000;
+const HOST = hostname();
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+/** write() is synchronous (sinks and activities call it inline): wait without returning to the event loop. */
+const sleep = (ms: number) => Atomics.wait(sleeper, 0, 0, ms);
+
+function stampOf(file: string): string {
+  if (!existsSync(file)) return 'none';
+  const st = statSync(file);
+  return `${st.ino}:${st.size}`;
+}
+
+function readLock(lock: string): { text: string; pid: number; host: string; mtimeMs: number } | null {
+  try {
+    const text = readFileSync(lock, 'utf8');
+    const [pid, host] = text.split(' ');
+    return { text, pid: Number(pid), host: host ?? '', mtimeMs: statSync(lock).mtimeMs };
+  } catch {
+    return null; // released meanwhile
+  }
+}
+
+function isStale(holder: { pid: number; host: string; mtimeMs: number }): boolean {
+  if (Date.now() - holder.mtimeMs > STALE_LOCK_MS) return true;
+  if (holder.host !== HOST || !Number.isInteger(holder.pid) || holder.pid <= 0) return false;
+  try {
+    process.kill(holder.pid, 0);
+    return false;
+  } catch (err) {
+    // EPERM: alive, another user's.
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+/** Removes the lock only if it is still the stale one looked at, under `<lock>.break` (itself broken when that is stale). */
+function breakLock(lock: string, staleText: string): void {
+  const breaker = `${lock}.break`;
+  let fd: number;
+  try {
+    fd = openSync(breaker, 'wx');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    try {
+      if (Date.now() - statSync(breaker).mtimeMs > STALE_LOCK_MS) unlinkSync(breaker);
+    } catch {
+      // Gone meanwhile: its breaker finished.
+    }
+    return;
+  }
+  try {
+    if (readLock(lock)?.text === staleText) unlinkSync(lock);
+  } finally {
+    closeSync(fd);
+    unlinkSync(breaker);
   }
 }

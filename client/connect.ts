@@ -14,6 +14,8 @@ import { startTracing } from '../common/tracing.js';
  * unreachable server is one line saying which address and what to do.
  */
 export async function connectClient(cfg: HarnessConfig = loadConfig()): Promise<Client> {
+  // A bad AGENT_PAYLOAD_KEYS stops the command before it connects, naming the entry.
+  dataConverter();
   const address = cfg.temporalAddress ?? `127.0.0.1:${cfg.devServer.port}`;
   let connection: Connection;
   try {

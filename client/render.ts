@@ -17,7 +17,7 @@ function forkNote(f: unknown): string {
 export function renderEvent(l: TraceLine, workflowId: string): string | null {
   switch (l.type) {
     case 'run_started':
-      return `run ${workflowId} started: model=${String(l.model)} maxTurns=${String(l.maxTurns)} maxBudgetUsd=${String(l.maxBudgetUsd)}${forkNote(l.forkedFrom)}`;
+      return `run ${workflowId} started: model=${String(l.model)} maxTurns=${String(l.maxTurns)} maxBudgetUsd=${String(l.maxBudgetUsd)}${forkNote(l.forkedFrom)}${definitionNote(l)}`;
     case 'turn':
       // The first turn names the model the worker really sent (LLM_MODEL overrides the run's).
       return `turn ${String(l.turn)}: in=${String(l.prompt_tokens)} out=${String(l.completion_tokens)} cost=${usd(l.costUsd)} finish=${String(l.finish)}${l.turn === 1 && l.model ? ` model=${String(l.model)}` : ''}`;
@@ -122,4 +122,11 @@ function renderRequest(l: TraceLine): string {
 /** One line: status, turns, tool runs, cost and time, for people and for grep. */
 export function summaryLine(r: RunResult, ms: number): string {
   return `turns=${r.turns} tools=${r.toolRuns} in=${r.usage.promptTokens} out=${r.usage.completionTokens} cost=${usd(r.costUsd)} ms=${ms} status=${r.status}`;
+}
+
+/** A resumed or forked run's second start line: whether its definition moved since its source (common/definition.ts). */
+function definitionNote(l: TraceLine): string {
+  if (!Array.isArray(l.definitionChanged)) return '';
+  const changed = l.definitionChanged.map(String);
+  return `\n  definition ${changed.length ? `changed since its source: ${changed.join(', ')}` : "as its source's"} (source ${String(l.sourceDefinitionHash).slice(0, 12)}, now ${String(l.definitionHash).slice(0, 12)})`;
 }

@@ -3,20 +3,21 @@
 // client process imports neither the worker nor its native runtime for it.
 import { SimplePlugin } from '@temporalio/plugin';
 import type { DataConverter } from '@temporalio/common';
-import { GzipPayloadCodec } from './payload-codec.js';
+import { GzipPayloadCodec, payloadCodecs, type DataConverterOptions } from './payload-codec.js';
 
 /**
  * The harness's codec first, so it compresses before a team's own codec (an
  * encryption) encodes, and decodes after it; added once however many plugins
  * bring it.
  */
-export function withHarnessCodec(existing: DataConverter | undefined): DataConverter {
+export function withHarnessCodec(existing: DataConverter | undefined, opts: DataConverterOptions = {}): DataConverter {
   const codecs = existing?.payloadCodecs ?? [];
   if (codecs.some((c) => c instanceof GzipPayloadCodec)) return existing ?? {};
-  return { ...existing, payloadCodecs: [new GzipPayloadCodec(), ...codecs] };
+  // Compress, then encrypt (with AGENT_PAYLOAD_KEYS, or the keys given), then the team's own.
+  return { ...existing, payloadCodecs: [...payloadCodecs(opts), ...codecs] };
 }
 
 /** A Client plugin that adds the harness's codec to the client's data converter (what AgentPlugin adds to a worker). */
-export function codecPlugin(): SimplePlugin {
-  return new SimplePlugin({ name: 'AgentPlugin.codec', dataConverter: withHarnessCodec });
+export function codecPlugin(opts: DataConverterOptions = {}): SimplePlugin {
+  return new SimplePlugin({ name: 'AgentPlugin.codec', dataConverter: (existing) => withHarnessCodec(existing, opts) });
 }

@@ -1,5 +1,6 @@
 // Every environment variable the processes read, with its default, in one
 // place (docs/configuration.md's environment table mirrors this file).
+import { payloadKeysFromEnv } from './payload-keys.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadClientConfigProfile, toClientOptions } from '@temporalio/envconfig';
@@ -179,6 +180,8 @@ export type VersioningBehaviorName = (typeof VERSIONING_BEHAVIORS)[number];
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig {
   const v = checkedEnv(env);
+  // Checked here, with the other variables, so a bad key stops a worker, the CLI or the codec server before it connects (read again by dataConverter()).
+  payloadKeysFromEnv(env);
   const devPort = v.TEMPORAL_DEV_PORT ?? 7233;
   const providerPort = v.PORT ?? 8787;
   const temporal = temporalProfile(env);
@@ -225,6 +228,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig 
       ...(v.AGENT_TOOL_OUTAGE_MS ? { toolOutageMs: v.AGENT_TOOL_OUTAGE_MS } : {}),
       // Tools whose approval must name the call's argsHash (checked against the offered tools when the worker starts).
       ...(list(env.AGENT_REQUIRE_ARGS_HASH) ? { requireArgsHash: list(env.AGENT_REQUIRE_ARGS_HASH) ?? [] } : {}),
+      // Whether a resume or fork whose definition moved under it is refused (default refuse: common/definition.ts).
+      ...(v.AGENT_DEFINITION_CHANGE ? { definitionChange: v.AGENT_DEFINITION_CHANGE } : {}),
     },
   };
 }

@@ -1,6 +1,7 @@
 // The data that crosses every boundary: workflow input and result, the
 // transcript, the five exits. Plain JSON only (no Map, no Date, no class) so it
 // survives history, queries and continue-as-new unchanged.
+import type { DefinitionField } from './definition.js';
 import type { ToolSpec } from './tool-spec.js';
 
 /** One tool call as the OpenAI chat-completions wire format carries it. */
@@ -139,6 +140,12 @@ export interface Pricing {
 /** The workflow input exactly as `temporal workflow start --input` sends it. */
 export interface AgentInput {
   task: string;
+  /**
+   * A resume or fork whose definition moved under it (fields its own input
+   * does not set) is refused while the worker's AGENT_DEFINITION_CHANGE is
+   * `refuse`, unless this says the change is known and wanted.
+   */
+  acknowledgeDefinitionChange?: boolean;
   model?: string;
   system?: string;
   /**
@@ -272,7 +279,17 @@ export interface RunConfig {
   hardBudget?: HardBudgetConfig;
   /** Absent in configurations recorded before it existed: `tell_model`. */
   unknownOutcomes?: UnknownOutcomePolicy;
+  /**
+   * The worker's AGENT_DEFINITION_CHANGE when the run started: whether a
+   * continuation whose definition moved under it is refused. Absent in
+   * configurations recorded before it: allowed (as those runs were).
+   */
+  definitionChange?: DefinitionChangePolicy;
+  /** A resumed or forked run: its source's definition hash and the fields that differ (set by the workflow). */
+  definitionFrom?: { hash: string; changed: DefinitionField[] };
 }
+
+export type DefinitionChangePolicy = 'refuse' | 'allow';
 
 /** `soft`: checked before each turn (overshoot at most one turn); `hard`: never exceeded. */
 export type BudgetMode = 'soft' | 'hard';
@@ -334,6 +351,7 @@ export type RunDefaults = Pick<
   | 'maxToolResultChars'
   | 'continueAsNewAtHistoryBytes'
   | 'requireArgsHash'
+  | 'definitionChange'
 >;
 
 /** The workflow's return value: one of the five exits with its totals (also for runs that did not complete). */
@@ -361,6 +379,12 @@ export interface RunResult {
   children: ChildSpend;
   /** A fork's source and what the source paid for the inherited turns (not in costUsd). */
   forkedFrom?: ForkOrigin;
+  /** SHA-256 (hex) of what defines the run: system prompt, tool specs, model, prices, limits (common/definition.ts). */
+  definitionHash?: string;
+  /** A resumed or forked run: its source's definitionHash. */
+  sourceDefinitionHash?: string;
+  /** A resumed or forked run: the fields of its definition that differ from its source's (empty: none). */
+  definitionChanged?: DefinitionField[];
   /** Hard budget only: the budget at the end. */
   budget?: BudgetView;
   /** Hard budget only: the reply that reported more than its hold allowed, or null. */
@@ -389,6 +413,12 @@ export interface RunStatusView {
   children: ChildSpend;
   /** A fork's source and what the source paid for the inherited turns (not in costUsd). */
   forkedFrom?: ForkOrigin;
+  /** SHA-256 (hex) of what defines the run: system prompt, tool specs, model, prices, limits (common/definition.ts). */
+  definitionHash?: string;
+  /** A resumed or forked run: its source's definitionHash. */
+  sourceDefinitionHash?: string;
+  /** A resumed or forked run: the fields of its definition that differ from its source's (empty: none). */
+  definitionChanged?: DefinitionField[];
   /** Steering messages received and not yet in the transcript (applied at the next turn boundary). */
   queuedSteers: SteerView[];
   /** Hard budget only: spent, held, available, raises. */

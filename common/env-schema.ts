@@ -36,6 +36,7 @@ export const envSchema = z.object({
   AGENT_MESSAGE_STORE_MAX_BYTES: positiveInt,
   AGENT_RETENTION_INTERVAL_MS: positiveInt,
   AGENT_RETENTION_LOG: z.enum(['changes', 'passes'], got('must be changes or passes')).optional(),
+  AGENT_DEFINITION_CHANGE: z.enum(['refuse', 'allow'], got('must be refuse or allow')).optional(),
   TEMPORAL_UI_PORT: positiveInt,
   // 0 passes here: ./config refuses it with the reason (ZERO_CACHE_REFUSED).
   WORKER_MAX_CACHED_WORKFLOWS: z

@@ -79,6 +79,7 @@ export const inputSchema = strictObject(
     // Checked by ./fork-input, which the workflow also runs before loading the source.
     forkFrom: z.unknown().optional(),
     unknownOutcomes: oneOf(['tell_model', 'ask']).optional(),
+    acknowledgeDefinitionChange: flag,
   },
   'must be a JSON object like {"task": "..."}',
 );

@@ -5,9 +5,10 @@
 // the chain id (the first execution's run id, or a reset run's own; it
 // survives continue-as-new: see agentRun): a reused id or a reset starts a
 // new file and never overwrites another run's lines. Writers of several processes (workers,
-// a restarted worker) append to the same file; each line's key (seq, plus the
-// step of a progress line) is written at most once, so a replayed or retried
-// workflow task never duplicates a line.
+// a restarted worker) append to the same file under its lock
+// (activities/trace-file.ts); each line's key (seq, plus the step of a
+// progress line) is written at most once, so a replayed or retried workflow
+// task never duplicates a line.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -96,7 +97,10 @@ export function readTrace(dir: string, runId: string, chainId?: string): TraceLi
  */
 export function readTraceFile(f: string): TraceLine[] {
   if (!existsSync(f)) return [];
-  const lines = readFileSync(f, 'utf8')
+  const text = readFileSync(f, 'utf8');
+  // A line still being appended (no newline yet) is not read: it is whole the next time.
+  const lines = text
+    .slice(0, text.lastIndexOf('\n') + 1)
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as TraceLine);

@@ -4,6 +4,7 @@
 // compressed payloads; the real scripted provider over HTTP; one workflow
 // bundle; and a real model's files.
 import { bundleWorkflowCode } from '@temporalio/worker';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
 import { findFreePort, startDevServer } from '../worker/dev-server/dev-server.js';
 import { startCodecServer } from '../client/codec-server.js';
+import { parsePayloadKeys } from '../common/payload-keys.js';
 import { provisionLocalModel, type LocalModelFiles } from '../dev/model/local-model.js';
 import { startProvider } from '../dev/provider/server.js';
 import { WORKFLOWS_PATH } from '../worker/create-worker.js';
@@ -25,6 +27,10 @@ declare module 'vitest' {
     webUiUrl: string;
     /** The codec server the Web UI calls from the browser to decode payloads. */
     codecUrl: string;
+    /** The bearer token that codec server requires (AGENT_CODEC_TOKEN as ops would set it). */
+    codecToken: string;
+    /** Payload keys the codec server decrypts with, as AGENT_PAYLOAD_KEYS text: a file that encrypts its runs uses them (test/web-ui-browser.test.ts). */
+    payloadKeys: string;
   }
 }
 
@@ -33,10 +39,14 @@ export const SUGGEST_CONTINUE_AS_NEW_AT_EVENTS = 150;
 export default async function setup(project: TestProject) {
   const dir = mkdtempSync(join(tmpdir(), 'agent-harness-test-'));
   // The UI as ops run it (`npm start`): its codec endpoint set, and the codec
-  // server answering only the UI's own origin, as CODEC_ALLOW_ORIGIN would.
+  // server answering only the UI's own origin, as CODEC_ALLOW_ORIGIN would,
+  // with a token, and able to decrypt what a file encrypting its runs writes
+  // (the rest of the suite writes no encrypted payload: the keys are not in its environment).
   const uiPort = await findFreePort();
   const webUiUrl = `http://127.0.0.1:${uiPort}`;
-  const codec = await startCodecServer(0, '127.0.0.1', webUiUrl);
+  const codecToken = randomBytes(24).toString('base64url');
+  const payloadKeys = `suite-key:${randomBytes(32).toString('base64')}`;
+  const codec = await startCodecServer(0, '127.0.0.1', { allowOrigins: [webUiUrl], token: codecToken, payloadKeys: parsePayloadKeys(payloadKeys) });
   const server = await startDevServer({
     port: await findFreePort(),
     uiPort,
@@ -62,6 +72,8 @@ export default async function setup(project: TestProject) {
   project.provide('localModelFiles', localModelFiles);
   project.provide('webUiUrl', webUiUrl);
   project.provide('codecUrl', codec.url);
+  project.provide('codecToken', codecToken);
+  project.provide('payloadKeys', payloadKeys);
 
   return async () => {
     await provider.close();

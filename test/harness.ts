@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { readTrace, type TraceLine } from '../common/trace-format.js';
 import { dataConverter } from '../common/payload-codec.js';
+import type { PayloadKey } from '../common/payload-keys.js';
 import { createAgentWorker } from '../worker/create-worker.js';
 import { TEST_CACHE } from './spawn-worker.js';
 import { everyExecution, replayFailures } from './replay/executions.js';
@@ -61,6 +62,8 @@ export interface ExtraWorkerOptions {
   loopOnly?: boolean;
   /** How often running calls heartbeat (default common/heartbeat.ts). */
   heartbeatEveryMs?: number;
+  /** This worker's payload keys (default: the file's); null: none (a worker that cannot read encrypted runs). */
+  payloadKeys?: readonly PayloadKey[] | null;
 }
 
 
@@ -71,6 +74,8 @@ export interface HarnessOptions {
   llm?: () => Promise<{ url: string; apiKey?: string; model?: string }>;
   /** false: no in-process worker (the file runs worker processes of its own). */
   worker?: boolean;
+  /** Payload keys for the file's client and worker (absent: AGENT_PAYLOAD_KEYS, unset in the suite: none). */
+  payloadKeys?: readonly PayloadKey[];
 }
 
 /** Registers beforeAll/afterAll that bring a worker up and down around the file's tests. */
@@ -95,7 +100,7 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
       Runtime.install({ logger: new DefaultLogger('ERROR') });
       runtimeInstalled = true;
     }
-    h.client = new Client({ connection: await Connection.connect({ address }), dataConverter: dataConverter() });
+    h.client = new Client({ connection: await Connection.connect({ address }), dataConverter: dataConverter(opts.payloadKeys ? { payloadKeys: opts.payloadKeys } : {}) });
     if (opts.worker === false) return;
     nativeConnection = await NativeConnection.connect({ address });
     const llm = opts.llm ? await opts.llm() : { url: providerUrl, apiKey: undefined, model: undefined };
@@ -108,6 +113,7 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
       workspaceRoot: h.workspaceRoot,
       traceDir: h.traceDir,
       workflowBundle: { codePath: inject('workflowBundlePath') },
+      ...(opts.payloadKeys ? { payloadKeys: opts.payloadKeys } : {}),
     });
     workerDone = worker.run();
   });
@@ -122,7 +128,7 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
     if (h.client) {
       // A tracked run's first execution, when the test did not know it: any run of the id (the replay lists the others).
       for (const t of tracked) started.push({ workflowId: t.workflowId, runId: t.runId ?? (await h.client.workflow.getHandle(t.workflowId).describe()).runId });
-      await replayAll(h.client, started);
+      await replayAll(h.client, started, opts.payloadKeys);
     }
     await h.client?.connection.close();
     await nativeConnection?.close();
@@ -164,6 +170,7 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
       heartbeatEveryMs: extra.heartbeatEveryMs,
       messageStoreDir: extra.messageStoreDir,
       toolset: extra.toolset,
+      ...(extra.payloadKeys !== undefined ? { payloadKeys: extra.payloadKeys } : opts.payloadKeys ? { payloadKeys: opts.payloadKeys } : {}),
     });
     let running: Promise<void> | null = null;
     return {
@@ -208,8 +215,8 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | null | u
 }
 
 /** Replays every execution of these runs (see test/replay/executions.ts); throws naming every one that diverges. */
-async function replayAll(client: Client, runs: readonly { workflowId: string; runId: string }[]): Promise<void> {
+async function replayAll(client: Client, runs: readonly { workflowId: string; runId: string }[], payloadKeys: readonly PayloadKey[] | undefined): Promise<void> {
   const executions = await everyExecution(client, runs);
-  const failures = await replayFailures({ codePath: inject('workflowBundlePath') }, executions);
+  const failures = await replayFailures({ codePath: inject('workflowBundlePath') }, executions, payloadKeys ? { dataConverter: dataConverter({ payloadKeys }) } : {});
   if (failures.length) throw new Error(`${failures.length} of ${executions.length} executions (of ${runs.length} runs) do not replay:\n${failures.join('\n')}`);
 }

@@ -1,10 +1,11 @@
 // The trace writer keeps one line per key: replays and redone tasks never duplicate.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readTrace, traceChains } from '../common/trace-format.js';
-import { TraceWriter } from '../activities/trace-file.js';
+import { readTrace, traceChains, traceFile } from '../common/trace-format.js';
+import { STALE_LOCK_MS, TraceWriter } from '../activities/trace-file.js';
 
 describe('TraceWriter', () => {
   it('drops a line it already has, replaces one a redone task changed, and survives a new process', () => {
@@ -76,5 +77,30 @@ describe('TraceWriter', () => {
     // One chain on disk: read without naming it (and without a server).
     w.write('order-8', 'only', { seq: 1, type: 'run_started' });
     expect(readTrace(dir, 'order-8').map((l) => l.type)).toEqual(['run_started']);
+  });
+
+  it('breaks the lock of a writer that died, and one older than STALE_LOCK_MS; leaves no lock behind', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'trace-lock-'));
+    const w = new TraceWriter(dir);
+    const lock = `${traceFile(dir, 'r', 'c')}.lock`;
+    // A process of this host that has exited: its pid is free.
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid;
+    writeFileSync(lock, `${dead} ${hostname()} ${Date.now()}`);
+    expect(w.write('r', 'c', { seq: 1, type: 'run_started' })).toBe('appended');
+    expect(existsSync(lock)).toBe(false);
+    // Alive (this process), or on another host: only its age tells, and it is past the limit.
+    writeFileSync(lock, `${process.pid} another-host 0`);
+    const old = (Date.now() - STALE_LOCK_MS - 1000) / 1000;
+    utimesSync(lock, old, old);
+    expect(w.write('r', 'c', { seq: 2, type: 'run_stopped' })).toBe('appended');
+    expect(existsSync(lock)).toBe(false);
+    expect(readTrace(dir, 'r', 'c').map((l) => l.seq)).toEqual([1, 2]);
+  });
+
+  it('a reader skips a line still being appended (no newline yet)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'trace-partial-'));
+    new TraceWriter(dir).write('r', 'c', { seq: 1, type: 'run_started' });
+    writeFileSync(traceFile(dir, 'r', 'c'), '{"seq":2,"type":"tu', { flag: 'a' });
+    expect(readTrace(dir, 'r', 'c').map((l) => l.seq)).toEqual([1]);
   });
 });

@@ -1,8 +1,10 @@
 // The Web UI, looked at in a real headless Chromium against the suite's dev
 // server: a run parked on an approval is found in the workflows list by its
 // AgentStatus, and its page shows its summary and live details and its input
-// decoded by the codec server (the input is over 32 KiB, so the client
-// gzipped it: Temporal itself holds only `binary/gzip` bytes). Screenshots of
+// decoded by the codec server. The file's runs are encrypted (the suite's
+// payload keys) and the input is over 32 KiB, so the client gzipped, then
+// encrypted it: Temporal itself holds only `binary/encrypted` bytes, and the
+// browser's calls to the codec server carry its bearer token. Screenshots of
 // the list, the run and its details go to .data/screenshots/.
 // Without a browser this test fails, saying how to install one.
 import type { Page } from 'puppeteer-core';
@@ -12,14 +14,16 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, inject, it } from 'vitest';
 import type { AgentInput } from '../common/contract.js';
-import { GZIP_ENCODING, DEFAULT_COMPRESS_ABOVE_BYTES } from '../common/payload-codec.js';
+import { GZIP_ENCODING, DEFAULT_COMPRESS_ABOVE_BYTES, ENCRYPTED_ENCODING, KEY_ID_METADATA } from '../common/payload-codec.js';
+import { parsePayloadKeys } from '../common/payload-keys.js';
 import { summaryOf } from '../client/follow.js';
 import { launchChromium, pngSize } from './browser.js';
 import { freshWorkspace, marker, useHarness, waitFor, waitForApproval } from './harness.js';
 
-const h = useHarness();
+const h = useHarness({ payloadKeys: parsePayloadKeys(inject('payloadKeys')) });
 const webUi = inject('webUiUrl');
 const codecUrl = inject('codecUrl');
+const codecToken = inject('codecToken');
 const SHOTS = fileURLToPath(new URL('../.data/screenshots/', import.meta.url));
 const VIEWPORT = { width: 1400, height: 1000 };
 // The browser globals the page functions below read: the project's `lib` has
@@ -82,18 +86,34 @@ describe('the Web UI in a real browser', () => {
         for await (const w of h.client.workflow.list({ query })) return w;
         return null;
       });
-      // What Temporal holds, without our codec: gzip bytes, unreadable on their own.
+      // What Temporal holds, without our codec: ciphertext under the suite's key, unreadable on its own.
       const raw = await h.client.workflowService.getWorkflowExecutionHistory({ namespace: 'default', execution: { workflowId: id }, maximumPageSize: 1 });
       const stored = raw.history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
-      expect(Buffer.from(stored?.metadata?.encoding ?? new Uint8Array()).toString()).toBe(GZIP_ENCODING);
+      expect(Buffer.from(stored?.metadata?.encoding ?? new Uint8Array()).toString()).toBe(ENCRYPTED_ENCODING);
+      expect(Buffer.from(stored?.metadata?.[KEY_ID_METADATA] ?? new Uint8Array()).toString()).toBe('suite-key');
+      expect(Buffer.from(stored?.data ?? new Uint8Array()).includes(m)).toBe(false);
 
       const page = await browser.newPage();
       page.setDefaultTimeout(PAGE_TIMEOUT_MS);
       page.setDefaultNavigationTimeout(PAGE_TIMEOUT_MS);
       await page.setViewport(VIEWPORT);
       const decodeOrigins: string[] = [];
+      const decodeStatuses: number[] = [];
+      // The Web UI sends a bearer token itself only as its signed-in user's
+      // OIDC access token to an HTTPS codec endpoint (codec.passAccessToken);
+      // the dev server's UI has no sign-in. So the browser adds the codec
+      // server's token to the UI's own calls, where an authenticating proxy
+      // in front of the codec server would (docs/security.md).
+      await page.setRequestInterception(true);
       page.on('request', (r) => {
-        if (r.url().startsWith(`${codecUrl}/decode`) && r.method() === 'POST') decodeOrigins.push(r.headers().origin ?? '');
+        if (r.isInterceptResolutionHandled()) return;
+        if (r.url().startsWith(`${codecUrl}/decode`) && r.method() === 'POST') {
+          decodeOrigins.push(r.headers().origin ?? '');
+          void r.continue({ headers: { ...r.headers(), authorization: `Bearer ${codecToken}` } });
+        } else void r.continue();
+      });
+      page.on('response', (r) => {
+        if (r.url().startsWith(`${codecUrl}/decode`) && r.request().method() === 'POST') decodeStatuses.push(r.status());
       });
       try {
         // (1) The workflows list, filtered the way ops find runs parked on a person.
@@ -113,8 +133,11 @@ describe('the Web UI in a real browser', () => {
         expect(runText).toContain(`"model": "destructive"`);
         expect(runText).toContain(`"workspace": "${input.workspace}"`);
         expect(runText).not.toContain(GZIP_ENCODING);
+        expect(runText).not.toContain(ENCRYPTED_ENCODING);
         expect(runText).not.toContain('H4sI'); // base64 of gzip's magic bytes
         expect(decodeOrigins).toContain(webUi); // the browser itself called the codec, from the UI's origin
+        expect(decodeStatuses.length).toBeGreaterThan(0);
+        expect(decodeStatuses.every((s) => s === 200)).toBe(true); // every call carried the token
         await screenshot(page, 'run-input.png');
 
         // (3) Its User Metadata tab: the summary (the task) and the live details panel.

@@ -11,6 +11,7 @@
 // clash (an activity or sink of the harness's names, a cache of 0), the
 // team's tools, the namespace's search attributes, the MCP servers, the
 // other workers of the queue, the effect ledger.
+import type { PayloadKey } from '../common/payload-keys.js';
 import { SimplePlugin } from '@temporalio/plugin';
 import type { ClientOptions, ClientPlugin } from '@temporalio/client';
 import { NativeConnection, type BundleOptions, type BundlerPlugin, type ReplayWorkerOptions, type Worker, type WorkerInterceptors, type WorkerOptions, type WorkerPlugin } from '@temporalio/worker';
@@ -112,7 +113,7 @@ export class AgentPlugin implements WorkerPlugin, ClientPlugin, BundlerPlugin {
     this.mcpServers = this.opts.mcp ? mcpConfigs(this.opts.mcp, names) : [];
     this.simple = new SimplePlugin({
       name: this.name,
-      dataConverter: withHarnessCodec,
+      dataConverter: (existing) => withHarnessCodec(existing, this.opts.payloadKeys === undefined ? {} : { payloadKeys: this.opts.payloadKeys }),
       ...(this.opts.tracing ? { workerInterceptors: tracingInterceptors() } : {}),
     });
   }
@@ -121,8 +122,8 @@ export class AgentPlugin implements WorkerPlugin, ClientPlugin, BundlerPlugin {
    * The codec alone, for a Client in a process that runs no worker:
    * `new Client({ connection, plugins: [AgentPlugin.forClient()] })`.
    */
-  static forClient(): ClientPlugin {
-    return codecPlugin();
+  static forClient(opts: { payloadKeys?: readonly PayloadKey[] | null } = {}): ClientPlugin {
+    return codecPlugin(opts);
   }
 
   /** A client that talks to these runs needs the codec (large payloads are compressed). */

@@ -2,6 +2,7 @@
 // Worker.create with an AgentPlugin (worker/agent-plugin.ts), the one path
 // every worker takes. `npm run worker` and `npm start` configure it from the
 // environment (createWorkerFromConfig); the tests and benchmarks directly.
+import type { PayloadKey } from '../common/payload-keys.js';
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import type { Tracing } from '../common/tracing.js';
 import type { LedgerConfig, HarnessConfig, RetentionConfig, SearchAttributeMode, ToolsetCheck, WorkerVersioning } from '../common/config.js';
@@ -82,6 +83,8 @@ export interface AgentWorkerOptions {
   tracing?: Tracing | null;
   /** How often a running model or tool call heartbeats (AGENT_HEARTBEAT_MS; default common/heartbeat.ts). */
   heartbeatEveryMs?: number;
+  /** Payload encryption keys as values (first encrypts); absent: AGENT_PAYLOAD_KEYS; null: none. */
+  payloadKeys?: readonly PayloadKey[] | null;
 }
 
 /**
@@ -151,6 +154,7 @@ export function agentPluginFor(opts: Omit<AgentWorkerOptions, 'connection'>): Ag
       ...(opts.runDefaults ? { runDefaults: opts.runDefaults } : {}),
       ...(opts.modelPrices ? { modelPrices: opts.modelPrices } : {}),
       ...(opts.heartbeatEveryMs !== undefined ? { heartbeatEveryMs: opts.heartbeatEveryMs } : {}),
+      ...(opts.payloadKeys !== undefined ? { payloadKeys: opts.payloadKeys } : {}),
       ...(opts.searchAttributes ? { searchAttributes: opts.searchAttributes } : {}),
       ...(opts.toolsetCheck ? { toolsetCheck: opts.toolsetCheck } : {}),
       ...(opts.ownQueue ? { ownQueue: true } : {}),

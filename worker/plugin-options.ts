@@ -3,6 +3,7 @@
 // option), and the defaults. Each option is a setting of the standalone
 // worker, which reads it from the environment (common/config.ts) and passes
 // it here; the table in docs/plugin.md pairs them.
+import type { PayloadKey } from '../common/payload-keys.js';
 import type { Resource } from '@opentelemetry/resources';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { Runtime } from '@temporalio/worker';
@@ -70,6 +71,8 @@ export interface AgentPluginOptions {
   modelPrices?: Record<string, Pricing>;
   /** How often a running model or tool call heartbeats, in ms (AGENT_HEARTBEAT_MS; default 5000). */
   heartbeatEveryMs?: number;
+  /** Payload encryption keys as values, the first encrypts (AGENT_PAYLOAD_KEYS, read when absent); null: none. */
+  payloadKeys?: readonly PayloadKey[] | null;
   /** `create` (default) adds the search attributes the namespace lacks; `check` only checks (AGENT_SEARCH_ATTRIBUTES). */
   searchAttributes?: SearchAttributeMode;
   /** `refuse` (default): a queue polled by workers offering other tools stops this one; `warn` only says so (AGENT_TOOLSET_CHECK). */
@@ -103,6 +106,8 @@ export interface ResolvedPluginOptions {
   runDefaults: Partial<RunDefaults>;
   modelPrices: Record<string, Pricing>;
   heartbeatEveryMs: number;
+  /** undefined: AGENT_PAYLOAD_KEYS decides. */
+  payloadKeys?: readonly PayloadKey[] | null;
   searchAttributes: SearchAttributeMode;
   toolsetCheck: ToolsetCheck;
   ownQueue: boolean;
@@ -203,6 +208,10 @@ const optionsSchema = strictObject(
     runDefaults: runDefaults.optional(),
     modelPrices: z.record(z.string(), pricing, got('must map model names to prices')).optional(),
     heartbeatEveryMs: positiveInt.optional(),
+    payloadKeys: z
+      .array(z.custom<PayloadKey>((v) => typeof v === 'object' && v !== null && typeof (v as Partial<PayloadKey>).id === 'string' && (v as Partial<PayloadKey>).key instanceof Uint8Array && (v as PayloadKey).key.length === 32, got('must be {id, key} with a 32-byte key')), got('must be a list of {id, key}'))
+      .nullable()
+      .optional(),
     searchAttributes: oneOf(SEARCH_ATTRIBUTE_MODES).optional(),
     toolsetCheck: oneOf(TOOLSET_CHECKS).optional(),
     ownQueue: flag.optional(),
@@ -254,6 +263,7 @@ export function resolveOptions(raw: unknown): ResolvedPluginOptions {
     runDefaults: o.runDefaults ?? {},
     modelPrices: o.modelPrices ?? {},
     heartbeatEveryMs: o.heartbeatEveryMs ?? DEFAULT_HEARTBEAT_MS,
+    ...(o.payloadKeys !== undefined ? { payloadKeys: o.payloadKeys } : {}),
     searchAttributes: o.searchAttributes ?? SEARCH_ATTRIBUTE_MODES[0],
     toolsetCheck: o.toolsetCheck ?? TOOLSET_CHECKS[0],
     ownQueue: o.ownQueue ?? false,

@@ -167,6 +167,7 @@ class AgentRun {
       chainId: ids.chainId,
       ...(cfg.resumeFrom ? { resumedFrom: cfg.resumeFrom, turns: state.turns, costUsd: state.costUsd } : {}),
       ...(cfg.forkFrom ? { forkedFrom: cfg.forkFrom, turns: state.turns } : {}),
+      ...this.ctx.board.definition,
     });
   }
 
@@ -180,6 +181,6 @@ class AgentRun {
     ctx.trace.emit('run_stopped', { status: exit.status, reason: exit.reason, turns: ctx.state.turns, costUsd: ctx.state.costUsd });
     // Let an in-flight `decide` update answer before the run closes.
     await wf.CancellationScope.nonCancellable(() => this.approvals.settleHandlers());
-    return { ...runResult(ctx.ids.workflowId, exit, ctx.state), ...this.spend.fields(), ...(ctx.cfg.forkFrom ? { forkedFrom: ctx.cfg.forkFrom } : {}) };
+    return { ...runResult(ctx.ids.workflowId, exit, ctx.state), ...this.spend.fields(), ...(ctx.cfg.forkFrom ? { forkedFrom: ctx.cfg.forkFrom } : {}), ...ctx.board.definition };
   }
 }

@@ -6,7 +6,7 @@
 import * as wf from '@temporalio/workflow';
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { AgentActivities as Activities } from '../common/activity-contract.js';
-import type { AgentInput, ChatMessage } from '../common/contract.js';
+import type { AgentInput, ChatMessage, RunConfig } from '../common/contract.js';
 import { costOfTurns, cutAtTurn } from '../common/fork.js';
 import type { ForkOrigin, ForkRequest } from '../common/contract.js';
 import { inputOfConfig, resumedInput } from '../common/resume-input.js';
@@ -21,6 +21,8 @@ export interface ForkStart {
   input: AgentInput;
   messages: ChatMessage[];
   origin: ForkOrigin;
+  /** The source's resolved configuration (absent for an exported file, or a source recorded before configurations): what the fork's definition is compared with. */
+  sourceConfig?: RunConfig;
 }
 
 /** True for an input that asks for a fork (checked fully by startFork). */
@@ -56,7 +58,12 @@ export async function startFork(input: AgentInput): Promise<ForkStart> {
   if (!loaded.ok) throw refused(loaded.reason);
   // The source's whole configuration, so no worker default changes what it ran with; the fork's settings on top.
   const { resumeFrom: _r, forkFrom: _s, ...source } = loaded.config ? inputOfConfig(loaded.config) : loaded.input;
-  return { input: resumedInput(source, { ...overrides, task: source.task }), messages: loaded.messages, origin: origin(loaded.inheritedCostUsd, loaded.runId) };
+  return {
+    input: resumedInput(source, { ...overrides, task: source.task }),
+    messages: loaded.messages,
+    origin: origin(loaded.inheritedCostUsd, loaded.runId),
+    ...(loaded.config ? { sourceConfig: loaded.config } : {}),
+  };
 }
 
 const refused = (why: string) => ApplicationFailure.create({ type: 'ForkRefused', message: `cannot fork: ${why}`, nonRetryable: true });

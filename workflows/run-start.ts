@@ -12,6 +12,7 @@ import { forkState, startFork, wantsFork, type ForkStart } from './fork-setup.js
 import type { RunIds } from './run-context.js';
 import { askPatches, failedAtStart, loadPriorRun, resolveConfig, startingView, type Patches } from './run-setup.js';
 import { stateOf } from './run-state.js';
+import { checkDefinition } from './definition-check.js';
 
 export interface RunStart {
   ids: RunIds;
@@ -43,6 +44,9 @@ export async function startRun(input: AgentInput, carried: CarriedState | undefi
     // default on a new worker never changes a run already under way.
     cfg = carried?.cfg ?? (await resolveConfig(prior ? resumedInput(prior.config ? inputOfConfig(prior.config) : prior.input, input) : (fork?.input ?? input), patches));
     if (fork) cfg = { ...cfg, forkFrom: fork.origin };
+    // What the definition of the run it continues was, and what moved (./definition-check).
+    const source = carried ? null : (prior?.config ?? fork?.sourceConfig ?? null);
+    if (source) cfg = checkDefinition(cfg, source, input, prior ? `resume of ${input.resumeFrom}` : `fork of ${fork?.origin.run ?? 'the source'}`);
   } catch (err) {
     // Bad input or a refused resume fails the run at once: its status says so, like its search attributes.
     if (err instanceof ApplicationFailure) failedAtStart(starting, err);

@@ -2,6 +2,7 @@
 // how it ended) for the `status` query, the Web UI's details panel and the
 // Agent* search attributes. Parking and unparking go through here, so the
 // three always agree.
+import { definitionView, type DefinitionView } from '../common/definition.js';
 import * as wf from '@temporalio/workflow';
 import { agentStatusOf, type Interruption, type ModelOutageView, type OutageKind, type RunConfig, type ToolOutageView, type RunStatus, type RunStatusView, type SteerView } from '../common/contract.js';
 import { configQuery, statusQuery, transcriptQuery } from '../common/run-messages.js';
@@ -33,7 +34,12 @@ export class StatusBoard {
   private outage: { kind: 'model'; view: ModelOutageView } | { kind: 'tool'; view: ToolOutageView } | null = null;
   private extras: BoardExtras = { queuedSteers: () => [], budgetFields: () => ({}) };
 
-  constructor(private readonly ctx: BoardSource) {}
+  /** Computed once per execution: the configuration it hashes does not change. */
+  readonly definition: DefinitionView;
+
+  constructor(private readonly ctx: BoardSource) {
+    this.definition = definitionView(ctx.cfg);
+  }
 
   /** Set once the concerns that add to the view exist. */
   attach(extras: BoardExtras): void {
@@ -130,6 +136,7 @@ export class StatusBoard {
       queuedSteers: this.extras.queuedSteers(),
       ...this.extras.budgetFields(),
       ...(ctx.cfg.forkFrom ? { forkedFrom: ctx.cfg.forkFrom } : {}),
+      ...this.definition,
       ...(this.outage?.kind === 'model' && !exit ? { modelOutage: { ...this.outage.view } } : {}),
       ...(this.outage?.kind === 'tool' && !exit ? { toolOutage: { ...this.outage.view } } : {}),
     };

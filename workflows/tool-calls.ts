@@ -3,9 +3,8 @@
 // and the tools a run may call. No Temporal import.
 import { argumentProblem } from '../common/tool-args.js';
 import { canonicalJson } from '../common/args-hash.js';
-import { LEGACY_TOOL_SPECS } from '../common/legacy-tool-specs.js';
 import type { ToolSpec } from '../common/tool-spec.js';
-import type { ChatMessage, DedupePolicy, RunConfig, ToolCall, ToolName } from '../common/contract.js';
+import type { ChatMessage, DedupePolicy, ToolCall, ToolName } from '../common/contract.js';
 import type { RunState } from './run-state.js';
 
 export interface PendingCall {
@@ -113,8 +112,4 @@ export function callOccurrence(s: RunState, pending: PendingCall): number | null
   return s.lastReplyFirstCall + Math.max(0, index);
 }
 
-/** A run's tool specs: recorded at its start, or (configurations from before tool modules) the frozen catalogue's. */
-export function toolSpecsOf(cfg: Pick<RunConfig, 'tools' | 'toolSpecs'>): ToolSpec[] {
-  if (cfg.toolSpecs) return cfg.toolSpecs;
-  return cfg.tools.map((n) => LEGACY_TOOL_SPECS.find((s) => s.name === n)).filter((s): s is ToolSpec => s !== undefined);
-}
+export { toolSpecsOf } from '../common/definition.js';

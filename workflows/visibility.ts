@@ -53,7 +53,10 @@ export function detailsText({ cfg, state, status, interruption: i, queuedSteers,
   const steers = queuedSteers ? `\n\n**Steering:** ${queuedSteers} message${queuedSteers > 1 ? 's' : ''} queued for the next turn` : '';
   const turns = `**Turns:** ${state.turns}${cfg.maxTurns !== null ? ` of ${cfg.maxTurns}` : ''}`;
   const cost = `**Cost:** \\$${state.costUsd.toFixed(6)}${cfg.maxBudgetUsd !== null ? ` of \\$${cfg.maxBudgetUsd}` : ''}`;
-  return `${head}${steers}\n\n**Task:** ${noMath(cfg.task.slice(0, 300))}\n\n${turns} · ${cost} · **Model:** ${cfg.model}`;
+  // A resumed or forked run says whether its definition moved since the run it continues.
+  const moved = cfg.definitionFrom?.changed ?? [];
+  const definition = cfg.definitionFrom ? `\n\n**Definition:** ${moved.length ? `changed since its source: ${moved.join(', ')}` : 'as its source\'s'} (source \`${cfg.definitionFrom.hash.slice(0, 12)}\`)` : '';
+  return `${head}${steers}\n\n**Task:** ${noMath(cfg.task.slice(0, 300))}\n\n${turns} · ${cost} · **Model:** ${cfg.model}${definition}`;
 }
 
 const noMath = (text: string): string => text.replace(/\$/g, '\\$');

@@ -27,7 +27,7 @@ import { startupRefusal, workerNotCreated } from '../../worker/startup-errors.js
 import { cannotReach } from '../../common/connection-errors.js';
 import { main as cli } from '../../client/cli.js';
 import { harnessClient } from '../../client/connect.js';
-import { startCodecServer } from '../../client/codec-server.js';
+import { codecServerOptionsFromEnv, startCodecServer } from '../../client/codec-server.js';
 import { startDevServer, tryConnect } from '../../worker/dev-server/dev-server.js';
 import { Teardown } from './teardown.js';
 import { addressInUseLine, busyLine, busyPorts, type PortClaim } from './ports.js';
@@ -105,7 +105,8 @@ async function start(): Promise<number> {
   // The codec server lets the Web UI show the compressed payloads as JSON.
   const codecUrl = `http://127.0.0.1:${codecPort}`;
   if (!isBusy('CODEC_PORT')) {
-    const codec = await startCodecServer(codecPort);
+    // Answers the UI started here only (CODEC_ALLOW_ORIGIN to widen), with AGENT_CODEC_TOKEN when set.
+    const codec = await startCodecServer(codecPort, '127.0.0.1', codecServerOptionsFromEnv(cfg.devServer.uiPort));
     teardown.add('the codec server', () => new Promise((r) => codec.server.close(r)));
   }
 
