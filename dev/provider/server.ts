@@ -182,9 +182,15 @@ export async function startProvider(opts: ProviderOptions = {}): Promise<Running
     if (cut?.type === 'malformed') sent.push(protocol === 'chat' ? BROKEN_CHAT_FRAME : BROKEN_ANTHROPIC_FRAME);
     if (cut) entry.cut = true;
     open.streams += 1;
-    res.on('close', () => (open.streams -= 1));
-    const finished = await sendStream(res, sent, chunkDelayMs);
-    if (!finished) entry.aborted = true;
+    const progress = { ended: false };
+    // Logged the moment the client goes away, not when the next event would have been due.
+    res.on('close', () => {
+      open.streams -= 1;
+      if (progress.ended) return;
+      entry.aborted = true;
+      settle(200);
+    });
+    await sendStream(res, sent, chunkDelayMs, progress);
     settle(200);
   }
 
@@ -265,15 +271,15 @@ async function applyFault(
 
 /**
  * Writes a stream's events with a pause between two, and stops when the
- * client goes away. True when every event was sent and the stream ended.
+ * client goes away; `progress.ended` once every event was sent.
  */
-async function sendStream(res: ServerResponse, frames: string[], chunkDelayMs: number): Promise<boolean> {
+async function sendStream(res: ServerResponse, frames: string[], chunkDelayMs: number, progress: { ended: boolean }): Promise<void> {
   let closed = false;
   res.on('close', () => (closed = true));
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   for (const [i, frame] of frames.entries()) {
     if (i > 0 && chunkDelayMs > 0) await delay(chunkDelayMs);
-    if (closed) return false;
+    if (closed) return;
     if (!res.write(frame)) {
       await new Promise<void>((resolve) => {
         res.once('drain', resolve);
@@ -281,9 +287,9 @@ async function sendStream(res: ServerResponse, frames: string[], chunkDelayMs: n
       });
     }
   }
-  if (closed) return false;
+  if (closed) return;
+  progress.ended = true;
   res.end();
-  return true;
 }
 
 /** The first half of a body that promised all of it (its content-length), then the connection closed. */
