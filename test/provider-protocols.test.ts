@@ -9,7 +9,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { APICallError, type LanguageModelV3, type LanguageModelV3CallOptions, type LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { startProvider, type RunningProvider } from '../dev/provider/server.js';
 import { addFault, providerConnections, providerRequests } from '../dev/provider/control.js';
-import { parseAnthropicRequest } from '../dev/provider/anthropic.js';
+import { anthropicScriptInput, parseAnthropicRequest } from '../dev/provider/anthropic.js';
 import { parseChatRequest } from '../dev/provider/chat.js';
 import { replyOf, toFunctionTools, toPrompt, type ProviderReply } from '../common/ai-sdk-prompt.js';
 import { foldParts } from '../common/ai-sdk-stream.js';
@@ -26,7 +26,11 @@ let p: RunningProvider;
 /** Slow streams, so an abort lands in the middle of one. */
 let slow: RunningProvider;
 beforeAll(async () => {
-  [p, slow] = await Promise.all([startProvider({ apiKey: KEY, streamChunkDelayMs: 1 }), startProvider({ apiKey: KEY, streamChunkDelayMs: 100 })]);
+  [p, slow] = await Promise.all([
+    // A scenario of the caller's own, served on both routes like the built-ins.
+    startProvider({ apiKey: KEY, streamChunkDelayMs: 1, scenarios: { echo_tools: ({ turn, toolNames }) => ({ type: 'answer', content: `turn ${turn}: ${toolNames.join(',')}` }) } }),
+    startProvider({ apiKey: KEY, streamChunkDelayMs: 100 }),
+  ]);
 });
 afterAll(() => Promise.all([p.close(), slow.close()]));
 
@@ -250,5 +254,34 @@ describe('Anthropic specifics', () => {
     // A tool_use left without its tool_result breaks the protocol, as on the chat route.
     const open = { ...body, messages: [...body.messages, { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'list_files', input: {} }] }, { role: 'user', content: 'and?' }] };
     expect(await post(ok, open)).toMatchObject({ status: 400, body: { error: { type: 'invalid_request_error', message: expect.stringMatching(/c1 .* have no tool result/) } } });
+  });
+});
+
+describe("an Anthropic request as the scenario's inputs", () => {
+  it('turn = assistant messages, toolText = the tool_result texts, toolNames from tools, task = the first user text', () => {
+    expect(
+      anthropicScriptInput({
+        model: 'plan',
+        max_tokens: 10,
+        system: [{ type: 'text', text: 'S' }],
+        tools: [{ name: 'list_files', input_schema: { type: 'object' } }, { name: 'read_file', input_schema: { type: 'object' } }],
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'the task' }] },
+          { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'list_files', input: {} }] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: 'a.txt' }, { type: 'text', text: 'a steer' }] },
+          { role: 'assistant', content: [{ type: 'tool_use', id: 'c2', name: 'read_file', input: { path: 'a.txt' } }] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c2', content: [{ type: 'text', text: 'hello' }], is_error: true }] },
+        ],
+      }),
+    ).toEqual({ turn: 2, toolText: 'a.txt\nhello', toolNames: ['list_files', 'read_file'], task: 'the task' });
+    expect(anthropicScriptInput({ messages: [] })).toBeNull();
+  });
+
+  it.each(PROTOCOLS)("%s: the script scenario and a scenario of the caller's own", async (protocol) => {
+    const task = `${protocol} script: [[{"name": "read_file", "args": {"path": "notes.txt"}}]]`;
+    const first = await turnOf(modelOf(protocol, 'script'), callOptions([{ role: 'user', content: task }]), true);
+    expect(first.reply.message.tool_calls).toEqual([{ id: 's0_0', type: 'function', function: { name: 'read_file', arguments: '{"path":"notes.txt"}' } }]);
+    const own = await turnOf(modelOf(protocol, 'echo_tools'), callOptions([{ role: 'user', content: 'hi' }]), false);
+    expect(own.reply.message.content).toBe('turn 0: list_files,read_file');
   });
 });
