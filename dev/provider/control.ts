@@ -1,7 +1,7 @@
 // A client for the scripted provider's test-only control routes, used by the
-// tests and the experiments: queue a fault, read the request log.
+// tests and the experiments: queue a fault, read the request log, count open connections.
 import type { FaultRule } from './faults.js';
-import type { LoggedRequest } from './server.js';
+import type { LoggedRequest, ProviderConnections } from './server.js';
 
 const controlUrl = (providerUrl: string, route: string) => providerUrl.replace(/\/v1$/, `/_control/${route}`);
 
@@ -23,4 +23,10 @@ export async function clearFaults(providerUrl: string, taskIncludes: string): Pr
 export async function providerRequests(providerUrl: string, taskIncludes: string): Promise<LoggedRequest[]> {
   const res = await fetch(controlUrl(providerUrl, `requests?taskIncludes=${encodeURIComponent(taskIncludes)}`));
   return (await res.json()) as LoggedRequest[];
+}
+
+/** Requests, streams and sockets the provider has open now: a Stop that closed a stream shows here. */
+export async function providerConnections(providerUrl: string): Promise<ProviderConnections> {
+  const res = await fetch(controlUrl(providerUrl, 'connections'));
+  return (await res.json()) as ProviderConnections;
 }

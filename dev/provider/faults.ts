@@ -4,20 +4,36 @@
 // a `down` rule instead answers every matching request for `forMs` from when
 // it was added (an outage: each request reset, or answered `status`), then goes.
 // The harness never sees any of this: it just gets a 429, a reset or a slow reply.
+// Every fault applies to both protocols (chat completions and Anthropic
+// Messages, errors in each one's shape) and to streamed replies.
 
 export type Fault =
   | { type: 'status'; status: number; message?: string; retryAfterSec?: number }
-  | { type: 'malformed' }
+  /**
+   * A body that is not JSON; in a stream, `afterParts` good events (default
+   * 2) then one event whose data is not JSON, and the stream ends there.
+   */
+  | { type: 'malformed'; afterParts?: number }
+  /**
+   * A reply that ends early: a stream closes cleanly after `afterParts`
+   * events (default 2), without its finish (no message_stop, no [DONE]); a
+   * body stops half-way through its promised content-length, the connection closed.
+   */
+  | { type: 'truncated'; afterParts?: number }
   | { type: 'reset' }
   | { type: 'delay'; ms: number }
   | { type: 'down'; forMs: number; status?: number }
-  /** A normal reply without its `usage` field, as some OpenAI-compatible servers send. */
+  /** A normal reply without its `usage` (every usage field of an Anthropic reply or stream), as some OpenAI-compatible servers send. */
   | { type: 'no_usage' };
 
 export interface FaultMatch {
   model?: string;
   turn?: number;
   taskIncludes?: string;
+  /** Only requests of this protocol: `chat` (POST /v1/chat/completions) or `anthropic` (POST /v1/messages). */
+  protocol?: 'chat' | 'anthropic';
+  /** Only streamed (true) or only unstreamed (false) requests. */
+  stream?: boolean;
 }
 
 export interface FaultRule {
@@ -32,6 +48,8 @@ export interface RequestFacts {
   model: string;
   turn: number;
   task: string;
+  protocol: 'chat' | 'anthropic';
+  stream: boolean;
 }
 
 export class FaultQueue {
@@ -65,7 +83,9 @@ function matches(m: FaultMatch, req: RequestFacts): boolean {
   return (
     (m.model === undefined || m.model === req.model) &&
     (m.turn === undefined || m.turn === req.turn) &&
-    (m.taskIncludes === undefined || req.task.includes(m.taskIncludes))
+    (m.taskIncludes === undefined || req.task.includes(m.taskIncludes)) &&
+    (m.protocol === undefined || m.protocol === req.protocol) &&
+    (m.stream === undefined || m.stream === req.stream)
   );
 }
 
@@ -78,7 +98,7 @@ export function isFaultRule(v: unknown): v is FaultRule {
     r.match !== null &&
     typeof f === 'object' &&
     f !== null &&
-    ['status', 'malformed', 'reset', 'delay', 'no_usage', 'down'].includes(String(f.type)) &&
+    ['status', 'malformed', 'truncated', 'reset', 'delay', 'no_usage', 'down'].includes(String(f.type)) &&
     (f.type !== 'down' || (typeof (f as { forMs?: unknown }).forMs === 'number' && (f as { forMs: number }).forMs > 0)) &&
     (r.times === undefined || typeof r.times === 'number')
   );

@@ -1,21 +1,27 @@
 // The scripted provider: an HTTP server shaped like OpenAI's
-// POST /v1/chat/completions whose replies come from dev/provider/scenarios.ts,
-// chosen by the request's `model`. Stateless except for the test-only fault
-// queue and request log behind /_control.
+// POST /v1/chat/completions and Anthropic's POST /v1/messages, each
+// unstreamed or streamed (server-sent events), whose replies come from
+// dev/provider/scenarios.ts, chosen by the request's `model`. Both protocols
+// are converted to one request shape (./requests.ts) and one neutral reply
+// (./replies.ts), so the scenarios, faults, log and token counts are shared.
+// Stateless except for the test-only fault queue and request log behind /_control.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { FaultQueue, isFaultRule, type Fault, type RequestFacts } from './faults.js';
-import { omittedTurns, SUMMARY_INSTRUCTION } from '../../common/context-window.js';
+import { SUMMARY_INSTRUCTION } from '../../common/context-window.js';
 import { protocolError } from './protocol.js';
 import { SCENARIOS, type ScriptedReply, type ScriptInput } from './scenarios.js';
-import { countCompletionTokensAsync, countPromptTokensAsync, truncateToTokensAsync, type WireMessage } from '../../common/tokens.js';
+import { answerOf } from './replies.js';
+import { scriptInputOf, type Protocol } from './requests.js';
+import { BROKEN_CHAT_FRAME, chatBody, chatError, chatStreamFrames, parseChatRequest } from './chat.js';
+import { anthropicBody, anthropicError, anthropicStreamFrames, BROKEN_ANTHROPIC_FRAME, parseAnthropicRequest } from './anthropic.js';
 
 export interface ProviderOptions {
   port?: number;
   host?: string;
   /** Fixed delay added to every reply, in ms (the latency knob). */
   latencyMs?: number;
-  /** When set, requests must carry `Authorization: Bearer <apiKey>`. */
+  /** When set, requests must carry `Authorization: Bearer <apiKey>` (chat completions) or `x-api-key: <apiKey>` (Anthropic). */
   apiKey?: string;
   /**
    * Scenarios of the caller's own, by model name, beside the built-in ones
@@ -24,6 +30,12 @@ export interface ProviderOptions {
    * killed and resumed against the server gets the same replies.
    */
   scenarios?: Record<string, Scenario>;
+  /**
+   * The pause between two events of a streamed reply, in ms (default 5): a
+   * stream lasts long enough that a Stop can land in the middle of it, and
+   * not so long that it slows a test down.
+   */
+  streamChunkDelayMs?: number;
 }
 
 /** One scripted model: the reply to a request, from its turn, the tool results so far, the tools offered and the task. */
@@ -34,8 +46,22 @@ export interface LoggedRequest extends RequestFacts {
   status: number;
   /** When the request arrived (ms since the epoch). */
   at: number;
-  /** Still being answered (held by a delay): tests wait for this instead of for time. */
+  /** Still being answered (held by a delay, or a stream still sending): tests wait for this instead of for time. */
   pending?: true;
+  /** The client closed the connection before the reply's end (an aborted stream, say). */
+  aborted?: true;
+  /** A `truncated` fault, or a `malformed` one in a stream, ended the reply early. */
+  cut?: true;
+}
+
+/** What GET /_control/connections answers. */
+export interface ProviderConnections {
+  /** Requests to the model routes still being answered. */
+  requests: number;
+  /** Streamed replies still open (a subset of `requests`). */
+  streams: number;
+  /** Every open TCP connection: idle keep-alive ones and the control request's own included. */
+  sockets: number;
 }
 
 export interface RunningProvider {
@@ -45,20 +71,17 @@ export interface RunningProvider {
   close(): Promise<void>;
 }
 
-interface ChatRequest {
-  model?: unknown;
-  messages?: unknown;
-  tools?: unknown;
-  max_tokens?: unknown;
-}
-
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 const LOG_LIMIT = 10_000;
+const ROUTES: Readonly<Record<string, Protocol>> = { '/v1/chat/completions': 'chat', '/v1/messages': 'anthropic' };
+/** Good events a stream fault lets through before it strikes, unless the rule says. */
+const DEFAULT_AFTER_PARTS = 2;
 
 export async function startProvider(opts: ProviderOptions = {}): Promise<RunningProvider> {
   const faults = new FaultQueue();
   const log: LoggedRequest[] = [];
   const latencyMs = opts.latencyMs ?? 0;
+  const chunkDelayMs = opts.streamChunkDelayMs ?? 5;
   const builtIn: Readonly<Record<string, Scenario>> = SCENARIOS;
   const own = opts.scenarios ?? {};
   for (const [name, scenario] of Object.entries(own)) {
@@ -66,44 +89,51 @@ export async function startProvider(opts: ProviderOptions = {}): Promise<Running
     if (typeof scenario !== 'function') throw new Error(`scenario ${JSON.stringify(name)} must be a function (input) => reply, got ${typeof scenario}`);
   }
   const scenarios: Readonly<Record<string, Scenario>> = { ...builtIn, ...own };
+  // Counted so a test can see that a Stop closed a streamed request.
+  const open = { requests: 0, streams: 0, sockets: new Set<Socket>() };
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) sendJson(res, 500, apiError(`internal error: ${String(err)}`, 'server_error'));
+      if (!res.headersSent) sendJson(res, 500, chatError(`internal error: ${String(err)}`, 'server_error'));
       else res.destroy();
     });
+  });
+  server.on('connection', (socket: Socket) => {
+    open.sockets.add(socket);
+    socket.on('close', () => open.sockets.delete(socket));
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname.startsWith('/_control/')) return control(req, res, url);
     if (req.method === 'GET' && url.pathname === '/health') return sendJson(res, 200, { ok: true });
-    if (req.method !== 'POST' || url.pathname !== '/v1/chat/completions') {
-      return sendJson(res, 404, apiError(`no route ${req.method} ${url.pathname}`, 'invalid_request_error'));
-    }
-    if (opts.apiKey && req.headers.authorization !== `Bearer ${opts.apiKey}`) {
-      return sendJson(res, 401, apiError('Incorrect API key provided.', 'invalid_api_key'));
-    }
-    let body: ChatRequest;
-    try {
-      body = JSON.parse(await readBody(req)) as ChatRequest;
-    } catch (err) {
-      return sendJson(res, 400, apiError(`request body is not JSON: ${String(err)}`, 'invalid_request_error'));
-    }
-    const model = typeof body.model === 'string' ? body.model : '';
-    const messages = Array.isArray(body.messages) ? (body.messages as WireMessage[]) : null;
-    const tools = Array.isArray(body.tools) ? (body.tools as unknown[]) : undefined;
-    if (!messages) return sendJson(res, 400, apiError('`messages` must be an array', 'invalid_request_error'));
-    const maxTokens = body.max_tokens === undefined ? null : body.max_tokens;
-    if (maxTokens !== null && (typeof maxTokens !== 'number' || !Number.isInteger(maxTokens) || maxTokens < 1)) {
-      return sendJson(res, 400, apiError(`max_tokens must be a positive integer, got ${JSON.stringify(maxTokens)}`, 'invalid_request_error'));
-    }
+    const protocol = req.method === 'POST' && Object.hasOwn(ROUTES, url.pathname) ? ROUTES[url.pathname] : undefined;
+    if (!protocol) return sendJson(res, 404, chatError(`no route ${req.method} ${url.pathname}`, 'invalid_request_error'));
+    open.requests += 1;
+    res.on('close', () => (open.requests -= 1));
+    const error = (status: number, message: string, chatType: string) => (protocol === 'anthropic' ? anthropicError(status, message) : chatError(message, chatType));
 
-    const facts: RequestFacts = {
-      model,
-      turn: turnOf(messages),
-      task: messages.find((m) => m.role === 'user')?.content ?? '',
-    };
+    if (protocol === 'chat' && opts.apiKey && req.headers.authorization !== `Bearer ${opts.apiKey}`) {
+      return sendJson(res, 401, error(401, 'Incorrect API key provided.', 'invalid_api_key'));
+    }
+    if (protocol === 'anthropic' && opts.apiKey && req.headers['x-api-key'] !== opts.apiKey) {
+      return sendJson(res, 401, error(401, 'invalid x-api-key', 'invalid_api_key'));
+    }
+    if (protocol === 'anthropic' && typeof req.headers['anthropic-version'] !== 'string') {
+      return sendJson(res, 400, error(400, 'anthropic-version: header is required', 'invalid_request_error'));
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(await readBody(req));
+    } catch (err) {
+      return sendJson(res, 400, error(400, `request body is not JSON: ${String(err)}`, 'invalid_request_error'));
+    }
+    const request = protocol === 'chat' ? parseChatRequest(json) : parseAnthropicRequest(json);
+    if (typeof request === 'string') return sendJson(res, 400, error(400, request, 'invalid_request_error'));
+    const { model, messages, tools, maxTokens, stream } = request;
+    const input = scriptInputOf(messages, tools);
+
+    const facts: RequestFacts = { model, turn: input.turn, task: input.task, protocol, stream };
     // Logged on arrival, so a test can see a request that a delay is holding.
     const entry: LoggedRequest = { ...facts, status: 0, at: Date.now(), pending: true };
     log.push(entry);
@@ -119,29 +149,49 @@ export async function startProvider(opts: ProviderOptions = {}): Promise<Running
 
     const fault = faults.take(facts);
     if (latencyMs > 0) await delay(latencyMs);
-    if (fault && (await applyFault(fault, res, reply))) {
+    if (fault && (await applyFault(fault, protocol, stream, res, reply))) {
       // Faults that answer at the socket level: status 0 for a reset.
       if (fault.type === 'reset' || fault.type === 'malformed' || (fault.type === 'down' && fault.status === undefined)) settle(fault.type === 'malformed' ? 200 : 0);
       return;
     }
 
     const script = Object.hasOwn(scenarios, model) ? scenarios[model] : undefined;
-    if (!script) return reply(404, apiError(`The model \`${model}\` does not exist.`, 'model_not_found'));
+    if (!script) return reply(404, error(404, `The model \`${model}\` does not exist.`, 'model_not_found'));
     const broken = protocolError(messages);
-    if (broken) return reply(400, apiError(broken, 'invalid_request_error'));
+    if (broken) return reply(400, error(400, broken, 'invalid_request_error'));
     // A harness asking for a summary of old turns (context strategy "summarize").
-    if (messages[0]?.role === 'system' && messages[0].content === SUMMARY_INSTRUCTION) {
-      return reply(200, await completion(model, { type: 'answer', content: summaryOf(String(messages[1]?.content ?? '')) }, messages, tools, maxTokens));
-    }
+    const scripted: ScriptedReply =
+      messages[0]?.role === 'system' && messages[0].content === SUMMARY_INSTRUCTION
+        ? { type: 'answer', content: summaryOf(String(messages[1]?.content ?? '')) }
+        : script(input);
+    const answer = await answerOf(model, scripted, messages, tools, maxTokens);
+    const usage = fault?.type !== 'no_usage';
+    // Faults that strike part-way through the reply: after some events of a stream, half-way through a body.
+    const cut = fault?.type === 'truncated' || (fault?.type === 'malformed' && stream) ? fault : null;
 
-    const toolText = messages
-      .filter((m) => m.role === 'tool')
-      .map((m) => m.content ?? '')
-      .join('\n');
-    const toolNames = (tools ?? []).map((t) => (t as { function?: { name?: string } }).function?.name ?? '');
-    const answerBody = await completion(model, script({ turn: facts.turn, toolText, toolNames, task: facts.task }), messages, tools, maxTokens);
-    if (fault?.type === 'no_usage') delete (answerBody as { usage?: unknown }).usage;
-    reply(200, answerBody);
+    if (!stream) {
+      const payload = protocol === 'chat' ? chatBody(answer) : anthropicBody(answer, { usage });
+      if (protocol === 'chat' && !usage) delete (payload as { usage?: unknown }).usage;
+      if (!cut) return reply(200, payload);
+      entry.cut = true;
+      settle(200);
+      return sendHalf(res, JSON.stringify(payload));
+    }
+    const frames = protocol === 'chat' ? chatStreamFrames(answer, { includeUsage: request.includeUsage, usage }) : anthropicStreamFrames(answer, { usage });
+    const sent = cut ? frames.slice(0, Math.min(cut.afterParts ?? DEFAULT_AFTER_PARTS, frames.length)) : frames;
+    if (cut?.type === 'malformed') sent.push(protocol === 'chat' ? BROKEN_CHAT_FRAME : BROKEN_ANTHROPIC_FRAME);
+    if (cut) entry.cut = true;
+    open.streams += 1;
+    const progress = { ended: false };
+    // Logged the moment the client goes away, not when the next event would have been due.
+    res.on('close', () => {
+      open.streams -= 1;
+      if (progress.ended) return;
+      entry.aborted = true;
+      settle(200);
+    });
+    await sendStream(res, sent, chunkDelayMs, progress);
+    settle(200);
   }
 
   function control(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> | void {
@@ -161,6 +211,10 @@ export async function startProvider(opts: ProviderOptions = {}): Promise<Running
       const marker = url.searchParams.get('taskIncludes');
       return sendJson(res, 200, marker ? log.filter((r) => r.task.includes(marker)) : log);
     }
+    if (url.pathname === '/_control/connections' && req.method === 'GET') {
+      const counts: ProviderConnections = { requests: open.requests, streams: open.streams, sockets: open.sockets.size };
+      return sendJson(res, 200, counts);
+    }
     sendJson(res, 404, { error: 'unknown control route' });
   }
 
@@ -178,81 +232,70 @@ export async function startProvider(opts: ProviderOptions = {}): Promise<Running
   };
 }
 
-/** Returns true when the fault answered the request itself. */
+/** Returns true when the fault answered the request itself (the faults that strike mid-reply are the caller's). */
 async function applyFault(
   fault: Fault,
+  protocol: Protocol,
+  stream: boolean,
   res: ServerResponse,
   reply: (status: number, payload: unknown, headers?: Record<string, string>) => void,
 ): Promise<boolean> {
+  const error = (status: number, message: string) => (protocol === 'anthropic' ? anthropicError(status, message) : chatError(message, 'injected_fault'));
   switch (fault.type) {
     case 'delay':
       await delay(fault.ms);
       return false;
     case 'no_usage':
+    case 'truncated':
       return false;
     case 'reset':
       res.socket?.destroy();
       return true;
     case 'down':
       if (fault.status === undefined) res.socket?.destroy();
-      else reply(fault.status, apiError(`injected outage: ${fault.status}`, 'injected_fault'));
+      else reply(fault.status, error(fault.status, `injected outage: ${fault.status}`));
       return true;
     case 'malformed':
+      if (stream) return false;
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('{"id": "chatcmpl-broken", "choices": [');
+      res.end(protocol === 'anthropic' ? '{"id": "msg_broken", "type": "message", "content": [' : '{"id": "chatcmpl-broken", "choices": [');
       return true;
     case 'status': {
       const headers: Record<string, string> =
         fault.retryAfterSec !== undefined ? { 'retry-after': String(fault.retryAfterSec) } : {};
-      reply(fault.status, apiError(fault.message ?? `injected ${fault.status}`, 'injected_fault'), headers);
+      reply(fault.status, error(fault.status, fault.message ?? `injected ${fault.status}`), headers);
       return true;
     }
   }
 }
 
 /**
- * One reply with its usage. Like a real API it honours max_tokens: a reply
- * longer than that is cut (its text, or the start of its tool calls' JSON as
- * text) and finishes with "length"; only an `overbill` script reports more.
- * Counted in time slices, so one request with a long unbroken string does
- * not stall every other request the provider is serving.
+ * Writes a stream's events with a pause between two, and stops when the
+ * client goes away; `progress.ended` once every event was sent.
  */
-async function completion(model: string, script: ScriptedReply, messages: WireMessage[], tools: unknown[] | undefined, maxTokens: number | null) {
-  let toolCalls =
-    script.type === 'calls'
-      ? script.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.args) } }))
-      : script.type === 'raw_calls'
-        ? script.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }))
-        : undefined;
-  let content = script.type === 'answer' ? script.content : null;
-  const prompt = await countPromptTokensAsync(messages, tools);
-  let out = await countCompletionTokensAsync(content, toolCalls);
-  let cut = false;
-  if (maxTokens !== null && out > maxTokens) {
-    content = await truncateToTokensAsync(content ?? JSON.stringify(toolCalls), maxTokens);
-    toolCalls = undefined;
-    out = Math.min(maxTokens, await countCompletionTokensAsync(content, undefined));
-    cut = true;
+async function sendStream(res: ServerResponse, frames: string[], chunkDelayMs: number, progress: { ended: boolean }): Promise<void> {
+  let closed = false;
+  res.on('close', () => (closed = true));
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  for (const [i, frame] of frames.entries()) {
+    if (i > 0 && chunkDelayMs > 0) await delay(chunkDelayMs);
+    if (closed) return;
+    if (!res.write(frame)) {
+      await new Promise<void>((resolve) => {
+        res.once('drain', resolve);
+        res.once('close', resolve);
+      });
+    }
   }
-  if (script.overbill) out = Math.max(out, maxTokens ?? out) + 1000;
-  return {
-    id: `chatcmpl-${model}-${messages.length}`,
-    object: 'chat.completion',
-    created: Math.floor(Date.now() / 1000),
-    model,
-    choices: [
-      {
-        index: 0,
-        message: { role: 'assistant', content, ...(toolCalls ? { tool_calls: toolCalls } : {}) },
-        finish_reason: cut ? 'length' : toolCalls ? 'tool_calls' : 'stop',
-      },
-    ],
-    usage: { prompt_tokens: prompt, completion_tokens: out, total_tokens: prompt + out },
-  };
+  if (closed) return;
+  progress.ended = true;
+  res.end();
 }
 
-function apiError(message: string, type: string) {
-  return { error: { message, type } };
+/** The first half of a body that promised all of it (its content-length), then the connection closed. */
+function sendHalf(res: ServerResponse, text: string): void {
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.write(text.slice(0, Math.floor(text.length / 2)), () => res.socket?.destroy());
 }
 
 function sendJson(res: ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}): void {
@@ -275,15 +318,6 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
-}
-
-/**
- * The turn index: assistant messages so far, plus the turns a harness dropped
- * to fit a context window and said so in a note, so a long run keeps counting
- * — and keeps its call ids unique — after a cut.
- */
-function turnOf(messages: WireMessage[]): number {
-  return messages.filter((m) => m.role === 'assistant').length + omittedTurns(messages);
 }
 
 /** A deterministic summary: which calls the folded turns made, and how much their tools returned. */

@@ -1,0 +1,44 @@
+// A request to the scripted provider in one shape whatever its protocol: its
+// messages as chat completions would carry them (an Anthropic request is
+// converted by ./anthropic.ts), so the scenarios, the protocol check, the
+// token counts and the fault matching are written once.
+import { omittedTurns } from '../../common/context-window.js';
+import type { WireMessage } from '../../common/tokens.js';
+import type { ScriptInput } from './scenarios.js';
+
+export type Protocol = 'chat' | 'anthropic';
+
+export interface ScriptedRequest {
+  protocol: Protocol;
+  model: string;
+  /** The conversation as chat-completions messages, the system prompt first when there is one. */
+  messages: WireMessage[];
+  /** Tool definitions in chat-completions shape (`{type: "function", function: {name, description, parameters}}`). */
+  tools: unknown[] | undefined;
+  maxTokens: number | null;
+  stream: boolean;
+  /** Chat completions only: `stream_options.include_usage`. Anthropic streams always carry usage. */
+  includeUsage: boolean;
+}
+
+/** What a scenario reads of a request: the turn, what the tools returned, the tools offered and the task. */
+export function scriptInputOf(messages: WireMessage[], tools: unknown[] | undefined): ScriptInput {
+  return {
+    turn: turnOf(messages),
+    toolText: messages
+      .filter((m) => m.role === 'tool')
+      .map((m) => m.content ?? '')
+      .join('\n'),
+    toolNames: (tools ?? []).map((t) => (t as { function?: { name?: string } }).function?.name ?? ''),
+    task: messages.find((m) => m.role === 'user')?.content ?? '',
+  };
+}
+
+/**
+ * The turn index: assistant messages so far, plus the turns a harness dropped
+ * to fit a context window and said so in a note, so a long run keeps counting
+ * — and keeps its call ids unique — after a cut.
+ */
+export function turnOf(messages: WireMessage[]): number {
+  return messages.filter((m) => m.role === 'assistant').length + omittedTurns(messages);
+}
