@@ -32,6 +32,25 @@ export default tseslint.config(
       ],
     },
   },
+  // examples/ is what a team writes: it imports the package's public entries
+  // only (workflows/index, worker/index, activities/tools/index,
+  // client/index, dev/testing), never a module past them.
+  {
+    files: ['examples/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+(?!\\.\\./)(?!(workflows/index|worker/index|activities/tools/index|client/index|dev/testing)\\.js$)',
+              message: 'Examples use the package\'s public entries only (workflow, worker, tools, client, testing): what a team outside this repository can import.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   // The layers, bottom up: common; workflows; activities; worker (process
   // start-up, and the embedded dev server it starts when no address is set);
   // client. That is the product. dev/ (the scripted provider, the local model,
