@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineTool, type ToolDefinition } from '../activities/tools/index.js';
 import { AgentPlugin, type AgentPluginOptions } from '../worker/index.js';
 import { decideUpdate, statusQuery } from '../common/run-messages.js';
-import { GzipPayloadCodec } from '../common/payload-codec.js';
+import { EncryptionPayloadCodec, GzipPayloadCodec } from '../common/payload-codec.js';
 import type { AgentInput } from '../common/contract.js';
 import { PROJECT_ROOT } from '../common/project-root.js';
 import { livePollers } from '../worker/tool-routing.js';
@@ -147,9 +147,11 @@ describe('AgentPlugin in a team’s worker', () => {
     const teamCodec = { encode: async (p: Payload[]) => p, decode: async (p: Payload[]) => p };
     const alone = new Client({ connection: client.connection, dataConverter: { payloadCodecs: [teamCodec] }, plugins: [AgentPlugin.forClient(), AgentPlugin.forClient()] });
     const codecs = alone.options.dataConverter.payloadCodecs ?? [];
-    expect(codecs.length).toBe(2);
+    // Compress, then encrypt (a pass-through without keys, there to refuse an encrypted payload by its key id), then the team's.
+    expect(codecs.length).toBe(3);
     expect(codecs[0]).toBeInstanceOf(GzipPayloadCodec);
-    expect(codecs[1]).toBe(teamCodec);
+    expect(codecs[1]).toBeInstanceOf(EncryptionPayloadCodec);
+    expect(codecs[2]).toBe(teamCodec);
   });
 
   it('merges with the team’s own sinks and interceptors instead of replacing them', () => {

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_TOOLS } from '../activities/tools/builtin.js';
 import { Toolset } from '../activities/tools/toolset.js';
+import { defineTool, type ToolDefinition } from '../activities/tools/define-tool.js';
 import type { AgentInput, RunConfig, RunResult, RunStatusView } from '../common/contract.js';
 import { definitionChanges, definitionHash, definitionSource, unaskedChanges } from '../common/definition.js';
 import { parseInput } from '../common/input.js';
@@ -19,8 +20,11 @@ import { useHarness } from './harness.js';
 const h = useHarness();
 const task = 'Which file mentions a timeout?';
 const capped = (maxTurns: number): AgentInput => ({ task, model: 'runaway', dedupe: 'off', limits: { maxTurns, maxBudgetUsd: null } });
-// The same tools as a later deploy might ship them: one description reworded.
-const reworded = new Toolset(BUILTIN_TOOLS.map((t) => (t.name === 'list_files' ? { ...t, description: `${t.description} (reworded)` } : t)));
+// A deployment's own tool, and the same tool as a later deploy might ship it: its description reworded.
+const noteLookup = (description: string): ToolDefinition =>
+  defineTool({ name: 'note_lookup', description, parameters: { type: 'object', properties: {}, additionalProperties: false }, readOnly: true, run: async () => 'no notes' });
+const original = new Toolset([...BUILTIN_TOOLS, noteLookup('Look a note up.')]);
+const reworded = new Toolset([...BUILTIN_TOOLS, noteLookup('Look a note up (reworded).')]);
 
 describe('definitionHash (pure)', () => {
   const cfg = parseInput({ task, model: 'runaway', system: 'be brief' });
@@ -78,7 +82,10 @@ describe('definitionHash in runs', () => {
   });
 
   it('a resume whose tool specs moved under it is refused naming the field; acknowledged, it runs and says so; AGENT_DEFINITION_CHANGE=allow lets it through', { timeout: 120_000 }, async () => {
-    const first = await h.start(capped(2));
+    const q1 = `defs-first-${randomUUID().slice(0, 6)}`;
+    const older = await h.startWorker({ taskQueue: q1, toolset: original });
+    const first = await h.client.workflow.start('agentRun', { taskQueue: q1, workflowId: `defs-first-${randomUUID().slice(0, 8)}`, args: [capped(2)] });
+    h.track(first.workflowId, first.firstExecutionRunId);
     const stopped = (await first.result()) as RunResult;
     const q2 = `defs-${randomUUID().slice(0, 6)}`;
     const q3 = `defs-allow-${randomUUID().slice(0, 6)}`;
@@ -107,6 +114,8 @@ describe('definitionHash in runs', () => {
     } finally {
       await newer.shutdown();
       await allowing.shutdown();
+      // Last: a resume reads its source's configuration by a query, which a worker of the source's queue answers.
+      await older.shutdown();
     }
   });
 });

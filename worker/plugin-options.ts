@@ -159,6 +159,7 @@ const runDefaults = strictObject(
     maxToolResultChars: positiveInt.optional(),
     continueAsNewAtHistoryBytes: positiveInt.optional(),
     requireArgsHash: strings.optional(),
+    definitionChange: oneOf(['refuse', 'allow']).optional(),
   },
   NOT_OBJECT,
   'is not a run default',
