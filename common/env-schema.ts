@@ -15,7 +15,8 @@ const positiveInt = z
   .transform(Number)
   .optional();
 
-function isHttpUrl(s: string): boolean {
+/** An http: or https: URL: what the model calls' fetch takes. */
+export function isHttpUrl(s: string): boolean {
   try {
     const { protocol } = new URL(s);
     return protocol === 'http:' || protocol === 'https:';

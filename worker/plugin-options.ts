@@ -3,6 +3,7 @@
 // option), and the defaults. Each option is a setting of the standalone
 // worker, which reads it from the environment (common/config.ts) and passes
 // it here; the table in docs/plugin.md pairs them.
+import { isHttpUrl } from '../common/env-schema.js';
 import type { PayloadKey } from '../common/payload-keys.js';
 import type { Resource } from '@opentelemetry/resources';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -130,14 +131,6 @@ const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => z.e
 const withMethods = <T>(what: string, ...methods: string[]) =>
   z.custom<T>((v) => typeof v === 'object' && v !== null && methods.every((m) => typeof (v as Record<string, unknown>)[m] === 'function'), { message: `must be ${what}` });
 
-function isHttpUrl(s: string): boolean {
-  try {
-    const { protocol } = new URL(s);
-    return protocol === 'http:' || protocol === 'https:';
-  } catch {
-    return false;
-  }
-}
 
 const pricing = strictObject({ inputPerMTokUsd: nonNegative, outputPerMTokUsd: nonNegative }, 'must be an object like {"inputPerMTokUsd": 2, "outputPerMTokUsd": 12}');
 
