@@ -1,0 +1,36 @@
+// Where a model activity hands the reply's text as it arrives. The model
+// activity (activities/model.ts) opens one TokenStream per attempt and writes
+// each text delta; the worker's sink (the run's live stream, topic `events`)
+// decides how to batch and publish them. Kept apart from both so the model
+// backends and the stream can change without touching each other.
+
+/** The attempt a stream of tokens belongs to: a retried attempt's tokens are told apart by `attempt`. */
+export interface TokenAttempt {
+  workflowId: string;
+  /** The model turn (1-based) this call is for. */
+  turn: number;
+  /** Temporal's activity attempt number (1 for the first try). */
+  attempt: number;
+}
+
+export interface TokenStream {
+  /** One delta of reply text, in arrival order. Never throws; never blocks the call. */
+  text(delta: string): void;
+  /**
+   * The attempt ended. `counted`: its reply is the turn's reply; `failed`: it
+   * will be retried or the run fails (subscribers drop its tokens); `stopped`:
+   * a Stop cut it short (what arrived is what was said). Resolves once what
+   * was written is published, or gives up quietly: a stream that cannot be
+   * written never fails the model call.
+   */
+  close(outcome: 'counted' | 'failed' | 'stopped'): Promise<void>;
+}
+
+export interface TokenSink {
+  open(call: TokenAttempt): TokenStream;
+}
+
+/** The sink of a worker that streams nothing: model calls are not streamed. */
+export const NO_TOKENS: TokenSink = {
+  open: () => ({ text: () => undefined, close: async () => undefined }),
+};
