@@ -9,6 +9,7 @@
 // before it or after it, never half of it.
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
 import { lineKey, readTraceFile, traceFile, type TraceEntry, type TraceLine } from '../common/trace-format.js';
 
 export type { TraceEntry, TraceLine } from '../common/trace-format.js';
@@ -92,7 +93,7 @@ export class TraceWriter {
    */
   private lock(file: string): () => void {
     const lock = `${file}.lock`;
-    const me = `${process.pid} ${HOST} ${Date.now()}`;
+    const me = `${process.pid} ${HOST} ${Date.now()} ${randomUUID()}`;
     const started = Date.now();
     for (let spins = 0; ; spins++) {
       try {
@@ -100,7 +101,12 @@ export class TraceWriter {
         writeSync(fd, me);
         closeSync(fd);
         if (spins) this.lockWaitMs += Date.now() - started;
-        return () => unlinkSync(lock);
+        // Released only while it is still ours: a holder stalled past
+        // STALE_LOCK_MS on another host may have seen it broken and a new
+        // writer take it, and removing that writer's lock would let a third in.
+        return () => {
+          if (readLock(lock)?.text === me) unlinkSync(lock);
+        };
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       }
@@ -159,9 +165,13 @@ function readLock(lock: string): { text: string; pid: number; host: string; mtim
   }
 }
 
-function isStale(holder: { pid: number; host: string; mtimeMs: number }): boolean {
-  if (Date.now() - holder.mtimeMs > STALE_LOCK_MS) return true;
-  if (holder.host !== HOST || !Number.isInteger(holder.pid) || holder.pid <= 0) return false;
+export function isStale(holder: { pid: number; host: string; mtimeMs: number }): boolean {
+  // On this host the holder's process says for certain: a live writer keeps
+  // its lock however long it holds it (a stalled event loop, a slow disk).
+  // Across hosts only age can tell, so a lock older than STALE_LOCK_MS is
+  // taken to be a dead writer's.
+  const local = holder.host === HOST && Number.isInteger(holder.pid) && holder.pid > 0;
+  if (!local) return Date.now() - holder.mtimeMs > STALE_LOCK_MS;
   try {
     process.kill(holder.pid, 0);
     return false;

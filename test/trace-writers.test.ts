@@ -4,11 +4,12 @@
 // reader took and in the file at the end.
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { isStale, STALE_LOCK_MS } from '../activities/trace-file.js';
 import { lineKey, readTrace } from '../common/trace-format.js';
 import { PROJECT_ROOT } from '../common/project-root.js';
 import { waitFor } from './harness.js';
@@ -61,5 +62,24 @@ describe('two trace writers in two processes', () => {
     expect(read.problems).toEqual([]);
     expect(read.snapshots).toBeGreaterThan(10);
     expect(read.lines).toBe(COUNT * 3);
+  });
+});
+
+describe('a trace lock', () => {
+  const now = Date.now();
+  it('held by a live process on this host is never stale, however old (a stalled writer keeps its lock)', () => {
+    expect(isStale({ pid: process.pid, host: hostname(), mtimeMs: now - 10 * STALE_LOCK_MS })).toBe(false);
+  });
+
+  it('held by a process on this host that has exited is stale at once', async () => {
+    const child = spawn(process.execPath, ['-e', '']);
+    const pid = child.pid ?? 0;
+    await new Promise((resolve) => child.once('exit', resolve));
+    expect(isStale({ pid, host: hostname(), mtimeMs: now })).toBe(true);
+  });
+
+  it("held on another host is stale only past STALE_LOCK_MS (its process cannot be asked)", () => {
+    expect(isStale({ pid: process.pid, host: 'elsewhere', mtimeMs: now - STALE_LOCK_MS - 1000 })).toBe(true);
+    expect(isStale({ pid: process.pid, host: 'elsewhere', mtimeMs: now })).toBe(false);
   });
 });
