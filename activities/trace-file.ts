@@ -56,7 +56,7 @@ export class TraceWriter {
   private writeLocked(file: string, key: string, workflowId: string, event: TraceEntry, opts: { onlyIfMissing?: boolean }): 'appended' | 'duplicate' | 'replaced' {
     const lines = this.linesFor(file);
     if (opts.onlyIfMissing && lines.has(key)) return 'duplicate';
-    // runId: the workflow id under the name the trace was published with (CONTRACT.md); workflowId: the same, by its name.
+    // runId: the workflow id under the name the trace was published with (the contract); workflowId: the same, by its name.
     const content = JSON.stringify({ runId: workflowId, workflowId, ...event });
     const full = JSON.stringify({ ts: new Date().toISOString(), runId: workflowId, workflowId, ...event });
     const prior = lines.get(key);

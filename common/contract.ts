@@ -476,7 +476,7 @@ export interface ContextPolicy {
   keepRecentTurns: number;
 }
 
-/** The task queue the harness's workers poll unless AGENT_TASK_QUEUE says otherwise (CONTRACT.md). */
+/** The task queue the harness's workers poll unless AGENT_TASK_QUEUE says otherwise (the contract). */
 export const DEFAULT_TASK_QUEUE = 'agent-harness';
 
 /** `forkFrom` as the input carries it: a run (its workflow id, optionally one execution) or an exported transcript. */

@@ -1,6 +1,6 @@
 // The message contract of `agentRun` in one place: signal, update and query
 // definitions and their payloads, shared by the workflow, the CLI and the
-// tests. The names are part of CONTRACT.md: do not rename them.
+// tests. The names are part of the contract (README, "The contract"): do not rename them.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ChatMessage, RunConfig, RunStatusView } from './contract.js';
 
@@ -41,7 +41,7 @@ export interface SteerInput {
   interrupt?: boolean;
 }
 
-/** A hard budget's raise: refused unless higher than the budget now (CONTRACT.md). */
+/** A hard budget's raise: refused unless higher than the budget now (the contract). */
 export interface RaiseBudgetInput {
   maxBudgetUsd: number;
   by: string;

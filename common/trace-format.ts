@@ -1,4 +1,4 @@
-// The trace format (CONTRACT.md) and its readers. The JSONL trace on disk: one file per run chain under TRACE_DIR, one object
+// The trace format (README, "The contract") and its readers. The JSONL trace on disk: one file per run chain under TRACE_DIR, one object
 // per line, each with runId, seq and type. A workflow id can be used again once
 // its run closed, and a reset makes another run of the same id that replays
 // the first one's beginning, so the file is named by the workflow id *and*

@@ -1,5 +1,5 @@
 // What one model call costs at a run's prices. Shared by the workflow and the
-// turn-costs activity (`agent-harness costs`).
+// turn-costs activity (activities/turn-costs.ts, which a fork's export reads).
 import type { Pricing, Usage } from './contract.js';
 
 // --- money

@@ -1,4 +1,4 @@
-// A hard budget's input, checked where every input is (workflows/input.ts):
+// A hard budget's input, checked where every input is (common/input.ts):
 // settings a soft budget would ignore are refused, not silently dropped, and
 // a model the worker cannot price is refused naming it.
 import { describe, expect, it } from 'vitest';

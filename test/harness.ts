@@ -76,6 +76,8 @@ export interface HarnessOptions {
   worker?: boolean;
   /** Payload keys for the file's client and worker (absent: AGENT_PAYLOAD_KEYS, unset in the suite: none). */
   payloadKeys?: readonly PayloadKey[];
+  /** false: replay only the runs h.start started or h.track named, not every run on the file's queues (for a file whose runs ran other code on purpose). */
+  replayQueues?: boolean;
 }
 
 /** Registers beforeAll/afterAll that bring a worker up and down around the file's tests. */
@@ -95,6 +97,9 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
 
   const started: { workflowId: string; runId: string }[] = [];
   const tracked: { workflowId: string; runId?: string }[] = [];
+  // Every queue a worker of this file polled: the runs on them are replayed
+  // at the end too, however a test started them (the CLI, a raw client, a child).
+  const queues = new Set<string>([h.taskQueue]);
   beforeAll(async () => {
     if (!runtimeInstalled) {
       Runtime.install({ logger: new DefaultLogger('ERROR') });
@@ -128,6 +133,7 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
     if (h.client) {
       // A tracked run's first execution, when the test did not know it: any run of the id (the replay lists the others).
       for (const t of tracked) started.push({ workflowId: t.workflowId, runId: t.runId ?? (await h.client.workflow.getHandle(t.workflowId).describe()).runId });
+      if (opts.replayQueues !== false) started.push(...(await runsOnQueues(h.client, queues)));
       await replayAll(h.client, started, opts.payloadKeys);
     }
     await h.client?.connection.close();
@@ -154,6 +160,7 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
   h.prepareWorker = async (extra = {}) => {
     const connection = await NativeConnection.connect({ address });
     const taskQueue = extra.taskQueue ?? h.taskQueue;
+    queues.add(taskQueue);
     const w = await createAgentWorker({
       connection,
       taskQueue,
@@ -212,6 +219,15 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | null | u
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** Every execution visibility lists on these task queues (the dev server's visibility is written with the run, so none is missed). */
+async function runsOnQueues(client: Client, queues: ReadonlySet<string>): Promise<{ workflowId: string; runId: string }[]> {
+  const runs: { workflowId: string; runId: string }[] = [];
+  for (const q of queues) {
+    for await (const w of client.workflow.list({ query: `TaskQueue = ${JSON.stringify(q)}` })) runs.push({ workflowId: w.workflowId, runId: w.runId });
+  }
+  return runs;
 }
 
 /** Replays every execution of these runs (see test/replay/executions.ts); throws naming every one that diverges. */

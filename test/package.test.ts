@@ -22,7 +22,7 @@ import {
   type Packed,
 } from './package-consumer.js';
 
-/** A name each entry must export: the ones CONTRACT.md fixes. */
+/** A name each entry must export: the ones the contract fixes (README, "As a package"). */
 const MUST_EXPORT: Record<string, string[]> = {
   workflow: ['agentRun'],
   worker: ['AgentPlugin'],

@@ -1,4 +1,4 @@
-// The worker's environment is read in one place (worker/config.ts); a value
+// The worker's environment is read in one place (common/config.ts, by the schema of common/env-schema.ts); a value
 // that would hurt runs is refused there, with the reason, before anything starts.
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';

@@ -35,7 +35,7 @@ export function exitForError(err: unknown, cancelReason: string | null): Exit {
 
 export const isCancelledExit = (exit: Exit): boolean => exit.status === 'interrupted' && exit.interruption.type === 'cancelled';
 
-/** `runId`: the workflow id under the name results were published with (CONTRACT.md); `workflowId`: the same. */
+/** `runId`: the workflow id under the name results were published with (the contract); `workflowId`: the same. */
 export function runResult(workflowId: string, exit: Exit, state: RunState): RunResult {
   return {
     runId: workflowId,

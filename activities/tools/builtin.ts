@@ -1,4 +1,4 @@
-// The tools a worker offers when its deployment names none (AGENT_TOOLS_MODULE).
+// The tools a worker offers when its deployment names none (AGENT_TOOLS_MODULES).
 import deleteFile from './delete-file.js';
 import type { AnyToolDefinition } from './define-tool.js';
 import listFiles from './list-files.js';

@@ -1,4 +1,4 @@
-// The external contract (shared CONTRACT.md) through the real `temporal` CLI,
+// The external contract (README, "The contract") through the real `temporal` CLI,
 // on the production server: start, the status query, the approve, reject and
 // cancel signals, the decide update, and `workflow list --query` on every
 // search attribute the harness defines, answered by PostgreSQL visibility.
