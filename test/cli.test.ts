@@ -188,7 +188,7 @@ describe('the agent-harness CLI', () => {
     expect(refused.stderr).toMatch(/cannot resume: run .* is completed/);
   });
 
-  it('approve through the CLI with a wrong call id is refused; the trace command prints the run', async () => {
+  it('approve through the CLI with a wrong call id is refused; the trace command prints the run', { timeout: 180_000 }, async () => {
     const ws = freshWorkspace();
     const id = `cli-approve-${ws}`;
     await exec(bin, ['run', '--model', 'destructive', '--workspace', ws, '--id', id, '--detach'], { env: env() });
