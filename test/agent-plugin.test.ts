@@ -215,7 +215,7 @@ describe('AgentPlugin in a team’s worker', () => {
     await parent.cancel();
     await waitFor('the Stop to reach the tool', () => stops.aborted);
     // The child ends as a stopped run; the parent, cancelled, fails with the cancellation.
-    const childResult = (await (child as WorkflowHandle<typeof agentRun>).result());
+    const childResult = await (child as WorkflowHandle<typeof agentRun>).result();
     expect(childResult).toMatchObject({ status: 'interrupted', interruption: { type: 'cancelled' } });
     const outcome = await parent.result().then(
       (r) => ({ completed: r.agent.status }),
@@ -226,7 +226,7 @@ describe('AgentPlugin in a team’s worker', () => {
 });
 
 describe('bad input at Worker.create: one error naming it, and no worker polls', () => {
-  const good = remember as ToolDefinition;
+  const good = remember;
   /** Worker.create with the plugin on a queue of its own: the error, after checking nobody polls that queue. */
   async function refusal(options: AgentPluginOptions | (() => AgentPluginOptions), extra: Partial<WorkerOptions> = {}, namespace = 'default'): Promise<string> {
     const queue = `bad-${randomUUID().slice(0, 8)}`;

@@ -6,7 +6,6 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { approveSignal, decideUpdate, rejectSignal, statusQuery, transcriptQuery } from '../common/run-messages.js';
-import type { RunResult } from '../common/contract.js';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness.js';
 
 const h = useHarness();
@@ -31,7 +30,7 @@ describe('destructive scenario', () => {
     });
 
     await handle.signal(approveSignal, { callId: 'c2', by: 'alice' });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ status: 'completed', turns: 3, toolRuns: 2, output: 'Deleted access.log to free space.' });
     expect(existsSync(join(h.workspaceRoot, ws, 'access.log'))).toBe(false);
     expect(existsSync(join(h.workspaceRoot, ws, 'errors.log'))).toBe(true);
@@ -42,7 +41,7 @@ describe('destructive scenario', () => {
     const handle = await h.start({ task, model: 'destructive', workspace: ws });
     await waitForApproval(handle, 'c2');
     await handle.signal(rejectSignal, { callId: 'c2', reason: 'access.log is needed for the audit', by: 'bob' });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ status: 'completed', turns: 3, toolRuns: 1, output: 'I did not delete anything: you declined the deletion.' });
     expect(existsSync(join(h.workspaceRoot, ws, 'access.log'))).toBe(true);
     const declined = (await handle.query(transcriptQuery)).find((m) => m.role === 'tool' && m.tool_call_id === 'c2');
@@ -56,7 +55,7 @@ describe('destructive scenario', () => {
     const handle = await h.start({ task, model: 'destructive', workspace: ws, experimentalEmptyRejection: true });
     await waitForApproval(handle, 'c2');
     await handle.signal(rejectSignal, { callId: 'c2' });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r.output).toBe('Deleted access.log to free space.');
     expect(existsSync(join(h.workspaceRoot, ws, 'access.log'))).toBe(true);
   });
@@ -87,7 +86,7 @@ describe('destructive scenario', () => {
     const view = await handle.executeUpdate(decideUpdate, { args: [{ callId: 'c2', decision: 'approve', by: 'carol' }] });
     expect(view.interruption).toBeNull();
     expect(view.status).toBe('running');
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r.output).toBe('Deleted access.log to free space.');
     expect(existsSync(join(h.workspaceRoot, ws, 'access.log'))).toBe(false);
   });
@@ -114,7 +113,7 @@ describe('a provider that sends the same call id every turn', () => {
     await waitFor('the second call_0 to park', () => h.events(handle.workflowId).filter((l) => l.type === 'approval_required').length === 2);
     expect(await handle.query(statusQuery)).toMatchObject({ interruption: { callId: 'call_0', args: { path: 'notes.txt' } } });
     await handle.signal(rejectSignal, { callId: 'call_0', reason: 'keep the notes', by: 'bob' });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ status: 'completed', turns: 3, toolRuns: 1 });
     expect(existsSync(join(h.workspaceRoot, ws, 'access.log'))).toBe(false);
     expect(existsSync(join(h.workspaceRoot, ws, 'notes.txt'))).toBe(true);

@@ -57,7 +57,7 @@ describe('argsHash of a parked call', () => {
     expect(typo).toMatchObject({ code: 2, stderr: expect.stringContaining('--args-hash must be 64 hex digits') });
     const ok = await exec(bin, ['approve', handle.workflowId, 'c2', '--by', 'carol', '--args-hash', ACCESS_LOG.toUpperCase()], { env: env(), timeout: 60_000 });
     expect(ok.stdout).toContain('approved c2');
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ status: 'completed', output: 'Deleted access.log to free space.' });
     expect(existsSync(join(h.workspaceRoot, ws, 'access.log'))).toBe(false);
     expect(h.events(handle.workflowId).find((l) => l.type === 'approval_decided')).toMatchObject({ by: 'carol', decision: 'approve', argsHash: ACCESS_LOG });
@@ -103,7 +103,7 @@ describe('a decision is used once', () => {
     const source = await h.start({ task: 'Tidy up.', model: 'same_call_id', workspace: ws, approvalTimeoutMs: 3000 });
     await waitForApproval(source, 'call_0');
     await source.signal(approveSignal, { callId: 'call_0', by: 'alice', argsHash: ACCESS_LOG });
-    const stopped = (await source.result()) as RunResult;
+    const stopped = await source.result();
     expect(stopped).toMatchObject({ status: 'interrupted', interruption: { callId: 'call_0', args: { path: 'notes.txt' } } });
 
     const resumed = await h.start({ task: 'ignored', resumeFrom: source.workflowId, approvalTimeoutMs: null });
@@ -115,7 +115,7 @@ describe('a decision is used once', () => {
     await resumed.signal(approveSignal, { callId: 'call_0', by: 'alice', argsHash: ACCESS_LOG });
     await waitFor('the stale approval traced', () => h.events(resumed.workflowId).find((l) => l.type === 'signal_ignored'));
     await resumed.signal('reject', { callId: 'call_0', reason: 'keep the notes', by: 'bob' });
-    const r = (await resumed.result()) as RunResult;
+    const r = await resumed.result();
     expect(r.status).toBe('completed');
     expect(existsSync(join(h.workspaceRoot, ws, 'notes.txt'))).toBe(true);
     const declined = (await resumed.query(transcriptQuery)).filter((m) => m.role === 'tool' && m.content.includes('keep the notes'));

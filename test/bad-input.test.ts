@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensureWorkspace } from '../activities/tools/workspace.js';
 import { approveSignal, cancelSignal, decideUpdate, rejectSignal, statusQuery, transcriptQuery } from '../common/run-messages.js';
-import type { ChatMessage, RunResult } from '../common/contract.js';
+import type { ChatMessage } from '../common/contract.js';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness.js';
 
 const h = useHarness();
@@ -24,7 +24,7 @@ describe('model output', () => {
     ['huge_args', 'huge arguments (210 kB)', /Error: the arguments of read_file are 2\d{5} characters long; the limit is 16384/, 0],
   ])('%s: %s -> an error result the model reads, and the run goes on', async (model, label, expected, toolRuns) => {
     const handle = await h.start({ task: 'Read errors.log.', model });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ status: 'completed', turns: 2, toolRuns });
     const [result] = toolResults(await handle.query(transcriptQuery));
     expect(result.content).toMatch(expected);
@@ -34,7 +34,7 @@ describe('model output', () => {
 
   it('three calls in one turn: three results, each with its call id, in order', async () => {
     const handle = await h.start({ task: 'Read everything.', model: 'three_calls' });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ status: 'completed', turns: 2, toolRuns: 3 });
     expect(toolResults(await handle.query(transcriptQuery)).map((m) => m.tool_call_id)).toEqual(['c1', 'c2', 'c3']);
     matrix.push('model output | three calls in one turn | completed, 3 results c1 c2 c3');
@@ -42,7 +42,7 @@ describe('model output', () => {
 
   it('an empty reply ends the run as completed with an empty answer, and says so', async () => {
     const handle = await h.start({ task: 'Say nothing.', model: 'empty_reply' });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ status: 'completed', output: '', turns: 1 });
     expect(h.events(handle.workflowId).at(-1)).toMatchObject({ type: 'run_stopped', reason: expect.stringContaining('empty reply') });
     matrix.push('model output | empty reply | completed, output "", run_stopped reason names the empty reply');
@@ -55,7 +55,7 @@ describe('tool results and paths', () => {
     const big = 'line of log text\n'.repeat(3000);
     writeFileSync(join(ensureWorkspace(h.workspaceRoot, ws), 'big.log'), big);
     const handle = await h.start({ task: 'Read path=big.log', model: 'read', workspace: ws, maxToolResultChars: 1000 });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     const [result] = toolResults(await handle.query(transcriptQuery));
     expect(result.content).toContain(`[truncated by the harness: the result was ${big.length} characters; only the first 1000 are shown]`);
     expect(result.content.length).toBeLessThan(1200);
@@ -79,7 +79,7 @@ describe('tool results and paths', () => {
       // made by an earlier row
     }
     const handle = await h.start({ task, model: 'read', workspace: ws });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     const [result] = toolResults(await handle.query(transcriptQuery));
     expect(result.content).toMatch(expected);
     expect(result.content).not.toContain('not yours');
@@ -92,7 +92,7 @@ describe('tool results and paths', () => {
     mkdirSync(join(h.workspaceRoot, wsx), { recursive: true });
     writeFileSync(join(ensureWorkspace(h.workspaceRoot, wsx), '.env'), 'API_KEY=sk-live-123');
     const handle = await h.start({ task: 'Read path=.env', model: 'read', workspace: wsx });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r.status).toBe('failed');
     expect(r.error).toContain('access denied');
     expect(JSON.stringify(await handle.query(transcriptQuery))).not.toContain('sk-live-123');
@@ -112,7 +112,7 @@ describe('signals', () => {
     // Still parked on c2: the early approval did not count.
     expect(await handle.query(statusQuery)).toMatchObject({ status: 'interrupted', interruption: { callId: 'c2' } });
     await handle.signal(rejectSignal, { callId: 'c2', reason: 'one is enough' });
-    expect(((await handle.result()) as RunResult).status).toBe('completed');
+    expect((await handle.result()).status).toBe('completed');
     matrix.push('signal | approve a future call id | ignored, traced; the call still waits for its own decision');
     matrix.push('signal | approve an already-decided call id | ignored, traced');
   });
@@ -129,7 +129,7 @@ describe('signals', () => {
     await waitFor('four ignored signals', () => h.trace(handle.workflowId).filter((l) => l.type === 'signal_ignored').length === 4);
     expect(await handle.query(statusQuery)).toMatchObject({ status: 'interrupted', interruption: { callId: 'c2' } });
     await raw.signal('cancel', 42);
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ status: 'interrupted', interruption: { type: 'cancelled', reason: 'cancelled' } });
     matrix.push('signal | approve {} / "c2" / null, reject {callId:5} | ignored, traced "callId must be a string"');
     matrix.push('signal | decide with decision "maybe" | refused by the validator');
@@ -152,7 +152,7 @@ describe('signals', () => {
     const parked = await waitForApproval(handle, 'c2');
     expect(parked.interruption).toMatchObject({ type: 'approval', toolName: 'delete_file' });
     await handle.signal(rejectSignal, { callId: 'c2' });
-    expect(((await handle.result()) as RunResult).toolRuns).toBe(1);
+    expect((await handle.result()).toolRuns).toBe(1);
     matrix.push('approval | identical write under dedupe "all" | asks again; cache never stands in for a decision');
   });
 });

@@ -2,7 +2,6 @@
 // interrupted/cancelled with its reason, and the slow scan reports nothing after it.
 import { describe, expect, it } from 'vitest';
 import { cancelSignal, statusQuery } from '../common/run-messages.js';
-import type { RunResult } from '../common/contract.js';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness.js';
 
 const h = useHarness();
@@ -11,7 +10,7 @@ const task = 'Scan the archive.';
 describe('slow scenario', () => {
   it('completes with progress lines when left alone', async () => {
     const handle = await h.start({ task, model: 'slow' });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ status: 'completed', turns: 2, toolRuns: 1 });
     expect(r.output).toContain('scanned 1200 files');
     const progress = h.trace(handle.workflowId).filter((l) => l.type === 'tool_progress');
@@ -22,7 +21,7 @@ describe('slow scenario', () => {
     const handle = await h.start({ task, model: 'slow' });
     await waitFor('the first progress line', () => h.trace(handle.workflowId).some((l) => l.type === 'tool_progress'));
     await handle.signal(cancelSignal, { reason: 'user pressed Stop' });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ status: 'interrupted', interruption: { type: 'cancelled', reason: 'user pressed Stop' }, turns: 1 });
     // The run waited for the scan to acknowledge the Stop (WAIT_CANCELLATION_COMPLETED): in
     // history, the scan's cancellation is recorded before the run's result.
@@ -45,7 +44,7 @@ describe('slow scenario', () => {
     const handle = await h.start({ task, model: 'slow' });
     await waitFor('the first progress line', () => h.trace(handle.workflowId).some((l) => l.type === 'tool_progress'));
     await handle.cancel();
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r.status).toBe('interrupted');
     expect(r.interruption).toMatchObject({ type: 'cancelled' });
   });
@@ -56,7 +55,7 @@ describe('slow scenario', () => {
     await waitForApproval(handle, 'c2');
     await handle.signal(cancelSignal, { reason: 'changed my mind' });
     await handle.signal(cancelSignal, { reason: 'again' });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ status: 'interrupted', interruption: { type: 'cancelled', reason: 'changed my mind' } });
     expect(await handle.query(statusQuery)).toMatchObject({ status: 'interrupted' });
     // Both cancels can land while the first one's workflow task is in flight, so the

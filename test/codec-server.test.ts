@@ -25,7 +25,7 @@ afterAll(() => new Promise<void>((r) => server.close(() => r())));
 const b64 = (s: string | Uint8Array) => Buffer.from(s).toString('base64');
 async function sealed(text: string) {
   const [p] = await new EncryptionPayloadCodec([KEY]).encode([{ metadata: { encoding: new TextEncoder().encode('json/plain') }, data: new TextEncoder().encode(JSON.stringify(text)) }]);
-  return { metadata: Object.fromEntries(Object.entries(p.metadata!).map(([k, v]) => [k, b64(v!)])), data: b64(p.data!) };
+  return { metadata: Object.fromEntries(Object.entries(p.metadata!).map(([k, v]) => [k, b64(v)])), data: b64(p.data!) };
 }
 const decode = (body: unknown, headers: Record<string, string> = {}) =>
   fetch(`${url}/decode`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });

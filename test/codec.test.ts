@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCodecServer } from '../client/codec-server.js';
 import { GZIP_ENCODING, GzipPayloadCodec } from '../common/payload-codec.js';
 import { findTemporalCli } from '../worker/dev-server/temporal-cli.js';
-import type { RunResult } from '../common/contract.js';
 import { freshWorkspace, useHarness } from './harness.js';
 
 const h = useHarness();
@@ -66,7 +65,7 @@ describe('payload codec', () => {
     for (let i = 0; i < 20; i++) writeFileSync(join(dir, `page${i}.txt`), `page ${i} `.repeat(500));
     for (const f of ['errors.log', 'access.log', 'notes.txt']) writeFileSync(join(dir, f), '');
     const handle = await h.start({ task: 'Read every page.', model: 'bulky', workspace: ws, limits: { maxTurns: 12, maxBudgetUsd: null }, continueAsNewAtHistoryBytes: 50_000 });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ status: 'max_turns_exceeded', turns: 12 });
 
     const raw = payloads(JSON.parse(await show(handle.workflowId)));

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { applySummary, elideForWindow, isElided, LOW_WATERMARK, omittedTurns, planSummary } from '../common/context-window.js';
 import type { ContextPolicy } from '../common/contract.js';
 import { transcriptQuery } from '../common/run-messages.js';
-import type { ChatMessage, RunResult } from '../common/contract.js';
+import type { ChatMessage } from '../common/contract.js';
 import { ensureWorkspace } from '../activities/tools/workspace.js';
 import { freshWorkspace, useHarness } from './harness.js';
 import { bytesPerTurn, chainEvents } from '../client/run-history.js';
@@ -99,7 +99,7 @@ describe('a long run with a context window', () => {
     for (let i = 0; i < 20; i++) writeFileSync(join(dir, `page${i}.txt`), page(i));
     const windowTokens = 12_000;
     const handle = await h.start({ task: 'Read every page.', model: 'bulky', workspace: ws, limits: { maxTurns: 60, maxBudgetUsd: null }, context: { windowTokens, strategy: 'elide' } });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ status: 'max_turns_exceeded', turns: 60 });
     const prompts = r.promptTokensPerTurn;
     expect(Math.max(...prompts)).toBeLessThan(windowTokens);
@@ -142,7 +142,7 @@ describe('a long run that summarizes', () => {
     for (let i = 0; i < 20; i++) writeFileSync(join(dir, `page${i}.txt`), page(i));
     const windowTokens = 12_000;
     const handle = await h.start({ task: 'Read every page.', model: 'bulky', workspace: ws, limits: { maxTurns: 40, maxBudgetUsd: null }, context: { windowTokens, strategy: 'summarize' } });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ status: 'max_turns_exceeded', turns: 40 });
     expect(Math.max(...r.promptTokensPerTurn)).toBeLessThan(windowTokens);
     const lines = h.events(handle.workflowId);
@@ -182,7 +182,7 @@ describe('a long run that summarizes', () => {
     const before = Number(first.costUsd) - Number(first.summaryCostUsd);
     // A budget the summary itself crosses.
     const handle = await h.start({ ...input, limits: { maxTurns: 40, maxBudgetUsd: before + Number(first.summaryCostUsd) / 2 } });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r.status).toBe('budget_exceeded');
     const lines = h.events(handle.workflowId);
     const at = lines.findIndex((l) => l.type === 'context_summarized');

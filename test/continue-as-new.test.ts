@@ -2,7 +2,6 @@
 // trace, the cost, the cache and the queries carry on across executions.
 import { describe, expect, it } from 'vitest';
 import { transcriptQuery, statusQuery } from '../common/run-messages.js';
-import type { RunResult } from '../common/contract.js';
 import { useHarness } from './harness.js';
 
 const h = useHarness();
@@ -16,7 +15,7 @@ async function executions(workflowId: string) {
 describe('continue-as-new', () => {
   it('a 60-turn run crosses the server suggestion (150 events here) and continues with everything intact', async () => {
     const handle = await h.start({ task: 'Keep listing files.', model: 'runaway', limits: { maxTurns: 60, maxBudgetUsd: null } });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ runId: handle.workflowId, status: 'max_turns_exceeded', turns: 60 });
     // The read-only cache crossed executions: list_files ran once in 60 turns.
     expect(r.toolRuns).toBe(1);
@@ -42,9 +41,9 @@ describe('continue-as-new', () => {
   });
 
   it('continuing after every turn (a tiny history threshold) gives the same result as not continuing', async () => {
-    const plain = (await h.run({ task: 'Which file mentions a timeout?', model: 'plan' })) as RunResult;
+    const plain = await h.run({ task: 'Which file mentions a timeout?', model: 'plan' });
     const handle = await h.start({ task: 'Which file mentions a timeout?', model: 'plan', continueAsNewAtHistoryBytes: 1024 });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect((await executions(handle.workflowId)).length).toBe(3);
     // The same run but for where it ran: its ids.
     expect({ ...r, runId: '', workflowId: '' }).toEqual({ ...plain, runId: '', workflowId: '' });

@@ -35,7 +35,7 @@ describe('destructive_twice scenario', () => {
       await waitForApproval(handle, callId);
       await handle.signal(approveSignal, { callId, by: 'test' });
     }
-    return (await handle.result()) as RunResult;
+    return await handle.result();
   }
 
   it('naive cache on writes: the second intended delete never runs', async () => {

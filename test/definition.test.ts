@@ -59,13 +59,13 @@ describe('definitionHash (pure)', () => {
 describe('definitionHash in runs', () => {
   it('is in the status and the result; a resume on the same worker carries the source hash and names only the limits it raised', async () => {
     const first = await h.start(capped(2));
-    const stopped = (await first.result()) as RunResult;
+    const stopped = await first.result();
     expect(stopped.definitionHash).toMatch(/^[0-9a-f]{64}$/);
     expect((await first.query(statusQuery)).definitionHash).toBe(stopped.definitionHash);
     expect(stopped.definitionChanged).toBeUndefined();
 
     const next = await h.start({ resumeFrom: first.workflowId, limits: { maxTurns: 4 } } as never);
-    const r = (await next.result()) as RunResult;
+    const r = await next.result();
     expect(r).toMatchObject({ status: 'max_turns_exceeded', turns: 4, sourceDefinitionHash: stopped.definitionHash, definitionChanged: ['limits'] });
     expect(r.definitionHash).not.toBe(stopped.definitionHash);
     const started = h.events(next.workflowId)[0];
@@ -77,7 +77,7 @@ describe('definitionHash in runs', () => {
 
     // A fork of it at turn 1: the same definition (its own input sets nothing).
     const fork = await h.start({ forkFrom: { run: first.workflowId, atTurn: 1 } } as never);
-    const f = (await fork.result()) as RunResult;
+    const f = await fork.result();
     expect(f).toMatchObject({ sourceDefinitionHash: stopped.definitionHash, definitionHash: stopped.definitionHash, definitionChanged: [] });
   });
 

@@ -26,7 +26,7 @@ async function deletedRun() {
   const handle = await h.start({ task: TASK, model: 'destructive', workspace });
   await waitForApproval(handle, 'c2');
   await handle.signal(approveSignal, { callId: 'c2', by: 'alice' });
-  const r = (await handle.result()) as RunResult;
+  const r = await handle.result();
   expect(r.output).toBe('Deleted access.log to free space.');
   const file = join(h.workspaceRoot, workspace, 'access.log');
   expect(existsSync(file)).toBe(false);

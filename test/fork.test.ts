@@ -61,7 +61,7 @@ const failureOf = async (handle: WorkflowHandle) => {
 describe('fork from any turn', () => {
   it('a finished run forked at turn 2 through the temporal CLI: no tool or model activity for turns 1-2, the same first turns, then another model and a message', async () => {
     const source = await h.start({ task, model: 'runaway', dedupe: 'off', limits: { maxTurns: 4, maxBudgetUsd: null } });
-    const done = (await source.result()) as RunResult;
+    const done = await source.result();
     expect(done).toMatchObject({ status: 'max_turns_exceeded', turns: 4, toolRuns: 4 });
     const sourceMessages = await source.query(transcriptQuery);
 
@@ -125,7 +125,7 @@ describe('fork from any turn', () => {
     const source = await h.start({ task, model: 'recover', toolErrors: 'fatal' });
     expect(await source.result()).toMatchObject({ status: 'failed', turns: 1 });
     const fork = await h.start({ forkFrom: { run: source.workflowId, atTurn: 1 }, model: 'plan', toolErrors: 'describe' } as never);
-    const r = (await fork.result()) as RunResult;
+    const r = await fork.result();
     // plan's turn 2 reads errors.log (a local activity), turn 3 answers.
     expect(r).toMatchObject({ status: 'completed', turns: 3, toolRuns: 1, forkedFrom: { run: source.workflowId, atTurn: 1 } });
     expect((await fork.query(transcriptQuery)).slice(0, 3)).toEqual((await source.query(transcriptQuery)).slice(0, 3));
@@ -140,7 +140,7 @@ describe('fork from any turn', () => {
     expect(latest).not.toBe(source.firstExecutionRunId);
 
     const fork = await h.start({ forkFrom: { run: source.workflowId, atTurn: 3 }, model: 'plan', continueAsNewAtHistoryBytes: 10_000_000 } as never);
-    const r = (await fork.result()) as RunResult;
+    const r = await fork.result();
     expect(r).toMatchObject({ status: 'completed', turns: 4, toolRuns: 0, forkedFrom: { runId: latest, atTurn: 3 } });
     expect(r.forkedFrom?.inheritedCostUsd).toBeCloseTo(costOfFirst(source.workflowId, 3), 12);
     expect((await fork.query(transcriptQuery)).slice(0, 7)).toEqual(firstTurns(await source.query(transcriptQuery), 3));
@@ -148,7 +148,7 @@ describe('fork from any turn', () => {
 
     // A fork that itself continues as new (it inherits the small threshold) keeps its origin and totals, and loads the source once.
     const long = await h.start({ forkFrom: { run: source.workflowId, atTurn: 3 }, limits: { maxTurns: 6 } } as never);
-    const lr = (await long.result()) as RunResult;
+    const lr = await long.result();
     expect(lr).toMatchObject({ status: 'max_turns_exceeded', turns: 6, toolRuns: 3, forkedFrom: { runId: latest, atTurn: 3 } });
     expect(h.events(long.workflowId).filter((l) => l.type === 'continued_as_new').length).toBeGreaterThanOrEqual(1);
     expect((await scheduled(h.client.workflow.getHandle(long.workflowId, long.firstExecutionRunId))).loadForkSource).toBe(1);
@@ -160,15 +160,15 @@ describe('fork from any turn', () => {
     const source = await h.start({ task, model: 'runaway', dedupe: 'off', limits: { maxTurns: 4, maxBudgetUsd: null } });
     await source.result();
     const first = await h.start({ forkFrom: { run: source.workflowId, atTurn: 2 } } as never);
-    const a = (await first.result()) as RunResult;
+    const a = await first.result();
     expect(a).toMatchObject({ turns: 4, toolRuns: 2 });
     const second = await h.start({ forkFrom: { run: first.workflowId, atTurn: 3 } } as never);
-    const b = (await second.result()) as RunResult;
+    const b = await second.result();
     expect(b).toMatchObject({ turns: 4, toolRuns: 1, forkedFrom: { run: first.workflowId, atTurn: 3 } });
     const firstsTurn3 = h.events(first.workflowId).find((l) => l.type === 'turn' && l.turn === 3)?.turnCostUsd as number;
     expect(b.forkedFrom?.inheritedCostUsd).toBeCloseTo(costOfFirst(source.workflowId, 2) + firstsTurn3, 12);
     // Turns the first fork inherited are not in its history: a cut inside them has no cost to report, rather than a wrong one.
-    const third = (await (await h.start({ forkFrom: { run: first.workflowId, atTurn: 1 } } as never)).result()) as RunResult;
+    const third = await (await h.start({ forkFrom: { run: first.workflowId, atTurn: 1 } } as never)).result();
     expect(third.forkedFrom?.inheritedCostUsd).toBeNull();
   });
 
@@ -176,10 +176,10 @@ describe('fork from any turn', () => {
     const source = await h.start({ task, model: 'runaway', dedupe: 'off', limits: { maxTurns: 4, maxBudgetUsd: null } });
     await source.result();
     const fork = await h.start({ forkFrom: { run: source.workflowId, atTurn: 2, message: 'Keep listing.' }, limits: { maxTurns: 3 } } as never);
-    expect((await fork.result()) as RunResult).toMatchObject({ status: 'max_turns_exceeded', turns: 3 });
+    expect(await fork.result()).toMatchObject({ status: 'max_turns_exceeded', turns: 3 });
     const before = await fork.query(transcriptQuery);
     const resumed = await h.start({ resumeFrom: fork.workflowId, limits: { maxTurns: 5 } } as never);
-    expect((await resumed.result()) as RunResult).toMatchObject({ status: 'max_turns_exceeded', turns: 5 });
+    expect(await resumed.result()).toMatchObject({ status: 'max_turns_exceeded', turns: 5 });
     const after = await resumed.query(transcriptQuery);
     expect(after.slice(0, before.length)).toEqual(before);
     // The fork's message is in the transcript once, where the fork put it: the resume does not add it again.

@@ -75,7 +75,7 @@ describe('hard budget over generated trees', () => {
           const id = handle.workflowId;
           const childIds = plan.children.map((_, i) => `${id}/m1/r${i}/research`);
           let done = false;
-          const result = (handle.result() as Promise<RunResult>).finally(() => (done = true));
+          const result = (handle.result()).finally(() => (done = true));
           if (plan.stopMidChild) {
             // A Stop as soon as some child has taken a turn (or the run is over: then it changes nothing).
             await waitFor('a child turn or the end', () => done || childIds.some((c) => h.events(c).some((l) => l.type === 'turn')));

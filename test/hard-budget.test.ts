@@ -121,7 +121,7 @@ describe('hard budget through the temporal CLI', () => {
     expect(second.turns).toBeGreaterThan(first.turns);
     expect(second.costUsd).toBeLessThanOrEqual(0.008);
     await handle.signal(cancelSignal, { reason: 'enough' });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ status: 'interrupted', interruption: { type: 'cancelled', reason: 'enough' } });
     expect(r.budget?.raises).toEqual([
       { fromUsd: 0.005, toUsd: short, by: 'bob', reason: null },

@@ -18,6 +18,7 @@ import { everyExecution, replayFailures } from './replay/executions.js';
 import type { WriteHooks } from '../activities/tools/context.js';
 import type { Toolset } from '../activities/tools/toolset.js';
 import type { AgentInput, RunDefaults, RunResult } from '../common/contract.js';
+import type { agentRun } from '../workflows/index.js';
 
 export { addFault, clearFaults, providerRequests } from '../dev/provider/control.js';
 export { waitForApproval } from './wait-for-approval.js';
@@ -29,7 +30,8 @@ export interface Harness {
   traceDir: string;
   address: string;
   providerUrl: string;
-  start(input: AgentInput, id?: string): Promise<WorkflowHandleWithFirstExecutionRunId>;
+  /** Starts agentRun on the file's queue, typed by the workflow (its result is a RunResult), and replays the run when the file ends. */
+  start(input: AgentInput, id?: string): Promise<WorkflowHandleWithFirstExecutionRunId<typeof agentRun>>;
   /**
    * A run this file started another way (AgentClient, the CLI): replayed
    * with the others when the file ends. Without a run id, every run of the
@@ -141,7 +143,7 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
   });
 
   h.start = async (input, id) => {
-    const handle = await h.client.workflow.start('agentRun', {
+    const handle = await h.client.workflow.start<typeof agentRun>('agentRun', {
       taskQueue: h.taskQueue,
       workflowId: id ?? `${input.model ?? 'plan'}-${randomUUID().slice(0, 8)}`,
       args: [input],
@@ -194,7 +196,7 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
       },
     };
   };
-  h.run = async (input) => (await h.start(input)).result() as Promise<RunResult>;
+  h.run = async (input) => (await h.start(input)).result();
   h.trace = (runId, chainId) => readTrace(h.traceDir, runId, chainId);
   h.events = (runId) => h.trace(runId).filter((l) => l.step === undefined);
   return h;

@@ -6,7 +6,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RunResult } from '../common/contract.js';
 import { statusQuery } from '../common/run-messages.js';
 import { freshWorkspace, marker, useHarness, waitForApproval } from './harness.js';
 
@@ -41,7 +40,7 @@ describe('a 60,000-character unbroken tool result', () => {
         slowest.ms = Math.max(slowest.ms, Date.now() - t);
       }
     })();
-    const r = (await big.result()) as RunResult;
+    const r = await big.result();
     done = true;
     await probing;
     expect(r).toMatchObject({ status: 'completed', turns: 2, toolRuns: 1 });

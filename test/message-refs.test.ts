@@ -62,7 +62,7 @@ describe('the prompt by address, whatever the store loses', () => {
           }
           if (st.elide !== null) {
             const k = 1 + (st.elide % (messages.length - 1));
-            messages[k] = { ...messages[k], content: `[elided ${k}]` } as ChatMessage;
+            messages[k] = { ...messages[k], content: `[elided ${k}]` };
           }
           if (st.loss === 'wipe') rmSync(dir, { recursive: true, force: true });
           if (st.loss === 'one file') {
@@ -161,7 +161,7 @@ describe('model calls by address', () => {
   it('each call sends only what is new whole; the model and the transcript query still see every message', async () => {
     // Dedupe off: every turn runs the tool (a cached answer is a new message, sent whole).
     const handle = await h.start({ task: `Keep listing files. ${marker()}`, model: 'runaway', dedupe: 'off', limits: { maxTurns: 12, maxBudgetUsd: null } });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ status: 'max_turns_exceeded', turns: 12 });
     const inputs = await modelCallInputs(h.client, handle);
     expect(inputs).toHaveLength(12);
@@ -194,7 +194,7 @@ describe('model calls by address', () => {
     const first = await h.start({ task: task(), model: 'destructive', workspace: freshWorkspace() });
     await waitForApproval(first, 'c2');
     await first.signal(approveSignal, { callId: 'c2', by: 'test' });
-    const baseline = (await first.result()) as RunResult;
+    const baseline = await first.result();
     // Parked on one worker, approved and finished on another with an empty store of its own.
     const queue = `refs-${randomUUID().slice(0, 8)}`;
     const a = await h.startWorker({ taskQueue: queue });

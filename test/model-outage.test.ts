@@ -6,7 +6,7 @@
 // outage is the scripted provider's `down` fault (every request of the run
 // reset until the test clears it), so each test waits for events, not time.
 import { describe, expect, it } from 'vitest';
-import type { RunResult, RunStatusView } from '../common/contract.js';
+import type { RunStatusView } from '../common/contract.js';
 import { cancelSignal, statusQuery } from '../common/run-messages.js';
 import { AGENT_STATUS } from '../common/search-attributes.js';
 import { addFault, clearFaults, marker, providerRequests, useHarness, waitFor } from './harness.js';
@@ -41,7 +41,7 @@ describe('a model provider outage', () => {
     await waitFor('a second failed try', async () => ((await handle.query(statusQuery)).modelOutage?.tries ?? 0) >= 1, 180_000);
 
     await clearFaults(h.providerUrl, m);
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ status: 'completed', turns: 3, toolRuns: 2 });
     const after = await handle.query(statusQuery);
     expect(after.agentStatus).toBe('completed');
@@ -65,7 +65,7 @@ describe('a model provider outage', () => {
     await waitingStatus(handle);
     const before = (await providerRequests(h.providerUrl, m)).length;
     await handle.signal(cancelSignal, { reason: 'provider is down, stop' });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ status: 'interrupted', interruption: { type: 'cancelled', reason: 'provider is down, stop' }, turns: 0 });
     expect((await handle.describe()).typedSearchAttributes.get(AGENT_STATUS)).toBe('interrupted');
     expect(await providerRequests(h.providerUrl, m)).toHaveLength(before);
@@ -76,13 +76,13 @@ describe('a model provider outage', () => {
     const m = marker();
     await addFault(h.providerUrl, { match: { taskIncludes: m, turn: 1 }, fault: { type: 'down', forMs: 3_600_000, status: 503 }, times: 1 });
     const handle = await h.start({ task: `Which file mentions a timeout? ${m}`, model: 'plan', modelOutageMs: 1000 });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ status: 'failed', turns: 1, errorType: 'ProviderUnavailable' });
     expect(r.error).toContain('the model provider answered 503');
     expect(r.error).toContain('modelOutageMs');
 
     await clearFaults(h.providerUrl, m);
     const resumed = await h.start({ task: 'resume', resumeFrom: handle.workflowId });
-    expect((await resumed.result()) as RunResult).toMatchObject({ status: 'completed', turns: 3, toolRuns: 2 });
+    expect(await resumed.result()).toMatchObject({ status: 'completed', turns: 3, toolRuns: 2 });
   }, OUTAGE_TEST_MS);
 });

@@ -54,7 +54,7 @@ describe('a tool module chosen at worker start', () => {
     await handle.signal(approveSignal, { callId: 's1_0', by: 'alice' });
     await waitForApproval(handle, 's2_0');
     await handle.signal(rejectSignal, { callId: 's2_0', by: 'bob', reason: 'outside tmp' });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ status: 'completed', turns: 5, toolRuns: 3 });
     expect(readFileSync(file(input.workspace, 'notes/b.txt'), 'utf8')).toBe('keep these four words');
     expect(existsSync(file(input.workspace, 'c.txt'))).toBe(false);
@@ -80,7 +80,7 @@ describe('a tool module chosen at worker start', () => {
     const handle = await h.start(input);
     await waitForApproval(handle, 's0_0');
     await handle.signal(cancelSignal, { reason: 'changed my mind' });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ status: 'interrupted', interruption: { type: 'cancelled', reason: 'changed my mind' } });
     expect(existsSync(file(input.workspace, 'notes/stop.txt'))).toBe(false);
   });

@@ -67,11 +67,11 @@ describe('the encryption codec', () => {
     expect(Buffer.from(stored.data!).includes('secret')).toBe(false);
     // Compressed before encryption: 70 KB of repeated text seals to well under a KB.
     expect(stored.data!.length).toBeLessThan(1000);
-    expect(dec.decode(back.data!)).toBe(dec.decode(big.data!));
+    expect(dec.decode(back.data)).toBe(dec.decode(big.data));
     // And a small one, which gzip leaves alone, is encrypted all the same.
     const small = await roundTrip([k], [k], json('tiny secret'));
     expect(meta(small.stored, 'encoding')).toBe(ENCRYPTED_ENCODING);
-    expect(dec.decode(small.back.data!)).toContain('tiny secret');
+    expect(dec.decode(small.back.data)).toContain('tiny secret');
   });
 
   it('rotates: payloads of the old key still decode while it is listed second; new ones use the new key', async () => {
@@ -80,7 +80,7 @@ describe('the encryption codec', () => {
     const { stored } = await roundTrip([old], [old], json('written before the rotation'));
     const codec = new EncryptionPayloadCodec([next, old]);
     const [back] = await codec.decode([stored]);
-    expect(dec.decode(back.data!)).toContain('written before the rotation');
+    expect(dec.decode(back.data)).toContain('written before the rotation');
     const [fresh] = await codec.encode([json('after')]);
     expect(meta(fresh, KEY_ID_METADATA)).toBe('2026-01');
     // Plain payloads from before keys were set stay readable.

@@ -4,7 +4,6 @@ import { describe, expect, inject, it } from 'vitest';
 import { turnCostUsd } from '../common/turn-cost.js';
 import { DEFAULT_PRICING } from '../common/defaults.js';
 import { statusQuery, transcriptQuery } from '../common/run-messages.js';
-import type { RunResult } from '../common/contract.js';
 import { useHarness } from './harness.js';
 import { dataConverter } from '../common/payload-codec.js';
 import { REPLAY_SINKS } from '../worker/create-worker.js';
@@ -14,7 +13,7 @@ const h = useHarness();
 describe('plan scenario', () => {
   it('lists, reads and answers in 3 turns with 2 tool runs, and the cost is the price formula', async () => {
     const handle = await h.start({ task: 'Which file mentions a timeout?', model: 'plan', limits: { maxTurns: 20 } });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
 
     expect(r).toMatchObject({
       runId: handle.workflowId,

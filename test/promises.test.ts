@@ -49,7 +49,7 @@ describe('a decision is final', () => {
         const evs = (await handle.fetchHistory()).events ?? [];
         throw new Error(`${String(err)}: trace ${JSON.stringify(h.events(handle.workflowId).map((l) => [l.type, l.callId, l.reason]))}; history tail ${evs.slice(-10).map((e) => e.eventType).join(',')}`);
       });
-      const r = (await handle.result()) as RunResult;
+      const r = await handle.result();
       expect(r).toMatchObject({ status: 'completed', output: 'Deleted access.log to free space.' });
       const events = h.events(handle.workflowId);
       expect(events.filter((l) => l.type === 'approval_decided').map((l) => [l.callId, l.decision, l.by])).toEqual([['c2', 'approve', 'early']]);
@@ -77,7 +77,7 @@ describe('a decision is final', () => {
       expect(h.events(handle.workflowId).filter((l) => l.type === 'approval_decided')).toEqual([]);
       expect(exists(ws, 'access.log')).toBe(true);
       await handle.signal(rejectSignal, { callId: 'c2', by: 'bob' });
-      expect(((await handle.result()) as RunResult).output).toBe('I did not delete anything: you declined the deletion.');
+      expect((await handle.result()).output).toBe('I did not delete anything: you declined the deletion.');
     } finally {
       await worker.shutdown();
     }
@@ -93,7 +93,7 @@ describe('a decision is final', () => {
     await handle.signal(approveSignal, { callId: 'c2', by: 'mallory' });
     const second = await h.startWorker();
     try {
-      const r = (await handle.result()) as RunResult;
+      const r = await handle.result();
       expect(r.output).toBe('I did not delete anything: you declined the deletion.');
       expect(exists(ws, 'access.log')).toBe(true);
       const events = h.events(handle.workflowId);
@@ -127,7 +127,7 @@ describe('a decision is final', () => {
       expect(refused).toHaveLength(1);
       expect(refused[0].reason).toBeInstanceOf(WorkflowUpdateFailedError);
       expect(String((refused[0].reason as WorkflowUpdateFailedError).cause?.message)).toMatch(/already decided/);
-      const r = (await handle.result()) as RunResult;
+      const r = await handle.result();
       const decided = h.events(handle.workflowId).filter((l) => l.type === 'approval_decided');
       expect(decided).toHaveLength(1);
       // The file is gone exactly when the one applied decision was an approval.
@@ -150,7 +150,7 @@ describe('a workflow id used again', () => {
         const handle = await h.start({ task, model: 'destructive', workspace: ws }, id);
         await waitForApproval(handle, 'c2');
         await handle.signal(approveSignal, { callId: 'c2', by: 'alice' });
-        return { handle, result: (await handle.result()) as RunResult };
+        return { handle, result: (await handle.result()) };
       };
       const one = await runOnce(wsA);
       expect(exists(wsA, 'access.log')).toBe(false);
@@ -181,7 +181,7 @@ describe('the budget pays for the whole tree', () => {
     try {
       const budget = 0.002;
       const handle = await h.start({ task: 'Find out which file mentions a timeout.', model: 'research', tools: ['research'], limits: { maxBudgetUsd: budget } });
-      const r = (await handle.result()) as RunResult;
+      const r = await handle.result();
       const childId = `${handle.workflowId}/m1/r1/research`;
       const child = (await h.client.workflow.getHandle(childId).result()) as RunResult;
       const parentTurns = h.events(handle.workflowId).filter((l) => l.type === 'turn');
@@ -205,7 +205,7 @@ describe('the budget pays for the whole tree', () => {
     const worker = await h.startWorker();
     try {
       const handle = await h.start({ task: 'Find out which file mentions a timeout.', model: 'research', tools: ['research'], limits: { maxBudgetUsd: 0.0001 } });
-      const r = (await handle.result()) as RunResult;
+      const r = await handle.result();
       expect(r).toMatchObject({ status: 'budget_exceeded', turns: 1, children: { runs: 0 } });
       expect(resultOf(await handle.query(transcriptQuery), 'r1')).toMatch(/did not run this research call because the run's budget is spent/);
       expect(h.events(handle.workflowId).some((l) => l.type === 'tool_start')).toBe(false);
@@ -228,7 +228,7 @@ describe('a run keeps the configuration it started with', () => {
       await handle.signal(approveSignal, { callId: 'c2', by: 'alice' });
       // Waited for as an event, so a hang names its step.
       await waitFor('the parked run to finish on the new worker', async () => (await handle.describe()).status.name !== 'RUNNING');
-      const r = (await handle.result()) as RunResult;
+      const r = await handle.result();
       expect(r).toMatchObject({ status: 'completed', turns: 3 });
       expect(h.events(handle.workflowId)[0]).toMatchObject({ type: 'run_started', maxTurns: 4 });
       // A new run on the new worker gets the new default.
@@ -244,7 +244,7 @@ describe('a run keeps the configuration it started with', () => {
     const worker = await h.startWorker({ runDefaults: { maxTurns: 4 } });
     try {
       const handle = await h.start({ task, model: 'runaway', continueAsNewAtHistoryBytes: 1 });
-      const r = (await handle.result()) as RunResult;
+      const r = await handle.result();
       expect(r).toMatchObject({ status: 'max_turns_exceeded', turns: 4 });
       const latest = await handle.fetchHistory();
       const started = latest.events?.[0]?.workflowExecutionStartedEventAttributes;
@@ -315,7 +315,7 @@ describe('arguments are checked before anyone is asked', () => {
     try {
       const ws = freshWorkspace();
       const handle = await h.start({ task: 'Delete something.', model: 'delete_bad_args', workspace: ws });
-      const r = (await handle.result()) as RunResult;
+      const r = await handle.result();
       expect(r).toMatchObject({ status: 'completed', turns: 2, toolRuns: 0 });
       expect(r.output).toMatch(/invalid arguments for delete_file: \/path: must be of type string, got \w+/);
       // Nobody was asked and no tool ran (the workspace was never even opened).
@@ -330,7 +330,7 @@ describe('arguments are checked before anyone is asked', () => {
     const worker = await h.startWorker();
     try {
       const handle = await h.start({ task: 'Research.', model: 'research_bad_args', tools: ['research'] });
-      const r = (await handle.result()) as RunResult;
+      const r = await handle.result();
       expect(r).toMatchObject({ status: 'completed', turns: 2, toolRuns: 0, children: { runs: 0 } });
       expect(r.output).toMatch(/invalid arguments for research: arguments: is missing required property "question"/);
       await waitFor('the trace to close', () => h.events(handle.workflowId).some((l) => l.type === 'run_stopped'));

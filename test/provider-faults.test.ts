@@ -2,7 +2,6 @@
 // them per request; the model activity retries what can be retried and fails
 // fast, with the provider's message, on what cannot.
 import { describe, expect, it } from 'vitest';
-import type { RunResult } from '../common/contract.js';
 import { addFault, marker, providerRequests, useHarness } from './harness.js';
 
 const h = useHarness();
@@ -43,7 +42,7 @@ describe('provider faults', () => {
       fault: { type: 'status', status: 401, message: 'Incorrect API key provided.' },
       times: 5,
     });
-    const r = (await h.run({ task: `Which file mentions a timeout? ${m}`, model: 'plan' })) as RunResult;
+    const r = await h.run({ task: `Which file mentions a timeout? ${m}`, model: 'plan' });
     expect(r).toMatchObject({ status: 'failed', turns: 0, costUsd: 0 });
     expect(r.error).toBe('the model provider answered 401: Incorrect API key provided.');
     // The failure keeps its type, for alerting.
@@ -55,7 +54,7 @@ describe('provider faults', () => {
     const m = marker();
     await addFault(h.providerUrl, { match: { taskIncludes: m, turn: 0 }, fault: { type: 'delay', ms: 4000 }, times: 1 });
     const handle = await h.start({ task: `Which file mentions a timeout? ${m}`, model: 'plan', modelTimeoutMs: 1000 });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ status: 'completed', turns: 3 });
     const retries = h.trace(handle.workflowId).filter((l) => l.type === 'model_retry');
     expect(retries.map((l) => l.attempt)).toEqual([2]);
@@ -71,7 +70,7 @@ describe('provider faults', () => {
     const m = marker();
     await addFault(h.providerUrl, { match: { taskIncludes: m }, fault: { type: 'status', status, message }, times: 3 });
     const handle = await h.start({ task: `Which file mentions a timeout? ${m}`, model: 'plan' });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ status: 'failed', turns: 0, error: `the model provider answered ${status}: ${message}` });
     expect(await providerRequests(h.providerUrl, m)).toHaveLength(1);
     expect(h.trace(handle.workflowId).find((l) => l.type === 'model_error')).toMatchObject({ attempt: 1, retryable: false });

@@ -240,7 +240,7 @@ describe('Anthropic specifics', () => {
 
   it('answers in Anthropic’s shapes: 401 without the key, 400 without anthropic-version or max_tokens, errors typed', async () => {
     const post = (headers: Record<string, string>, body: object) =>
-      fetch(`${p.url}/messages`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }).then(async (res) => ({ status: res.status, body: (await res.json()) as unknown }));
+      fetch(`${p.url}/messages`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }).then(async (res) => ({ status: res.status, body: (await res.json()) }));
     const ok = { 'x-api-key': KEY, 'anthropic-version': '2023-06-01' };
     const body = { model: 'plan', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] };
     expect(await post({ 'anthropic-version': '2023-06-01' }, body)).toEqual({ status: 401, body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } } });

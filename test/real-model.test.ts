@@ -11,7 +11,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { findFreePort } from '../worker/dev-server/dev-server.js';
 import { startLocalModel, type LocalModel } from '../dev/model/local-model.js';
 import { transcriptQuery } from '../common/run-messages.js';
-import type { AgentInput, RunResult } from '../common/contract.js';
+import type { AgentInput } from '../common/contract.js';
 import { freshWorkspace, useHarness } from './harness.js';
 import { brokenPromises, decisionsInHistory, workflowTaskFailures } from './invariants.js';
 
@@ -30,7 +30,7 @@ describe('a real model in the loop', () => {
     // Unattended: a deletion the model asks for is refused by the clock, not left waiting.
     const input: AgentInput = { task: 'Which file in the workspace mentions a timeout?', workspace: freshWorkspace(), limits, approvalTimeoutMs: 2000 };
     const handle = await h.start(input);
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     const events = h.events(handle.workflowId);
     const broken = brokenPromises({
       result: r,

@@ -9,7 +9,7 @@ const h = useHarness();
 describe('research scenario', () => {
   it('the child follows plan under its own limits; its answer and cost reach the parent', async () => {
     const handle = await h.start({ task: 'Find out which file mentions a timeout.', model: 'research', tools: ['research'] });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r.status).toBe('completed');
     expect(r.output).toBe('From research: errors.log mentions a timeout: worker 7 timed out after 30000 ms.');
     expect(r.turns).toBe(2);
@@ -33,7 +33,7 @@ describe('research scenario', () => {
     const childId = `${handle.workflowId}/m1/r1/research`;
     await waitFor('the child to finish its first turn', () => h.trace(childId).some((l) => l.type === 'tool_result'));
     await handle.signal(cancelSignal, { reason: 'user pressed Stop' });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ status: 'interrupted', interruption: { type: 'cancelled', reason: 'user pressed Stop' } });
     const child = (await h.client.workflow.getHandle(childId).result()) as RunResult;
     // The Stop did not wait for the held call: had the call been let finish, its reply would count as turn 2.

@@ -46,7 +46,7 @@ async function approvedDelete(id: string, ws: string) {
   const handle = await h.start({ task, model: 'destructive', workspace: ws }, id);
   await waitForApproval(handle, 'c2');
   await handle.signal(approveSignal, { callId: 'c2', by: 'alice' });
-  expect(((await handle.result()) as RunResult).status).toBe('completed');
+  expect((await handle.result()).status).toBe('completed');
   return handle;
 }
 
@@ -124,14 +124,14 @@ describe('temporal workflow reset', () => {
   it('a reset run that stopped at its turn cap can be resumed: the resume carries on from the reset run, not the run it replaced', async () => {
     const handle = await h.start({ task, model: 'runaway', dedupe: 'off', limits: { maxTurns: 2, maxBudgetUsd: null } });
     const id = handle.workflowId;
-    expect((await handle.result()) as RunResult).toMatchObject({ status: 'max_turns_exceeded', turns: 2 });
+    expect(await handle.result()).toMatchObject({ status: 'max_turns_exceeded', turns: 2 });
     const r = await reset(id, handle.firstExecutionRunId, ['--type', 'FirstWorkflowTask']);
     const resetRun = h.client.workflow.getHandle(id, r);
     expect((await resetRun.result()) as RunResult).toMatchObject({ status: 'max_turns_exceeded', turns: 2 });
     const before = await resetRun.query(transcriptQuery);
 
     const next = await h.start({ resumeFrom: id, limits: { maxTurns: 4 } } as never);
-    expect((await next.result()) as RunResult).toMatchObject({ status: 'max_turns_exceeded', turns: 4, toolRuns: 4 });
+    expect(await next.result()).toMatchObject({ status: 'max_turns_exceeded', turns: 4, toolRuns: 4 });
     expect((await next.query(transcriptQuery)).slice(0, before.length)).toEqual(before);
     expect(await next.query(configQuery)).toMatchObject({ model: 'runaway', dedupe: 'off', maxTurns: 4, resumeFrom: id });
   });

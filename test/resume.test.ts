@@ -17,12 +17,12 @@ const task = 'Which file mentions a timeout?';
 describe('resume', () => {
   it('a run stopped at its turn cap continues with a higher cap: totals and transcript carry on', async () => {
     const first = await h.start({ task, model: 'runaway', dedupe: 'off', limits: { maxTurns: 3, maxBudgetUsd: null } });
-    const stopped = (await first.result()) as RunResult;
+    const stopped = await first.result();
     expect(stopped).toMatchObject({ status: 'max_turns_exceeded', turns: 3 });
     const before = await first.query(transcriptQuery);
 
     const next = await h.start({ resumeFrom: first.workflowId, limits: { maxTurns: 6 } } as never);
-    const r = (await next.result()) as RunResult;
+    const r = await next.result();
     // The cap counts the totals: three more turns, then the cap again.
     expect(r).toMatchObject({ status: 'max_turns_exceeded', turns: 6, toolRuns: 6 });
     expect(r.promptTokensPerTurn.slice(0, 3)).toEqual(stopped.promptTokensPerTurn);
@@ -42,7 +42,7 @@ describe('resume', () => {
     const two = await h.start({ resumeFrom: one.workflowId, limits: { maxTurns: 6 } } as never);
     await two.result();
     const three = await h.start({ resumeFrom: two.workflowId, limits: { maxTurns: 9 } } as never);
-    const r = (await three.result()) as RunResult;
+    const r = await three.result();
     expect(r).toMatchObject({ status: 'max_turns_exceeded', turns: 9, toolRuns: 9 });
     expect(await three.query(configQuery)).toMatchObject({ task, model: 'runaway', dedupe: 'off', toolErrors: 'generic', tools: ['list_files', 'read_file'], maxTurns: 9, maxBudgetUsd: null, resumeFrom: two.workflowId });
   });
@@ -52,7 +52,7 @@ describe('resume', () => {
     const straight = async (cap: number) => {
       if (!direct.has(cap)) {
         const run = await h.start({ task, model: 'runaway', dedupe: 'off', limits: { maxTurns: cap, maxBudgetUsd: null } });
-        direct.set(cap, { result: (await run.result()) as RunResult, messages: await run.query(transcriptQuery) });
+        direct.set(cap, { result: (await run.result()), messages: await run.query(transcriptQuery) });
       }
       return direct.get(cap) as { result: RunResult; messages: unknown };
     };
@@ -66,7 +66,7 @@ describe('resume', () => {
           run = await h.start({ resumeFrom: run.workflowId, limits: { maxTurns: cap } } as never);
           await run.result();
         }
-        const chained = (await run.result()) as RunResult;
+        const chained = await run.result();
         const one = await straight(cap);
         // Where it came from is the chain's own (its source's hash, the limits it raised); the definition itself is the same.
         const { runId: _a, workflowId: _c, sourceDefinitionHash: _e, definitionChanged: _f, ...chainedTotals } = chained;

@@ -3,7 +3,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { startProvider, type RunningProvider } from '../dev/provider/server.js';
 import { GZIP_ENCODING } from '../common/payload-codec.js';
-import type { RunResult } from '../common/contract.js';
 import { decodedHistoryText, mentions } from './decoded-history.js';
 import { marker, useHarness } from './harness.js';
 
@@ -22,7 +21,7 @@ const TASK = 'Which file mentions a timeout?';
 describe('API key handling', () => {
   it('the key authenticates every model call but appears in no history, result or trace', async () => {
     const handle = await h.start({ task: TASK, model: 'plan' });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r.status).toBe('completed');
     const history = await handle.fetchHistory();
     const text = await decodedHistoryText(history);

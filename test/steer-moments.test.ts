@@ -50,7 +50,7 @@ describe('a steer in the same workflow task as the model reply that asks for thr
       });
       await temporalOk(h.address, 'workflow', 'signal', '--workflow-id', handle.workflowId, '--name', 'steer', '--input', JSON.stringify({ message: 'only the logs matter', by: 'alice' }));
       second = await h.startWorker();
-      const r = (await handle.result()) as RunResult;
+      const r = await handle.result();
       expect(r.status).toBe('completed');
 
       // One workflow task took the reply and the signal.
@@ -134,7 +134,7 @@ describe('a steer survives', () => {
       await temporalOk(h.address, 'workflow', 'signal', '--workflow-id', handle.workflowId, '--name', 'steer', '--input', JSON.stringify({ message: 'say what you deleted', by: 'bob' }));
       await waitFor('the message queued', () => h.events(handle.workflowId).some((l) => l.type === 'steer_queued'));
       await handle.signal(approveSignal, { callId: 'c2', by: 'alice' });
-      const r = (await handle.result()) as RunResult;
+      const r = await handle.result();
       expect(r.status).toBe('completed');
       const events = h.events(handle.workflowId);
       const at = (type: string) => events.findIndex((l) => l.type === type && (type !== 'continued_as_new' || l.seq > events.find((x) => x.type === 'steer_queued')!.seq));

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { statusQuery, transcriptQuery } from '../common/run-messages.js';
-import type { ChatMessage, RunResult } from '../common/contract.js';
+import type { ChatMessage } from '../common/contract.js';
 import { freshWorkspace, marker, providerRequests, useHarness, waitFor, waitForApproval } from './harness.js';
 import { temporalCli, temporalOk } from './temporal-cli.js';
 
@@ -32,7 +32,7 @@ describe('a steering message while a tool runs', () => {
     // The update answers once the message is queued, with the status showing it.
     expect(JSON.stringify(JSON.parse(out))).toContain('not that folder, look in logs/');
 
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ status: 'completed', turns: 2, toolRuns: 1 });
     const t = await handle.query(transcriptQuery);
     expect(t.map((x) => x.role)).toEqual(['user', 'assistant', 'tool', 'user', 'assistant']);
@@ -67,7 +67,7 @@ describe('a steering message while a tool runs', () => {
     expect(cli).toMatchObject({ code: 2, stderr: expect.stringContaining('the message is empty') });
     expect((await handle.query(statusQuery)).queuedSteers).toEqual([]);
     await handle.signal('reject', { callId: 'c2' });
-    expect(((await handle.result()) as RunResult).status).toBe('completed');
+    expect((await handle.result()).status).toBe('completed');
     expect(userMessages(await handle.query(transcriptQuery))).toEqual(['Free some space.']);
   });
 });
@@ -87,7 +87,7 @@ describe('a steering message while the run is parked on an approval', () => {
 
     const cli = await exec(bin, ['steer', handle.workflowId, 'keep access.log, the audit needs it', '--by', 'alice', '--interrupt'], { env: env(), timeout: 60_000 });
     expect(cli.stdout).toMatch(/message queued for \S+ \(2 queued\)/);
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ status: 'completed', turns: 3, toolRuns: 1, output: 'I did not delete anything: you declined the deletion.' });
     expect(existsSync(join(h.workspaceRoot, ws, 'access.log'))).toBe(true);
 

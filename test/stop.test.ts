@@ -36,7 +36,7 @@ describe('a Stop that reaches the run with the last model reply', () => {
       });
       await handle.signal(cancelSignal, { reason: 'user pressed Stop' });
       second = await h.startWorker();
-      const r = (await handle.result()) as RunResult;
+      const r = await handle.result();
       expect(r).toMatchObject({ status: 'interrupted', interruption: { type: 'cancelled', reason: 'user pressed Stop' }, output: null, turns: 3 });
       // What the model said meanwhile is kept (and paid for).
       expect((await handle.query(transcriptQuery)).at(-1)).toMatchObject({ role: 'assistant', content: expect.stringMatching(/errors\.log mentions a timeout/) });
@@ -105,7 +105,7 @@ describe('after a Stop nothing new is parked, counted or started', () => {
     }
     const second = await h.startWorker();
     try {
-      const r = (await handle.result()) as RunResult;
+      const r = await handle.result();
       expect(r).toMatchObject({ status: 'interrupted', interruption: { type: 'cancelled', reason: 'user pressed Stop' }, toolRuns: 1 });
       expect(exists(ws, 'access.log')).toBe(true);
       // No result for c2: it was never run, and a resume asks about it again.
@@ -129,7 +129,7 @@ describe('a Stop never turns a run failed', () => {
       const childId = `${handle.workflowId}/m1/r1/research`;
       await waitFor('the child to finish its first turn', () => h.trace(childId).some((l) => l.type === 'tool_result'));
       await handle.signal(cancelSignal, { reason: 'user pressed Stop' });
-      const r = (await handle.result()) as RunResult;
+      const r = await handle.result();
       expect(r).toMatchObject({ status: 'interrupted', interruption: { type: 'cancelled', reason: 'user pressed Stop' }, error: null });
       expect(resultOf(await handle.query(transcriptQuery), 'r1')?.content).toMatch(/stopped \(user pressed Stop\) while this research call was running/);
     } finally {

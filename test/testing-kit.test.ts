@@ -4,7 +4,6 @@
 // follows the team's script, a fault queued through the kit, and the
 // request log it keeps.
 import { afterAll, describe, expect, it } from 'vitest';
-import type { RunResult } from '../common/contract.js';
 import { transcriptQuery } from '../common/run-messages.js';
 import { startScriptedModel, type RunningScriptedModel } from '../dev/testing.js';
 import { marker, useHarness } from './harness.js';
@@ -31,7 +30,7 @@ describe('the testing kit', () => {
   it('runs a scenario of the team\'s own beside the built-ins, end to end through a worker', async () => {
     const m = marker();
     const handle = await h.start({ task: `What is in the workspace? ${m}`, model: 'team_listing', tools: ['list_files'] });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ status: 'completed', turns: 2, toolRuns: 1 });
     const last = (await handle.query(transcriptQuery)).at(-1);
     expect(last).toMatchObject({ role: 'assistant' });

@@ -10,7 +10,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentInput, RunResult, RunStatusView } from '../common/contract.js';
+import type { AgentInput, RunStatusView } from '../common/contract.js';
 import { cancelSignal, statusQuery, transcriptQuery } from '../common/run-messages.js';
 import { AGENT_STATUS } from '../common/search-attributes.js';
 import { loadWorkerTools, type WorkerTools } from '../worker/toolset.js';
@@ -72,7 +72,7 @@ describe('an MCP server that goes down under a run', () => {
     expect((await handle.describe()).typedSearchAttributes.get(AGENT_STATUS)).toBe('waiting_for_tool');
 
     server = await startHttpServer(served, port);
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ status: 'completed', toolRuns: 1 });
     const result = (await handle.query(transcriptQuery)).find((m) => m.role === 'tool' && m.tool_call_id === 's0_0');
     expect(result?.content).toContain('hello.txt');
@@ -92,7 +92,7 @@ describe('an MCP server that goes down under a run', () => {
     const handle = await h.start(listing());
     await waitingStatus(handle);
     await handle.signal(cancelSignal, { reason: 'the file server is down, stop' });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ status: 'interrupted', interruption: { type: 'cancelled', reason: 'the file server is down, stop' } });
     expect((await handle.describe()).typedSearchAttributes.get(AGENT_STATUS)).toBe('interrupted');
     // The transcript stays valid: the call has its answer, saying it was stopped.
@@ -103,7 +103,7 @@ describe('an MCP server that goes down under a run', () => {
   it('past its allowance the run fails with the last error, naming toolOutageMs', async () => {
     if (server.child.exitCode === null && server.child.signalCode === null) await server.stop();
     const handle = await h.start(listing({ toolOutageMs: 1000 }), `tool-outage-${randomUUID().slice(0, 8)}`);
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ status: 'failed', errorType: 'McpServerUnreachable' });
     expect(r.error).toContain('MCP server fs');
     expect(r.error).toContain('toolOutageMs');

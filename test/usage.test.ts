@@ -4,7 +4,6 @@
 // stops the run as it would with reported usage.
 import { describe, expect, it } from 'vitest';
 import { statusQuery } from '../common/run-messages.js';
-import type { RunResult } from '../common/contract.js';
 import { addFault, marker, useHarness } from './harness.js';
 
 const h = useHarness();
@@ -15,10 +14,10 @@ describe('a provider that sends no usage', () => {
     // One task for both runs: the fault is added only after the first has ended,
     // and two random markers can differ by more tokens than the bound below allows.
     const m = marker();
-    const reported = (await h.run({ task: `List the files. ${m}`, model: 'runaway', dedupe: 'off', limits })) as RunResult;
+    const reported = await h.run({ task: `List the files. ${m}`, model: 'runaway', dedupe: 'off', limits });
     await addFault(h.providerUrl, { match: { taskIncludes: m }, fault: { type: 'no_usage' }, times: 100 });
     const handle = await h.start({ task: `List the files. ${m}`, model: 'runaway', dedupe: 'off', limits });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     // Without the fallback the run would spend nothing and stop only at its turn cap.
     expect(r).toMatchObject({ status: 'budget_exceeded', turns: reported.turns, usageEstimatedTurns: reported.turns });
     expect(r.turns).toBeLessThan(limits.maxTurns);
