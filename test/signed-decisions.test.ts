@@ -31,6 +31,9 @@ import {
 import { AgentClient } from '../client/agent-client.js';
 import { main } from '../client/cli.js';
 import { privateKeyOf } from '../client/signing.js';
+import { loadConfig } from '../common/config.js';
+import { publicKeyOf } from '../common/signed-decision.js';
+import { readFileSync, statSync } from 'node:fs';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness.js';
 import { temporalCli, temporalOk } from './temporal-cli.js';
 
@@ -134,6 +137,30 @@ describe('canonical JSON, sign and verify (properties)', () => {
     expect(signatureProblem(rotated, ['alice'], 'tool delete_file', expected, signed('w1'), now)).toBeNull();
   });
 
+  it('keygen writes a private key file (mode 600) whose public key it prints with a policy snippet; AGENT_APPROVERS reads that policy', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'keygen-'));
+    const out: string[] = [];
+    const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
+    try {
+      expect(await main(['keygen', '--out', join(dir, 'alice.key'), '--name', 'alice'])).toBe(0);
+      // Never overwritten: a second keygen to the same file is a usage error.
+      expect(await main(['keygen', '--out', join(dir, 'alice.key')])).toBe(2);
+    } finally {
+      log.mockRestore();
+    }
+    const file = join(dir, 'alice.key');
+    const pub = publicKeyOf(privateKeyOf(readFileSync(file, 'utf8')));
+    expect(out.join('\n')).toContain(`public key: ${pub}`);
+    const snippet = JSON.parse(out.join('\n').slice(out.join('\n').indexOf('{'))) as unknown;
+    expect(snippet).toEqual({ approvers: { alice: pub }, tools: { delete_file: ['alice'] } });
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const policyFile = join(dir, 'approvers.json');
+    writeFileSync(policyFile, JSON.stringify(snippet));
+    expect(loadConfig({ AGENT_APPROVERS: policyFile }).runDefaults.approvers).toEqual(snippet);
+    expect(loadConfig({ AGENT_APPROVERS: JSON.stringify(snippet) }).runDefaults.approvers).toEqual(snippet);
+    expect(() => loadConfig({ AGENT_APPROVERS: join(dir, 'missing.json') })).toThrow(/AGENT_APPROVERS file .*missing\.json cannot be read/);
+  });
+
   it('a policy file with a bad key or an unknown approver stops the worker naming it', () => {
     expect(() => parseApproverPolicy({ approvers: { alice: 'short' }, tools: {} }, 'f')).toThrow(/alice.*not a base64 32-byte/);
     expect(() => parseApproverPolicy({ approvers: { alice: alice.publicKey }, tools: { delete_file: ['zed'] } }, 'f')).toThrow(/"zed", who is not in "approvers"/);
@@ -193,8 +220,16 @@ describe('a worker with AGENT_APPROVERS', () => {
     const cfg = await (await agent.getHandle(handle.workflowId)).config();
     expect(cfg.approvers).toEqual(policy);
     expect(JSON.stringify(cfg)).not.toContain(alice.privateKey);
-    await rejectSigned(handle);
+    // Our CLI's reject, signed with alice's key file.
+    const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
+    const id = handle.workflowId;
+    try {
+      expect(await main(['reject', id, 'c2', '--by', 'alice', '--key', keyFile('alice', alice), '--reason', 'needed for the audit', '--expires-in-ms', '60000'], h.client)).toBe(0);
+    } finally {
+      log.mockRestore();
+    }
     expect((await handle.result()).status).toBe('completed');
+    expect(h.trace(id).find((l) => l.type === 'approval_decided')).toMatchObject({ decision: 'reject', by: 'alice', reason: 'needed for the audit' });
   });
 
   it('the update refuses unsigned, forged, unlisted, replayed and expired decisions with their reasons; the call stays parked; AgentClient then approves', async () => {
