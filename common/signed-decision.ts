@@ -16,7 +16,8 @@ import { canonicalJson } from './args-hash.js';
 
 /** Decisions other than approve/reject that a policy may list. */
 export const SIGNED_OTHER_DECISIONS = ['raiseBudget', 'reconcile', 'steer'] as const;
-export type OtherDecision = (typeof SIGNED_OTHER_DECISIONS)[number];
+/** A decision other than approve/reject that a policy may list: `raiseBudget`, `reconcile` or `steer`. */
+export type OtherDecision = 'raiseBudget' | 'reconcile' | 'steer';
 export type SignedDecisionName = 'approve' | 'reject' | OtherDecision;
 
 /**
@@ -28,8 +29,11 @@ export type SignedDecisionName = 'approve' | 'reject' | OtherDecision;
  * them; unlisted, they need no signature.
  */
 export interface ApproverPolicy {
+  /** Approver name → base64 raw 32-byte Ed25519 public key, or several (a rotation). */
   approvers: Record<string, string | string[]>;
+  /** Tool → the approvers who may decide its calls; a tool not listed is decided unsigned. */
   tools: Record<string, string[]>;
+  /** raiseBudget / reconcile / steer → the approvers who may send them; unlisted ones need no signature. */
   decisions?: Partial<Record<OtherDecision, string[]>>;
 }
 
