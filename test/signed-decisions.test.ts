@@ -15,7 +15,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { argsHash, canonicalJson } from '../common/args-hash.js';
 import type { RunResult } from '../common/contract.js';
-import { approveSignal, decideUpdate, statusQuery } from '../common/run-messages.js';
+import { approveSignal, cancelSignal, decideUpdate, raiseBudgetUpdate, statusQuery } from '../common/run-messages.js';
+import { signOther } from '../client/signing.js';
 import {
   fromBase64,
   newKeyPair,
@@ -47,7 +48,7 @@ const key = (k: { privateKey: string }) => privateKeyOf(k.privateKey);
 const policy: ApproverPolicy = {
   approvers: { alice: alice.publicKey, bob: bob.publicKey },
   tools: { delete_file: ['alice'] },
-  decisions: { steer: ['alice'] },
+  decisions: { steer: ['alice'], raiseBudget: ['alice'] },
 };
 const inAMinute = () => new Date(Date.now() + 60_000).toISOString();
 
@@ -324,6 +325,37 @@ describe('a worker with AGENT_APPROVERS', () => {
       spy.mockRestore();
       log.mockRestore();
     }
+    await deleted(handle, ws);
+  });
+
+  it('raiseBudget when the policy lists it: unsigned or with a tampered amount refused; AgentClient signed raise applies', async () => {
+    const id = `signed-hard-${randomUUID().slice(0, 8)}`;
+    const handle = await h.client.workflow.start('agentRun', { taskQueue: queue, workflowId: id, args: [{ task: 'Keep listing.', model: 'runaway', limits: { maxTurns: 40, maxBudgetUsd: 0.005, budgetMode: 'hard' } }] });
+    h.track(id, handle.firstExecutionRunId);
+    await waitFor('the run parked awaiting_budget', async () => ((await handle.query(statusQuery)).agentStatus === 'awaiting_budget' ? true : null));
+    const refusedWith = async (input: object) => {
+      const p = handle.executeUpdate(raiseBudgetUpdate, { args: [input as never] });
+      await expect(p).rejects.toBeInstanceOf(WorkflowUpdateFailedError);
+      return ((await p.catch((e: WorkflowUpdateFailedError) => e)) as WorkflowUpdateFailedError).cause?.message ?? '';
+    };
+    expect(await refusedWith({ maxBudgetUsd: 0.05, by: 'alice' })).toMatch(/^signature required: raiseBudget is listed/);
+    const signedRaise = signOther({ maxBudgetUsd: 0.008, by: 'alice' }, { workflowId: id, decision: 'raiseBudget', by: 'alice', key: key(alice) });
+    expect(await refusedWith({ ...signedRaise, maxBudgetUsd: 0.05 })).toMatch(/^signature does not verify/);
+    expect((await handle.query(statusQuery)).agentStatus).toBe('awaiting_budget');
+    const view = await (await agent.getHandle(id)).raiseBudget(0.008, { by: 'alice', key: key(alice) });
+    expect(view.budget?.raises.at(-1)).toMatchObject({ toUsd: 0.008, by: 'alice' });
+    await handle.signal(cancelSignal, { reason: 'done' });
+    await handle.result();
+  });
+
+  it('a run started before the policy takes decisions unsigned, even on a worker that has one', async () => {
+    const q = `signed-before-${randomUUID().slice(0, 8)}`;
+    const before = await h.startWorker({ taskQueue: q });
+    const { handle, ws } = await parked(freshWorkspace(), q);
+    await before.shutdown();
+    workers.push(await h.startWorker({ taskQueue: q, runDefaults: { approvers: policy } }));
+    expect((await handle.query(statusQuery)).interruption).toMatchObject({ callId: 'c2' });
+    await handle.signal(approveSignal, { callId: 'c2', by: 'anyone' });
     await deleted(handle, ws);
   });
 
