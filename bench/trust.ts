@@ -6,7 +6,11 @@
 //    on a compressible payload (a transcript) and an incompressible one.
 // 3. Trace writer: lines per second with one writer process and with two
 //    writing one run's trace at once (test/trace-process.ts, the lock's cost).
-// BENCH_RUNS (default 5 each) sets how many runs per side.
+// 4. Signature verification: what the decide validator runs per signed
+//    decision (common/signed-decision.ts signatureProblem: canonical JSON,
+//    Ed25519 verify in pure JS), the first call (tables built) and then
+//    warm, per verify; the same code the workflow sandbox runs.
+// BENCH_RUNS (default 5 each) sets how many runs per side; BENCH_ONLY=signatures runs only 4.
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { execFile } from 'node:child_process';
@@ -20,6 +24,9 @@ import type { RunResult } from '../common/contract.js';
 import { EncryptionPayloadCodec, payloadCodecs } from '../common/payload-codec.js';
 import type { PayloadKey } from '../common/payload-keys.js';
 import { PROJECT_ROOT } from '../common/project-root.js';
+import { argsHash } from '../common/args-hash.js';
+import { newKeyPair, signatureProblem, signDecision, type ApproverPolicy } from '../common/signed-decision.js';
+import { privateKeyOf } from '../client/signing.js';
 import { startProvider } from '../dev/provider/server.js';
 import { createAgentWorker, WORKFLOWS_PATH } from '../worker/create-worker.js';
 import { findFreePort, startDevServer } from '../worker/dev-server/dev-server.js';
@@ -123,6 +130,32 @@ async function traceWriters(): Promise<void> {
   }
 }
 
-await codecCpu();
-await traceWriters();
-if (process.env.BENCH_SKIP_RUNS !== '1') await perTurn();
+function signatureVerify(): void {
+  const alice = newKeyPair();
+  const policy: ApproverPolicy = { approvers: { alice: alice.publicKey }, tools: { delete_file: ['alice'] } };
+  const expected = { argsHash: argsHash({ path: 'access.log' }), callId: 'c2', decision: 'approve' as const, workflowId: 'bench-run' };
+  const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
+  const sent = { ...expected, by: 'alice', expiresAt, signature: signDecision({ ...expected, by: 'alice', expiresAt }, privateKeyOf(alice.privateKey)) };
+  const check = () => {
+    if (signatureProblem(policy, ['alice'], 'tool delete_file', expected, sent, Date.now()) !== null) throw new Error('the bench signature does not verify');
+  };
+  const t0 = performance.now();
+  check();
+  const first = performance.now() - t0;
+  const ROUNDS = 10;
+  const N = 200;
+  const per: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const t = performance.now();
+    for (let i = 0; i < N; i++) check();
+    per.push((performance.now() - t) / N);
+  }
+  console.log(`signature check (signatureProblem: canonical JSON + Ed25519 verify, @noble/curves): first call ${first.toFixed(2)} ms; warm, ${ROUNDS} rounds of ${N}: ${fmt(stats(per), 'ms per verify')}`);
+}
+
+signatureVerify();
+if (process.env.BENCH_ONLY !== 'signatures') {
+  await codecCpu();
+  await traceWriters();
+  if (process.env.BENCH_SKIP_RUNS !== '1') await perTurn();
+}

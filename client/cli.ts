@@ -6,7 +6,10 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 // parseArgs that takes `--flag -3` as the flag's value, so its own check names it (./parse-flags.ts).
 import { parseFlags as parseArgs } from './parse-flags.js';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
+import { newKeyPair } from '../common/signed-decision.js';
+import { privateKeyOf, type SigningOptions } from './signing.js';
 import { readTrace, readTraceFile, traceChains } from '../common/trace-format.js';
 import { isArgsHashText } from '../common/args-hash.js';
 import { loadConfig, type HarnessConfig } from '../common/config.js';
@@ -74,6 +77,8 @@ export async function main(argv: string[], client?: Client): Promise<number> {
     // Refusals name the CLI's flags, as the person typed them.
     const agent = async (): Promise<AgentClient> => new AgentClient({ client: await conn(), taskQueue: cfg.taskQueue, optionNames: CLI_NAMES });
     switch (command) {
+      case 'keygen':
+        return keygen(rest);
       case 'run':
         return await run(await agent(), runFlags ?? inputFromFlags(rest));
       case 'resume':
@@ -271,6 +276,50 @@ async function run(agent: AgentClient, flags: ReturnType<typeof inputFromFlags>)
   return startRun(agent, () => agent.start(input, { workflowId }), detach, `run ${workflowId}`, { command: 'run', of: (field) => (field === 'tools' && flags.toolsFlag ? '--tools' : null) });
 }
 
+/**
+ * --key FILE (a private key `keygen` wrote) and --expires-in-ms: the decision
+ * is signed for AGENT_APPROVERS. Read and checked before anything is sent;
+ * the key itself never leaves this process.
+ */
+function signingOf(values: { key?: string; 'expires-in-ms'?: string }): SigningOptions {
+  if (values.key === undefined) {
+    if (values['expires-in-ms'] !== undefined) throw new UsageError('--expires-in-ms needs --key FILE (it is the signature\'s lifetime)');
+    return {};
+  }
+  let text: string;
+  try {
+    text = readFileSync(resolvePath(values.key), 'utf8');
+  } catch (err) {
+    throw new UsageError(`--key ${values.key}: ${(err as Error).message}`);
+  }
+  let key: Uint8Array;
+  try {
+    key = privateKeyOf(text);
+  } catch (err) {
+    throw new UsageError(`--key ${values.key}: ${(err as Error).message}`);
+  }
+  const ttl = numberFlag('expires-in-ms', values['expires-in-ms']);
+  if (ttl === null || (ttl !== undefined && !(ttl > 0))) throw new UsageError('--expires-in-ms must be a number of ms > 0');
+  return { key, ...(ttl !== undefined ? { expiresInMs: ttl } : {}) };
+}
+
+/** `keygen --out FILE [--name NAME]`: a new Ed25519 key pair; the private key to FILE (mode 600), the public key and a policy snippet to stdout. */
+function keygen(rest: string[]): number {
+  const { values } = parseArgs({ args: rest, allowPositionals: false, options: { out: { type: 'string' }, name: { type: 'string' }, force: { type: 'boolean' } } });
+  const out = values.out;
+  if (out === undefined) throw new UsageError('missing --out FILE (where the private key is written)');
+  const path = resolvePath(out);
+  if (existsSync(path) && values.force !== true) throw new UsageError(`${path} exists: a key file is never overwritten (--force to replace it)`);
+  const name = values.name ?? process.env.USER ?? 'approver';
+  const { privateKey, publicKey } = newKeyPair();
+  writeFileSync(path, `# agent-harness Ed25519 private key of ${name}: keep it secret. Public key: ${publicKey}\n${privateKey}\n`, { mode: 0o600 });
+  console.log(`private key written to ${path} (mode 600)`);
+  console.log(`public key: ${publicKey}`);
+  console.log('AGENT_APPROVERS policy snippet (list the tools this approver may decide):');
+  console.log(JSON.stringify({ approvers: { [name]: publicKey }, tools: { delete_file: [name] } }, null, 2));
+  return 0;
+}
+
 /** Who a command says decided: --by, else the login name. */
 const byOf = (by: string | undefined): string => by ?? process.env.USER ?? 'cli';
 
@@ -279,13 +328,14 @@ async function reconcile(agent: AgentClient, rest: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
-    options: { happened: { type: 'string' }, retry: { type: 'boolean' }, by: { type: 'string' } },
+    options: { happened: { type: 'string' }, retry: { type: 'boolean' }, by: { type: 'string' }, key: { type: 'string' }, 'expires-in-ms': { type: 'string' } },
   });
   const workflowId = need(positionals[0], 'workflowId');
   const callId = need(positionals[1], 'callId');
   if ((values.happened === undefined) === (values.retry !== true)) throw new UsageError('reconcile takes one of --happened "what happened" and --retry');
   const by = byOf(values.by);
-  const outcome = values.happened !== undefined ? ({ outcome: 'happened', result: values.happened, by } as const) : ({ outcome: 'retry', by } as const);
+  const signing = signingOf(values);
+  const outcome = values.happened !== undefined ? ({ outcome: 'happened', result: values.happened, by, ...signing } as const) : ({ outcome: 'retry', by, ...signing } as const);
   const handle = await agent.getHandle(workflowId);
   const view = await viaWorker(handle, `reconcile ${callId}`, () => handle.reconcile(callId, outcome));
   if (typeof view === 'number') return view;
@@ -297,18 +347,18 @@ async function decide(agent: AgentClient, decision: 'approve' | 'reject', rest: 
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
-    options: { reason: { type: 'string' }, by: { type: 'string' }, 'args-hash': { type: 'string' }, 'when-worker-returns': { type: 'boolean' } },
+    options: { reason: { type: 'string' }, by: { type: 'string' }, 'args-hash': { type: 'string' }, 'when-worker-returns': { type: 'boolean' }, key: { type: 'string' }, 'expires-in-ms': { type: 'string' } },
   });
   const workflowId = need(positionals[0], 'workflowId');
   const callId = need(positionals[1], 'callId');
   const hash = values['args-hash'];
   if (hash !== undefined && !isArgsHashText(hash)) throw new UsageError(`--args-hash must be 64 hex digits (the status's interruption.argsHash), got ${JSON.stringify(hash)}`);
-  const options = { by: byOf(values.by), ...(values.reason !== undefined ? { reason: values.reason } : {}), ...(hash !== undefined ? { argsHash: hash.toLowerCase() } : {}) };
+  const options = { by: byOf(values.by), ...(values.reason !== undefined ? { reason: values.reason } : {}), ...(hash !== undefined ? { argsHash: hash.toLowerCase() } : {}), ...signingOf(values) };
   const handle = await agent.getHandle(workflowId);
   const view = await viaWorker(handle, `${decision} ${callId}`, () => (decision === 'approve' ? handle.approve(callId, options) : handle.reject(callId, options)), {
     name: decision,
     // The signals carry the same fields, the verdict in the signal's name (approve has no reason).
-    send: () => (decision === 'approve' ? handle.signals.approve(callId, { by: options.by, ...(options.argsHash !== undefined ? { argsHash: options.argsHash } : {}) }) : handle.signals.reject(callId, options)),
+    send: () => (decision === 'approve' ? handle.signals.approve(callId, { by: options.by, ...(options.argsHash !== undefined ? { argsHash: options.argsHash } : {}), ...signingOf(values) }) : handle.signals.reject(callId, options)),
     requested: values['when-worker-returns'] === true,
   });
   if (typeof view === 'number') return view;
@@ -318,13 +368,13 @@ async function decide(agent: AgentClient, decision: 'approve' | 'reject', rest: 
 
 /** `steer RUN "message"`: queued by the steer update (refused at once, naming why, when the run cannot take it). */
 async function steer(agent: AgentClient, rest: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { by: { type: 'string' }, interrupt: { type: 'boolean' }, 'when-worker-returns': { type: 'boolean' } } });
+  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { by: { type: 'string' }, interrupt: { type: 'boolean' }, 'when-worker-returns': { type: 'boolean' }, key: { type: 'string' }, 'expires-in-ms': { type: 'string' } } });
   const workflowId = need(positionals[0], 'workflowId');
   const message = positionals[1];
   if (message === undefined) throw new UsageError('missing <message>');
   if (positionals.length > 2) throw new UsageError(`one message, quoted: got ${positionals.length - 1} words (agent-harness steer ${workflowId} "look in logs/")`);
   if (message.trim() === '') throw new UsageError('the message is empty');
-  const options = { by: byOf(values.by), interrupt: values.interrupt === true };
+  const options = { by: byOf(values.by), interrupt: values.interrupt === true, ...signingOf(values) };
   const handle = await agent.getHandle(workflowId);
   const view = await viaWorker(handle, 'the message', () => handle.steer(message, options), {
     name: 'steer',
@@ -340,12 +390,12 @@ async function steer(agent: AgentClient, rest: string[]): Promise<number> {
 
 /** `raise-budget RUN --to USD`: the raiseBudget update; a refusal (not higher, a soft budget, a child) prints its reason and exits 1. */
 async function raiseBudget(agent: AgentClient, rest: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { to: { type: 'string' }, by: { type: 'string' }, reason: { type: 'string' } } });
+  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { to: { type: 'string' }, by: { type: 'string' }, reason: { type: 'string' }, key: { type: 'string' }, 'expires-in-ms': { type: 'string' } } });
   const workflowId = need(positionals[0], 'workflowId');
   const to = numberFlag('to', values.to);
   if (to === undefined || to === null) throw new UsageError('missing --to USD (the new budget)');
   const handle = await agent.getHandle(workflowId);
-  const view = await viaWorker(handle, `the raise to $${to}`, () => handle.raiseBudget(to, { by: byOf(values.by), ...(values.reason !== undefined ? { reason: values.reason } : {}) }));
+  const view = await viaWorker(handle, `the raise to $${to}`, () => handle.raiseBudget(to, { by: byOf(values.by), ...(values.reason !== undefined ? { reason: values.reason } : {}), ...signingOf(values) }));
   if (typeof view === 'number') return view;
   console.log(raiseOutcome(workflowId, to, view));
   return 0;

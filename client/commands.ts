@@ -42,29 +42,34 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
     about: 'write the run\'s turns, configuration and cost per turn as JSON (stdout without --out), for fork --from-file',
   },
   approve: {
-    usage: 'approve <workflowId> <callId> [--by NAME] [--args-hash H] [--when-worker-returns]',
+    usage: 'approve <workflowId> <callId> [--by NAME] [--args-hash H] [--key FILE [--expires-in-ms MS]] [--when-worker-returns]',
     about:
+      'with --key (a private key keygen wrote) the decision is signed as --by for AGENT_APPROVERS, valid --expires-in-ms (default 10 min).\n' +
       'with --args-hash (the status\'s interruption.argsHash) the approval is refused unless the call has exactly those arguments.\n' +
       'With no worker polling the run\'s task queue it is not sent (exit 8); --when-worker-returns records it as the approve signal, applied when a worker takes the run',
   },
   reject: {
-    usage: 'reject <workflowId> <callId> [--reason TEXT] [--by NAME] [--args-hash H] [--when-worker-returns]',
+    usage: 'reject <workflowId> <callId> [--reason TEXT] [--by NAME] [--args-hash H] [--key FILE [--expires-in-ms MS]] [--when-worker-returns]',
     about: 'the reason is optional; the model is told it when given. With no worker: as approve (--when-worker-returns sends the reject signal)',
   },
   steer: {
-    usage: 'steer <workflowId> <message> [--by NAME] [--interrupt] [--when-worker-returns]',
+    usage: 'steer <workflowId> <message> [--by NAME] [--interrupt] [--key FILE [--expires-in-ms MS]] [--when-worker-returns]',
     about:
       'queue a message for the run: the model reads it at the next turn boundary (after every call of its last reply has a result).\n' +
       '--interrupt: calls of the current reply that have not started, and a call parked on an approval, are declined with the message as the reason.\n' +
       'With no worker: as approve (--when-worker-returns sends the steer signal)',
   },
   'raise-budget': {
-    usage: 'raise-budget <workflowId> --to USD [--by NAME] [--reason TEXT]',
+    usage: 'raise-budget <workflowId> --to USD [--by NAME] [--reason TEXT] [--key FILE [--expires-in-ms MS]]',
     about: 'a hard budget\'s new amount (the raiseBudget update): a run parked awaiting_budget goes on; refused unless higher than the budget now',
   },
   reconcile: {
-    usage: 'reconcile <workflowId> <callId> (--happened TEXT | --retry) [--by NAME]',
+    usage: 'reconcile <workflowId> <callId> (--happened TEXT | --retry) [--by NAME] [--key FILE [--expires-in-ms MS]]',
     about: 'a run parked on a write whose outcome is unknown (unknownOutcomes "ask"): it happened (TEXT is what the model reads), or try it again',
+  },
+  keygen: {
+    usage: 'keygen --out FILE [--name NAME] [--force]',
+    about: 'a new Ed25519 key pair for signed decisions: the private key to FILE (mode 600), the public key and an AGENT_APPROVERS snippet to stdout (no server needed)',
   },
   cancel: { usage: 'cancel <workflowId> [--reason TEXT]' },
   status: { usage: 'status <workflowId>', about: 'query the live status; with no worker, one line saying so and what Temporal holds (execution status, search attributes), exit 8' },

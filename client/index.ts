@@ -26,6 +26,9 @@ export {
   type RejectOptions,
   type SteerOptions,
 } from './run-handle.js';
+// Signed decisions (AGENT_APPROVERS): the handle signs given a key; these sign or make keys by hand.
+export { DEFAULT_SIGNATURE_TTL_MS, privateKeyOf, type SigningOptions } from './signing.js';
+export { newKeyPair, publicKeyOf, signDecision, signedMessage, verifySignature, type ApproverPolicy, type OtherDecision, type SignedDecisionName, type SignedFields } from '../common/signed-decision.js';
 export {
   AgentClientError,
   CannotResumeError,

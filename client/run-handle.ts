@@ -23,7 +23,10 @@ import {
   type DecideInput,
   type ReconcileInput,
   type SteerInput,
+  type DecisionSignature,
 } from '../common/run-messages.js';
+import { argsHash } from '../common/args-hash.js';
+import { signCall, signOther, type SigningOptions } from './signing.js';
 import { NoAnswerError, NoWorkerError, translating } from './agent-errors.js';
 import { exportOf, type RunExport } from './fork-run.js';
 import { boundedAnswer, queueWorkers, withoutWorker, type QueueWorkers, type RunDescription } from './worker-check.js';
@@ -32,7 +35,7 @@ import { boundedAnswer, queueWorkers, withoutWorker, type QueueWorkers, type Run
 export type AgentRunWorkflow = (input: AgentInput) => Promise<RunResult>;
 
 /** Who approves, and what binds the approval. */
-export interface ApproveOptions {
+export interface ApproveOptions extends SigningOptions {
   /** Who decided: written with the decision into the trace. */
   by: string;
   /** The call's argsHash (status `interruption.argsHash`): refused unless the awaited call has exactly those arguments. */
@@ -42,7 +45,7 @@ export interface ApproveOptions {
 }
 
 /** Who rejects, and why. */
-export interface RejectOptions {
+export interface RejectOptions extends SigningOptions {
   /** Who decided. */
   by: string;
   /** Why: written into the transcript, so the model reads it. */
@@ -52,7 +55,7 @@ export interface RejectOptions {
 }
 
 /** Who steers, and how. */
-export interface SteerOptions {
+export interface SteerOptions extends SigningOptions {
   /** Who sent the message: the model reads it with the message. */
   by: string;
   /** Calls of the current reply that have not started, and a call parked on an approval, are declined with the message as the reason. */
@@ -60,7 +63,7 @@ export interface SteerOptions {
 }
 
 /** A budget raise's author and reason. */
-export interface RaiseBudgetOptions {
+export interface RaiseBudgetOptions extends SigningOptions {
   /** Who raised it. */
   by: string;
   /** Why, for the trace and the status's `budget.raises`. */
@@ -68,7 +71,7 @@ export interface RaiseBudgetOptions {
 }
 
 /** A person's word on a write whose outcome is unknown: it happened (and what happened, for the model), or try it again. */
-export type ReconcileOptions = { by: string } & ({ outcome: 'happened'; result: string } | { outcome: 'retry' });
+export type ReconcileOptions = { by: string } & SigningOptions & ({ outcome: 'happened'; result: string } | { outcome: 'retry' });
 
 /**
  * A decision or a message sent as its signal: recorded in the run's history
@@ -135,10 +138,17 @@ export class AgentRunHandle {
     this.notes = notes;
     const send = <A>(call: () => Promise<A>) => translating(this.workflowId, this.runId, call);
     this.signals = {
-      approve: (callId, o) => send(() => workflow.signal(approveSignal, { callId, by: o.by, ...(o.argsHash !== undefined ? { argsHash: o.argsHash } : {}) })),
-      reject: (callId, o) =>
-        send(() => workflow.signal(rejectSignal, { callId, by: o.by, ...(o.argsHash !== undefined ? { argsHash: o.argsHash } : {}), ...(o.reason !== undefined ? { reason: o.reason } : {}) })),
-      steer: (message, o) => send(() => workflow.signal(steerSignal, steerInput(message, o))),
+      approve: async (callId, o) => {
+        const signed = await this.signedCall(callId, 'approve', o);
+        return send(() => workflow.signal(approveSignal, { callId, by: o.by, ...(o.argsHash !== undefined ? { argsHash: o.argsHash } : {}), ...signed }));
+      },
+      reject: async (callId, o) => {
+        const signed = await this.signedCall(callId, 'reject', o);
+        return send(() =>
+          workflow.signal(rejectSignal, { callId, by: o.by, ...(o.argsHash !== undefined ? { argsHash: o.argsHash } : {}), ...(o.reason !== undefined ? { reason: o.reason } : {}), ...signed }),
+        );
+      },
+      steer: (message, o) => send(() => workflow.signal(steerSignal, this.signedSteer(message, o))),
     };
   }
 
@@ -179,14 +189,14 @@ export class AgentRunHandle {
    * decision (or the argsHash names other arguments, or a Stop came first),
    * NoWorkerError (not sent) or NoAnswerError (sent, unanswered).
    */
-  approve(callId: string, options: ApproveOptions): Promise<RunStatusView> {
-    const input: DecideInput = { callId, decision: 'approve', by: options.by, ...optional(options) };
+  async approve(callId: string, options: ApproveOptions): Promise<RunStatusView> {
+    const input: DecideInput = { callId, decision: 'approve', by: options.by, ...optional(options), ...(await this.signedCall(callId, 'approve', options)) };
     return this.update('decide', () => this.workflow.executeUpdate(decideUpdate, { args: [input] }));
   }
 
   /** Rejects the parked call `callId` by the `decide` update; the reason is written into the transcript. Throws as approve. */
-  reject(callId: string, options: RejectOptions): Promise<RunStatusView> {
-    const input: DecideInput = { callId, decision: 'reject', by: options.by, ...optional(options) };
+  async reject(callId: string, options: RejectOptions): Promise<RunStatusView> {
+    const input: DecideInput = { callId, decision: 'reject', by: options.by, ...optional(options), ...(await this.signedCall(callId, 'reject', options)) };
     return this.update('decide', () => this.workflow.executeUpdate(decideUpdate, { args: [input] }));
   }
 
@@ -197,7 +207,7 @@ export class AgentRunHandle {
    * message, a run that is stopping) with UpdateRefusedError.
    */
   steer(message: string, options: SteerOptions): Promise<RunStatusView> {
-    return this.update('steer', () => this.workflow.executeUpdate(steerUpdate, { args: [steerInput(message, options)] }));
+    return this.update('steer', () => this.workflow.executeUpdate(steerUpdate, { args: [this.signedSteer(message, options)] }));
   }
 
   /**
@@ -206,13 +216,15 @@ export class AgentRunHandle {
    * higher than the budget now (and for soft budgets and sub-agents).
    */
   raiseBudget(maxBudgetUsd: number, options: RaiseBudgetOptions): Promise<RunStatusView> {
-    const input = { maxBudgetUsd, by: options.by, ...(options.reason !== undefined ? { reason: options.reason } : {}) };
+    const plain = { maxBudgetUsd, by: options.by, ...(options.reason !== undefined ? { reason: options.reason } : {}) };
+    const input = options.key === undefined ? plain : signOther(plain, { workflowId: this.workflowId, decision: 'raiseBudget', by: options.by, key: options.key, expiresInMs: options.expiresInMs });
     return this.update('raiseBudget', () => this.workflow.executeUpdate(raiseBudgetUpdate, { args: [input] }));
   }
 
   /** A person's word on the write `callId` whose outcome is unknown (a run parked `awaiting_reconciliation`), by the `reconcile` update. */
   reconcile(callId: string, options: ReconcileOptions): Promise<RunStatusView> {
-    const input: ReconcileInput = options.outcome === 'happened' ? { callId, outcome: 'happened', result: options.result, by: options.by } : { callId, outcome: 'retry', by: options.by };
+    const plain: ReconcileInput = options.outcome === 'happened' ? { callId, outcome: 'happened', result: options.result, by: options.by } : { callId, outcome: 'retry', by: options.by };
+    const input = options.key === undefined ? plain : signOther(plain, { workflowId: this.workflowId, decision: 'reconcile', callId, by: options.by, key: options.key, expiresInMs: options.expiresInMs });
     return this.update('reconcile', () => this.workflow.executeUpdate(reconcileUpdate, { args: [input] }));
   }
 
@@ -234,6 +246,28 @@ export class AgentRunHandle {
   /** Who polls the run's task queue now. */
   workers(): Promise<QueueWorkers> {
     return queueWorkers(this.ctx.client, this.taskQueue);
+  }
+
+  /**
+   * The signature fields for a decision on a call, when the options carry a
+   * key: over the call's argsHash (the given one, else the parked call's from
+   * the status query). Empty when unsigned.
+   */
+  private async signedCall(callId: string, decision: 'approve' | 'reject', o: ApproveOptions | RejectOptions): Promise<DecisionSignature> {
+    if (o.key === undefined) return {};
+    let hash = o.argsHash;
+    if (hash === undefined) {
+      const parked = (await this.status()).interruption;
+      if (parked?.type !== 'approval' || parked.callId !== callId) throw new Error(`cannot sign the ${decision} of ${callId}: it is not the call the run is parked on; pass argsHash`);
+      // Absent only in statuses recorded before argsHash existed: hash the arguments shown.
+      hash = parked.argsHash ?? argsHash(parked.args);
+    }
+    return signCall({ workflowId: this.workflowId, callId, decision, argsHash: hash, by: o.by, key: o.key, expiresInMs: o.expiresInMs });
+  }
+
+  private signedSteer(message: string, o: SteerOptions): SteerInput {
+    const plain = steerInput(message, o);
+    return o.key === undefined ? plain : signOther(plain, { workflowId: this.workflowId, decision: 'steer', by: o.by, key: o.key, expiresInMs: o.expiresInMs });
   }
 
   /** A query, sent only when a worker polls the run's queue, its answer waited for a bounded time. */

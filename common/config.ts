@@ -1,7 +1,8 @@
 // Every environment variable the processes read, with its default, in one
 // place (docs/configuration.md's environment table mirrors this file).
 import { payloadKeysFromEnv } from './payload-keys.js';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { parseApproverPolicy, type ApproverPolicy } from './signed-decision.js';
 import { resolve } from 'node:path';
 import { loadClientConfigProfile, toClientOptions } from '@temporalio/envconfig';
 import { PROJECT_ROOT } from './project-root.js';
@@ -230,8 +231,32 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig 
       ...(list(env.AGENT_REQUIRE_ARGS_HASH) ? { requireArgsHash: list(env.AGENT_REQUIRE_ARGS_HASH) ?? [] } : {}),
       // Whether a resume or fork whose definition moved under it is refused (default refuse: common/definition.ts).
       ...(v.AGENT_DEFINITION_CHANGE ? { definitionChange: v.AGENT_DEFINITION_CHANGE } : {}),
+      // Who may decide what, with their public keys (read and checked here, so a bad file stops the worker at start).
+      ...(env.AGENT_APPROVERS ? { approvers: approverPolicy(env.AGENT_APPROVERS) } : {}),
     },
   };
+}
+
+/**
+ * AGENT_APPROVERS: the path of the policy file (docs/security.md), or the JSON
+ * itself when it starts with `{` (handy in a container's environment).
+ */
+export function approverPolicy(value: string): ApproverPolicy {
+  const inline = value.trim().startsWith('{');
+  const source = inline ? 'AGENT_APPROVERS' : `AGENT_APPROVERS file ${resolve(value)}`;
+  let text: string;
+  try {
+    text = inline ? value : readFileSync(resolve(value), 'utf8');
+  } catch (err) {
+    throw new Error(`${source} cannot be read: ${(err as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`${source} is not JSON: ${(err as Error).message}`);
+  }
+  return parseApproverPolicy(parsed, source);
 }
 
 /** The typed variables (./env-schema), an empty one counting as unset; the first bad one stops the process in one line naming it. */

@@ -2,6 +2,7 @@
 // transcript, the five exits. Plain JSON only (no Map, no Date, no class) so it
 // survives history, queries and continue-as-new unchanged.
 import type { DefinitionField } from './definition.js';
+import type { ApproverPolicy } from './signed-decision.js';
 import type { ToolSpec } from './tool-spec.js';
 
 /** One tool call as the OpenAI chat-completions wire format carries it. */
@@ -285,6 +286,13 @@ export interface RunConfig {
    * configurations recorded before it: allowed (as those runs were).
    */
   definitionChange?: DefinitionChangePolicy;
+  /**
+   * The worker's approvers policy (AGENT_APPROVERS) when the run started:
+   * public keys and who may decide what. Decisions it lists must be signed
+   * (common/signed-decision.ts). Absent (configurations recorded before it,
+   * or no policy): decisions are taken unsigned.
+   */
+  approvers?: ApproverPolicy;
   /** A resumed or forked run: its source's definition hash and the fields that differ (set by the workflow). */
   definitionFrom?: { hash: string; changed: DefinitionField[] };
 }
@@ -352,6 +360,7 @@ export type RunDefaults = Pick<
   | 'continueAsNewAtHistoryBytes'
   | 'requireArgsHash'
   | 'definitionChange'
+  | 'approvers'
 >;
 
 /** The workflow's return value: one of the five exits with its totals (also for runs that did not complete). */

@@ -4,14 +4,26 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ChatMessage, RunConfig, RunStatusView } from './contract.js';
 
-export interface ApproveInput {
+/**
+ * What a signed decision adds (AGENT_APPROVERS, common/signed-decision.ts):
+ * base64 Ed25519 `signature` over the canonical JSON of {argsHash, by,
+ * callId, decision, expiresAt, workflowId}; `workflowId` optional (names the
+ * run signed for). Unsigned decisions leave them out.
+ */
+export interface DecisionSignature {
+  expiresAt?: string;
+  signature?: string;
+  workflowId?: string;
+}
+
+export interface ApproveInput extends DecisionSignature {
   callId: string;
   by?: string;
   /** The call's argsHash (status interruption.argsHash): refused when the awaited call's arguments hash otherwise. */
   argsHash?: string;
 }
 
-export interface RejectInput {
+export interface RejectInput extends DecisionSignature {
   callId: string;
   reason?: string;
   by?: string;
@@ -22,7 +34,7 @@ export interface CancelInput {
   reason?: string;
 }
 
-export interface DecideInput {
+export interface DecideInput extends DecisionSignature {
   callId: string;
   decision: 'approve' | 'reject';
   reason?: string;
@@ -35,20 +47,20 @@ export interface DecideInput {
  * a tool call and its result). `interrupt`: calls of the current reply that
  * have not started, and the call parked on an approval, are not run.
  */
-export interface SteerInput {
+export interface SteerInput extends DecisionSignature {
   message: string;
   by?: string;
   interrupt?: boolean;
 }
 
 /** A hard budget's raise: refused unless higher than the budget now (the contract). */
-export interface RaiseBudgetInput {
+export interface RaiseBudgetInput extends DecisionSignature {
   maxBudgetUsd: number;
   by: string;
   reason?: string;
 }
 
-export interface ReconcileInput {
+export interface ReconcileInput extends DecisionSignature {
   callId: string;
   /** `happened`: the write took place (say what happened in `result`); `retry`: try it again. */
   outcome: 'happened' | 'retry';

@@ -9,5 +9,7 @@ export { SearchAttributesNotReady } from './search-attribute-check.js';
 export { ToolsetConflict } from './tool-routing.js';
 export type { LedgerConfig, RetentionConfig, SearchAttributeMode, ToolsetCheck } from '../common/config.js';
 export type { Pricing, RunDefaults } from '../common/contract.js';
+// runDefaults.approvers: the policy AGENT_APPROVERS names (docs/security.md, "Signed decisions").
+export type { ApproverPolicy, OtherDecision } from '../common/signed-decision.js';
 export type { EffectStore } from '../activities/effects/record.js';
 export type { McpConfigFile, McpServerEntry } from '../activities/tools/mcp/config-schema.js';

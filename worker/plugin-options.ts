@@ -16,6 +16,7 @@ import type { EffectStore } from '../activities/effects/record.js';
 import type { McpConfigFile } from '../activities/tools/mcp/config-schema.js';
 import { SEARCH_ATTRIBUTE_MODES, TOOLSET_CHECKS, type LedgerConfig, type RetentionConfig, type SearchAttributeMode, type ToolsetCheck } from '../common/config.js';
 import type { Pricing, RunDefaults } from '../common/contract.js';
+import { parseApproverPolicy, type ApproverPolicy } from '../common/signed-decision.js';
 import { DEFAULT_HEARTBEAT_MS } from '../common/heartbeat.js';
 import { firstProblem, got, strictObject } from '../common/schema-problem.js';
 
@@ -66,7 +67,7 @@ export interface AgentPluginOptions {
   traceDir?: string;
   /** Where prompt messages are filed by content address (MESSAGE_STORE_DIR; default `<workspace>/.messages`). */
   messageStoreDir?: string;
-  /** What a run's input leaves out (AGENT_DEFAULT_MAX_TURNS, AGENT_DEFAULT_BUDGET_USD, AGENT_DEFAULT_APPROVAL_TIMEOUT_MS, AGENT_MODEL_OUTAGE_MS, AGENT_REQUIRE_ARGS_HASH). */
+  /** What a run's input leaves out (AGENT_DEFAULT_MAX_TURNS, AGENT_DEFAULT_BUDGET_USD, AGENT_DEFAULT_APPROVAL_TIMEOUT_MS, AGENT_MODEL_OUTAGE_MS, AGENT_REQUIRE_ARGS_HASH, AGENT_APPROVERS as `approvers`: the policy object). */
   runDefaults?: Partial<RunDefaults>;
   /** Prices of models beyond the scripted provider's: what a hard budget may run on (AGENT_MODEL_PRICES). */
   modelPrices?: Record<string, Pricing>;
@@ -118,6 +119,15 @@ export interface ResolvedPluginOptions {
 }
 
 const NOT_OBJECT = 'must be an object';
+
+function approverProblem(v: unknown): string | null {
+  try {
+    parseApproverPolicy(v, 'approvers');
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
 const string = z.string(got('must be a string'));
 const nonEmpty = string.refine((s) => s.trim() !== '', got('must not be empty'));
 const strings = z.array(string, got('must be a list of strings'));
@@ -153,6 +163,10 @@ const runDefaults = strictObject(
     continueAsNewAtHistoryBytes: positiveInt.optional(),
     requireArgsHash: strings.optional(),
     definitionChange: oneOf(['refuse', 'allow']).optional(),
+    // The policy file's shape (common/signed-decision.ts checks it; the message names what is wrong).
+    approvers: z
+      .custom<ApproverPolicy>((v) => approverProblem(v) === null, { error: (iss) => approverProblem(iss.input) ?? 'is not an approvers policy' })
+      .optional(),
   },
   NOT_OBJECT,
   'is not a run default',

@@ -11,6 +11,7 @@ import type { ToolName } from '../common/contract.js';
 import { approveSignal, decideUpdate, rejectSignal } from '../common/run-messages.js';
 import { declinedText, toolResultMessage, type Decision } from '../common/transcript-text.js';
 import { ApprovalDesk, type AwaitingApproval } from './approvals.js';
+import { approvalSignatureCheck } from './signatures.js';
 import { DecisionInbox, STOPPING, type Ticket } from './decision-inbox.js';
 import type { Exit } from './next-step.js';
 import type { RunContext } from './run-context.js';
@@ -31,7 +32,7 @@ export class ApprovalGate {
     /** Decisions by idempotency key, carried across continue-as-new. */
     carried: Record<string, Decision>,
   ) {
-    this.desk = new ApprovalDesk(carried);
+    this.desk = new ApprovalDesk(carried, approvalSignatureCheck(ctx.cfg));
     this.inbox = new DecisionInbox(this.desk, ctx.patches.deferredSignals, (type, fields) => ctx.trace.emit(type, fields), () => ctx.stop.stopped);
   }
 

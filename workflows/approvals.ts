@@ -19,11 +19,18 @@ export interface AwaitingApproval {
 
 export type Verdict = 'approve' | 'reject';
 
+/** Why a decision's signature does not let it decide this call (the run's approvers policy), or null. */
+export type SignatureCheck = (call: AwaitingApproval, input: object, verdict: Verdict) => string | null;
+
 export class ApprovalDesk {
   awaiting: AwaitingApproval | null = null;
 
   /** Decisions by idempotency key; carried across continue-as-new. */
-  constructor(readonly decisions: Record<string, Decision> = {}) {}
+  constructor(
+    readonly decisions: Record<string, Decision> = {},
+    /** Absent: no policy (runs started before one, or without AGENT_APPROVERS): decisions are taken unsigned, as ever. */
+    private readonly signature?: SignatureCheck,
+  ) {}
 
   /** Why a decision carried by this payload cannot be taken now, or null. */
   problem(input: unknown, verdict: unknown): string | null {
@@ -37,7 +44,9 @@ export class ApprovalDesk {
     // the same id (providers reuse them) has nothing to say about this one.
     if (this.awaiting?.callId === callId) {
       const taken = this.decisions[this.awaiting.key];
-      return taken ? decidedText(callId, taken) : hashProblem(this.awaiting, input as object, verdict as Verdict);
+      if (taken) return decidedText(callId, taken);
+      // The signature last: a decision that would be refused anyway is told the plainer reason.
+      return hashProblem(this.awaiting, input as object, verdict as Verdict) ?? this.signature?.(this.awaiting, input as object, verdict as Verdict) ?? null;
     }
     const decided = this.alreadyDecided(callId);
     if (decided) return decided;

@@ -2,3 +2,4 @@
 export { agentRun } from './agent-run.js';
 /** What a run takes and answers, for a team's workflow that runs `agentRun` as a child (types only: nothing more enters the bundle). */
 export type { AgentInput, RunResult, RunStatusView } from '../common/contract.js';
+export type { ApproverPolicy, OtherDecision } from '../common/signed-decision.js';

@@ -7,6 +7,7 @@ import { reconcileUpdate } from '../common/run-messages.js';
 import { STOPPING } from './decision-inbox.js';
 import { ReconcileDesk, type AwaitingReconciliation, type ReconcileAnswer } from './reconciliation.js';
 import type { RunContext } from './run-context.js';
+import { otherSignatureProblem } from './signatures.js';
 import { updateRefused } from './update-refusal.js';
 
 export class Reconciler {
@@ -25,7 +26,8 @@ export class Reconciler {
       },
       {
         validator: (input) => {
-          const problem = (this.ctx.stop.stopped ? STOPPING : null) ?? this.desk.problem(input);
+          const problem =
+            (this.ctx.stop.stopped ? STOPPING : null) ?? this.desk.problem(input) ?? otherSignatureProblem(this.ctx.cfg, 'reconcile', input, typeof input?.callId === 'string' ? input.callId : '');
           if (problem) throw updateRefused(problem);
         },
       },

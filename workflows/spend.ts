@@ -14,6 +14,7 @@ import { limitExit, takeReply, type Exit } from './next-step.js';
 import type { RunContext } from './run-context.js';
 import { firstPendingCall } from './tool-calls.js';
 import type { OpenAiToolDefinition } from '../common/tool-spec.js';
+import { otherSignatureProblem } from './signatures.js';
 import { updateRefused } from './update-refusal.js';
 
 /** A model call's answer: the reply, and under a hard budget what it held and was charged. */
@@ -54,7 +55,7 @@ export class Spend {
             : ctx.stop.stopped
               ? STOPPING
               : this.hard
-                ? this.hard.raiseProblem(input)
+                ? (this.hard.raiseProblem(input) ?? otherSignatureProblem(ctx.cfg, 'raiseBudget', input))
                 : 'this run has a soft budget (limits.budgetMode "soft"): nothing waits for a raise; resume it with a higher budget instead';
           if (problem) throw updateRefused(problem);
         },

@@ -11,6 +11,7 @@ import type { Exit } from './next-step.js';
 import type { RunContext } from './run-context.js';
 import { SteeringQueue, steerInputProblem, steerMessage, type QueuedSteer } from './steering.js';
 import type { PendingCall } from './tool-calls.js';
+import { otherSignatureProblem } from './signatures.js';
 import { updateRefused } from './update-refusal.js';
 
 export class SteeringDesk {
@@ -86,7 +87,8 @@ export class SteeringDesk {
     const exit = this.ctx.board.exit;
     if (exit !== null) return `the run has ended (${exit.status}): it takes no more messages; resume it with a new one`;
     if (this.ctx.stop.stopped) return 'the run is stopping: a Stop came first, so it takes no more messages';
-    return steerInputProblem(input);
+    // A policy that lists steer: only a listed approver's signed message is taken (the signal path traces why not).
+    return steerInputProblem(input) ?? otherSignatureProblem(this.ctx.cfg, 'steer', input);
   }
 
   /** Queues a checked message; it enters the transcript at the next turn boundary. */

@@ -1,0 +1,56 @@
+// Signing a decision on the client side (AgentClient, the CLI): the workflow
+// verifies (workflows/signatures.ts). The private key stays in this process;
+// only the signature, the approver's name, the expiry and the run's id travel.
+import { argsHash } from '../common/args-hash.js';
+import type { DecisionSignature } from '../common/run-messages.js';
+import { fromBase64, signDecision, signedArgsOf, type SignedDecisionName } from '../common/signed-decision.js';
+
+/** How long a signature is good for when the caller does not say: long enough for a slow network, short enough that a copied one goes stale. */
+export const DEFAULT_SIGNATURE_TTL_MS = 10 * 60_000;
+
+/** What signs a decision: AgentClient's approve/reject/steer/raiseBudget/reconcile take it next to `by`. */
+export interface SigningOptions {
+  /**
+   * The approver's Ed25519 private key: its 32 raw bytes, or the text of a
+   * key file `agent-harness keygen` wrote (base64 of the 32 bytes; `#` lines
+   * are comments). Absent: the decision is sent unsigned.
+   */
+  key?: Uint8Array | string;
+  /** How long the signature is valid, in ms (default 10 minutes); the workflow's clock decides. */
+  expiresInMs?: number;
+}
+
+/** The 32-byte private key from raw bytes or a key file's text; throws saying what is wrong (never echoing the key). */
+export function privateKeyOf(key: Uint8Array | string): Uint8Array {
+  if (typeof key !== 'string') {
+    if (key.length !== 32) throw new Error(`an Ed25519 private key is 32 bytes, got ${key.length}`);
+    return key;
+  }
+  const body = key
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'))
+    .join('');
+  const bytes = fromBase64(body);
+  if (!bytes || bytes.length !== 32) throw new Error('the key is not a base64 32-byte Ed25519 private key (as `agent-harness keygen` writes)');
+  return bytes;
+}
+
+/** The signature fields for a decision on a call (approve/reject): the call's argsHash is what is signed. */
+export function signCall(o: { workflowId: string; callId: string; decision: 'approve' | 'reject'; argsHash: string; by: string } & SigningOptions): DecisionSignature & { argsHash: string } {
+  const expiresAt = new Date(Date.now() + (o.expiresInMs ?? DEFAULT_SIGNATURE_TTL_MS)).toISOString();
+  const hash = o.argsHash.toLowerCase();
+  const signature = signDecision({ argsHash: hash, by: o.by, callId: o.callId, decision: o.decision, expiresAt, workflowId: o.workflowId }, privateKeyOf(o.key ?? ''));
+  return { argsHash: hash, expiresAt, signature, workflowId: o.workflowId };
+}
+
+/**
+ * Signs a raiseBudget / steer / reconcile input: its argsHash is the hash of
+ * its own fields but the signature's (as sent, so after a JSON round trip).
+ */
+export function signOther<T extends object>(input: T, o: { workflowId: string; decision: Exclude<SignedDecisionName, 'approve' | 'reject'>; by: string; callId?: string } & SigningOptions): T & DecisionSignature {
+  const expiresAt = new Date(Date.now() + (o.expiresInMs ?? DEFAULT_SIGNATURE_TTL_MS)).toISOString();
+  const hash = argsHash(signedArgsOf(JSON.parse(JSON.stringify(input)) as unknown));
+  const signature = signDecision({ argsHash: hash, by: o.by, callId: o.callId ?? '', decision: o.decision, expiresAt, workflowId: o.workflowId }, privateKeyOf(o.key ?? ''));
+  return { ...input, expiresAt, signature, workflowId: o.workflowId };
+}
