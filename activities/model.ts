@@ -11,13 +11,19 @@ import { PROVIDER_RATE_LIMITED, PROVIDER_UNAVAILABLE, PROVIDER_UNREACHABLE } fro
 import type { OpenAiToolDefinition } from '../common/tool-spec.js';
 import { resolvePrompt, type MessageStore } from './message-store.js';
 import type { TraceWriter } from './trace-file.js';
-import type { AssistantMessage, ChatMessage, ModelReply, ToolCall } from '../common/contract.js';
+import type { AssistantMessage, ChatMessage, ModelReply, ToolCall, Usage } from '../common/contract.js';
 import { withWorkflowId, type BudgetedCallInput, type BudgetedReply, type CallModelInput } from '../common/activity-contract.js';
 import { replyAllowance, type ReplyHold, type ReplyShortfall } from '../common/budget-math.js';
 import { heartbeatEvery } from '../common/heartbeat.js';
 import { RunningCalls, type RunningCall } from './running-calls.js';
+import { callLanguageModel, languageModelOf, retryAfterMs, type ModelProvider } from './ai-sdk-model.js';
+import { NO_TOKENS, type TokenSink, type TokenStream } from '../common/token-sink.js';
+import type { ProviderUsage } from '../common/ai-sdk-prompt.js';
+
+export { retryAfterMs };
 
 export interface ModelDeps {
+  /** The OpenAI-compatible endpoint of the built-in client; unused when `provider` is set. */
   baseUrl: string;
   apiKey?: string;
   /** When set, sent as `model` instead of the run's (LLM_MODEL): one setting points every run at a real server. */
@@ -28,6 +34,13 @@ export interface ModelDeps {
   calls?: RunningCalls;
   trace: TraceWriter;
   messageStore: MessageStore;
+  /**
+   * An AI SDK provider (or model factory) instead of the built-in client:
+   * the run's `model` (or `model` above) names the model it is asked for.
+   */
+  provider?: ModelProvider;
+  /** Where each attempt's reply text goes as it arrives (default: nowhere). */
+  tokens?: TokenSink;
 }
 
 
@@ -99,6 +112,8 @@ function createAttempt(deps: ModelDeps) {
     if (attempt > 1) {
       deps.trace.write(input.workflowId, input.chainId, { seq: input.traceSeq, type: 'model_retry', attempt, step: 0, model: input.model });
     }
+    // Opened once the call is sent: a call held back for want of budget streams nothing.
+    let tokens: TokenStream | null = null;
     try {
       const { filed, ...resolved } = await resolvePrompt(deps.messageStore, input);
       const prompt: Prompt = { ...input, ...resolved };
@@ -107,11 +122,15 @@ function createAttempt(deps: ModelDeps) {
         await filed;
         return { sent: false };
       }
-      const reply = await callWith(hold ? { ...prompt, maxTokens: hold.maxTokens } : prompt, activity, call);
+      // Only a turn's reply is streamed: a summary call (no turn) is not what the run says.
+      tokens = input.turn !== undefined ? (deps.tokens ?? NO_TOKENS).open({ workflowId: input.workflowId, turn: input.turn, attempt }) : null;
+      const reply = await callWith(hold ? { ...prompt, maxTokens: hold.maxTokens } : prompt, activity, call, tokens ?? NO_STREAM);
       // Filed before the workflow hears of the reply, so the next turn can send them by address.
       await Promise.all([filed, deps.messageStore.file(JSON.stringify(reply.message)).written]);
+      await closeQuietly(tokens, 'counted');
       return { sent: true, reply, hold };
     } catch (err) {
+      await closeQuietly(tokens, call.signal.aborted ? 'stopped' : 'failed');
       if (call.signal.aborted) {
         // The moment the Stop reached the call, on record (the benchmark measures it).
         deps.trace.write(input.workflowId, input.chainId, { seq: input.traceSeq, type: 'model_cancelled', attempt, step: 1 });
@@ -134,7 +153,7 @@ function createAttempt(deps: ModelDeps) {
   };
 
   /** One attempt with the whole prompt in hand. */
-  async function callWith(input: Prompt, activity: Context, call: RunningCall): Promise<ModelReply> {
+  async function callWith(input: Prompt, activity: Context, call: RunningCall, tokens: TokenStream): Promise<ModelReply> {
     const attempt = activity.info.attempt;
     if (input.debug) {
       deps.trace.write(input.workflowId, input.chainId, {
@@ -147,7 +166,27 @@ function createAttempt(deps: ModelDeps) {
         messages: input.messages.map((m, i) => ({ n: i + 1, ...m })),
       });
     }
-    return callOnce(input, activity, call);
+    if (deps.provider) return callProvider(deps.provider, input, activity, call, tokens);
+    const reply = await callOnce(input, activity, call);
+    // The built-in client reads a reply whole: its text reaches the sink in one piece.
+    if (reply.message.content) tokens.text(reply.message.content);
+    return reply;
+  }
+
+  /** One attempt on an AI SDK provider: streamed, each text delta to the sink as it arrives. */
+  async function callProvider(provider: ModelProvider, input: Prompt, activity: Context, call: RunningCall, tokens: TokenStream): Promise<ModelReply> {
+    const modelId = deps.model ?? input.model;
+    const ticker = setInterval(() => activity.heartbeat(), heartbeatEvery(deps.heartbeatEveryMs, activity.info.heartbeatTimeoutMs));
+    try {
+      const r = await callLanguageModel(languageModelOf(provider, modelId), modelId, { messages: input.messages, tools: input.tools, maxTokens: input.maxTokens, signal: call.signal, tokens });
+      // As the built-in client does: a reply without usage is priced from our own count, and flagged.
+      const usage: Usage = r.usage
+        ? usageOf(r.usage)
+        : { promptTokens: await countPromptTokensAsync(input.messages, input.tools), completionTokens: await countCompletionTokensAsync(r.message.content, r.message.tool_calls) };
+      return { message: r.message, usage, ...(r.usage ? {} : { usageEstimated: true }), finishReason: r.finishReason, model: modelId };
+    } finally {
+      clearInterval(ticker);
+    }
   }
 
   async function callOnce(input: Prompt, activity: Context, call: RunningCall): Promise<ModelReply> {
@@ -196,6 +235,29 @@ function createAttempt(deps: ModelDeps) {
   }
 }
 
+/** The stream of a call that is not a turn (a summary): written nowhere. */
+const NO_STREAM: TokenStream = { text: () => undefined, close: async () => undefined };
+
+/** A sink's close never fails the model call (its contract); a sink that breaks it anyway is ignored here too. */
+async function closeQuietly(tokens: TokenStream | null, outcome: 'counted' | 'failed' | 'stopped'): Promise<void> {
+  try {
+    await tokens?.close(outcome);
+  } catch {
+    // the stream is a view of the call, never its outcome
+  }
+}
+
+/** A provider's counts as the reply's usage: the cache and reasoning counts only when reported. */
+function usageOf(u: ProviderUsage): Usage {
+  return {
+    promptTokens: u.promptTokens,
+    completionTokens: u.completionTokens,
+    ...(u.cacheReadTokens !== undefined ? { cacheReadTokens: u.cacheReadTokens } : {}),
+    ...(u.cacheWriteTokens !== undefined ? { cacheWriteTokens: u.cacheWriteTokens } : {}),
+    ...(u.reasoningTokens !== undefined ? { reasoningTokens: u.reasoningTokens } : {}),
+  };
+}
+
 function httpFailure(res: Response, text: string): ApplicationFailure {
   let detail = text.slice(0, 500);
   try {
@@ -212,15 +274,6 @@ function httpFailure(res: Response, text: string): ApplicationFailure {
     return ApplicationFailure.create({ type: PROVIDER_RATE_LIMITED, message, nextRetryDelay: delayMs ?? undefined });
   }
   return ApplicationFailure.create({ type: PROVIDER_UNAVAILABLE, message });
-}
-
-/** Retry-After as seconds or as an HTTP date; null when absent or unreadable. */
-export function retryAfterMs(header: string | null): number | null {
-  if (!header) return null;
-  const secs = Number(header);
-  if (Number.isFinite(secs) && secs >= 0) return Math.round(secs * 1000);
-  const at = Date.parse(header);
-  return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
 }
 
 /** Async only for its fallback count of a reply without usage, which runs in time slices. */

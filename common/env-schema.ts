@@ -70,5 +70,8 @@ export type CheckedEnv = z.infer<typeof envSchema>;
 
 const price = z.number().refine((n) => n >= 0);
 
-/** AGENT_MODEL_PRICES, once JSON.parse has read it: model name -> both prices (other keys are dropped). */
-export const modelPricesSchema = z.record(z.string(), z.object({ inputPerMTokUsd: price, outputPerMTokUsd: price }));
+/** AGENT_MODEL_PRICES, once JSON.parse has read it: model name -> both prices, and the cache and reasoning rates when given (other keys are dropped). */
+export const modelPricesSchema = z.record(
+  z.string(),
+  z.object({ inputPerMTokUsd: price, outputPerMTokUsd: price, cacheReadPerMTokUsd: price.optional(), cacheWritePerMTokUsd: price.optional(), reasoningPerMTokUsd: price.optional() }),
+);

@@ -132,7 +132,7 @@ const withMethods = <T>(what: string, ...methods: string[]) =>
   z.custom<T>((v) => typeof v === 'object' && v !== null && methods.every((m) => typeof (v as Record<string, unknown>)[m] === 'function'), { message: `must be ${what}` });
 
 
-const pricing = strictObject({ inputPerMTokUsd: nonNegative, outputPerMTokUsd: nonNegative }, 'must be an object like {"inputPerMTokUsd": 2, "outputPerMTokUsd": 12}');
+const pricing = strictObject({ inputPerMTokUsd: nonNegative, outputPerMTokUsd: nonNegative, cacheReadPerMTokUsd: nonNegative.optional(), cacheWritePerMTokUsd: nonNegative.optional(), reasoningPerMTokUsd: nonNegative.optional() }, 'must be an object like {"inputPerMTokUsd": 2, "outputPerMTokUsd": 12}');
 
 const runDefaults = strictObject(
   {
