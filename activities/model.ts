@@ -54,7 +54,7 @@ const NON_RETRYABLE: Record<number, string> = {
 
 interface WireReply {
   choices?: { message?: { content?: unknown; tool_calls?: unknown }; finish_reason?: unknown }[];
-  usage?: { prompt_tokens?: unknown; completion_tokens?: unknown };
+  usage?: { prompt_tokens?: unknown; completion_tokens?: unknown; prompt_tokens_details?: { cached_tokens?: unknown } | null; completion_tokens_details?: { reasoning_tokens?: unknown } | null };
   error?: { message?: unknown };
 }
 
@@ -297,7 +297,13 @@ async function toReply(body: WireReply, request: Prompt): Promise<ModelReply> {
   return {
     message,
     usage: reported
-      ? { promptTokens: toCount(body.usage?.prompt_tokens), completionTokens: toCount(body.usage?.completion_tokens) }
+      ? {
+          promptTokens: toCount(body.usage?.prompt_tokens),
+          completionTokens: toCount(body.usage?.completion_tokens),
+          // OpenAI's details, only when reported: a reply without them reads as it always has.
+          ...(isCount(body.usage?.prompt_tokens_details?.cached_tokens) ? { cacheReadTokens: toCount(body.usage?.prompt_tokens_details?.cached_tokens) } : {}),
+          ...(isCount(body.usage?.completion_tokens_details?.reasoning_tokens) ? { reasoningTokens: toCount(body.usage?.completion_tokens_details?.reasoning_tokens) } : {}),
+        }
       : { promptTokens: await countPromptTokensAsync(request.messages, request.tools), completionTokens: await countCompletionTokensAsync(message.content, message.tool_calls) },
     ...(reported ? {} : { usageEstimated: true }),
     finishReason: typeof choice.finish_reason === 'string' ? choice.finish_reason : calls.length ? 'tool_calls' : 'stop',
