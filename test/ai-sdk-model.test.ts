@@ -135,12 +135,13 @@ describe.each(['anthropic', 'chat'] as const)('%s through the AI SDK', (protocol
     expect(r.costUsd).toBeLessThanOrEqual(0.05);
   });
 
-  it.each<[string, Fault]>([
-    ['429 (after its retry-after)', { type: 'status', status: 429, retryAfterSec: 1 }],
-    ['500', { type: 'status', status: 500 }],
-    ['a malformed stream part', { type: 'malformed' }],
-    ['a truncated stream', { type: 'truncated' }],
-  ])('%s: one failed attempt, then the retry counts, charged once', { timeout: 90_000 }, async (_name, fault) => {
+  it.each<[string, Fault, string, RegExp]>([
+    ['429 (after its retry-after)', { type: 'status', status: 429, retryAfterSec: 1 }, 'ProviderRateLimited', /answered 429/],
+    ['500', { type: 'status', status: 500 }, 'ProviderUnavailable', /answered 500/],
+    ['a malformed stream part', { type: 'malformed' }, 'ProviderMalformedReply', /carried an error part/],
+    // @ai-sdk/anthropic ends quietly without a finish part; @ai-sdk/openai-compatible sends an error part, then a finish.
+    ['a truncated stream', { type: 'truncated' }, 'ProviderMalformedReply', protocol === 'anthropic' ? /without its finish part/ : /carried an error part/],
+  ])('%s: one failed attempt, then the retry counts, charged once', { timeout: 90_000 }, async (_name, fault, errorType, message) => {
     const m = marker();
     const input: AgentInput = { task: `Which file mentions a timeout? ${m}`, model: 'plan' };
     await addFault(url(), { match: { taskIncludes: m, turn: 1 }, fault, times: 1 });
@@ -156,7 +157,7 @@ describe.each(['anthropic', 'chat'] as const)('%s through the AI SDK', (protocol
     ]);
     const errors = h.trace(handle.workflowId).filter((l) => l.type === 'model_error');
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatchObject({ retryable: true });
+    expect(errors[0]).toMatchObject({ retryable: true, errorType, message: expect.stringMatching(message) });
     // The same run again, the fault gone: the same prompts, the same tokens, the same money.
     const clean = await run(protocol, input);
     expect(r.usage).toEqual(clean.usage);
@@ -168,6 +169,8 @@ describe.each(['anthropic', 'chat'] as const)('%s through the AI SDK', (protocol
     const r = await run(protocol, { task: `Hello ${m}`, model: 'no-such-model' });
     expect(r.status).toBe('failed');
     expect(JSON.stringify(r.error)).toMatch(/no-such-model/);
+    const errors = h.trace(r.runId).filter((l) => l.type === 'model_error');
+    expect(errors).toEqual([expect.objectContaining({ errorType: 'ProviderUnknownModel', retryable: false, message: expect.stringMatching(/404 for model "no-such-model"/) })]);
     expect(await providerRequests(url(), m)).toHaveLength(1);
   });
 
