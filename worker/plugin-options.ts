@@ -226,7 +226,6 @@ const modelSetting = z.unknown().transform((v, ctx): ModelEndpoint | ModelProvid
 const optionsSchema = strictObject(
   {
     model: modelSetting,
-    tokens: withMethods<TokenSink>('an object with an open function', 'open').optional(),
     workspace: nonEmpty,
     tools: z.array(z.custom<AnyToolDefinition>((v) => typeof v === 'object' && v !== null, got('must be a tool definition (defineTool({...}))')), got('must be a list of tool definitions')).optional(),
     only: strings.optional(),
@@ -253,6 +252,7 @@ const optionsSchema = strictObject(
       .optional(),
     log: withMethods<PluginLog>('an object with log and warn functions', 'log', 'warn').optional(),
     writeHooks: z.custom<WriteHooks>((v) => typeof v === 'object' && v !== null, { message: 'must be an object' }).optional(),
+    tokens: withMethods<TokenSink>('an object with an open function', 'open').optional(),
   },
   'must be an object like {"model": {"baseUrl": "..."}, "workspace": "/srv/agent"}',
   'is not an option',
