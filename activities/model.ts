@@ -18,6 +18,7 @@ import { heartbeatEvery } from '../common/heartbeat.js';
 import { RunningCalls, type RunningCall } from './running-calls.js';
 import { callLanguageModel, languageModelOf, retryAfterMs, type ModelProvider } from './ai-sdk-model.js';
 import { NO_TOKENS, type TokenSink, type TokenStream } from '../common/token-sink.js';
+import { readChatStream, type WireUsage } from './chat-stream.js';
 import type { ProviderUsage } from '../common/ai-sdk-prompt.js';
 
 export { retryAfterMs };
@@ -54,7 +55,7 @@ const NON_RETRYABLE: Record<number, string> = {
 
 interface WireReply {
   choices?: { message?: { content?: unknown; tool_calls?: unknown }; finish_reason?: unknown }[];
-  usage?: { prompt_tokens?: unknown; completion_tokens?: unknown; prompt_tokens_details?: { cached_tokens?: unknown } | null; completion_tokens_details?: { reasoning_tokens?: unknown } | null };
+  usage?: WireUsage;
   error?: { message?: unknown };
 }
 
@@ -167,10 +168,9 @@ function createAttempt(deps: ModelDeps) {
       });
     }
     if (deps.provider) return callProvider(deps.provider, input, activity, call, tokens);
-    const reply = await callOnce(input, activity, call);
-    // The built-in client reads a reply whole: its text reaches the sink in one piece.
-    if (reply.message.content) tokens.text(reply.message.content);
-    return reply;
+    // With a sink to feed, the reply is streamed; without one (the default), read whole as it always was.
+    const streamed = deps.tokens !== undefined && deps.tokens !== NO_TOKENS && tokens !== NO_STREAM;
+    return callOnce(input, activity, call, streamed ? tokens : null);
   }
 
   /** One attempt on an AI SDK provider: streamed, each text delta to the sink as it arrives. */
@@ -189,7 +189,8 @@ function createAttempt(deps: ModelDeps) {
     }
   }
 
-  async function callOnce(input: Prompt, activity: Context, call: RunningCall): Promise<ModelReply> {
+  /** `tokens`: stream the reply (chat completions' server-sent events) into it; null: one unstreamed request. */
+  async function callOnce(input: Prompt, activity: Context, call: RunningCall, tokens: TokenStream | null): Promise<ModelReply> {
     // No heartbeat at the start: a call shorter than the interval sends none.
     const ticker = setInterval(() => activity.heartbeat(), heartbeatEvery(deps.heartbeatEveryMs, activity.info.heartbeatTimeoutMs));
     try {
@@ -207,6 +208,7 @@ function createAttempt(deps: ModelDeps) {
             ...(input.tools.length ? { tools: input.tools } : {}),
             // Hard budgets only: the reply the budget pays for, at most.
             ...(input.maxTokens !== undefined ? { max_tokens: input.maxTokens } : {}),
+            ...(tokens ? { stream: true, stream_options: { include_usage: true } } : {}),
           }),
           signal: call.signal,
         });
@@ -216,6 +218,9 @@ function createAttempt(deps: ModelDeps) {
           type: PROVIDER_UNREACHABLE,
           message: `could not reach the model provider at ${url}: ${describe(err)}`,
         });
+      }
+      if (tokens && res.ok && (res.headers.get('content-type') ?? '').includes('text/event-stream')) {
+        return { ...(await toReply(await readChatStream(res, tokens, call.signal), input)), model: deps.model ?? input.model };
       }
       const text = await res.text();
       if (!res.ok) throw httpFailure(res, text);
@@ -228,7 +233,10 @@ function createAttempt(deps: ModelDeps) {
           message: `the model provider answered ${res.status} with a body that is not JSON: ${text.slice(0, 200)}`,
         });
       }
-      return { ...(await toReply(body, input)), model: deps.model ?? input.model };
+      const reply = await toReply(body, input);
+      // A server that ignored `stream: true` answered whole: its text reaches the sink in one piece.
+      if (tokens && reply.message.content) tokens.text(reply.message.content);
+      return { ...reply, model: deps.model ?? input.model };
     } finally {
       clearInterval(ticker);
     }

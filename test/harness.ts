@@ -66,6 +66,9 @@ export interface ExtraWorkerOptions {
   heartbeatEveryMs?: number;
   /** This worker's payload keys (default: the file's); null: none (a worker that cannot read encrypted runs). */
   payloadKeys?: readonly PayloadKey[] | null;
+  /** Another endpoint for the built-in client than the shared scripted provider. */
+  llmBaseUrl?: string;
+  llmApiKey?: string;
   /** An AI SDK provider instead of the built-in client (test/ai-sdk-model.test.ts). */
   modelProvider?: ModelProvider;
   /** Prices of models beyond the scripted provider's. */
@@ -165,7 +168,8 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
     const w = await createAgentWorker({
       connection,
       taskQueue,
-      llmBaseUrl: providerUrl,
+      llmBaseUrl: extra.llmBaseUrl ?? providerUrl,
+      ...(extra.llmApiKey ? { llmApiKey: extra.llmApiKey } : {}),
       workspaceRoot: h.workspaceRoot,
       traceDir: h.traceDir,
       workflowBundle: { codePath: inject('workflowBundlePath') },
