@@ -1,7 +1,8 @@
 // Per-turn time of the model activity's two backends on the same stack: the
-// built-in OpenAI-compatible client (one unstreamed fetch) against the AI SDK
-// path (doStream through @ai-sdk/openai-compatible on chat completions and
-// @ai-sdk/anthropic on Messages). One in-memory dev server (the shipped
+// built-in OpenAI-compatible client (one unstreamed fetch, and streamed as it
+// is once the worker has a token sink) against the AI SDK path (doStream
+// through @ai-sdk/openai-compatible on chat completions and @ai-sdk/anthropic
+// on Messages). One in-memory dev server (the shipped
 // dynamic config), one scripted provider with no pause between stream events
 // (so the figure is the path's own cost, not the provider's pacing), one
 // worker per backend on a queue of its own; a 20-turn `runaway` run (a model
@@ -24,13 +25,16 @@ import { createAgentWorker } from '../worker/create-worker.js';
 import { dataConverter } from '../common/payload-codec.js';
 import { PROJECT_ROOT } from '../common/project-root.js';
 import type { ModelProvider } from '../activities/ai-sdk-model.js';
+import type { TokenSink } from '../common/token-sink.js';
 import type { AgentInput, RunResult } from '../common/contract.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const TURNS = 20;
 const KEY = 'sk-bench';
-type Backend = 'built-in client' | 'AI SDK openai-compatible' | 'AI SDK anthropic';
-const BACKENDS: Backend[] = ['built-in client', 'AI SDK openai-compatible', 'AI SDK anthropic'];
+type Backend = 'built-in client' | 'built-in client, streamed' | 'AI SDK openai-compatible' | 'AI SDK anthropic';
+const BACKENDS: Backend[] = ['built-in client', 'built-in client, streamed', 'AI SDK openai-compatible', 'AI SDK anthropic'];
+/** A sink that keeps nothing: what makes the built-in client stream (the live stream's cost is not measured here). */
+const DISCARD: TokenSink = { open: () => ({ text: () => undefined, close: async () => undefined }) };
 
 Runtime.install({ logger: new DefaultLogger('ERROR') });
 const dir = mkdtempSync(join(tmpdir(), 'agent-bench-path-'));
@@ -38,6 +42,7 @@ const server = await startDevServer({ port: await findFreePort(), uiPort: null, 
 const provider = await startProvider({ apiKey: KEY, streamChunkDelayMs: 0 });
 const providers: Record<Backend, ModelProvider | null> = {
   'built-in client': null,
+  'built-in client, streamed': null,
   'AI SDK openai-compatible': createOpenAICompatible({ baseURL: provider.url, name: 'scripted', apiKey: KEY, includeUsage: true }),
   'AI SDK anthropic': createAnthropic({ baseURL: provider.url, apiKey: KEY }),
 };
@@ -53,6 +58,8 @@ for (const b of BACKENDS) {
       llmBaseUrl: provider.url,
       llmApiKey: KEY,
       ...(p ? { modelProvider: p } : {}),
+      // Every streamed backend gets a sink, so each pays what streaming costs the activity.
+      ...(b === 'built-in client' ? {} : { tokens: DISCARD }),
       workspaceRoot: join(dir, 'ws'),
       traceDir: join(dir, 'traces'),
     }),
@@ -71,8 +78,8 @@ async function perTurnMs(b: Backend): Promise<number> {
   return ms / TURNS;
 }
 
-const perTurn: Record<Backend, number[]> = { 'built-in client': [], 'AI SDK openai-compatible': [], 'AI SDK anthropic': [] };
-const ratio: Record<Backend, number[]> = { 'built-in client': [], 'AI SDK openai-compatible': [], 'AI SDK anthropic': [] };
+const perTurn = Object.fromEntries(BACKENDS.map((b) => [b, [] as number[]])) as Record<Backend, number[]>;
+const ratio = Object.fromEntries(BACKENDS.map((b) => [b, [] as number[]])) as Record<Backend, number[]>;
 try {
   // One warm-up run each: bundles loaded, connections open, JIT warm.
   for (const b of BACKENDS) await perTurnMs(b);

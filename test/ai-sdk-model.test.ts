@@ -13,7 +13,12 @@ import { addFault, freshWorkspace, marker, providerRequests, useHarness, waitFor
 import { startProvider, type RunningProvider, type Scenario } from '../dev/provider/server.js';
 import { providerConnections } from '../dev/provider/control.js';
 import { approveSignal, cancelSignal } from '../common/run-messages.js';
-import type { ModelProvider } from '../activities/ai-sdk-model.js';
+import { languageModelOf, type ModelProvider } from '../activities/ai-sdk-model.js';
+import { NoSuchModelError } from '@ai-sdk/provider';
+import { ApplicationFailure } from '@temporalio/common';
+import { loadConfig } from '../common/config.js';
+import { providerFromEnv } from '../worker/model-provider.js';
+import { AgentPlugin } from '../worker/agent-plugin.js';
 import type { TokenAttempt, TokenSink } from '../common/token-sink.js';
 import type { AgentInput, Pricing, RunResult } from '../common/contract.js';
 import type { Fault } from '../dev/provider/faults.js';
@@ -212,5 +217,37 @@ describe.each(BACKENDS)('%s', (protocol) => {
     expect(stream.outcome).toBe('stopped');
     expect(stream.text.join('').length).toBeLessThan(LONG.length);
     expect(h.trace(handle.workflowId).some((l) => l.type === 'model_cancelled')).toBe(true);
+  });
+});
+
+describe('configuration', () => {
+  it('LLM_PROVIDER picks the provider package; a value it does not know is one line naming it', () => {
+    expect(loadConfig({ LLM_PROVIDER: 'anthropic', LLM_BASE_URL: 'http://127.0.0.1:9/v1' }).llmProvider).toBe('anthropic');
+    expect(loadConfig({}).llmProvider).toBe('builtin');
+    expect(() => loadConfig({ LLM_PROVIDER: 'bedrock' })).toThrow(/LLM_PROVIDER must be one of builtin, anthropic, openai-compatible, got "bedrock"/);
+    expect(providerFromEnv('builtin', 'http://127.0.0.1:9/v1', undefined)).toBeNull();
+    const anthropic = providerFromEnv('anthropic', 'http://127.0.0.1:9/v1', KEY);
+    const compatible = providerFromEnv('openai-compatible', 'http://127.0.0.1:9/v1', KEY);
+    expect(anthropic && languageModelOf(anthropic, 'plan').provider).toMatch(/^anthropic/);
+    expect(compatible && languageModelOf(compatible, 'plan').provider).toMatch(/^openai-compatible/);
+  });
+
+  it('a factory that knows no such model: one non-retryable failure naming it', () => {
+    const factory = (modelId: string): never => {
+      throw new NoSuchModelError({ modelId, modelType: 'languageModel' });
+    };
+    let thrown: unknown;
+    try {
+      languageModelOf(factory, 'gpt-17');
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(ApplicationFailure);
+    expect(thrown).toMatchObject({ type: 'ProviderUnknownModel', nonRetryable: true, message: expect.stringMatching(/no model "gpt-17"/) });
+  });
+
+  it('AgentPlugin refuses a provider that is neither a factory nor a ProviderV3, naming the option', () => {
+    expect(() => new AgentPlugin({ model: { provider: 42 as unknown as ModelProvider }, workspace: '/tmp/x' })).toThrow(/^AgentPlugin option model\.provider must be an AI SDK provider/);
+    expect(() => new AgentPlugin({ model: { provider: createAnthropic({ baseURL: 'http://127.0.0.1:9/v1', apiKey: KEY }) }, workspace: '/tmp/x' })).not.toThrow();
   });
 });
