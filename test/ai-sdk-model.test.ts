@@ -145,6 +145,15 @@ describe.each(BACKENDS)('%s', (protocol) => {
     expect(r.costUsd).toBeLessThanOrEqual(0.05);
   });
 
+  it('a hard budget still refuses a model without a price, before any call', { timeout: 60_000 }, async () => {
+    const m = marker();
+    // Bad input fails the workflow itself, non-retryable, naming the field (the contract's "Bad input").
+    await expect(run(protocol, { task: `Say a lot. ${m}`, model: 'chatty', limits: { maxBudgetUsd: 0.05, budgetMode: 'hard' } })).rejects.toMatchObject({
+      cause: { type: 'InvalidInput', nonRetryable: true, message: expect.stringMatching(/"chatty" has no price/) },
+    });
+    expect(await providerRequests(url(), m)).toHaveLength(0);
+  });
+
   it.each<[string, Fault, string, RegExp]>([
     ['429 (after its retry-after)', { type: 'status', status: 429, retryAfterSec: 1 }, 'ProviderRateLimited', /answered 429/],
     ['500', { type: 'status', status: 500 }, 'ProviderUnavailable', /answered 500/],
