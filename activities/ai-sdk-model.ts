@@ -107,7 +107,11 @@ export async function callLanguageModel(model: LanguageModelV3, modelId: string,
   if (!fold.finishReason || !fold.usage) {
     throw ApplicationFailure.create({ type: PROVIDER_MALFORMED_REPLY, message: `the model provider's stream for ${JSON.stringify(modelId)} ended after ${parts} parts without its finish part (cut short)` });
   }
-  return replyOf({ content: fold.content, finishReason: fold.finishReason, usage: fold.usage });
+  const reply = replyOf({ content: fold.content, finishReason: fold.finishReason, usage: fold.usage });
+  // @ai-sdk/anthropic starts a stream's usage at zeros and reports them when
+  // the provider sent none; no prompt is 0 tokens, so a count of 0 is no count
+  // (else the reply would be free and no budget would ever stop the run).
+  return reply.usage?.promptTokens === 0 ? { ...reply, usage: null } : reply;
 }
 
 /** An AI SDK error in the harness's classification. */

@@ -183,6 +183,22 @@ describe.each(BACKENDS)('%s', (protocol) => {
     expect(r.costUsd).toBe(clean.costUsd);
   });
 
+  it('a reply without usage is priced from our own count and flagged (Anthropic: refused by its package, retried)', { timeout: 60_000 }, async () => {
+    const m = marker();
+    await addFault(url(), { match: { taskIncludes: m }, fault: { type: 'no_usage' }, times: protocol === 'anthropic' ? 1 : 3 });
+    const handle = await start(protocol, { task: `Which file mentions a timeout? ${m}`, model: 'plan' });
+    const r = (await handle.result()) as RunResult;
+    if (protocol === 'anthropic') {
+      // @ai-sdk/anthropic's schema requires message_start's usage (the real API always sends it): a failed attempt, never a free reply.
+      expect(r).toMatchObject({ status: 'completed', output: ANSWER, turns: 3, usageEstimatedTurns: 0 });
+      expect(h.trace(handle.workflowId).filter((l) => l.type === 'model_error')).toEqual([expect.objectContaining({ retryable: true, message: expect.stringMatching(/usage/) })]);
+      return;
+    }
+    expect(r).toMatchObject({ status: 'completed', output: ANSWER, turns: 3, usageEstimatedTurns: 3 });
+    expect(r.usage.promptTokens).toBeGreaterThan(0);
+    expect(turnLines(handle.workflowId).every((l) => l.usageEstimated === true)).toBe(true);
+  });
+
   it('a model the provider does not know: one non-retryable failure naming it, one request', { timeout: 60_000 }, async () => {
     const m = marker();
     const r = await run(protocol, { task: `Hello ${m}`, model: 'no-such-model' });
