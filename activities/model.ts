@@ -11,13 +11,20 @@ import { PROVIDER_RATE_LIMITED, PROVIDER_UNAVAILABLE, PROVIDER_UNREACHABLE } fro
 import type { OpenAiToolDefinition } from '../common/tool-spec.js';
 import { resolvePrompt, type MessageStore } from './message-store.js';
 import type { TraceWriter } from './trace-file.js';
-import type { AssistantMessage, ChatMessage, ModelReply, ToolCall } from '../common/contract.js';
+import type { AssistantMessage, ChatMessage, ModelReply, ToolCall, Usage } from '../common/contract.js';
 import { withWorkflowId, type BudgetedCallInput, type BudgetedReply, type CallModelInput } from '../common/activity-contract.js';
 import { replyAllowance, type ReplyHold, type ReplyShortfall } from '../common/budget-math.js';
 import { heartbeatEvery } from '../common/heartbeat.js';
 import { RunningCalls, type RunningCall } from './running-calls.js';
+import { callLanguageModel, languageModelOf, retryAfterMs, type ModelProvider } from './ai-sdk-model.js';
+import { NO_TOKENS, type TokenSink, type TokenStream } from '../common/token-sink.js';
+import { readChatStream, type WireUsage } from './chat-stream.js';
+import type { ProviderUsage } from '../common/ai-sdk-prompt.js';
+
+export { retryAfterMs };
 
 export interface ModelDeps {
+  /** The OpenAI-compatible endpoint of the built-in client; unused when `provider` is set. */
   baseUrl: string;
   apiKey?: string;
   /** When set, sent as `model` instead of the run's (LLM_MODEL): one setting points every run at a real server. */
@@ -28,6 +35,13 @@ export interface ModelDeps {
   calls?: RunningCalls;
   trace: TraceWriter;
   messageStore: MessageStore;
+  /**
+   * An AI SDK provider (or model factory) instead of the built-in client:
+   * the run's `model` (or `model` above) names the model it is asked for.
+   */
+  provider?: ModelProvider;
+  /** Where each attempt's reply text goes as it arrives (default: nowhere). */
+  tokens?: TokenSink;
 }
 
 
@@ -41,7 +55,7 @@ const NON_RETRYABLE: Record<number, string> = {
 
 interface WireReply {
   choices?: { message?: { content?: unknown; tool_calls?: unknown }; finish_reason?: unknown }[];
-  usage?: { prompt_tokens?: unknown; completion_tokens?: unknown };
+  usage?: WireUsage;
   error?: { message?: unknown };
 }
 
@@ -99,6 +113,8 @@ function createAttempt(deps: ModelDeps) {
     if (attempt > 1) {
       deps.trace.write(input.workflowId, input.chainId, { seq: input.traceSeq, type: 'model_retry', attempt, step: 0, model: input.model });
     }
+    // Opened once the call is sent: a call held back for want of budget streams nothing.
+    let tokens: TokenStream | null = null;
     try {
       const { filed, ...resolved } = await resolvePrompt(deps.messageStore, input);
       const prompt: Prompt = { ...input, ...resolved };
@@ -107,11 +123,15 @@ function createAttempt(deps: ModelDeps) {
         await filed;
         return { sent: false };
       }
-      const reply = await callWith(hold ? { ...prompt, maxTokens: hold.maxTokens } : prompt, activity, call);
+      // Only a turn's reply is streamed: a summary call (no turn) is not what the run says.
+      tokens = input.turn !== undefined ? (deps.tokens ?? NO_TOKENS).open({ workflowId: input.workflowId, turn: input.turn, attempt }) : null;
+      const reply = await callWith(hold ? { ...prompt, maxTokens: hold.maxTokens } : prompt, activity, call, tokens ?? NO_STREAM);
       // Filed before the workflow hears of the reply, so the next turn can send them by address.
       await Promise.all([filed, deps.messageStore.file(JSON.stringify(reply.message)).written]);
+      await closeQuietly(tokens, 'counted');
       return { sent: true, reply, hold };
     } catch (err) {
+      await closeQuietly(tokens, call.signal.aborted ? 'stopped' : 'failed');
       if (call.signal.aborted) {
         // The moment the Stop reached the call, on record (the benchmark measures it).
         deps.trace.write(input.workflowId, input.chainId, { seq: input.traceSeq, type: 'model_cancelled', attempt, step: 1 });
@@ -134,7 +154,7 @@ function createAttempt(deps: ModelDeps) {
   };
 
   /** One attempt with the whole prompt in hand. */
-  async function callWith(input: Prompt, activity: Context, call: RunningCall): Promise<ModelReply> {
+  async function callWith(input: Prompt, activity: Context, call: RunningCall, tokens: TokenStream): Promise<ModelReply> {
     const attempt = activity.info.attempt;
     if (input.debug) {
       deps.trace.write(input.workflowId, input.chainId, {
@@ -147,10 +167,30 @@ function createAttempt(deps: ModelDeps) {
         messages: input.messages.map((m, i) => ({ n: i + 1, ...m })),
       });
     }
-    return callOnce(input, activity, call);
+    if (deps.provider) return callProvider(deps.provider, input, activity, call, tokens);
+    // With a sink to feed, the reply is streamed; without one (the default), read whole as it always was.
+    const streamed = deps.tokens !== undefined && deps.tokens !== NO_TOKENS && tokens !== NO_STREAM;
+    return callOnce(input, activity, call, streamed ? tokens : null);
   }
 
-  async function callOnce(input: Prompt, activity: Context, call: RunningCall): Promise<ModelReply> {
+  /** One attempt on an AI SDK provider: streamed, each text delta to the sink as it arrives. */
+  async function callProvider(provider: ModelProvider, input: Prompt, activity: Context, call: RunningCall, tokens: TokenStream): Promise<ModelReply> {
+    const modelId = deps.model ?? input.model;
+    const ticker = setInterval(() => activity.heartbeat(), heartbeatEvery(deps.heartbeatEveryMs, activity.info.heartbeatTimeoutMs));
+    try {
+      const r = await callLanguageModel(languageModelOf(provider, modelId), modelId, { messages: input.messages, tools: input.tools, maxTokens: input.maxTokens, signal: call.signal, tokens });
+      // As the built-in client does: a reply without usage is priced from our own count, and flagged.
+      const usage: Usage = r.usage
+        ? usageOf(r.usage)
+        : { promptTokens: await countPromptTokensAsync(input.messages, input.tools), completionTokens: await countCompletionTokensAsync(r.message.content, r.message.tool_calls) };
+      return { message: r.message, usage, ...(r.usage ? {} : { usageEstimated: true }), finishReason: r.finishReason, model: modelId };
+    } finally {
+      clearInterval(ticker);
+    }
+  }
+
+  /** `tokens`: stream the reply (chat completions' server-sent events) into it; null: one unstreamed request. */
+  async function callOnce(input: Prompt, activity: Context, call: RunningCall, tokens: TokenStream | null): Promise<ModelReply> {
     // No heartbeat at the start: a call shorter than the interval sends none.
     const ticker = setInterval(() => activity.heartbeat(), heartbeatEvery(deps.heartbeatEveryMs, activity.info.heartbeatTimeoutMs));
     try {
@@ -168,6 +208,7 @@ function createAttempt(deps: ModelDeps) {
             ...(input.tools.length ? { tools: input.tools } : {}),
             // Hard budgets only: the reply the budget pays for, at most.
             ...(input.maxTokens !== undefined ? { max_tokens: input.maxTokens } : {}),
+            ...(tokens ? { stream: true, stream_options: { include_usage: true } } : {}),
           }),
           signal: call.signal,
         });
@@ -177,6 +218,9 @@ function createAttempt(deps: ModelDeps) {
           type: PROVIDER_UNREACHABLE,
           message: `could not reach the model provider at ${url}: ${describe(err)}`,
         });
+      }
+      if (tokens && res.ok && (res.headers.get('content-type') ?? '').includes('text/event-stream')) {
+        return { ...(await toReply(await readChatStream(res, tokens, call.signal), input)), model: deps.model ?? input.model };
       }
       const text = await res.text();
       if (!res.ok) throw httpFailure(res, text);
@@ -189,11 +233,37 @@ function createAttempt(deps: ModelDeps) {
           message: `the model provider answered ${res.status} with a body that is not JSON: ${text.slice(0, 200)}`,
         });
       }
-      return { ...(await toReply(body, input)), model: deps.model ?? input.model };
+      const reply = await toReply(body, input);
+      // A server that ignored `stream: true` answered whole: its text reaches the sink in one piece.
+      if (tokens && reply.message.content) tokens.text(reply.message.content);
+      return { ...reply, model: deps.model ?? input.model };
     } finally {
       clearInterval(ticker);
     }
   }
+}
+
+/** The stream of a call that is not a turn (a summary): written nowhere. */
+const NO_STREAM: TokenStream = { text: () => undefined, close: async () => undefined };
+
+/** A sink's close never fails the model call (its contract); a sink that breaks it anyway is ignored here too. */
+async function closeQuietly(tokens: TokenStream | null, outcome: 'counted' | 'failed' | 'stopped'): Promise<void> {
+  try {
+    await tokens?.close(outcome);
+  } catch {
+    // the stream is a view of the call, never its outcome
+  }
+}
+
+/** A provider's counts as the reply's usage: the cache and reasoning counts only when reported. */
+function usageOf(u: ProviderUsage): Usage {
+  return {
+    promptTokens: u.promptTokens,
+    completionTokens: u.completionTokens,
+    ...(u.cacheReadTokens !== undefined ? { cacheReadTokens: u.cacheReadTokens } : {}),
+    ...(u.cacheWriteTokens !== undefined ? { cacheWriteTokens: u.cacheWriteTokens } : {}),
+    ...(u.reasoningTokens !== undefined ? { reasoningTokens: u.reasoningTokens } : {}),
+  };
 }
 
 function httpFailure(res: Response, text: string): ApplicationFailure {
@@ -212,15 +282,6 @@ function httpFailure(res: Response, text: string): ApplicationFailure {
     return ApplicationFailure.create({ type: PROVIDER_RATE_LIMITED, message, nextRetryDelay: delayMs ?? undefined });
   }
   return ApplicationFailure.create({ type: PROVIDER_UNAVAILABLE, message });
-}
-
-/** Retry-After as seconds or as an HTTP date; null when absent or unreadable. */
-export function retryAfterMs(header: string | null): number | null {
-  if (!header) return null;
-  const secs = Number(header);
-  if (Number.isFinite(secs) && secs >= 0) return Math.round(secs * 1000);
-  const at = Date.parse(header);
-  return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
 }
 
 /** Async only for its fallback count of a reply without usage, which runs in time slices. */
@@ -244,7 +305,13 @@ async function toReply(body: WireReply, request: Prompt): Promise<ModelReply> {
   return {
     message,
     usage: reported
-      ? { promptTokens: toCount(body.usage?.prompt_tokens), completionTokens: toCount(body.usage?.completion_tokens) }
+      ? {
+          promptTokens: toCount(body.usage?.prompt_tokens),
+          completionTokens: toCount(body.usage?.completion_tokens),
+          // OpenAI's details, only when reported: a reply without them reads as it always has.
+          ...(isCount(body.usage?.prompt_tokens_details?.cached_tokens) ? { cacheReadTokens: toCount(body.usage?.prompt_tokens_details?.cached_tokens) } : {}),
+          ...(isCount(body.usage?.completion_tokens_details?.reasoning_tokens) ? { reasoningTokens: toCount(body.usage?.completion_tokens_details?.reasoning_tokens) } : {}),
+        }
       : { promptTokens: await countPromptTokensAsync(request.messages, request.tools), completionTokens: await countCompletionTokensAsync(message.content, message.tool_calls) },
     ...(reported ? {} : { usageEstimated: true }),
     finishReason: typeof choice.finish_reason === 'string' ? choice.finish_reason : calls.length ? 'tool_calls' : 'stop',

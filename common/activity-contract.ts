@@ -66,6 +66,8 @@ export interface CallModelInput extends NamesTheRun {
   chained?: boolean;
   /** Write the request to the trace before sending it. */
   debug?: boolean;
+  /** The model turn (1-based) this call is for: names its tokens in the live stream. Absent: a summary call, or an input scheduled before the field. */
+  turn?: number;
 }
 
 export interface BudgetedCallInput extends CallModelInput {

@@ -12,9 +12,41 @@ import type { OverReservationFlag as OverReservation, Pricing, Usage } from './c
 /** A running total in dollars, kept to a picodollar (the loop's own rounding). */
 export const addUsd = (a: number, b: number): number => Math.round((a + b) * 1e12) / 1e12;
 
-/** What these tokens cost at these prices. */
+/**
+ * What these tokens cost at these prices. Cache-read, cache-write and
+ * reasoning tokens are parts of the prompt and completion counts, each at its
+ * own rate when the model has one (else at the prompt's or completion's).
+ * Usage without them (every reply recorded before they were) is priced by the
+ * same expression as before, so a replayed run's spend is the same number.
+ */
 export function costUsd(usage: Usage, pricing: Pricing): number {
-  return (usage.promptTokens * pricing.inputPerMTokUsd + usage.completionTokens * pricing.outputPerMTokUsd) / 1e6;
+  const read = usage.cacheReadTokens ?? 0;
+  const write = usage.cacheWriteTokens ?? 0;
+  const reasoning = usage.reasoningTokens ?? 0;
+  if (read === 0 && write === 0 && reasoning === 0) return (usage.promptTokens * pricing.inputPerMTokUsd + usage.completionTokens * pricing.outputPerMTokUsd) / 1e6;
+  // A provider that reports more cached than input tokens is not trusted to make the rest negative.
+  const plainPrompt = Math.max(0, usage.promptTokens - read - write);
+  const plainCompletion = Math.max(0, usage.completionTokens - reasoning);
+  return (
+    (plainPrompt * pricing.inputPerMTokUsd +
+      read * (pricing.cacheReadPerMTokUsd ?? pricing.inputPerMTokUsd) +
+      write * (pricing.cacheWritePerMTokUsd ?? pricing.inputPerMTokUsd) +
+      plainCompletion * pricing.outputPerMTokUsd +
+      reasoning * (pricing.reasoningPerMTokUsd ?? pricing.outputPerMTokUsd)) /
+    1e6
+  );
+}
+
+/**
+ * The prices a hold counts at: a prompt token not yet sent may turn out a
+ * cache write (dearer than a plain one at Anthropic's), a reply token a
+ * reasoning one; so the worst case takes the dearest of each.
+ */
+export function worstCasePricing(p: Pricing): Pricing {
+  return {
+    inputPerMTokUsd: Math.max(p.inputPerMTokUsd, p.cacheReadPerMTokUsd ?? 0, p.cacheWritePerMTokUsd ?? 0),
+    outputPerMTokUsd: Math.max(p.outputPerMTokUsd, p.reasoningPerMTokUsd ?? 0),
+  };
 }
 
 /** What a model call asks of the budget: its spend and holds so far, its cap, and the reply's bounds. */
@@ -57,8 +89,9 @@ const fits = (committed: number, cost: number, max: number): boolean => addUsd(c
  * more than maxReplyTokens; a shortfall when not even minReplyTokens fits.
  */
 export function replyAllowance(b: ReplyBudget, promptTokens: number): { ok: true; hold: ReplyHold } | { ok: false; shortfall: ReplyShortfall } {
-  const worst = (maxTokens: number) => costUsd({ promptTokens, completionTokens: maxTokens }, b.pricing);
-  const perToken = b.pricing.outputPerMTokUsd / 1e6;
+  const pricing = worstCasePricing(b.pricing);
+  const worst = (maxTokens: number) => costUsd({ promptTokens, completionTokens: maxTokens }, pricing);
+  const perToken = pricing.outputPerMTokUsd / 1e6;
   const left = b.maxUsd - addUsd(b.committedUsd, worst(0));
   let maxTokens = perToken === 0 ? b.maxReplyTokens : Math.min(b.maxReplyTokens, Math.max(0, Math.floor(left / perToken)));
   // The float estimate may be a token too generous: step down until the total fits as the run adds it.

@@ -8,7 +8,7 @@ import { loadClientConfigProfile, toClientOptions } from '@temporalio/envconfig'
 import { PROJECT_ROOT } from './project-root.js';
 import { DEFAULT_TASK_QUEUE, type Pricing, type RunDefaults } from './contract.js';
 import { DEFAULT_HEARTBEAT_MS } from './heartbeat.js';
-import { envSchema, modelPricesSchema, SEARCH_ATTRIBUTE_MODES, TOOLSET_CHECKS, type CheckedEnv } from './env-schema.js';
+import { envSchema, modelPricesSchema, SEARCH_ATTRIBUTE_MODES, TOOLSET_CHECKS, type CheckedEnv, type LlmProviderName } from './env-schema.js';
 import { firstProblem } from './schema-problem.js';
 
 const DATA = resolve(PROJECT_ROOT, '.data');
@@ -34,6 +34,8 @@ export interface HarnessConfig {
   toolsetCheck: ToolsetCheck;
   llmBaseUrl: string;
   llmApiKey: string | undefined;
+  /** LLM_PROVIDER: the built-in client (default) or an AI SDK provider package at llmBaseUrl. */
+  llmProvider: LlmProviderName;
   /** Sent as every request's `model` instead of the run's: the seam to a real server. */
   llmModel: string | undefined;
   workspaceRoot: string;
@@ -195,6 +197,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig 
     toolsetCheck: v.AGENT_TOOLSET_CHECK ?? TOOLSET_CHECKS[0],
     llmBaseUrl: env.LLM_BASE_URL || `http://127.0.0.1:${providerPort}/v1`,
     llmApiKey: env.LLM_API_KEY || undefined,
+    llmProvider: v.LLM_PROVIDER ?? 'builtin',
     llmModel: env.LLM_MODEL || undefined,
     workspaceRoot: resolve(env.AGENT_WORKSPACE || resolve(DATA, 'workspace')),
     ledger: ledger(env),

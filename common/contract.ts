@@ -24,8 +24,16 @@ export type AssistantMessage = Extract<ChatMessage, { role: 'assistant' }>;
 
 /** Tokens a model call (or a run, summed) used, as the provider reported them. */
 export interface Usage {
+  /** Every input token, cached ones included. */
   promptTokens: number;
+  /** Every output token, reasoning included. */
   completionTokens: number;
+  /** Of promptTokens, read from the provider's prompt cache (priced at cacheReadPerMTokUsd); only when the provider reports it. */
+  cacheReadTokens?: number;
+  /** Of promptTokens, written to the provider's prompt cache (priced at cacheWritePerMTokUsd); only when the provider reports it. */
+  cacheWriteTokens?: number;
+  /** Of completionTokens, spent reasoning (priced at reasoningPerMTokUsd); only when the provider reports it. */
+  reasoningTokens?: number;
 }
 
 /** What a run's sub-agents (`research`) spent; already included in its own totals. */
@@ -136,6 +144,12 @@ export type ToolName = string;
 export interface Pricing {
   inputPerMTokUsd: number;
   outputPerMTokUsd: number;
+  /** Cache-read input tokens; absent: inputPerMTokUsd. */
+  cacheReadPerMTokUsd?: number;
+  /** Cache-write input tokens; absent: inputPerMTokUsd. */
+  cacheWritePerMTokUsd?: number;
+  /** Reasoning output tokens; absent: outputPerMTokUsd. */
+  reasoningPerMTokUsd?: number;
 }
 
 /** The workflow input exactly as `temporal workflow start --input` sends it. */

@@ -7,6 +7,14 @@ import { got } from './schema-problem.js';
 
 export const TOOLSET_CHECKS = ['refuse', 'warn'] as const;
 export const SEARCH_ATTRIBUTE_MODES = ['create', 'check'] as const;
+/**
+ * LLM_PROVIDER: who calls the model at LLM_BASE_URL with LLM_API_KEY.
+ * `builtin` (default): the built-in OpenAI-compatible chat-completions client;
+ * `anthropic`: @ai-sdk/anthropic (Messages API, LLM_BASE_URL like
+ * https://api.anthropic.com/v1); `openai-compatible`: @ai-sdk/openai-compatible.
+ */
+export const LLM_PROVIDERS = ['builtin', 'anthropic', 'openai-compatible'] as const;
+export type LlmProviderName = (typeof LLM_PROVIDERS)[number];
 
 /** A whole number > 0 written in the variable; the message quotes the text as set. */
 const positiveInt = z
@@ -64,11 +72,15 @@ export const envSchema = z.object({
   AGENT_TOOL_OUTAGE_MS: positiveInt,
   // The model calls' fetch takes only http and https: a typo like "htp://" would otherwise pass the start checks and fail every turn.
   LLM_BASE_URL: z.string().refine(isHttpUrl, got('must be an http: or https: URL')).optional(),
+  LLM_PROVIDER: z.enum(LLM_PROVIDERS, got(`must be one of ${LLM_PROVIDERS.join(', ')}`)).optional(),
 });
 
 export type CheckedEnv = z.infer<typeof envSchema>;
 
 const price = z.number().refine((n) => n >= 0);
 
-/** AGENT_MODEL_PRICES, once JSON.parse has read it: model name -> both prices (other keys are dropped). */
-export const modelPricesSchema = z.record(z.string(), z.object({ inputPerMTokUsd: price, outputPerMTokUsd: price }));
+/** AGENT_MODEL_PRICES, once JSON.parse has read it: model name -> both prices, and the cache and reasoning rates when given (other keys are dropped). */
+export const modelPricesSchema = z.record(
+  z.string(),
+  z.object({ inputPerMTokUsd: price, outputPerMTokUsd: price, cacheReadPerMTokUsd: price.optional(), cacheWritePerMTokUsd: price.optional(), reasoningPerMTokUsd: price.optional() }),
+);

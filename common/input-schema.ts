@@ -62,7 +62,7 @@ export const inputSchema = strictObject(
     // Which names exist is the worker's catalogue, checked by ./input.
     tools: z.array(z.unknown(), 'must be an array of tool names').optional(),
     workspace: z.string(got(WORKSPACE_RULE)).regex(WORKSPACE_NAME, got(WORKSPACE_RULE)).optional(),
-    pricing: strictObject({ inputPerMTokUsd: nonNegative.optional(), outputPerMTokUsd: nonNegative.optional() }, 'must be an object like {"inputPerMTokUsd": 2, "outputPerMTokUsd": 12}').optional(),
+    pricing: strictObject({ inputPerMTokUsd: nonNegative.optional(), outputPerMTokUsd: nonNegative.optional(), cacheReadPerMTokUsd: nonNegative.optional(), cacheWritePerMTokUsd: nonNegative.optional(), reasoningPerMTokUsd: nonNegative.optional() }, 'must be an object like {"inputPerMTokUsd": 2, "outputPerMTokUsd": 12}').optional(),
     approvalTimeoutMs: positive.nullish(),
     budgetTimeoutMs: positive.nullish(),
     modelTimeoutMs: positive.optional(),

@@ -42,6 +42,7 @@ export function parseInput(raw: unknown, d: RunDefaults = BUILT_IN_DEFAULTS, cat
   const prices = {
     inputPerMTokUsd: given.inputPerMTokUsd ?? d.pricing.inputPerMTokUsd,
     outputPerMTokUsd: given.outputPerMTokUsd ?? d.pricing.outputPerMTokUsd,
+    ...extraRates(given),
   };
 
   return {
@@ -117,6 +118,18 @@ function hardPricing(given: Partial<Pricing>, prices: Pricing, model: string, pr
   return {
     inputPerMTokUsd: given.inputPerMTokUsd === undefined ? known.inputPerMTokUsd : prices.inputPerMTokUsd,
     outputPerMTokUsd: given.outputPerMTokUsd === undefined ? known.outputPerMTokUsd : prices.outputPerMTokUsd,
+    // The input's own cache and reasoning rates, else the worker's for the model.
+    ...extraRates(known),
+    ...extraRates(given),
+  };
+}
+
+/** The optional rates (cache read, cache write, reasoning) that are set: absent ones stay absent, so a config recorded before them reads the same. */
+function extraRates(p: Partial<Pricing>): Partial<Pricing> {
+  return {
+    ...(p.cacheReadPerMTokUsd !== undefined ? { cacheReadPerMTokUsd: p.cacheReadPerMTokUsd } : {}),
+    ...(p.cacheWritePerMTokUsd !== undefined ? { cacheWritePerMTokUsd: p.cacheWritePerMTokUsd } : {}),
+    ...(p.reasoningPerMTokUsd !== undefined ? { reasoningPerMTokUsd: p.reasoningPerMTokUsd } : {}),
   };
 }
 

@@ -2,7 +2,7 @@
 // the run's total pass its budget as the run adds it, not by a picodollar.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addUsd, childReservation, costUsd, replyAllowance, settleReply, type ReplyBudget } from '../common/budget-math.js';
+import { addUsd, childReservation, costUsd, replyAllowance, settleReply, worstCasePricing, type ReplyBudget } from '../common/budget-math.js';
 
 const CHAPTER = { inputPerMTokUsd: 2, outputPerMTokUsd: 12 };
 const budget = (committedUsd: number, maxUsd: number, extra: Partial<ReplyBudget> = {}): ReplyBudget => ({
@@ -90,5 +90,36 @@ describe('settleReply', () => {
     expect(s.chargedUsd).toBe(hold.reservedUsd);
     expect(s.over).toMatchObject({ turn: 3, maxTokens: 300, completionTokens: 1300, reservedUsd: hold.reservedUsd });
     expect(s.over?.excessUsd).toBeCloseTo(1000 * 12e-6, 12);
+  });
+});
+
+describe('cache and reasoning rates', () => {
+  const p = { inputPerMTokUsd: 3, outputPerMTokUsd: 15, cacheReadPerMTokUsd: 0.3, cacheWritePerMTokUsd: 3.75, reasoningPerMTokUsd: 20 };
+
+  it('prices each part of the prompt and the reply at its own rate', () => {
+    // 1000 prompt tokens: 600 read, 100 written, 300 plain; 200 reply tokens: 50 reasoning.
+    const usage = { promptTokens: 1000, completionTokens: 200, cacheReadTokens: 600, cacheWriteTokens: 100, reasoningTokens: 50 };
+    expect(costUsd(usage, p)).toBeCloseTo((300 * 3 + 600 * 0.3 + 100 * 3.75 + 150 * 15 + 50 * 20) / 1e6, 15);
+  });
+
+  it('without the parts, or without their rates, the old formula exactly', () => {
+    fc.assert(
+      fc.property(fc.nat(1e6), fc.nat(1e5), fc.nat(1e6), fc.nat(1e6), fc.nat(1e5), (prompt, completion, read, write, reasoning) => {
+        const plain = { inputPerMTokUsd: 2, outputPerMTokUsd: 12 };
+        const old = (prompt * 2 + completion * 12) / 1e6;
+        expect(costUsd({ promptTokens: prompt, completionTokens: completion }, p)).toBe((prompt * 3 + completion * 15) / 1e6);
+        const parts = { promptTokens: prompt, completionTokens: completion, cacheReadTokens: Math.min(read, prompt), cacheWriteTokens: Math.min(write, prompt - Math.min(read, prompt)), reasoningTokens: Math.min(reasoning, completion) };
+        expect(costUsd(parts, plain)).toBeCloseTo(old, 9);
+      }),
+    );
+  });
+
+  it('a hold counts at the dearest input and output rates; a model with only the two rates holds as before', () => {
+    expect(worstCasePricing(p)).toEqual({ inputPerMTokUsd: 3.75, outputPerMTokUsd: 20 });
+    expect(worstCasePricing({ inputPerMTokUsd: 2, outputPerMTokUsd: 12 })).toEqual({ inputPerMTokUsd: 2, outputPerMTokUsd: 12 });
+    const b: ReplyBudget = { committedUsd: 0, maxUsd: 0.01, pricing: p, minReplyTokens: 1, maxReplyTokens: 100_000 };
+    const a = replyAllowance(b, 1000);
+    if (!a.ok) throw new Error('expected a hold');
+    expect(a.hold.maxTokens).toBe(Math.floor((0.01 - (1000 * 3.75) / 1e6) / (20 / 1e6)));
   });
 });

@@ -17,7 +17,9 @@ import { TEST_CACHE } from './spawn-worker.js';
 import { everyExecution, replayFailures } from './replay/executions.js';
 import type { WriteHooks } from '../activities/tools/context.js';
 import type { Toolset } from '../activities/tools/toolset.js';
-import type { AgentInput, RunDefaults, RunResult } from '../common/contract.js';
+import type { AgentInput, Pricing, RunDefaults, RunResult } from '../common/contract.js';
+import type { ModelProvider } from '../activities/ai-sdk-model.js';
+import type { TokenSink } from '../common/token-sink.js';
 import type { agentRun } from '../workflows/index.js';
 
 export { addFault, clearFaults, providerRequests } from '../dev/provider/control.js';
@@ -66,6 +68,15 @@ export interface ExtraWorkerOptions {
   heartbeatEveryMs?: number;
   /** This worker's payload keys (default: the file's); null: none (a worker that cannot read encrypted runs). */
   payloadKeys?: readonly PayloadKey[] | null;
+  /** Another endpoint for the built-in client than the shared scripted provider. */
+  llmBaseUrl?: string;
+  llmApiKey?: string;
+  /** An AI SDK provider instead of the built-in client (test/ai-sdk-model.test.ts). */
+  modelProvider?: ModelProvider;
+  /** Prices of models beyond the scripted provider's. */
+  modelPrices?: Record<string, Pricing>;
+  /** Where model attempts' text goes as it arrives. */
+  tokens?: TokenSink;
 }
 
 
@@ -166,7 +177,8 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
     const w = await createAgentWorker({
       connection,
       taskQueue,
-      llmBaseUrl: providerUrl,
+      llmBaseUrl: extra.llmBaseUrl ?? providerUrl,
+      ...(extra.llmApiKey ? { llmApiKey: extra.llmApiKey } : {}),
       workspaceRoot: h.workspaceRoot,
       traceDir: h.traceDir,
       workflowBundle: { codePath: inject('workflowBundlePath') },
@@ -179,6 +191,9 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
       heartbeatEveryMs: extra.heartbeatEveryMs,
       messageStoreDir: extra.messageStoreDir,
       toolset: extra.toolset,
+      ...(extra.modelProvider ? { modelProvider: extra.modelProvider } : {}),
+      ...(extra.modelPrices ? { modelPrices: extra.modelPrices } : {}),
+      ...(extra.tokens ? { tokens: extra.tokens } : {}),
       ...(extra.payloadKeys !== undefined ? { payloadKeys: extra.payloadKeys } : opts.payloadKeys ? { payloadKeys: opts.payloadKeys } : {}),
     });
     let running: Promise<void> | null = null;

@@ -284,9 +284,9 @@ async function prepare(opts: ResolvedPluginOptions, mcpServers: readonly McpServ
     const trace = new TraceWriter(opts.traceDir);
     const calls = new RunningCalls();
     const activities = createActivities({
-      baseUrl: opts.model.baseUrl,
-      apiKey: opts.model.apiKey,
+      ...('provider' in opts.model ? { baseUrl: '', provider: opts.model.provider } : { baseUrl: opts.model.baseUrl, apiKey: opts.model.apiKey }),
       model: opts.model.model,
+      tokens: opts.tokens,
       workspaceRoot: opts.workspaceRoot,
       effects,
       messageStore: new MessageStore(opts.messageStoreDir),

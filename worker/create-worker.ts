@@ -13,7 +13,11 @@ import type { AnyToolDefinition } from '../activities/tools/define-tool.js';
 import type { Toolset } from '../activities/tools/toolset.js';
 import { BUILTIN_TOOLS } from '../activities/tools/builtin.js';
 import { AgentPlugin } from './agent-plugin.js';
-import type { PluginLog } from './plugin-options.js';
+import type { ModelEndpoint, ModelProviderSetting, PluginLog } from './plugin-options.js';
+import type { ModelProvider } from '../activities/ai-sdk-model.js';
+import type { LlmProviderName } from '../common/env-schema.js';
+import type { TokenSink } from '../common/token-sink.js';
+import { providerFromEnv } from './model-provider.js';
 import { ENV_NAMES, type SettingNames } from './setting-names.js';
 import { WORKFLOWS_PATH } from './workflows-path.js';
 
@@ -26,6 +30,12 @@ export interface AgentWorkerOptions {
   taskQueue: string;
   llmBaseUrl: string;
   llmApiKey?: string;
+  /** LLM_PROVIDER: an AI SDK provider package at llmBaseUrl instead of the built-in client (default `builtin`). */
+  llmProvider?: LlmProviderName;
+  /** An AI SDK provider of the caller's own (wins over llmProvider; llmBaseUrl is then unused). */
+  modelProvider?: ModelProvider;
+  /** Where each model attempt's reply text goes as it arrives (default: nowhere). */
+  tokens?: TokenSink;
   /** Overrides the model name of every run (LLM_MODEL). */
   llmModel?: string;
   workspaceRoot: string;
@@ -104,6 +114,7 @@ export function workerSettingsFromConfig(cfg: HarnessConfig, tools: readonly Any
     ownQueue: !cfg.taskQueueNamed,
     llmBaseUrl: cfg.llmBaseUrl,
     llmApiKey: cfg.llmApiKey,
+    llmProvider: cfg.llmProvider,
     llmModel: cfg.llmModel,
     workspaceRoot: cfg.workspaceRoot,
     ledger: cfg.ledger,
@@ -135,6 +146,13 @@ export async function startAgentWorker(opts: AgentWorkerOptions): Promise<{ work
   return { worker: await createWorkerWith(opts, plugin), plugin };
 }
 
+/** The model setting of these options: the caller's provider, LLM_PROVIDER's, or the built-in client's endpoint. */
+function modelSettingOf(opts: Omit<AgentWorkerOptions, 'connection'>): ModelEndpoint | ModelProviderSetting {
+  const provider = opts.modelProvider ?? providerFromEnv(opts.llmProvider ?? 'builtin', opts.llmBaseUrl, opts.llmApiKey);
+  const model = opts.llmModel ? { model: opts.llmModel } : {};
+  return provider ? { provider, ...model } : { baseUrl: opts.llmBaseUrl, ...(opts.llmApiKey ? { apiKey: opts.llmApiKey } : {}), ...model };
+}
+
 /** The plugin these settings make: their check (and the MCP config's) throws here, before anything connects. */
 export function agentPluginFor(opts: Omit<AgentWorkerOptions, 'connection'>): AgentPlugin {
   // A Toolset holds the built-ins already: the plugin adds them itself.
@@ -142,7 +160,8 @@ export function agentPluginFor(opts: Omit<AgentWorkerOptions, 'connection'>): Ag
   const only = opts.toolset ? opts.toolset.names() : opts.only;
   return new AgentPlugin(
     {
-      model: { baseUrl: opts.llmBaseUrl, ...(opts.llmApiKey ? { apiKey: opts.llmApiKey } : {}), ...(opts.llmModel ? { model: opts.llmModel } : {}) },
+      model: modelSettingOf(opts),
+      ...(opts.tokens ? { tokens: opts.tokens } : {}),
       workspace: opts.workspaceRoot,
       tools,
       ...(only ? { only } : {}),

@@ -4,7 +4,9 @@
 // Everything else under worker/ is the standalone worker's, and internal.
 
 export { AgentPlugin, type AgentWorkerSummary } from './agent-plugin.js';
-export type { AgentPluginOptions, ModelEndpoint, PluginLog, PluginTracing } from './plugin-options.js';
+export type { AgentPluginOptions, ModelEndpoint, ModelProviderSetting, PluginLog, PluginTracing } from './plugin-options.js';
+export type { LanguageModelFactory, ModelProvider } from '../activities/ai-sdk-model.js';
+export type { TokenAttempt, TokenSink, TokenStream } from '../common/token-sink.js';
 export { SearchAttributesNotReady } from './search-attribute-check.js';
 export { ToolsetConflict } from './tool-routing.js';
 export type { LedgerConfig, RetentionConfig, SearchAttributeMode, ToolsetCheck } from '../common/config.js';

@@ -77,7 +77,7 @@ const connection = await NativeConnection.connect(temporalConnectOptions(cfg, ad
 const worker = await createWorkerWith({ ...settings, connection }, plugin).catch((err: unknown) => notStarted(workerNotCreated(err, cfg.workflowBundlePath)));
 const offered = plugin.summary();
 const mcp = offered?.mcpServers.join(' ');
-console.log(`worker on ${address}${cfg.temporalAddress ? ` (${cfg.temporalConnection.source})` : ''} namespace=${cfg.namespace} ledger=${offered?.ledger} taskQueue=${offered?.taskQueue} tools=${offered?.toolsetHash} model endpoint=${cfg.llmBaseUrl}${cfg.versioning ? ` deployment=${cfg.versioning.deploymentName} build=${cfg.versioning.buildId} (${cfg.versioning.defaultBehavior})` : ''}${cfg.metricsAddress ? ` metrics http://${cfg.metricsAddress}/metrics` : ''}${tracing ? ` traces ${tracing.endpoint}` : ''}${mcp ? ` mcp ${mcp}` : ''}`);
+console.log(`worker on ${address}${cfg.temporalAddress ? ` (${cfg.temporalConnection.source})` : ''} namespace=${cfg.namespace} ledger=${offered?.ledger} taskQueue=${offered?.taskQueue} tools=${offered?.toolsetHash} model endpoint=${cfg.llmBaseUrl}${cfg.llmProvider === 'builtin' ? '' : ` (${cfg.llmProvider})`}${cfg.versioning ? ` deployment=${cfg.versioning.deploymentName} build=${cfg.versioning.buildId} (${cfg.versioning.defaultBehavior})` : ''}${cfg.metricsAddress ? ` metrics http://${cfg.metricsAddress}/metrics` : ''}${tracing ? ` traces ${tracing.endpoint}` : ''}${mcp ? ` mcp ${mcp}` : ''}`);
 // An outage from here on is one line when it starts and one when it ends.
 watch.watch(connection, address);
 running = true;

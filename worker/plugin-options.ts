@@ -19,14 +19,28 @@ import type { Pricing, RunDefaults } from '../common/contract.js';
 import { parseApproverPolicy, type ApproverPolicy } from '../common/signed-decision.js';
 import { DEFAULT_HEARTBEAT_MS } from '../common/heartbeat.js';
 import { firstProblem, got, strictObject } from '../common/schema-problem.js';
+import { isModelProvider, type ModelProvider } from '../activities/ai-sdk-model.js';
+import type { TokenSink } from '../common/token-sink.js';
 
-/** An OpenAI-compatible chat-completions endpoint. */
+/** An OpenAI-compatible chat-completions endpoint, called by the built-in client. */
 export interface ModelEndpoint {
   /** E.g. `https://api.openai.com/v1` (LLM_BASE_URL). */
   baseUrl: string;
   /** Sent as the bearer token (LLM_API_KEY). */
   apiKey?: string;
   /** Sent as every request's `model` instead of the run's (LLM_MODEL). */
+  model?: string;
+}
+
+/**
+ * An AI SDK provider instead of the built-in client: `createAnthropic({...})`,
+ * `createOpenAICompatible({...})`, any ProviderV3 or a `(modelId) =>
+ * LanguageModelV3` (LLM_PROVIDER makes one from LLM_BASE_URL, LLM_API_KEY).
+ * The run's `model` names the model it is asked for.
+ */
+export interface ModelProviderSetting {
+  provider: ModelProvider;
+  /** Asked for instead of the run's `model` (LLM_MODEL). */
   model?: string;
 }
 
@@ -45,8 +59,10 @@ export type PluginLog = Pick<Console, 'log' | 'warn'>;
  * Worker Versioning and workflow bundle are Worker.create's own options.
  */
 export interface AgentPluginOptions {
-  /** The model endpoint (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL). */
-  model: ModelEndpoint;
+  /** The model endpoint (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL), or an AI SDK provider (LLM_PROVIDER). */
+  model: ModelEndpoint | ModelProviderSetting;
+  /** Where each model attempt's reply text goes as it arrives (default: nowhere, common/token-sink.ts NO_TOKENS). */
+  tokens?: TokenSink;
   /** The folder the runs' workspaces live in; tools are confined to a run's (AGENT_WORKSPACE). */
   workspace: string;
   /** The team's tools, as values (defineTool): beside the built-ins (AGENT_TOOLS_MODULES, by path). */
@@ -95,7 +111,8 @@ export interface AgentPluginOptions {
 
 /** The options with every default filled. */
 export interface ResolvedPluginOptions {
-  model: ModelEndpoint;
+  model: ModelEndpoint | ModelProviderSetting;
+  tokens: TokenSink | undefined;
   workspaceRoot: string;
   tools: readonly AnyToolDefinition[];
   only: readonly string[] | null;
@@ -142,7 +159,7 @@ const withMethods = <T>(what: string, ...methods: string[]) =>
   z.custom<T>((v) => typeof v === 'object' && v !== null && methods.every((m) => typeof (v as Record<string, unknown>)[m] === 'function'), { message: `must be ${what}` });
 
 
-const pricing = strictObject({ inputPerMTokUsd: nonNegative, outputPerMTokUsd: nonNegative }, 'must be an object like {"inputPerMTokUsd": 2, "outputPerMTokUsd": 12}');
+const pricing = strictObject({ inputPerMTokUsd: nonNegative, outputPerMTokUsd: nonNegative, cacheReadPerMTokUsd: nonNegative.optional(), cacheWritePerMTokUsd: nonNegative.optional(), reasoningPerMTokUsd: nonNegative.optional() }, 'must be an object like {"inputPerMTokUsd": 2, "outputPerMTokUsd": 12}');
 
 const runDefaults = strictObject(
   {
@@ -197,14 +214,32 @@ const ledger = z.union(
 
 const mcpContent = z.custom<McpConfigFile>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), { message: 'must be a path or an object like {"servers": {...}}' });
 
+const MODEL_SHAPE = 'must be an object like {"baseUrl": "https://api.openai.com/v1", "apiKey": "..."} or {"provider": createAnthropic({...})}';
+const endpointSetting = strictObject(
+  { baseUrl: string.refine(isHttpUrl, got('must be an http: or https: URL')), apiKey: string.optional(), model: nonEmpty.optional() },
+  MODEL_SHAPE,
+  'is not a model setting',
+);
+const providerSetting = strictObject(
+  { provider: z.custom<ModelProvider>(isModelProvider, { message: 'must be an AI SDK provider (createAnthropic({...}), a ProviderV3) or a (modelId) => LanguageModelV3' }), model: nonEmpty.optional() },
+  MODEL_SHAPE,
+  'is not a model setting',
+);
+/**
+ * One of the two settings, told apart by `provider`: each refusal is the
+ * chosen shape's own (a union's would be "no shape matched", naming no field).
+ */
+const modelSetting = z.unknown().transform((v, ctx): ModelEndpoint | ModelProviderSetting => {
+  const r = (typeof v === 'object' && v !== null && 'provider' in v ? providerSetting : endpointSetting).safeParse(v);
+  if (r.success) return r.data;
+  for (const i of r.error.issues) ctx.addIssue({ code: 'custom', message: i.message, path: i.code === 'unrecognized_keys' ? [...i.path, i.keys[0]] : i.path, input: i.input });
+  return z.NEVER;
+});
+
 /** In the order a refusal lists them. */
 const optionsSchema = strictObject(
   {
-    model: strictObject(
-      { baseUrl: string.refine(isHttpUrl, got('must be an http: or https: URL')), apiKey: string.optional(), model: nonEmpty.optional() },
-      'must be an object like {"baseUrl": "https://api.openai.com/v1", "apiKey": "..."}',
-      'is not a model setting',
-    ),
+    model: modelSetting,
     workspace: nonEmpty,
     tools: z.array(z.custom<AnyToolDefinition>((v) => typeof v === 'object' && v !== null, got('must be a tool definition (defineTool({...}))')), got('must be a list of tool definitions')).optional(),
     only: strings.optional(),
@@ -231,6 +266,7 @@ const optionsSchema = strictObject(
       .optional(),
     log: withMethods<PluginLog>('an object with log and warn functions', 'log', 'warn').optional(),
     writeHooks: z.custom<WriteHooks>((v) => typeof v === 'object' && v !== null, { message: 'must be an object' }).optional(),
+    tokens: withMethods<TokenSink>('an object with an open function', 'open').optional(),
   },
   'must be an object like {"model": {"baseUrl": "..."}, "workspace": "/srv/agent"}',
   'is not an option',
@@ -252,6 +288,7 @@ export function resolveOptions(raw: unknown): ResolvedPluginOptions {
   const r = o.retention ?? {};
   return {
     model: o.model,
+    tokens: o.tokens,
     workspaceRoot,
     tools: o.tools ?? [],
     only: o.only ?? null,

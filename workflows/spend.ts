@@ -125,7 +125,8 @@ export class Spend {
 
   private async ask(toolDefs: OpenAiToolDefinition[]): Promise<Asked> {
     const { ctx } = this;
-    const base = modelCallBase(ctx);
+    // The turn names the call's tokens in the live stream; a field of the input, no command added.
+    const base = { ...modelCallBase(ctx), turn: ctx.state.turns + 1 };
     // The Web UI names each activity: "model turn 3", "read_file errors.log".
     const summary = `model turn ${ctx.state.turns + 1}`;
     // Runs that recorded all-patches-v2 chain their prompt lists (common/message-refs.ts chainNode).

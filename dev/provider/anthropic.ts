@@ -122,9 +122,15 @@ export function anthropicError(status: number, message: string) {
 
 const STOP_REASONS: Record<FinishReason, string> = { stop: 'end_turn', tool_calls: 'tool_use', length: 'max_tokens' };
 
-/** The scripted provider has no prompt cache: both cache fields are always 0, present as Anthropic sends them. */
+/**
+ * The scripted provider has no prompt cache: both cache fields are 0, present
+ * as Anthropic sends them, unless the script reports one. Anthropic's
+ * input_tokens are the uncached ones only.
+ */
 function usageOf(a: Answer, output: number) {
-  return { input_tokens: a.usage.prompt, output_tokens: output, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  const read = a.usage.cacheRead ?? 0;
+  const write = a.usage.cacheWrite ?? 0;
+  return { input_tokens: a.usage.prompt - read - write, output_tokens: output, cache_creation_input_tokens: write, cache_read_input_tokens: read };
 }
 
 /**

@@ -48,7 +48,17 @@ export function chatBody(a: Answer) {
         finish_reason: a.finish,
       },
     ],
-    usage: { prompt_tokens: a.usage.prompt, completion_tokens: a.usage.completion, total_tokens: a.usage.prompt + a.usage.completion },
+    usage: chatUsage(a),
+  };
+}
+
+/** OpenAI's usage; the cache read (OpenAI reports no cache writes) only when the script reports a cache. */
+function chatUsage(a: Answer) {
+  return {
+    prompt_tokens: a.usage.prompt,
+    completion_tokens: a.usage.completion,
+    total_tokens: a.usage.prompt + a.usage.completion,
+    ...(a.usage.cacheRead !== undefined ? { prompt_tokens_details: { cached_tokens: a.usage.cacheRead } } : {}),
   };
 }
 
@@ -69,8 +79,7 @@ export function chatStreamFrames(a: Answer, opts: { includeUsage: boolean; usage
   }
   frames.push(chunk({}, a.finish));
   if (opts.includeUsage && opts.usage) {
-    const usage = { prompt_tokens: a.usage.prompt, completion_tokens: a.usage.completion, total_tokens: a.usage.prompt + a.usage.completion };
-    frames.push(sseFrame(JSON.stringify({ ...head, choices: [], usage })));
+    frames.push(sseFrame(JSON.stringify({ ...head, choices: [], usage: chatUsage(a) })));
   }
   frames.push(sseFrame('[DONE]'));
   return frames;

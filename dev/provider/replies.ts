@@ -23,7 +23,8 @@ export interface Answer {
   content: string | null;
   toolCalls?: WireToolCall[];
   finish: FinishReason;
-  usage: { prompt: number; completion: number };
+  /** cacheRead and cacheWrite are parts of prompt, present only when the script reports a cache. */
+  usage: { prompt: number; completion: number; cacheRead?: number; cacheWrite?: number };
 }
 
 /**
@@ -58,8 +59,14 @@ export async function answerOf(model: string, script: ScriptedReply, messages: W
     content,
     ...(toolCalls ? { toolCalls } : {}),
     finish: cut ? 'length' : toolCalls ? 'tool_calls' : 'stop',
-    usage: { prompt, completion: out },
+    usage: { prompt, completion: out, ...cacheOf(script, prompt) },
   };
+}
+
+function cacheOf(script: ScriptedReply, prompt: number): { cacheRead?: number; cacheWrite?: number } {
+  if (!script.cache) return {};
+  const cacheRead = Math.min(prompt, script.cache.read);
+  return { cacheRead, cacheWrite: Math.min(prompt - cacheRead, script.cache.write) };
 }
 
 /**

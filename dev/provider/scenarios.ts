@@ -29,6 +29,13 @@ export type ScriptedReply = (
    * request's max_tokens allowed (a provider fault a hard budget must catch).
    */
   overbill?: true;
+  /**
+   * The provider's prompt cache, as it reports it: this many of the prompt's
+   * tokens read from it and written to it (each at most what is left of the
+   * prompt). The scripted provider has no cache; a scenario that says so
+   * lets a test check the price of cached tokens.
+   */
+  cache?: { read: number; write: number };
 };
 
 const call = (id: string, name: string, args: Record<string, unknown> = {}): ScriptedReply => ({

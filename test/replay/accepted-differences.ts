@@ -35,6 +35,11 @@ export const ACCEPTED_DIFFERENCES: AcceptedDifference[] = [
         (d.path === 'input[0].workflowId' && d.recorded === undefined && typeof d.replayed === 'string')),
   },
   {
+    why: 'a model turn\'s call names its turn (the live stream tells a turn\'s tokens by it); calls scheduled before carry none, and summaries none at all',
+    fixtures: /./,
+    matches: absentBefore(/ (callModel|callModelByAddress|callModelBudgeted)$/, /^input\[0\]\.turn$/),
+  },
+  {
     why: 'model and tool calls name the run chain (chainId) so that a reused workflow id gets its own trace file and effect keys; older calls carry none',
     fixtures: FIRST,
     matches: absentBefore(/ (callModel|runTool)$/, /^input\[0\]\.chainId$/),
