@@ -1,4 +1,4 @@
-// The model activity's second backend: any AI SDK provider (a LanguageModelV3
+// The model activity's second backend: an AI SDK provider of the team's choice (a LanguageModelV3
 // from @ai-sdk/anthropic, @ai-sdk/openai-compatible, …), called through
 // doStream so the reply's text reaches the token sink as it arrives. Only
 // activities and worker code import this: the workflow sandbox never sees a
