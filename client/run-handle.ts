@@ -29,6 +29,8 @@ import { argsHash } from '../common/args-hash.js';
 import { signCall, signOther, type SigningOptions } from './signing.js';
 import { NoAnswerError, NoWorkerError, translating } from './agent-errors.js';
 import { exportOf, type RunExport } from './fork-run.js';
+import { runEvents, type EventsOptions } from './run-events.js';
+import type { RunStreamItem } from '../common/stream-items.js';
 import { boundedAnswer, queueWorkers, withoutWorker, type QueueWorkers, type RunDescription } from './worker-check.js';
 
 /** The `agentRun` workflow's signature, as a client sees it: so handles and results are typed without the workflow's code. */
@@ -243,6 +245,18 @@ export class AgentRunHandle {
     return exportOf(this.ctx.client, this.workflowId, this.runId, this);
   }
 
+  /**
+   * The run's live stream (topic `events`): every trace event, the model's
+   * text as it arrives (`token` items, ended by `token_end`) and tool
+   * progress, from `fromOffset` (each item carries its offset: pass the last
+   * one's plus one to reconnect). Follows continue-as-new; ends when the run
+   * ends. An offset past the stream's end is refused (StreamOffsetError) when
+   * a worker can say where the end is. Each poll is an update (one Action).
+   */
+  async *events(fromOffset = 0, options: EventsOptions = {}): AsyncGenerator<RunStreamItem, void, undefined> {
+    yield* runEvents(this.ctx.client, this.workflowId, fromOffset, await this.streamEnd(fromOffset), options);
+  }
+
   /** Who polls the run's task queue now. */
   workers(): Promise<QueueWorkers> {
     return queueWorkers(this.ctx.client, this.taskQueue);
@@ -268,6 +282,17 @@ export class AgentRunHandle {
   private signedSteer(message: string, o: SteerOptions): SteerInput {
     const plain = steerInput(message, o);
     return o.key === undefined ? plain : signOther(plain, { workflowId: this.workflowId, decision: 'steer', by: o.by, key: o.key, expiresInMs: o.expiresInMs });
+  }
+
+  /** The stream's end offset, asked only when it could refuse `fromOffset` and a worker is there to answer; undefined otherwise. */
+  private async streamEnd(fromOffset: number): Promise<number | undefined> {
+    if (fromOffset === 0) return undefined;
+    try {
+      return await this.ask('the stream offset', () => this.workflow.query<number>('__temporal_workflow_stream_offset'));
+    } catch {
+      // No worker, or a run that has ended: the stream itself says what there is.
+      return undefined;
+    }
   }
 
   /** A query, sent only when a worker polls the run's queue, its answer waited for a bounded time. */

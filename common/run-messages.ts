@@ -2,6 +2,7 @@
 // definitions and their payloads, shared by the workflow, the CLI and the
 // tests. The names are part of the contract (README, "The contract"): do not rename them.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { StreamWindow } from './stream-items.js';
 import type { ChatMessage, RunConfig, RunStatusView } from './contract.js';
 
 /**
@@ -81,3 +82,9 @@ export const statusQuery = defineQuery<RunStatusView>('status');
 export const transcriptQuery = defineQuery<ChatMessage[]>('transcript');
 /** The run's resolved configuration (every default filled in): what a resume or a fork carries on. */
 export const configQuery = defineQuery<RunConfig>('config');
+/**
+ * The live stream's window from an offset, answered also once the run has
+ * closed (a worker replays it): how a subscriber reads the last items after
+ * the run ended, and what a late one can still see (common/stream-items.ts).
+ */
+export const streamItemsQuery = defineQuery<StreamWindow, [number]>('streamItems');

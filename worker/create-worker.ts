@@ -34,8 +34,8 @@ export interface AgentWorkerOptions {
   llmProvider?: LlmProviderName;
   /** An AI SDK provider of the caller's own (wins over llmProvider; llmBaseUrl is then unused). */
   modelProvider?: ModelProvider;
-  /** Where each model attempt's reply text goes as it arrives (default: nowhere). */
-  tokens?: TokenSink;
+  /** Where each model attempt's reply text goes as it arrives (default: the run's live stream; false: nowhere, AGENT_STREAM_TOKENS=off). */
+  tokens?: TokenSink | false;
   /** Overrides the model name of every run (LLM_MODEL). */
   llmModel?: string;
   workspaceRoot: string;
@@ -115,6 +115,7 @@ export function workerSettingsFromConfig(cfg: HarnessConfig, tools: readonly Any
     llmBaseUrl: cfg.llmBaseUrl,
     llmApiKey: cfg.llmApiKey,
     llmProvider: cfg.llmProvider,
+    ...(cfg.streamTokens ? {} : { tokens: false as const }),
     llmModel: cfg.llmModel,
     workspaceRoot: cfg.workspaceRoot,
     ledger: cfg.ledger,
@@ -161,7 +162,7 @@ export function agentPluginFor(opts: Omit<AgentWorkerOptions, 'connection'>): Ag
   return new AgentPlugin(
     {
       model: modelSettingOf(opts),
-      ...(opts.tokens ? { tokens: opts.tokens } : {}),
+      ...(opts.tokens !== undefined ? { tokens: opts.tokens } : {}),
       workspace: opts.workspaceRoot,
       tools,
       ...(only ? { only } : {}),

@@ -20,7 +20,8 @@ import { parseApproverPolicy, type ApproverPolicy } from '../common/signed-decis
 import { DEFAULT_HEARTBEAT_MS } from '../common/heartbeat.js';
 import { firstProblem, got, strictObject } from '../common/schema-problem.js';
 import { isModelProvider, type ModelProvider } from '../activities/ai-sdk-model.js';
-import type { TokenSink } from '../common/token-sink.js';
+import { NO_TOKENS, type TokenSink } from '../common/token-sink.js';
+import { streamTokenSink } from '../activities/token-stream.js';
 
 /** An OpenAI-compatible chat-completions endpoint, called by the built-in client. */
 export interface ModelEndpoint {
@@ -61,8 +62,12 @@ export type PluginLog = Pick<Console, 'log' | 'warn'>;
 export interface AgentPluginOptions {
   /** The model endpoint (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL), or an AI SDK provider (LLM_PROVIDER). */
   model: ModelEndpoint | ModelProviderSetting;
-  /** Where each model attempt's reply text goes as it arrives (default: nowhere, common/token-sink.ts NO_TOKENS). */
-  tokens?: TokenSink;
+  /**
+   * Where each model attempt's reply text goes as it arrives. Default: the
+   * run's live stream (topic `events`, batched, one signal per batch);
+   * false: nowhere, the model is called unstreamed (AGENT_STREAM_TOKENS=off).
+   */
+  tokens?: TokenSink | false;
   /** The folder the runs' workspaces live in; tools are confined to a run's (AGENT_WORKSPACE). */
   workspace: string;
   /** The team's tools, as values (defineTool): beside the built-ins (AGENT_TOOLS_MODULES, by path). */
@@ -112,7 +117,7 @@ export interface AgentPluginOptions {
 /** The options with every default filled. */
 export interface ResolvedPluginOptions {
   model: ModelEndpoint | ModelProviderSetting;
-  tokens: TokenSink | undefined;
+  tokens: TokenSink;
   workspaceRoot: string;
   tools: readonly AnyToolDefinition[];
   only: readonly string[] | null;
@@ -266,7 +271,7 @@ const optionsSchema = strictObject(
       .optional(),
     log: withMethods<PluginLog>('an object with log and warn functions', 'log', 'warn').optional(),
     writeHooks: z.custom<WriteHooks>((v) => typeof v === 'object' && v !== null, { message: 'must be an object' }).optional(),
-    tokens: withMethods<TokenSink>('an object with an open function', 'open').optional(),
+    tokens: z.union([z.literal(false), withMethods<TokenSink>('an object with an open function, or false', 'open')]).optional(),
   },
   'must be an object like {"model": {"baseUrl": "..."}, "workspace": "/srv/agent"}',
   'is not an option',
@@ -288,7 +293,7 @@ export function resolveOptions(raw: unknown): ResolvedPluginOptions {
   const r = o.retention ?? {};
   return {
     model: o.model,
-    tokens: o.tokens,
+    tokens: o.tokens === false ? NO_TOKENS : (o.tokens ?? streamTokenSink()),
     workspaceRoot,
     tools: o.tools ?? [],
     only: o.only ?? null,

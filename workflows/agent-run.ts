@@ -32,6 +32,7 @@ import type { RunContext, RunIds } from './run-context.js';
 import type { Patches } from './run-setup.js';
 import { startRun } from './run-start.js';
 import { initialState } from './run-state.js';
+import { RunStream } from './run-stream.js';
 import { RunTrace } from './run-trace.js';
 import { Spend } from './spend.js';
 import { StatusBoard } from './status-board.js';
@@ -70,7 +71,10 @@ class AgentRun {
     const state = carried?.state ?? initialState(cfg);
     const specs = toolSpecsOf(cfg);
     const board = new StatusBoard({ ids, cfg, state, patches });
-    const trace = new RunTrace(ids.chainId, carried?.seq ?? 0);
+    // Registers the stream's publish signal, poll update and offset query:
+    // first, so the events traced while the run is built are on it too.
+    const stream = new RunStream(carried?.stream);
+    const trace = new RunTrace(ids.chainId, carried?.seq ?? 0, stream);
     const activities = loopActivities(cfg, patches.waitForCancellation);
     const outageSink: OutageSink = { show: (kind, view) => board.waitingOut(kind, view), emit: (type, fields) => trace.emit(type, fields) };
     const ctx: RunContext = {
@@ -85,6 +89,7 @@ class AgentRun {
       toolCalls: new ToolOutage(cfg, outageSink),
       metrics: loopMetrics(cfg.model),
       trace,
+      stream,
       stop: new StopSwitch(),
       board,
     };
@@ -146,6 +151,7 @@ class AgentRun {
       if (step.kind === 'stop') return step.exit;
       // The turn boundary: every call of the last reply has its result.
       await continueAsNewIfDue({ ctx, approvals: this.approvals, steering: this.steering, executions: this.execution }, ctx.state.turns - this.turnsAtStart);
+      ctx.stream.turnBoundary();
       this.steering.applyDue();
       const overBudget = await fitContextWindow(ctx, this.spend);
       if (overBudget) return overBudget;
@@ -179,7 +185,9 @@ class AgentRun {
     ctx.board.upsert(exit);
     ctx.metrics.runs.add(1, { status: exit.status, error_type: exit.status === 'failed' ? exit.errorType : '' });
     ctx.trace.emit('run_stopped', { status: exit.status, reason: exit.reason, turns: ctx.state.turns, costUsd: ctx.state.costUsd });
-    // Let an in-flight `decide` update answer before the run closes.
+    // Let an in-flight `decide` update, and a subscriber's poll waiting for
+    // run_stopped, answer before the run closes.
+    ctx.stream.detach();
     await wf.CancellationScope.nonCancellable(() => this.approvals.settleHandlers());
     return { ...runResult(ctx.ids.workflowId, exit, ctx.state), ...this.spend.fields(), ...(ctx.cfg.forkFrom ? { forkedFrom: ctx.cfg.forkFrom } : {}), ...ctx.board.definition };
   }

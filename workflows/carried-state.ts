@@ -4,6 +4,7 @@ import type { Decision } from '../common/transcript-text.js';
 import type { RunState } from './run-state.js';
 import type { QueuedSteer } from './steering.js';
 import type { RunConfig } from '../common/contract.js';
+import type { CarriedStream } from './run-stream.js';
 
 /**
  * What one execution hands the next: all the loop knows, as plain JSON. The
@@ -24,6 +25,8 @@ export interface CarriedState {
   chainId?: string;
   /** Steering messages not yet applied (./steering); absent when none. */
   steers?: QueuedSteer[];
+  /** The live stream's window and offsets (./run-stream.ts); absent in states carried before it. */
+  stream?: CarriedStream;
 }
 
 /**

@@ -46,7 +46,9 @@ export async function continueAsNewIfDue(c: CarryOver, turnsThisExecution: numbe
   const info = wf.workflowInfo();
   if (!historyTooLong(turnsThisExecution, ctx.cfg.continueAsNewAtHistoryBytes, info)) return;
   if (!ctx.patches.allV2 && !wf.patched(CONTINUE_AS_NEW_PATCH)) return;
-  // Signals and updates in flight finish here, not in limbo between executions.
+  // Signals and updates in flight finish here, not in limbo between executions;
+  // a subscriber's poll answers now and its next lands on the next execution.
+  ctx.stream.detach();
   await c.approvals.settleHandlers();
   const now = wf.workflowInfo();
   ctx.trace.emit('continued_as_new', { execution: c.executions + 1, historyLength: now.historyLength, historySize: now.historySize, turns: ctx.state.turns });
@@ -58,6 +60,7 @@ export async function continueAsNewIfDue(c: CarryOver, turnsThisExecution: numbe
     executions: c.executions,
     chainId: ctx.ids.chainId,
     ...(c.steering.queue.size > 0 ? { steers: c.steering.queue.carried() } : {}),
+    stream: ctx.stream.carried(),
   };
   await wf.continueAsNew<(input: AgentInput, carried?: CarriedState) => Promise<RunResult>>(ctx.input, carried);
 }

@@ -9,6 +9,7 @@ import type { LoopMetrics } from './metrics.js';
 import type { ModelCalls, ToolOutage } from './outage-wait.js';
 import type { RunState } from './run-state.js';
 import type { Patches } from './run-setup.js';
+import type { RunStream } from './run-stream.js';
 import type { RunTrace } from './run-trace.js';
 import type { StatusBoard } from './status-board.js';
 import type { StopSwitch } from './stop.js';
@@ -38,6 +39,8 @@ export interface RunContext {
   /** The run's tools as recorded at its start. */
   readonly specs: ToolSpec[];
   readonly trace: RunTrace;
+  /** The live stream every trace event is published on. */
+  readonly stream: RunStream;
   readonly stop: StopSwitch;
   readonly board: StatusBoard;
 }

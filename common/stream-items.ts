@@ -1,0 +1,56 @@
+// What a run's live stream carries on topic `events` (workflows/run-stream.ts
+// publishes the trace events, activities/token-stream.ts the model's text and
+// tool progress), as a subscriber reads it: each item with its offset in the
+// run's stream, which keeps counting across continue-as-new.
+
+/** A trace event as the workflow emitted it: `type` and `seq` as in the trace file. */
+export interface StreamTraceEvent {
+  type: string;
+  seq: number;
+  [field: string]: unknown;
+}
+
+/**
+ * Reply text of one model attempt as it arrived. The texts of a turn's
+ * counted attempt concatenate to that turn's reply text; an attempt that
+ * failed (and was retried) is told by its `attempt` and its token_end.
+ */
+export interface StreamTokenText {
+  type: 'token';
+  turn: number;
+  /** Temporal's activity attempt (1 for the first try). */
+  attempt: number;
+  text: string;
+}
+
+/** The end of one model attempt's text: `counted` is the turn's reply, `failed` is dropped (a retry follows or the run fails), `stopped` was cut short by a Stop. */
+export interface StreamTokenEnd {
+  type: 'token_end';
+  turn: number;
+  attempt: number;
+  outcome: 'counted' | 'failed' | 'stopped';
+}
+
+export type StreamEvent = StreamTraceEvent | StreamTokenText | StreamTokenEnd;
+
+/** One item read from a run's stream. */
+export type RunStreamItem = StreamEvent & { offset: number };
+
+/** The stream's items from an offset (the streamItems query): `end` is the offset the next item will have. */
+export interface StreamWindow {
+  items: RunStreamItem[];
+  end: number;
+}
+
+/** A trace event the workflow emitted (not a token, a token's end, or tool progress an activity published). */
+export function isTraceEvent(e: StreamEvent): e is StreamTraceEvent {
+  return e.type !== 'token' && e.type !== 'token_end' && e.type !== 'tool_progress';
+}
+
+export function isTokenText(e: StreamEvent): e is StreamTokenText {
+  return e.type === 'token';
+}
+
+export function isTokenEnd(e: StreamEvent): e is StreamTokenEnd {
+  return e.type === 'token_end';
+}

@@ -1,0 +1,187 @@
+// The run's live stream (topic `events`) read from another process, as a
+// person's laptop would: only the Temporal address and the workflow id. A real
+// dev server, the suite's worker (which streams tokens by default) and the
+// scripted provider; each subscriber is a child process
+// (test/stream-subscriber.ts) reading through AgentClient's events().
+import { describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { addFault, freshWorkspace, marker, useHarness, waitForApproval } from './harness.js';
+import { approveSignal, cancelSignal } from '../common/run-messages.js';
+import { isTraceEvent, type RunStreamItem, type StreamTokenEnd, type StreamTokenText, type StreamTraceEvent } from '../common/stream-items.js';
+import type { AgentInput } from '../common/contract.js';
+import { STREAM_WINDOW_TURNS } from '../workflows/run-stream.js';
+
+const h = useHarness();
+
+type Line = (RunStreamItem & { receivedAt: number }) | { end: true; items: number } | { error: string };
+
+/** A subscriber in a process of its own; resolves with every line it printed once it exits. */
+function subscriber(workflowId: string, from = 0, max?: number): { lines: Promise<Line[]>; attached: Promise<Line> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/stream-subscriber.ts', h.address, workflowId, String(from), max === undefined ? '' : String(max)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const seen: Line[] = [];
+  const listeners: ((l: Line) => void)[] = [];
+  createInterface({ input: child.stdout }).on('line', (text) => {
+    const l = JSON.parse(text) as Line;
+    seen.push(l);
+    for (const f of listeners) f(l);
+  });
+  const lines = new Promise<Line[]>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', () => resolve(seen));
+  });
+  // Resolves with the first line: the subscriber is attached and reading.
+  const attached = new Promise<Line>((resolve) => listeners.push(resolve));
+  return { lines, attached };
+}
+
+const items = (lines: Line[]) => lines.filter((l): l is RunStreamItem & { receivedAt: number } => 'offset' in l);
+type Received<T> = T & { offset: number; receivedAt: number };
+const traced = (lines: Line[]) => items(lines).filter((i): i is Received<StreamTraceEvent> => isTraceEvent(i));
+const tokensOf = (lines: Line[]) => items(lines).filter((i): i is StreamTokenText & { offset: number; receivedAt: number } => i.type === 'token');
+const endsOf = (lines: Line[]) => items(lines).filter((i): i is StreamTokenEnd & { offset: number; receivedAt: number } => i.type === 'token_end');
+
+/** The workflow's own trace events (no lines written by activities), as the trace file has them. */
+function traceEvents(workflowId: string): { seq: number; type: string }[] {
+  return h
+    .trace(workflowId)
+    .filter((l) => l.step === undefined)
+    .map((l) => ({ seq: l.seq, type: l.type }));
+}
+
+/**
+ * A run parked on the approval of its deletion: the stream holds what it did so
+ * far, so a subscriber that attaches now misses nothing of a run that would
+ * otherwise end before a process starts.
+ */
+async function parked(workflowId: string, input: Partial<AgentInput> = {}) {
+  const handle = await h.start({ task: 'Delete the old logs.', model: 'destructive', workspace: freshWorkspace(), ...input }, workflowId);
+  await waitForApproval(handle, 'c2');
+  return handle;
+}
+
+const approve = (handle: Awaited<ReturnType<typeof parked>>, callId = 'c2') => handle.signal(approveSignal, { callId, by: 'stream-test' });
+
+/** The assistant text of each model turn, in order, from the run's transcript. */
+async function replyTexts(workflowId: string): Promise<string[]> {
+  const handle = h.client.workflow.getHandle(workflowId);
+  const transcript = await handle.query<{ role: string; content?: string | null }[]>('transcript');
+  return transcript.filter((m) => m.role === 'assistant').map((m) => m.content ?? '');
+}
+
+describe('the live stream, read from another process', () => {
+  it('a subscriber from offset 0 sees every trace event in order, ending with run_stopped, and each turn\'s tokens concatenate to its reply', async () => {
+    const workflowId = `stream-all-${freshWorkspace()}`;
+    const handle = await parked(workflowId);
+    const sub = subscriber(workflowId);
+    await sub.attached;
+    await approve(handle);
+    expect((await handle.result()).status).toBe('completed');
+    const lines = await sub.lines;
+    expect(lines.at(-1)).toMatchObject({ end: true });
+    const all = items(lines);
+    // Offsets are consecutive from 0: nothing skipped, nothing twice.
+    expect(all.map((i) => i.offset)).toEqual(all.map((_, k) => k));
+    expect(traced(lines).map((i) => ({ seq: i.seq, type: i.type }))).toEqual(traceEvents(workflowId));
+    expect(traced(lines).at(-1)).toMatchObject({ type: 'run_stopped', status: 'completed' });
+    // The tokens of each turn's counted attempt are that turn's reply text.
+    const replies = await replyTexts(workflowId);
+    expect(replies.at(-1)).toBe('Deleted access.log to free space.');
+    expect(endsOf(lines).map((e) => [e.turn, e.outcome])).toEqual(replies.map((_, i) => [i + 1, 'counted']));
+    for (const [i, text] of replies.entries()) {
+      expect(tokensOf(lines).filter((t) => t.turn === i + 1).map((t) => t.text).join(''), `turn ${i + 1}`).toBe(text);
+    }
+    // A turn's tokens come before the workflow's `turn` event for it.
+    const lastTurn = traced(lines).filter((e) => e.type === 'turn').at(-1)!;
+    expect(Math.max(...tokensOf(lines).filter((t) => t.turn === replies.length).map((t) => t.offset))).toBeLessThan(lastTurn.offset);
+  });
+
+  it('a subscriber that disconnects and reconnects at the next offset sees the rest, each item once', async () => {
+    const workflowId = `stream-reconnect-${freshWorkspace()}`;
+    const handle = await parked(workflowId);
+    const head = items(await subscriber(workflowId, 0, 3).lines);
+    expect(head).toHaveLength(3);
+    const rest = subscriber(workflowId, head.at(-1)!.offset + 1);
+    await rest.attached;
+    await approve(handle);
+    await handle.result();
+    const whole = [...head, ...items(await rest.lines)];
+    expect(whole.map((i) => i.offset)).toEqual(whole.map((_, k) => k));
+    expect(whole.filter((i): i is Received<StreamTraceEvent> => isTraceEvent(i)).map((i) => ({ seq: i.seq, type: i.type }))).toEqual(traceEvents(workflowId));
+  });
+
+  it('follows continue-as-new: one subscriber sees every execution\'s events, seq and offsets continuing', async () => {
+    const workflowId = `stream-can-${freshWorkspace()}`;
+    const steps = [[{ name: 'list_files' }], [{ name: 'delete_file', args: { path: 'access.log' } }], ...Array.from({ length: 8 }, () => [{ name: 'list_files' }])];
+    const handle = await h.start({ task: `Tidy up. script:${JSON.stringify(steps)}`, model: 'script', continueAsNewAtHistoryBytes: 1024, workspace: freshWorkspace() }, workflowId);
+    await waitForApproval(handle, 's1_0');
+    const sub = subscriber(workflowId);
+    await sub.attached;
+    await approve(handle, 's1_0');
+    expect((await handle.result()).status).toBe('completed');
+    const lines = await sub.lines;
+    const events = traced(lines);
+    expect(events.filter((e) => e.type === 'continued_as_new').length).toBeGreaterThan(1);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, k) => k + 1));
+    expect(events.map((e) => ({ seq: e.seq, type: e.type }))).toEqual(traceEvents(workflowId));
+    expect(events.at(-1)).toMatchObject({ type: 'run_stopped', status: 'completed' });
+    const all = items(lines);
+    expect(all.map((i) => i.offset)).toEqual(all.map((_, k) => k));
+  });
+
+  it('a retried model attempt\'s tokens end `failed`, the retry\'s `counted`, and only the counted ones make the reply', async () => {
+    const tag = marker();
+    const workflowId = `stream-retry-${freshWorkspace()}`;
+    // The answer after the approval breaks after two stream parts: that attempt fails and is retried.
+    await addFault(h.providerUrl, { match: { taskIncludes: tag, turn: 2, stream: true }, times: 1, fault: { type: 'malformed', afterParts: 2 } });
+    const handle = await parked(workflowId, { task: `Delete the old logs. ${tag}` });
+    const sub = subscriber(workflowId);
+    await sub.attached;
+    await approve(handle);
+    expect((await handle.result()).status).toBe('completed');
+    const lines = await sub.lines;
+    const ends = endsOf(lines).filter((e) => e.turn === 3);
+    expect(ends.map((e) => [e.attempt, e.outcome])).toEqual([
+      [1, 'failed'],
+      [2, 'counted'],
+    ]);
+    const counted = tokensOf(lines).filter((t) => t.turn === 3 && t.attempt === 2);
+    expect(counted.map((t) => t.text).join('')).toBe((await replyTexts(workflowId)).at(-1));
+  });
+
+  it('a run that ended before anyone subscribed: a subscriber reads what its window kept, ending with run_stopped', async () => {
+    const workflowId = `stream-late-${freshWorkspace()}`;
+    const handle = await h.start({ task: 'Which file mentions a timeout?', model: 'plan', workspace: freshWorkspace() }, workflowId);
+    await handle.result();
+    const lines = await subscriber(workflowId).lines;
+    expect(lines.at(-1)).toEqual({ end: true, items: items(lines).length });
+    // Three turns fit the window: all of it is there.
+    expect(traced(lines).map((i) => ({ seq: i.seq, type: i.type }))).toEqual(traceEvents(workflowId));
+    expect(tokensOf(lines).filter((t) => t.turn === 3).map((t) => t.text).join('')).toBe((await replyTexts(workflowId)).at(-1));
+  });
+
+  it('a long run keeps a window of its last turns: a late subscriber starts at a turn boundary and its offsets show what it missed', async () => {
+    const workflowId = `stream-window-${freshWorkspace()}`;
+    const handle = await h.start({ task: 'Keep listing.', model: 'runaway', limits: { maxTurns: 12 }, workspace: freshWorkspace() }, workflowId);
+    expect((await handle.result()).status).toBe('max_turns_exceeded');
+    const lines = await subscriber(workflowId).lines;
+    const events = traced(lines);
+    expect(events[0]!.offset).toBeGreaterThan(0);
+    expect(events.at(-1)).toMatchObject({ type: 'run_stopped' });
+    // What it holds is the tail of the trace, whole: the last STREAM_WINDOW_TURNS turns and the end.
+    const trace = traceEvents(workflowId);
+    expect(events.map((e) => ({ seq: e.seq, type: e.type }))).toEqual(trace.slice(trace.length - events.length));
+    expect(events.filter((e) => e.type === 'turn').length).toBeLessThanOrEqual(STREAM_WINDOW_TURNS + 1);
+  });
+
+  it('an offset past the stream\'s end is refused with one clear error', async () => {
+    const workflowId = `stream-past-${freshWorkspace()}`;
+    const handle = await parked(workflowId);
+    const lines = await subscriber(workflowId, 10_000).lines;
+    expect(lines).toEqual([{ error: expect.stringMatching(/^StreamOffsetError: .*offset 10000 is past the end of its stream \(\d+ items so far\)/) }]);
+    await handle.signal(cancelSignal, { reason: 'test over' });
+    expect((await handle.result()).status).toBe('interrupted');
+  });
+});
