@@ -20,6 +20,7 @@ import { callLanguageModel, languageModelOf, retryAfterMs, type ModelProvider } 
 import { NO_TOKENS, type TokenSink, type TokenStream } from '../common/token-sink.js';
 import { readChatStream, type WireUsage } from './chat-stream.js';
 import type { ProviderUsage } from '../common/ai-sdk-prompt.js';
+import type { TraceEntry } from '../common/trace-format.js';
 
 export { retryAfterMs };
 
@@ -131,14 +132,19 @@ function createAttempt(deps: ModelDeps) {
       await closeQuietly(tokens, 'counted');
       return { sent: true, reply, hold };
     } catch (err) {
-      await closeQuietly(tokens, call.signal.aborted ? 'stopped' : 'failed');
+      // On the trace, and on the live stream before the attempt's end.
+      const line = (entry: TraceEntry) => {
+        deps.trace.write(input.workflowId, input.chainId, entry);
+        tokens?.line?.(entry);
+      };
       if (call.signal.aborted) {
         // The moment the Stop reached the call, on record (the benchmark measures it).
-        deps.trace.write(input.workflowId, input.chainId, { seq: input.traceSeq, type: 'model_cancelled', attempt, step: 1 });
+        line({ seq: input.traceSeq, type: 'model_cancelled', attempt, step: 1 });
+        await closeQuietly(tokens, 'stopped');
         throw call.outcome(err);
       }
       const failure = err instanceof ApplicationFailure ? err : null;
-      deps.trace.write(input.workflowId, input.chainId, {
+      line({
         seq: input.traceSeq,
         type: 'model_error',
         attempt,
@@ -147,6 +153,7 @@ function createAttempt(deps: ModelDeps) {
         message: err instanceof Error ? err.message : String(err),
         retryable: !(failure?.nonRetryable ?? false),
       });
+      await closeQuietly(tokens, 'failed');
       throw err;
     } finally {
       call.release();
@@ -157,7 +164,7 @@ function createAttempt(deps: ModelDeps) {
   async function callWith(input: Prompt, activity: Context, call: RunningCall, tokens: TokenStream): Promise<ModelReply> {
     const attempt = activity.info.attempt;
     if (input.debug) {
-      deps.trace.write(input.workflowId, input.chainId, {
+      const request: TraceEntry = {
         seq: input.traceSeq,
         type: 'model_request',
         attempt,
@@ -165,7 +172,9 @@ function createAttempt(deps: ModelDeps) {
         model: deps.model ?? input.model,
         tools: input.tools.map((t) => t.function.name),
         messages: input.messages.map((m, i) => ({ n: i + 1, ...m })),
-      });
+      };
+      deps.trace.write(input.workflowId, input.chainId, request);
+      tokens.line?.(request);
     }
     if (deps.provider) return callProvider(deps.provider, input, activity, call, tokens);
     // With a sink to feed, the reply is streamed; without one (the default), read whole as it always was.

@@ -8,8 +8,7 @@ import type { Client } from '@temporalio/client';
 import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { RunStreamItem, StreamEvent } from '../common/stream-items.js';
-import { streamItemsQuery } from '../common/run-messages.js';
+import type { RunStreamItem, StreamEvent, StreamWindow } from '../common/stream-items.js';
 
 export interface EventsOptions {
   /** Minimum milliseconds between polls while nothing new arrives (default 100). */
@@ -39,32 +38,48 @@ export class NoStreamError extends Error {
   }
 }
 
+/** How runEvents reads a closed run's window: a bounded query (a worker replays the run to answer it). */
+export type WindowQuery = (fromOffset: number) => Promise<StreamWindow>;
+
 /**
  * The run's stream from `fromOffset` (0: from the start of what the stream
- * still holds). `end`: the stream's end offset now, when a worker could be
- * asked (an offset past it is refused); undefined: not checked.
+ * still holds), ending with run_stopped. `end`: the stream's end offset now,
+ * when a worker could be asked (an offset past it is refused); undefined: not
+ * checked.
  */
-export async function* runEvents(client: Client, workflowId: string, fromOffset: number, end: number | undefined, options: EventsOptions = {}): AsyncGenerator<RunStreamItem, void, undefined> {
+export async function* runEvents(
+  client: Client,
+  workflowId: string,
+  fromOffset: number,
+  end: number | undefined,
+  windowOf: WindowQuery,
+  options: EventsOptions = {},
+): AsyncGenerator<RunStreamItem, void, undefined> {
   if (!Number.isInteger(fromOffset) || fromOffset < 0) throw new RangeError(`fromOffset must be a whole number of 0 or more, got ${String(fromOffset)}`);
   if (end !== undefined && fromOffset > end) throw new StreamOffsetError(workflowId, fromOffset, end);
-  const topic = WorkflowStreamClient.create(client, workflowId).topic<StreamEvent>('events');
   let next = fromOffset;
-  try {
-    for await (const item of topic.subscribe(fromOffset, { pollCooldown: options.pollCooldownMs ?? 100 })) {
-      const event: RunStreamItem = { ...item.data, offset: item.offset };
-      next = item.offset + 1;
+  for (;;) {
+    const topic = WorkflowStreamClient.create(client, workflowId).topic<StreamEvent>('events');
+    try {
+      for await (const item of topic.subscribe(next, { pollCooldown: options.pollCooldownMs ?? 100 })) {
+        const event: RunStreamItem = { ...item.data, offset: item.offset };
+        next = item.offset + 1;
+        yield event;
+        if (event.type === 'run_stopped') return;
+      }
+    } catch (err) {
+      if (isUnknownUpdate(err)) throw new NoStreamError(workflowId, err);
+      throw err;
+    }
+    // The subscription ended: a poll that timed out waiting for a worker (poll again), or the run closed.
+    const { status } = await client.workflow.getHandle(workflowId).describe();
+    if (status.name === 'RUNNING') continue;
+    // It closed between two polls, or before the first: the rest is in its last execution's window.
+    for (const event of (await windowOf(next)).items) {
       yield event;
       if (event.type === 'run_stopped') return;
     }
-  } catch (err) {
-    if (isUnknownUpdate(err)) throw new NoStreamError(workflowId, err);
-    throw err;
-  }
-  // The run closed between two polls (or before the first): the rest is in its last execution's window.
-  const rest = await client.workflow.getHandle(workflowId).query(streamItemsQuery, next);
-  for (const event of rest.items) {
-    yield event;
-    if (event.type === 'run_stopped') return;
+    return;
   }
 }
 

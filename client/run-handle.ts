@@ -17,6 +17,7 @@ import {
   reconcileUpdate,
   rejectSignal,
   statusQuery,
+  streamItemsQuery,
   steerSignal,
   steerUpdate,
   transcriptQuery,
@@ -254,7 +255,8 @@ export class AgentRunHandle {
    * a worker can say where the end is. Each poll is an update (one Action).
    */
   async *events(fromOffset = 0, options: EventsOptions = {}): AsyncGenerator<RunStreamItem, void, undefined> {
-    yield* runEvents(this.ctx.client, this.workflowId, fromOffset, await this.streamEnd(fromOffset), options);
+    const windowOf = (from: number) => this.ask('the stream window', () => this.workflow.query(streamItemsQuery, from));
+    yield* runEvents(this.ctx.client, this.workflowId, fromOffset, await this.streamEnd(fromOffset), windowOf, options);
   }
 
   /** Who polls the run's task queue now. */

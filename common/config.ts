@@ -36,8 +36,8 @@ export interface HarnessConfig {
   llmApiKey: string | undefined;
   /** LLM_PROVIDER: the built-in client (default) or an AI SDK provider package at llmBaseUrl. */
   llmProvider: LlmProviderName;
-  /** AGENT_STREAM_TOKENS: publish the model's text on the run's live stream as it arrives (default on). */
-  streamTokens: boolean;
+  /** AGENT_LIVE_STREAM: `full` (default) publishes the model's text and tool progress on a run's live stream beside its trace events; `events` only the trace events. */
+  liveStream: 'full' | 'events';
   /** Sent as every request's `model` instead of the run's: the seam to a real server. */
   llmModel: string | undefined;
   workspaceRoot: string;
@@ -200,7 +200,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig 
     llmBaseUrl: env.LLM_BASE_URL || `http://127.0.0.1:${providerPort}/v1`,
     llmApiKey: env.LLM_API_KEY || undefined,
     llmProvider: v.LLM_PROVIDER ?? 'builtin',
-    streamTokens: v.AGENT_STREAM_TOKENS !== 'off',
+    liveStream: v.AGENT_LIVE_STREAM ?? 'full',
     llmModel: env.LLM_MODEL || undefined,
     workspaceRoot: resolve(env.AGENT_WORKSPACE || resolve(DATA, 'workspace')),
     ledger: ledger(env),

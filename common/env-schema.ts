@@ -73,8 +73,8 @@ export const envSchema = z.object({
   // The model calls' fetch takes only http and https: a typo like "htp://" would otherwise pass the start checks and fail every turn.
   LLM_BASE_URL: z.string().refine(isHttpUrl, got('must be an http: or https: URL')).optional(),
   LLM_PROVIDER: z.enum(LLM_PROVIDERS, got(`must be one of ${LLM_PROVIDERS.join(', ')}`)).optional(),
-  // Each streamed batch of a reply is a signal (a Cloud Action): a deployment nobody watches may turn it off.
-  AGENT_STREAM_TOKENS: z.enum(['on', 'off'], got('must be on or off')).optional(),
+  // Each batch a worker publishes on a run's stream is a signal (a Cloud Action): a deployment nobody watches may keep to `events`.
+  AGENT_LIVE_STREAM: z.enum(['full', 'events'], got('must be full or events')).optional(),
 });
 
 export type CheckedEnv = z.infer<typeof envSchema>;

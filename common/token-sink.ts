@@ -4,6 +4,8 @@
 // decides how to batch and publish them. Kept apart from both so the model
 // backends and the stream can change without touching each other.
 
+import type { TraceEntry } from './trace-format.js';
+
 /** The attempt a stream of tokens belongs to: a retried attempt's tokens are told apart by `attempt`. */
 export interface TokenAttempt {
   workflowId: string;
@@ -16,6 +18,8 @@ export interface TokenAttempt {
 export interface TokenStream {
   /** One delta of reply text, in arrival order. Never throws; never blocks the call. */
   text(delta: string): void;
+  /** A trace line of this attempt (its failure), for a sink that publishes them beside the text; optional. */
+  line?(entry: TraceEntry): void;
   /**
    * The attempt ended. `counted`: its reply is the turn's reply; `failed`: it
    * will be retried or the run fails (subscribers drop its tokens); `stopped`:

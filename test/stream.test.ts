@@ -147,6 +147,10 @@ describe('the live stream, read from another process', () => {
       [1, 'failed'],
       [2, 'counted'],
     ]);
+    // The failed attempt's error is on the stream before its end.
+    const error = items(lines).find((i) => i.type === 'model_error');
+    expect(error).toMatchObject({ attempt: 1, retryable: true });
+    expect(error!.offset).toBeLessThan(endsOf(lines).find((e) => e.outcome === 'failed')!.offset);
     const counted = tokensOf(lines).filter((t) => t.turn === 3 && t.attempt === 2);
     expect(counted.map((t) => t.text).join('')).toBe((await replyTexts(workflowId)).at(-1));
   });
@@ -174,6 +178,20 @@ describe('the live stream, read from another process', () => {
     const trace = traceEvents(workflowId);
     expect(events.map((e) => ({ seq: e.seq, type: e.type }))).toEqual(trace.slice(trace.length - events.length));
     expect(events.filter((e) => e.type === 'turn').length).toBeLessThanOrEqual(STREAM_WINDOW_TURNS + 1);
+  });
+
+  it('tool progress is on the stream, between the call\'s start and its result', async () => {
+    const workflowId = `stream-progress-${freshWorkspace()}`;
+    const handle = await h.start({ task: 'Scan the archive.', model: 'slow', workspace: freshWorkspace() }, workflowId);
+    const sub = subscriber(workflowId);
+    expect((await handle.result()).status).toBe('completed');
+    const all = items(await sub.lines);
+    const start = all.find((i) => i.type === 'tool_start')!;
+    const result = all.find((i) => i.type === 'tool_result')!;
+    const progress = all.filter((i) => i.type === 'tool_progress');
+    expect(progress.map((p) => p.label)).toEqual([200, 400, 600, 800, 1000, 1200].map((n) => `scanned ${n} of 1200 files`));
+    expect(progress.every((p) => p.offset > start.offset && p.offset < result.offset)).toBe(true);
+    expect(progress.every((p) => p.toolName === 'scan_archive' && p.callId === 'c1')).toBe(true);
   });
 
   it('an offset past the stream\'s end is refused with one clear error', async () => {

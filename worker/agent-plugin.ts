@@ -287,6 +287,7 @@ async function prepare(opts: ResolvedPluginOptions, mcpServers: readonly McpServ
       ...('provider' in opts.model ? { baseUrl: '', provider: opts.model.provider } : { baseUrl: opts.model.baseUrl, apiKey: opts.model.apiKey }),
       model: opts.model.model,
       tokens: opts.tokens,
+      liveProgress: opts.liveProgress,
       workspaceRoot: opts.workspaceRoot,
       effects,
       messageStore: new MessageStore(opts.messageStoreDir),

@@ -34,8 +34,10 @@ export interface AgentWorkerOptions {
   llmProvider?: LlmProviderName;
   /** An AI SDK provider of the caller's own (wins over llmProvider; llmBaseUrl is then unused). */
   modelProvider?: ModelProvider;
-  /** Where each model attempt's reply text goes as it arrives (default: the run's live stream; false: nowhere, AGENT_STREAM_TOKENS=off). */
-  tokens?: TokenSink | false;
+  /** What a run's live stream carries (AGENT_LIVE_STREAM; see AgentPluginOptions.stream). */
+  stream?: 'full' | 'events';
+  /** Where each model attempt's reply text goes instead of the live stream. */
+  tokens?: TokenSink;
   /** Overrides the model name of every run (LLM_MODEL). */
   llmModel?: string;
   workspaceRoot: string;
@@ -115,7 +117,7 @@ export function workerSettingsFromConfig(cfg: HarnessConfig, tools: readonly Any
     llmBaseUrl: cfg.llmBaseUrl,
     llmApiKey: cfg.llmApiKey,
     llmProvider: cfg.llmProvider,
-    ...(cfg.streamTokens ? {} : { tokens: false as const }),
+    stream: cfg.liveStream,
     llmModel: cfg.llmModel,
     workspaceRoot: cfg.workspaceRoot,
     ledger: cfg.ledger,
@@ -162,7 +164,8 @@ export function agentPluginFor(opts: Omit<AgentWorkerOptions, 'connection'>): Ag
   return new AgentPlugin(
     {
       model: modelSettingOf(opts),
-      ...(opts.tokens !== undefined ? { tokens: opts.tokens } : {}),
+      ...(opts.tokens ? { tokens: opts.tokens } : {}),
+      ...(opts.stream ? { stream: opts.stream } : {}),
       workspace: opts.workspaceRoot,
       tools,
       ...(only ? { only } : {}),

@@ -8,7 +8,7 @@ export type { AgentPluginOptions, ModelEndpoint, ModelProviderSetting, PluginLog
 export type { LanguageModelFactory, ModelProvider } from '../activities/ai-sdk-model.js';
 export type { TokenAttempt, TokenSink, TokenStream } from '../common/token-sink.js';
 export { NO_TOKENS } from '../common/token-sink.js';
-export { streamTokenSink, TOKEN_BATCH_MS, type StreamTokenSinkOptions } from '../activities/token-stream.js';
+export { streamTokenSink, BATCH_MS as LIVE_STREAM_BATCH_MS } from '../activities/live-stream.js';
 export { SearchAttributesNotReady } from './search-attribute-check.js';
 export { ToolsetConflict } from './tool-routing.js';
 export type { LedgerConfig, RetentionConfig, SearchAttributeMode, ToolsetCheck } from '../common/config.js';

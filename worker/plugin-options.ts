@@ -21,7 +21,7 @@ import { DEFAULT_HEARTBEAT_MS } from '../common/heartbeat.js';
 import { firstProblem, got, strictObject } from '../common/schema-problem.js';
 import { isModelProvider, type ModelProvider } from '../activities/ai-sdk-model.js';
 import { NO_TOKENS, type TokenSink } from '../common/token-sink.js';
-import { streamTokenSink } from '../activities/token-stream.js';
+import { streamTokenSink } from '../activities/live-stream.js';
 
 /** An OpenAI-compatible chat-completions endpoint, called by the built-in client. */
 export interface ModelEndpoint {
@@ -63,11 +63,16 @@ export interface AgentPluginOptions {
   /** The model endpoint (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL), or an AI SDK provider (LLM_PROVIDER). */
   model: ModelEndpoint | ModelProviderSetting;
   /**
-   * Where each model attempt's reply text goes as it arrives. Default: the
-   * run's live stream (topic `events`, batched, one signal per batch);
-   * false: nowhere, the model is called unstreamed (AGENT_STREAM_TOKENS=off).
+   * What the run's live stream (topic `events`) carries (AGENT_LIVE_STREAM).
+   * `full` (default): the trace events, the model's text as it arrives and
+   * tool progress; each batch the worker publishes is a signal (one Temporal
+   * Action). `events`: only the trace events, which the workflow publishes
+   * itself (no signal; a subscriber's polls are the only cost), and the model
+   * is called unstreamed.
    */
-  tokens?: TokenSink | false;
+  stream?: 'full' | 'events';
+  /** Where each model attempt's reply text goes instead (default: the live stream when `stream` is `full`, else nowhere). */
+  tokens?: TokenSink;
   /** The folder the runs' workspaces live in; tools are confined to a run's (AGENT_WORKSPACE). */
   workspace: string;
   /** The team's tools, as values (defineTool): beside the built-ins (AGENT_TOOLS_MODULES, by path). */
@@ -118,6 +123,8 @@ export interface AgentPluginOptions {
 export interface ResolvedPluginOptions {
   model: ModelEndpoint | ModelProviderSetting;
   tokens: TokenSink;
+  /** Tool progress on the live stream too. */
+  liveProgress: boolean;
   workspaceRoot: string;
   tools: readonly AnyToolDefinition[];
   only: readonly string[] | null;
@@ -271,7 +278,8 @@ const optionsSchema = strictObject(
       .optional(),
     log: withMethods<PluginLog>('an object with log and warn functions', 'log', 'warn').optional(),
     writeHooks: z.custom<WriteHooks>((v) => typeof v === 'object' && v !== null, { message: 'must be an object' }).optional(),
-    tokens: z.union([z.literal(false), withMethods<TokenSink>('an object with an open function, or false', 'open')]).optional(),
+    tokens: withMethods<TokenSink>('an object with an open function', 'open').optional(),
+    stream: z.enum(['full', 'events'], { message: 'must be "full" or "events"' }).optional(),
   },
   'must be an object like {"model": {"baseUrl": "..."}, "workspace": "/srv/agent"}',
   'is not an option',
@@ -293,7 +301,8 @@ export function resolveOptions(raw: unknown): ResolvedPluginOptions {
   const r = o.retention ?? {};
   return {
     model: o.model,
-    tokens: o.tokens === false ? NO_TOKENS : (o.tokens ?? streamTokenSink()),
+    tokens: o.tokens ?? (o.stream === 'events' ? NO_TOKENS : streamTokenSink()),
+    liveProgress: o.stream !== 'events',
     workspaceRoot,
     tools: o.tools ?? [],
     only: o.only ?? null,

@@ -6,6 +6,7 @@
 // retried by Temporal). A write (neither read-only nor idempotent) runs inside
 // the effect protocol (activities/effects/protocol.ts): claimed before it
 // acts, recorded after, never done blind a second time.
+import { LivePublisher } from '../live-stream.js';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -48,6 +49,8 @@ export interface ToolDeps {
   effects?: EffectStore;
   /** Where the result is filed as the tool message, so the next prompt sends it by address. */
   messageStore?: MessageStore;
+  /** Publish tool progress on the run's live stream too (../live-stream.ts); a tool that reports none costs nothing. */
+  liveProgress?: boolean;
 }
 
 export interface RunToolDeps extends ToolDeps {
@@ -96,6 +99,8 @@ export function createRunTool(deps: RunToolDeps) {
       ...(resumeFromStep ? { resumeFromStep } : {}),
     });
     let lastLabel: string | null = null;
+    // Made at the first progress: a tool that reports none sends no signal.
+    const live: { publisher?: LivePublisher } = {};
     const root = ensureWorkspace(deps.workspaceRoot, input.workspace);
     const call = calls.enter(activity);
     // Heartbeat on a timer, not only on progress: the heartbeat's answer is how
@@ -121,15 +126,9 @@ export function createRunTool(deps: RunToolDeps) {
         step += 1;
         lastLabel = label;
         beat({ step, label });
-        deps.trace.write(input.workflowId, input.chainId, {
-          seq: input.traceSeq,
-          step,
-          attempt,
-          type: 'tool_progress',
-          toolName: input.toolName,
-          callId: input.callId,
-          label,
-        });
+        const line = { seq: input.traceSeq, step, attempt, type: 'tool_progress', toolName: input.toolName, callId: input.callId, label };
+        deps.trace.write(input.workflowId, input.chainId, line);
+        if (deps.liveProgress) (live.publisher ??= new LivePublisher()).line(line);
       },
     };
     // The moment the Stop reached the tool, on record (the benchmark measures it).
@@ -169,6 +168,8 @@ export function createRunTool(deps: RunToolDeps) {
       clearInterval(ticker);
       call.signal.removeEventListener('abort', onAbort);
       call.release();
+      // Before the result reaches the run: its progress comes first on the stream.
+      await live.publisher?.close();
     }
   };
 }
