@@ -111,9 +111,8 @@ function createAttempt(deps: ModelDeps) {
     // Every attempt is visible in the trace: a retry says so when it starts
     // (its predecessor may have died without a word: a timeout, a crash), and
     // a failure says why before Temporal decides whether to retry it.
-    if (attempt > 1) {
-      deps.trace.write(input.workflowId, input.chainId, { seq: input.traceSeq, type: 'model_retry', attempt, step: 0, model: input.model });
-    }
+    const retry: TraceEntry | null = attempt > 1 ? { seq: input.traceSeq, type: 'model_retry', attempt, step: 0, model: input.model } : null;
+    if (retry) deps.trace.write(input.workflowId, input.chainId, retry);
     // Opened once the call is sent: a call held back for want of budget streams nothing.
     let tokens: TokenStream | null = null;
     try {
@@ -126,6 +125,7 @@ function createAttempt(deps: ModelDeps) {
       }
       // Only a turn's reply is streamed: a summary call (no turn) is not what the run says.
       tokens = input.turn !== undefined ? (deps.tokens ?? NO_TOKENS).open({ workflowId: input.workflowId, turn: input.turn, attempt }) : null;
+      if (retry) tokens?.line?.(retry);
       const reply = await callWith(hold ? { ...prompt, maxTokens: hold.maxTokens } : prompt, activity, call, tokens ?? NO_STREAM);
       // Filed before the workflow hears of the reply, so the next turn can send them by address.
       await Promise.all([filed, deps.messageStore.file(JSON.stringify(reply.message)).written]);

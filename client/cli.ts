@@ -32,7 +32,8 @@ import type { AgentRunHandle } from './run-handle.js';
 import { connectClient } from './connect.js';
 import { ALREADY_FINISHED, EXIT_CODES, NO_WORKER, NOT_FOUND, USAGE_ERROR } from './exit-codes.js';
 import { noWorkerLine } from './worker-check.js';
-import { follow } from './follow.js';
+import { follow, followEvents } from './follow.js';
+import { StreamOffsetError } from './run-events.js';
 import { chainOfRun, latestChain } from './run-history.js';
 import { COMMANDS, commandUsage, fullUsage } from './commands.js';
 import { CLI_NAMES, inputFromFlags, numberFlag } from './run-flags.js';
@@ -149,6 +150,21 @@ export async function main(argv: string[], client?: Client): Promise<number> {
         for (const l of lines) console.log(JSON.stringify(l));
         return lines.length ? 0 : NOT_FOUND;
       }
+      case 'follow': {
+        const { values, positionals } = parseArgs({
+          args: rest,
+          allowPositionals: true,
+          options: { from: { type: 'string' }, tokens: { type: 'boolean' }, 'trace-file': { type: 'boolean' } },
+        });
+        const workflowId = need(positionals[0], 'workflowId');
+        const from = values.from === undefined ? 0 : Number(values.from);
+        if (!Number.isInteger(from) || from < 0) throw new UsageError(`--from must be a stream offset (a whole number of 0 or more), got ${JSON.stringify(values.from)}`);
+        const handle = await (await agent()).getHandle(workflowId);
+        const r = await followEvents(handle, { traceDir: cfg.traceDir, live: process.stdout.isTTY, fromOffset: from, tokens: values.tokens === true, traceFile: values['trace-file'] === true });
+        if (r.output) console.log(`answer: ${r.output}`);
+        if (r.error) console.log(`error: ${r.error}`);
+        return EXIT_CODES[r.status];
+      }
       case 'list':
         return await list(agent, rest);
       default:
@@ -164,6 +180,10 @@ export async function main(argv: string[], client?: Client): Promise<number> {
     const parseError = argsError(err);
     if (parseError) {
       console.error(`agent-harness ${command}: ${parseError} (see agent-harness ${command} --help)`);
+      return USAGE_ERROR;
+    }
+    if (err instanceof StreamOffsetError) {
+      console.error(`agent-harness ${command}: ${err.message}`);
       return USAGE_ERROR;
     }
     if (err instanceof CannotResumeError || err instanceof RunAlreadyStartedError) {

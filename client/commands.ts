@@ -75,6 +75,12 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
   status: { usage: 'status <workflowId>', about: 'query the live status; with no worker, one line saying so and what Temporal holds (execution status, search attributes), exit 8' },
   transcript: { usage: 'transcript <workflowId>', about: 'query the messages; with no worker, one line saying so, exit 8' },
   result: { usage: 'result <workflowId>', about: 'wait for the result (exit code = its status)' },
+  follow: {
+    usage: 'follow <workflowId> [--from OFFSET] [--tokens] [--trace-file]',
+    about:
+      'print a run\'s events as they happen, from its live stream (through Temporal: from any machine that reaches it), until it ends (exit code = its status).\n' +
+      '--from: the stream offset to start at; --tokens: print the model\'s text as it arrives (a terminal shows it anyway); --trace-file: read the trace file under TRACE_DIR instead',
+  },
   trace: {
     usage: 'trace <workflowId | FILE.jsonl> [--run-id R] [--follow]',
     about: 'print the JSONL trace of the current run of that workflow id, or of run R (any execution\'s Temporal run id; a workflow id can be used again or reset), or of a trace file',

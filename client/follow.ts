@@ -1,6 +1,6 @@
-// Starts a run and follows it: tails the run's trace file while waiting for
-// the result. The trace is written by the worker under TRACE_DIR; a CLI on
-// another machine still gets the result and the summary line.
+// Follows a run to its end: its live stream (topic `events`, read through
+// Temporal, so from any machine that reaches it), or, when asked, its trace
+// file, which the worker writes under TRACE_DIR on its own disk.
 import type { Client } from '@temporalio/client';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolveTraceFile, type TraceLine } from '../common/trace-format.js';
@@ -8,19 +8,27 @@ import type { AgentInput, RunResult } from '../common/contract.js';
 import { AgentClient } from './agent-client.js';
 import type { AgentRunHandle } from './run-handle.js';
 import { renderEvent, summaryLine } from './render.js';
+import { NoStreamError, StreamOffsetError } from './run-events.js';
+import { isTokenEnd, isTokenText } from '../common/stream-items.js';
 
 export { summaryOf } from './run-summary.js';
 
 export interface FollowOptions {
   traceDir: string;
   out?: (line: string) => void;
-  /** Rewrite tool progress in place (a terminal) rather than one line each. */
+  /** Rewrite tool progress in place and show the model's text as it arrives (a terminal), rather than one line each. */
   live?: boolean;
+  /** Read the trace file under traceDir instead of the live stream. */
+  traceFile?: boolean;
+  /** The stream offset to start from (default 0). */
+  fromOffset?: number;
+  /** Print the model's text batches as lines (`  ▸ …`), also when not a terminal. */
+  tokens?: boolean;
 }
 
-/** Follows a started run to its end: its trace lines as they come, then the answer or error and the summary line. */
+/** Follows a started run to its end: its events as they come, then the answer or error and the summary line. */
 export async function followRun(handle: AgentRunHandle, opts: FollowOptions & { started: number }): Promise<RunResult> {
-  const result = await follow(handle.workflowId, () => handle.result(), { ...opts, chainId: handle.runId });
+  const result = await followEvents(handle, opts);
   const out = opts.out ?? console.log;
   if (result.output) out(`answer: ${result.output}`);
   if (result.error) out(`error: ${result.error}`);
@@ -33,6 +41,55 @@ export async function runAndFollow(client: Client, input: AgentInput, opts: Foll
   const started = Date.now();
   const handle = await new AgentClient({ client, taskQueue: opts.taskQueue }).start(input, { workflowId: opts.workflowId });
   return followRun(handle, { ...opts, started });
+}
+
+/**
+ * Prints the run's live stream as it comes, then waits for its result. A run
+ * started by a worker older than the stream is followed through its trace
+ * file instead; a stream that cannot be read is one line, and the result still comes.
+ */
+export async function followEvents(handle: AgentRunHandle, opts: FollowOptions): Promise<RunResult> {
+  const out = opts.out ?? console.log;
+  const { workflowId } = handle;
+  if (opts.traceFile) return follow(workflowId, () => handle.result(), { ...opts, chainId: handle.runId });
+  let inline = false;
+  const endInline = () => {
+    if (inline) process.stdout.write('\n');
+    inline = false;
+  };
+  try {
+    for await (const item of handle.events(opts.fromOffset ?? 0)) {
+      if (isTokenText(item)) {
+        if (opts.live) {
+          if (!inline) process.stdout.write('  ▸ ');
+          process.stdout.write(item.text.replace(/\n/g, ' '));
+          inline = true;
+        } else if (opts.tokens) out(`  ▸ ${item.text}`);
+        continue;
+      }
+      if (isTokenEnd(item)) {
+        endInline();
+        if ((opts.live || opts.tokens) && item.outcome === 'failed') out(`  (attempt ${item.attempt} of turn ${item.turn} failed: its text is dropped)`);
+        continue;
+      }
+      const rendered = renderEvent({ ts: '', runId: workflowId, ...item }, workflowId);
+      if (rendered === null) continue;
+      if (opts.live && item.type === 'tool_progress') {
+        process.stdout.write(`\r\x1b[2K${rendered}`);
+        inline = true;
+        continue;
+      }
+      endInline();
+      out(rendered);
+    }
+  } catch (err) {
+    endInline();
+    if (err instanceof StreamOffsetError) throw err;
+    if (err instanceof NoStreamError) return follow(workflowId, () => handle.result(), { ...opts, chainId: handle.runId });
+    console.error(`agent-harness: cannot read the live stream of ${workflowId}: ${err instanceof Error ? err.message : String(err)}; waiting for its result`);
+  }
+  endInline();
+  return handle.result();
 }
 
 /** Prints the run's trace lines as they appear until `wait` resolves. */

@@ -188,7 +188,7 @@ describe('the live stream, read from another process', () => {
     const all = items(await sub.lines);
     const start = all.find((i) => i.type === 'tool_start')!;
     const result = all.find((i) => i.type === 'tool_result')!;
-    const progress = all.filter((i) => i.type === 'tool_progress');
+    const progress = all.filter((i): i is Received<StreamTraceEvent> => i.type === 'tool_progress');
     expect(progress.map((p) => p.label)).toEqual([200, 400, 600, 800, 1000, 1200].map((n) => `scanned ${n} of 1200 files`));
     expect(progress.every((p) => p.offset > start.offset && p.offset < result.offset)).toBe(true);
     expect(progress.every((p) => p.toolName === 'scan_archive' && p.callId === 'c1')).toBe(true);

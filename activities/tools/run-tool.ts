@@ -136,8 +136,11 @@ export function createRunTool(deps: RunToolDeps) {
       deps.trace.write(input.workflowId, input.chainId, { seq: input.traceSeq, step: 0, attempt, type: 'tool_cancelled', toolName: input.toolName, callId: input.callId });
     call.signal.addEventListener('abort', onAbort, { once: true });
     const write = !tool.readOnly && !tool.idempotent;
-    const note = (n: EffectNote) =>
-      deps.trace.write(input.workflowId, input.chainId, { seq: input.traceSeq, step: 0, attempt, type: 'effect', toolName: input.toolName, callId: input.callId, ...n });
+    const note = (n: EffectNote) => {
+      const line = { seq: input.traceSeq, step: 0, attempt, type: 'effect', toolName: input.toolName, callId: input.callId, ...n };
+      deps.trace.write(input.workflowId, input.chainId, line);
+      if (deps.liveProgress) (live.publisher ??= new LivePublisher()).line(line);
+    };
     try {
       const outcome: WriteOutcome = write
         ? await runWrite(
