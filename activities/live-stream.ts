@@ -51,6 +51,11 @@ export class LivePublisher {
     else this.timer ??= setTimeout(() => this.flushText(), this.batchMs);
   }
 
+  /** Whether anything was published (or is pending): a publisher that had nothing to say sends nothing at its close. */
+  get used(): boolean {
+    return this.sentAny || this.text !== null;
+  }
+
   /** Sends what is left and stops the client's flusher; resolves when the server took it, or after CLOSE_WAIT_MS. */
   async close(last?: object): Promise<void> {
     const client = this.client;
@@ -89,7 +94,7 @@ export class LivePublisher {
 /**
  * A TokenSink that publishes each attempt's text on the live stream of the run
  * the model activity belongs to, ended by a `token_end` item with the
- * attempt's outcome; the attempt's failure line goes on it too.
+ * attempt's outcome (when it streamed any); the attempt's failure line goes on it too.
  */
 export function streamTokenSink(options: { batchMs?: number } = {}): TokenSink {
   return {
@@ -98,9 +103,10 @@ export function streamTokenSink(options: { batchMs?: number } = {}): TokenSink {
       return {
         text: (delta) => publisher.tokens(call.turn, call.attempt, delta),
         line: (entry) => publisher.line(entry),
+        // An attempt that streamed no text (a reply of tool calls only) ends without a word: it costs no signal.
         close: (outcome) => {
           const end: StreamTokenEnd = { type: 'token_end', turn: call.turn, attempt: call.attempt, outcome };
-          return publisher.close(end);
+          return publisher.close(publisher.used ? end : undefined);
         },
       };
     },

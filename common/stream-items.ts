@@ -42,9 +42,13 @@ export interface StreamWindow {
   end: number;
 }
 
-/** A trace event the workflow emitted (not a token, a token's end, or tool progress an activity published). */
+/**
+ * A trace event the workflow emitted: not a token or a token's end, nor a
+ * line an activity wrote (tool progress, a model attempt's failure, an effect
+ * note), which carries the `step` of the call it belongs to.
+ */
 export function isTraceEvent(e: StreamEvent): e is StreamTraceEvent {
-  return e.type !== 'token' && e.type !== 'token_end' && e.type !== 'tool_progress';
+  return e.type !== 'token' && e.type !== 'token_end' && !('step' in e);
 }
 
 export function isTokenText(e: StreamEvent): e is StreamTokenText {

@@ -4,7 +4,10 @@
 // scripted provider; each subscriber is a child process
 // (test/stream-subscriber.ts) reading through AgentClient's events().
 import { describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { addFault, freshWorkspace, marker, useHarness, waitForApproval } from './harness.js';
 import { approveSignal, cancelSignal } from '../common/run-messages.js';
@@ -89,7 +92,8 @@ describe('the live stream, read from another process', () => {
     // The tokens of each turn's counted attempt are that turn's reply text.
     const replies = await replyTexts(workflowId);
     expect(replies.at(-1)).toBe('Deleted access.log to free space.');
-    expect(endsOf(lines).map((e) => [e.turn, e.outcome])).toEqual(replies.map((_, i) => [i + 1, 'counted']));
+    // An attempt ends on the stream when it said something: the tool-call turns of this run said nothing.
+    expect(endsOf(lines).map((e) => [e.turn, e.outcome])).toEqual(replies.flatMap((text, i) => (text ? [[i + 1, 'counted']] : [])));
     for (const [i, text] of replies.entries()) {
       expect(tokensOf(lines).filter((t) => t.turn === i + 1).map((t) => t.text).join(''), `turn ${i + 1}`).toBe(text);
     }
@@ -116,11 +120,18 @@ describe('the live stream, read from another process', () => {
     const workflowId = `stream-can-${freshWorkspace()}`;
     const steps = [[{ name: 'list_files' }], [{ name: 'delete_file', args: { path: 'access.log' } }], ...Array.from({ length: 8 }, () => [{ name: 'list_files' }])];
     const handle = await h.start({ task: `Tidy up. script:${JSON.stringify(steps)}`, model: 'script', continueAsNewAtHistoryBytes: 1024, workspace: freshWorkspace() }, workflowId);
+    const t00 = Date.now();
     await waitForApproval(handle, 's1_0');
+    console.log('PARKED AFTER', Date.now() - t00);
     const sub = subscriber(workflowId);
     await sub.attached;
+    console.log('ATTACHED AFTER', Date.now() - t00);
     await approve(handle, 's1_0');
+    const t0 = Date.now();
+    const watchdog = setTimeout(() => console.log('HANG', workflowId, Date.now() - t0), 20_000);
     expect((await handle.result()).status).toBe('completed');
+    console.log('RESULT AFTER', Date.now() - t0);
+    clearTimeout(watchdog);
     const lines = await sub.lines;
     const events = traced(lines);
     expect(events.filter((e) => e.type === 'continued_as_new').length).toBeGreaterThan(1);
@@ -203,3 +214,49 @@ describe('the live stream, read from another process', () => {
     expect((await handle.result()).status).toBe('interrupted');
   });
 });
+
+describe('agent-harness follow', () => {
+  const bin = join(import.meta.dirname, '..', 'bin', 'agent-harness.mjs');
+  /** The CLI on a machine without the worker's disk: its TRACE_DIR is an empty folder of its own. */
+  const follow = (args: string[]) => {
+    const elsewhere = mkdtempSync(join(tmpdir(), 'no-trace-'));
+    return new Promise<{ code: number; stdout: string; stderr: string; traceFiles: string[] }>((resolve) => {
+      execFile(bin, ['follow', ...args], { env: { ...process.env, TEMPORAL_ADDRESS: h.address, AGENT_TASK_QUEUE: h.taskQueue, TRACE_DIR: elsewhere }, timeout: 120_000 }, (err, stdout, stderr) =>
+        resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) : 0, stdout, stderr, traceFiles: readdirSync(elsewhere) }),
+      );
+    });
+  };
+
+  it('follows a run from the stream alone: its events, the model\'s text with --tokens, the answer, exit code of its status', async () => {
+    const workflowId = `stream-cli-${freshWorkspace()}`;
+    const handle = await parked(workflowId);
+    const run = follow([workflowId, '--tokens']);
+    // Whether the CLI attaches before the run ends or after, it reads every item: the window keeps this short run whole.
+    await approve(handle);
+    const r = await run;
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.traceFiles).toEqual([]);
+    const out = r.stdout.split('\n');
+    expect(out[0]).toMatch(new RegExp(`^run ${workflowId} started: model=destructive`));
+    expect(out).toContain('  → delete_file {"path":"access.log"} (call c2)');
+    expect(out.some((l) => l.startsWith('  ⏸ approval required: delete_file'))).toBe(true);
+    expect(out.filter((l) => l.startsWith('  ▸ ')).map((l) => l.slice(4)).join('')).toContain('Deleted access.log to free space.');
+    expect(out.some((l) => /^turn 3: /.test(l))).toBe(true);
+    expect(out).toContain('answer: Deleted access.log to free space.');
+  });
+
+  it('--from past the stream\'s end is a usage error naming the end', async () => {
+    const workflowId = `stream-cli-past-${freshWorkspace()}`;
+    const handle = await parked(workflowId);
+    const r = await follow([workflowId, '--from', '9999']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^agent-harness follow: .*offset 9999 is past the end of its stream \(\d+ items so far\)/);
+    const bad = await follow([workflowId, '--from', '-1']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--from must be a stream offset/);
+    await handle.signal(cancelSignal, { reason: 'test over' });
+    await handle.result();
+  });
+});
+

@@ -20,7 +20,8 @@ export interface ScriptedCall {
 
 export type ScriptedReply = (
   | { type: 'answer'; content: string }
-  | { type: 'calls'; calls: ScriptedCall[] }
+  /** `content`: text said beside the calls, as agents narrate what they do next. */
+  | { type: 'calls'; calls: ScriptedCall[]; content?: string }
   /** Arguments sent verbatim, for replies whose JSON is broken on purpose. */
   | { type: 'raw_calls'; calls: { id: string; name: string; arguments: string }[] }
 ) & {
@@ -87,6 +88,10 @@ export const SCENARIOS: Record<ScriptedModel, (input: ScriptInput) => ScriptedRe
 
   // Never declares itself done.
   runaway: ({ turn }) => call(`c${turn}`, 'list_files'),
+
+  // Like runaway, but each reply says a sentence before its call, as agents
+  // often do: what the live stream's tokens cost per turn (bench/stream.ts).
+  narrated: ({ turn }) => ({ ...call(`c${turn}`, 'list_files'), content: `Turn ${turn + 1}: I will list the files again to see whether anything changed since the last look.` }),
 
   // Like runaway, but each turn reads three things at once, as agents often
   // do: the bill benchmark's run whose turns make several read-only calls.
