@@ -24,6 +24,8 @@ export interface CarriedState {
   chainId?: string;
   /** Steering messages not yet applied (./steering); absent when none. */
   steers?: QueuedSteer[];
+  /** Signatures of signed steers taken and not yet expired (signature → expiresAt): a steer is taken once per run; absent when none. */
+  usedSteerSignatures?: Record<string, string>;
 }
 
 /**
