@@ -35,6 +35,8 @@ import { privateKeyOf } from '../client/signing.js';
 import { loadConfig } from '../common/config.js';
 import { publicKeyOf } from '../common/signed-decision.js';
 import { readFileSync, statSync } from 'node:fs';
+import { policyToolProblem } from '../worker/agent-plugin.js';
+import { ENV_NAMES, OPTION_NAMES } from '../worker/setting-names.js';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness.js';
 import { temporalCli, temporalOk } from './temporal-cli.js';
 
@@ -185,7 +187,7 @@ describe('a worker with AGENT_APPROVERS', () => {
     workers = [
       await h.startWorker({ taskQueue: queue, runDefaults: { approvers: policy } }),
       // A policy that lists another tool: delete_file is decided unsigned, as ever.
-      await h.startWorker({ taskQueue: openQueue, runDefaults: { approvers: { approvers: { alice: alice.publicKey }, tools: { write_file: ['alice'] } } } }),
+      await h.startWorker({ taskQueue: openQueue, runDefaults: { approvers: { approvers: { alice: alice.publicKey }, tools: { scan_archive: ['alice'] } } } }),
     ];
     agent = new AgentClient({ client: h.client, taskQueue: queue });
   });
@@ -384,6 +386,19 @@ describe('a worker with AGENT_APPROVERS', () => {
     await handle.signal(cancelSignal, { reason: 'done' });
     await handle.result();
     expect(h.trace(id).filter((l) => l.type === 'steered')).toHaveLength(1);
+  });
+
+  it('a policy naming a tool the worker does not offer (a typo) stops the worker at start, naming it and the tools offered', async () => {
+    const typo: ApproverPolicy = { approvers: { alice: alice.publicKey }, tools: { delete_fle: ['alice'], delete_file: ['alice'] } };
+    await expect(h.startWorker({ taskQueue: `signed-typo-${randomUUID().slice(0, 8)}`, runDefaults: { approvers: typo } })).rejects.toThrow(
+      'AGENT_APPROVERS lists tool "delete_fle", which this worker does not offer (it offers: list_files, read_file, delete_file, scan_archive, research): a tool the policy does not name is decided unsigned, so fix the name, or offer the tool (AGENT_TOOLS)',
+    );
+    // A team's worker (AgentPlugin) names its options; every tool offered: no problem.
+    expect(policyToolProblem({ ...typo, tools: { a: [], b: [], read_file: [] } }, ['read_file'], OPTION_NAMES)).toBe(
+      'AgentPlugin option runDefaults.approvers lists tools "a", "b", which this worker does not offer (it offers: read_file): a tool the policy does not name is decided unsigned, so fix the name, or offer the tool (AgentPlugin option only)',
+    );
+    expect(policyToolProblem(policy, ['list_files', 'read_file', 'delete_file'], ENV_NAMES)).toBeNull();
+    expect(policyToolProblem(undefined, [], ENV_NAMES)).toBeNull();
   });
 
   it('a run started before the policy takes decisions unsigned, even on a worker that has one', async () => {
