@@ -37,8 +37,8 @@ import { publicKeyOf } from '../common/signed-decision.js';
 import { readFileSync, statSync } from 'node:fs';
 import { policyToolProblem } from '../worker/agent-plugin.js';
 import { ENV_NAMES, OPTION_NAMES } from '../worker/setting-names.js';
-import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness.js';
-import { temporalCli, temporalOk } from './temporal-cli.js';
+import { freshWorkspace, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
+import { temporalCli, temporalOk } from './helpers/temporal-cli.js';
 
 const h = useHarness();
 const task = 'Which file mentions a timeout?';

@@ -3,7 +3,7 @@
 // processes on PostgreSQL, brought up by the compose stack's own scripts and
 // dynamic config (dev/cluster/cluster.ts) — with the scripted provider and one
 // workflow bundle. It provides the same values as test/global-setup.ts, so
-// test/harness.ts and test/worker-process.ts drive this server unchanged, and
+// test/helpers/harness.ts and test/helpers/worker-process.ts drive this server unchanged, and
 // a switch board to crash parts of it. Everything it starts stops here.
 import { Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';

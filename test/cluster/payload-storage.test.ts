@@ -17,7 +17,7 @@ import type { AgentInput, RunResult } from '../../common/contract.js';
 import { dataConverter } from '../../common/payload-codec.js';
 import type { PayloadKey } from '../../common/payload-keys.js';
 import { createAgentWorker } from '../../worker/create-worker.js';
-import { waitFor } from '../harness.js';
+import { waitFor } from '../helpers/harness.js';
 
 const KEYS: PayloadKey[] = [{ id: 'cluster-k1', key: new Uint8Array(randomBytes(32)) }];
 // The databases deploy/compose/setup-postgres.sh creates and the server's config names.
