@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, inject } from 'vitest';
+import { afterAll, beforeAll, inject, vi } from 'vitest';
 import { readTrace, type TraceLine } from '../../common/trace-format.js';
 import { dataConverter } from '../../common/payload-codec.js';
 import type { PayloadKey } from '../../common/payload-keys.js';
@@ -229,13 +229,26 @@ export const marker = () => `[m-${randomUUID().slice(0, 8)}]`;
  * asserts how fast anything happens (that is the benchmark's job).
  */
 export async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined> | T | null | undefined, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== null && v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  // vi.waitFor retries a callback that throws; a probe that throws (a query
+  // refused, a file unreadable) fails the wait at once, as it always did, so
+  // its error is kept aside rather than retried until the deadline.
+  const failed: { error?: unknown; thrown: boolean } = { thrown: false };
+  const v = await vi.waitFor(
+    async () => {
+      let got: T | null | undefined;
+      try {
+        got = await probe();
+      } catch (error) {
+        Object.assign(failed, { error, thrown: true });
+        return null;
+      }
+      if (got === null || got === undefined || got === false) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+      return got;
+    },
+    { timeout: timeoutMs, interval: 50 },
+  );
+  if (failed.thrown) throw failed.error;
+  return v as T;
 }
 
 /** Every execution visibility lists on these task queues (the dev server's visibility is written with the run, so none is missed). */
