@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WORKFLOWS_PATH } from '../worker/create-worker.js';
-import { buildAndPack, cleanEnv, installConsumer, run } from '../test/package-consumer.js';
+import { buildAndPack, cleanEnv, installConsumer, run } from '../test/helpers/package-consumer.js';
 
 const INSTALLS = Number(process.env.PACKAGE_INSTALLS ?? 3);
 const KiB = (n: number) => `${(n / 1024).toFixed(0)} KiB`;

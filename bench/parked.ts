@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { execSync } from 'node:child_process';
 import { AGENT_LOOP_DYNAMIC_CONFIG, findFreePort, startDevServer } from '../worker/dev-server/dev-server.js';
 import { dataConverter } from '../common/payload-codec.js';
-import { startWorkerProcess, type WorkerProcess } from '../test/spawn-worker.js';
+import { startWorkerProcess, type WorkerProcess } from '../test/helpers/spawn-worker.js';
 import { startProvider } from '../dev/provider/server.js';
 import { PROJECT_ROOT } from '../common/project-root.js';
 import { approveSignal } from '../common/run-messages.js';

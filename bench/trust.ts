@@ -5,7 +5,7 @@
 // 2. Codec CPU per MiB: gzip alone vs gzip then AES-256-GCM, encode + decode,
 //    on a compressible payload (a transcript) and an incompressible one.
 // 3. Trace writer: lines per second with one writer process and with two
-//    writing one run's trace at once (test/trace-process.ts, the lock's cost).
+//    writing one run's trace at once (test/helpers/trace-process.ts, the lock's cost).
 // 4. Signature verification: what the decide validator runs per signed
 //    decision (common/signed-decision.ts signatureProblem: canonical JSON,
 //    Ed25519 verify in pure JS), the first call (tables built) and then
@@ -114,7 +114,7 @@ async function codecCpu(): Promise<void> {
 
 async function traceWriters(): Promise<void> {
   const tsx = join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx');
-  const script = join(PROJECT_ROOT, 'test', 'trace-process.ts');
+  const script = join(PROJECT_ROOT, 'test', 'helpers', 'trace-process.ts');
   const COUNT = 500;
   console.log(`trace writer (${COUNT} seqs per writer, 4 writes each: a line, its progress line, both repeated):`);
   for (const writers of [['A'], ['A', 'B']]) {

@@ -2,7 +2,7 @@
 // may cost at worst, the largest reply the budget pays for, what a child run
 // may be given, what a reply is charged. Used by the model activity (which
 // counts the prompt it sends) and by the workflow (which holds the budget);
-// test/budget-math.test.ts checks it in microseconds.
+// test/unit/budget-math.test.ts checks it in microseconds.
 //
 // Every comparison is made the way the run adds its spend (addUsd: a running
 // total kept to a picodollar), so "fits" here means the total the run will

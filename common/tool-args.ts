@@ -8,7 +8,7 @@
 // compiles it to code, which is faster per call but heavy here: every
 // workflow has its own copy of its modules, and with Ajv a parked run held
 // ~390 KiB more in the worker's cache and spent ~12 ms compiling per run (and
-// per replay). test/tool-args.test.ts checks that both agree.
+// per replay). test/unit/tool-args.test.ts checks that both agree.
 import { Validator, type OutputUnit, type Schema } from '@cfworker/json-schema';
 import type { ToolSpec } from './tool-spec.js';
 

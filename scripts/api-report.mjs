@@ -5,7 +5,7 @@
 // api/<entry>.api.md. A change to a public type then shows in review as a
 // change to that file, and is a deliberate act.
 //   node scripts/api-report.mjs          (npm run api:update) rewrites the reports
-//   node scripts/api-report.mjs --check  fails, saying so, when they differ (test/api-report.test.ts)
+//   node scripts/api-report.mjs --check  fails, saying so, when they differ (test/unit/api-report.test.ts)
 import { CompilerState, Extractor, ExtractorConfig, ExtractorLogLevel } from '@microsoft/api-extractor';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';

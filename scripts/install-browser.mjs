@@ -8,7 +8,7 @@
 //   - CHROMIUM_PATH, or a Chromium/Chrome already installed: nothing to do;
 //   - root with apt-get: installs it;
 //   - otherwise: says what to run, and exits 1.
-// Prints the binary and its version. Keep the candidates in step with test/browser.ts.
+// Prints the binary and its version. Keep the candidates in step with test/helpers/browser.ts.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 

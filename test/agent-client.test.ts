@@ -21,7 +21,7 @@ import {
   type RunStatusView,
 } from '../client/index.js';
 import type { agentRun } from '../workflows/index.js';
-import { freshWorkspace, marker, useHarness, waitFor } from './harness.js';
+import { freshWorkspace, marker, useHarness, waitFor } from './helpers/harness.js';
 
 const h = useHarness();
 let agent: AgentClient;

@@ -26,7 +26,7 @@ import type { AgentInput } from '../common/contract.js';
 import { PROJECT_ROOT } from '../common/project-root.js';
 import { livePollers } from '../worker/tool-routing.js';
 import { everyExecution } from './replay/executions.js';
-import { useHarness, waitFor, waitForApproval } from './harness.js';
+import { useHarness, waitFor, waitForApproval } from './helpers/harness.js';
 import * as teamActivities from './fixtures/team/activities.js';
 import { agentRun, greeting, review } from './fixtures/team/workflows.js';
 

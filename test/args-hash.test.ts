@@ -12,8 +12,8 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { approveSignal, configQuery, decideUpdate, statusQuery, transcriptQuery } from '../common/run-messages.js';
 import type { RunResult } from '../common/contract.js';
-import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness.js';
-import { temporalCli } from './temporal-cli.js';
+import { freshWorkspace, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
+import { temporalCli } from './helpers/temporal-cli.js';
 
 const h = useHarness();
 const exec = promisify(execFile);

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ensureWorkspace } from '../activities/tools/workspace.js';
 import { approveSignal, cancelSignal, decideUpdate, rejectSignal, statusQuery, transcriptQuery } from '../common/run-messages.js';
 import type { ChatMessage } from '../common/contract.js';
-import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness.js';
+import { freshWorkspace, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
 
 const h = useHarness();
 const matrix: string[] = [];

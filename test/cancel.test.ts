@@ -2,7 +2,7 @@
 // interrupted/cancelled with its reason, and the slow scan reports nothing after it.
 import { describe, expect, it } from 'vitest';
 import { cancelSignal, statusQuery } from '../common/run-messages.js';
-import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness.js';
+import { freshWorkspace, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
 
 const h = useHarness();
 const task = 'Scan the archive.';

@@ -11,8 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { EXIT_CODES, NOT_FOUND, USAGE_ERROR } from '../client/exit-codes.js';
 import type { RunResult } from '../common/contract.js';
 import { statusQuery } from '../common/run-messages.js';
-import { freshWorkspace, useHarness, waitFor } from './harness.js';
-import { isDocumented } from './documented.js';
+import { freshWorkspace, useHarness, waitFor } from './helpers/harness.js';
+import { isDocumented } from './helpers/documented.js';
 
 const h = useHarness();
 const exec = promisify(execFile);

@@ -16,9 +16,9 @@ import { NO_WORKER, USAGE_ERROR } from '../client/exit-codes.js';
 import { queueWorkers } from '../client/worker-check.js';
 import { statusQuery } from '../common/run-messages.js';
 import { findFreePort } from '../worker/dev-server/dev-server.js';
-import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness.js';
-import { isDocumented } from './documented.js';
-import { startWorkerProcess, type WorkerProcess } from './worker-process.js';
+import { freshWorkspace, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
+import { isDocumented } from './helpers/documented.js';
+import { startWorkerProcess, type WorkerProcess } from './helpers/worker-process.js';
 
 const h = useHarness({ worker: false });
 const exec = promisify(execFile);

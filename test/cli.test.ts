@@ -9,7 +9,7 @@ import { findTemporalCli } from '../worker/dev-server/temporal-cli.js';
 import { ALREADY_FINISHED, EXIT_CODES, NOT_FOUND, USAGE_ERROR } from '../client/exit-codes.js';
 import type { RunResult, RunStatusView } from '../common/contract.js';
 import { resolveTraceFile } from '../common/trace-format.js';
-import { freshWorkspace, useHarness, waitFor } from './harness.js';
+import { freshWorkspace, useHarness, waitFor } from './helpers/harness.js';
 
 const h = useHarness();
 const exec = promisify(execFile);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCodecServer } from '../client/codec-server.js';
 import { GZIP_ENCODING, GzipPayloadCodec } from '../common/payload-codec.js';
 import { findTemporalCli } from '../worker/dev-server/temporal-cli.js';
-import { freshWorkspace, useHarness } from './harness.js';
+import { freshWorkspace, useHarness } from './helpers/harness.js';
 
 const h = useHarness();
 const exec = promisify(execFile);

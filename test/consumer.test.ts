@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it, inject } from 'vitest';
 import type { ChatMessage, RunResult } from '../common/contract.js';
 import { PROJECT_ROOT } from '../common/project-root.js';
-import { useHarness } from './harness.js';
-import { buildAndPack, cleanEnv, mustRun, run } from './package-consumer.js';
+import { useHarness } from './helpers/harness.js';
+import { buildAndPack, cleanEnv, mustRun, run } from './helpers/package-consumer.js';
 
 const h = useHarness({ worker: false });
 

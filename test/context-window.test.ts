@@ -10,7 +10,7 @@ import type { ContextPolicy } from '../common/contract.js';
 import { transcriptQuery } from '../common/run-messages.js';
 import type { ChatMessage } from '../common/contract.js';
 import { ensureWorkspace } from '../activities/tools/workspace.js';
-import { freshWorkspace, useHarness } from './harness.js';
+import { freshWorkspace, useHarness } from './helpers/harness.js';
 import { bytesPerTurn, chainEvents } from '../client/run-history.js';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);

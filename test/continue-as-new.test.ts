@@ -2,7 +2,7 @@
 // trace, the cost, the cache and the queries carry on across executions.
 import { describe, expect, it } from 'vitest';
 import { transcriptQuery, statusQuery } from '../common/run-messages.js';
-import { useHarness } from './harness.js';
+import { useHarness } from './helpers/harness.js';
 
 const h = useHarness();
 

@@ -16,8 +16,8 @@ import type { TraceLine } from '../common/trace-format.js';
 import { approveSignal, transcriptQuery } from '../common/run-messages.js';
 import { AGENT_AWAITING_CALL } from '../common/search-attributes.js';
 import type { AgentInput, RunResult } from '../common/contract.js';
-import { addFault, freshWorkspace, providerRequests, useHarness, waitFor } from './harness.js';
-import { startWorkerProcess, type WorkerProcess } from './worker-process.js';
+import { addFault, freshWorkspace, providerRequests, useHarness, waitFor } from './helpers/harness.js';
+import { startWorkerProcess, type WorkerProcess } from './helpers/worker-process.js';
 
 const h = useHarness({ worker: false });
 type Scenario = 'plan' | 'destructive' | 'slow';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { approveSignal } from '../common/run-messages.js';
 import type { RunResult } from '../common/contract.js';
-import { freshWorkspace, useHarness, waitForApproval } from './harness.js';
+import { freshWorkspace, useHarness, waitForApproval } from './helpers/harness.js';
 
 const h = useHarness();
 const task = 'Which file mentions a timeout?';

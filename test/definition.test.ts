@@ -15,7 +15,7 @@ import { parseInput } from '../common/input.js';
 import { statusQuery } from '../common/run-messages.js';
 import { detailsText } from '../workflows/visibility.js';
 import { renderEvent } from '../client/render.js';
-import { useHarness } from './harness.js';
+import { useHarness } from './helpers/harness.js';
 
 const h = useHarness();
 const task = 'Which file mentions a timeout?';

@@ -17,9 +17,9 @@ import type { RunStatusView } from '../common/contract.js';
 import { statusQuery } from '../common/run-messages.js';
 import { findTemporalCli } from '../worker/dev-server/temporal-cli.js';
 import { findFreePort } from '../worker/dev-server/dev-server.js';
-import { DOC_FILES, documentedCommands, type DocCommand } from './docs-commands.js';
-import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness.js';
-import { startWorkerProcess, type WorkerProcess } from './worker-process.js';
+import { DOC_FILES, documentedCommands, type DocCommand } from './helpers/docs-commands.js';
+import { freshWorkspace, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
+import { startWorkerProcess, type WorkerProcess } from './helpers/worker-process.js';
 
 const h = useHarness();
 const execShell = promisify(execCb);

@@ -16,10 +16,10 @@ import { PROJECT_ROOT } from '../common/project-root.js';
 import { findFreePort } from '../worker/dev-server/dev-server.js';
 import { approveSignal, transcriptQuery } from '../common/run-messages.js';
 import type { RunResult } from '../common/contract.js';
-import { freshWorkspace, useHarness, waitForApproval } from './harness.js';
-import { isDocumented } from './documented.js';
-import { startPostgres, type TestPostgres } from './postgres.js';
-import { startWorkerProcess, type WorkerProcess } from './worker-process.js';
+import { freshWorkspace, useHarness, waitForApproval } from './helpers/harness.js';
+import { isDocumented } from './helpers/documented.js';
+import { startPostgres, type TestPostgres } from './helpers/postgres.js';
+import { startWorkerProcess, type WorkerProcess } from './helpers/worker-process.js';
 
 const h = useHarness({ worker: false });
 let postgres: TestPostgres;

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadWorkerTools, type WorkerTools } from '../worker/toolset.js';
 import { approveSignal, cancelSignal, transcriptQuery } from '../common/run-messages.js';
 import type { RunResult } from '../common/contract.js';
-import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness.js';
+import { freshWorkspace, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
 import { readRecord } from './mcp/fs-server.js';
 import { writeStallingFsConfig } from './mcp/stalling-config.js';
 

@@ -13,7 +13,7 @@ import { FolderEffectStore } from '../activities/effects/folder-store.js';
 import { findTemporalCli } from '../worker/dev-server/temporal-cli.js';
 import { approveSignal, statusQuery, transcriptQuery } from '../common/run-messages.js';
 import type { ChatMessage, RunResult } from '../common/contract.js';
-import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness.js';
+import { freshWorkspace, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
 
 const exec = promisify(execFile);
 const { EventType } = proto.temporal.api.enums.v1;

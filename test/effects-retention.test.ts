@@ -20,8 +20,8 @@ import { sweepMessages } from '../activities/message-retention.js';
 import { sweepTraces, traceWorkflowId } from '../activities/trace-retention.js';
 import { approveSignal, transcriptQuery } from '../common/run-messages.js';
 import type { AgentInput, RunResult } from '../common/contract.js';
-import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness.js';
-import { startWorkerProcess } from './worker-process.js';
+import { freshWorkspace, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
+import { startWorkerProcess } from './helpers/worker-process.js';
 
 const h = useHarness({ worker: false });
 

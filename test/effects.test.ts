@@ -16,7 +16,7 @@ import { runWrite, type EffectGuard, type EffectNote, type WriteAttempt, type Wr
 import type { EffectStore } from '../activities/effects/record.js';
 import { NothingChanged, ToolError } from '../activities/tools/tool-error.js';
 import { renderEvent } from '../client/render.js';
-import { startPostgres, type TestPostgres } from './postgres.js';
+import { startPostgres, type TestPostgres } from './helpers/postgres.js';
 
 let postgres: TestPostgres;
 const stores: EffectStore[] = [];

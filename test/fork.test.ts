@@ -15,7 +15,7 @@ import { cancelSignal, configQuery, statusQuery, steerSignal, transcriptQuery } 
 import { EXIT_CODES, USAGE_ERROR } from '../client/exit-codes.js';
 import type { ChatMessage, RunResult } from '../common/contract.js';
 import { cutAtTurn } from '../common/fork.js';
-import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness.js';
+import { freshWorkspace, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
 
 const h = useHarness();
 const exec = promisify(execFile);

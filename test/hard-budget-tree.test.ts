@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../common/contract.js';
 import type { TraceLine } from '../common/trace-format.js';
 import { cancelSignal } from '../common/run-messages.js';
-import { marker, useHarness, waitFor } from './harness.js';
+import { marker, useHarness, waitFor } from './helpers/harness.js';
 
 const h = useHarness();
 const RUNS = Number(process.env.HARD_BUDGET_TREE_RUNS ?? 8);

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { findTemporalCli } from '../worker/dev-server/temporal-cli.js';
 import type { RunResult, RunStatusView } from '../common/contract.js';
 import { cancelSignal, statusQuery } from '../common/run-messages.js';
-import { freshWorkspace, marker, useHarness, waitFor } from './harness.js';
+import { freshWorkspace, marker, useHarness, waitFor } from './helpers/harness.js';
 
 const h = useHarness();
 const exec = promisify(execFile);

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { AgentInput } from '../common/contract.js';
 import { statusQuery } from '../common/run-messages.js';
 import { AGENT_ERROR_TYPE, AGENT_STATUS } from '../common/search-attributes.js';
-import { useHarness } from './harness.js';
+import { useHarness } from './helpers/harness.js';
 
 const h = useHarness();
 

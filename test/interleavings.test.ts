@@ -3,7 +3,7 @@
 // stream of events — decisions by signal and by update (valid, malformed, for
 // other calls, several in one batch), cancels, and worker processes killed
 // with SIGKILL and replaced, with decisions sent while no worker is up. Then
-// every promise in test/invariants.ts is checked from each run's result,
+// every promise in test/helpers/invariants.ts is checked from each run's result,
 // history, trace and workspace.
 //
 // The seed fixes the plan (which events, in which order); the real timings
@@ -21,9 +21,9 @@ import { PROJECT_ROOT } from '../common/project-root.js';
 import { describe, expect, inject, it } from 'vitest';
 import { approveSignal, cancelSignal, decideUpdate, rejectSignal, statusQuery, transcriptQuery } from '../common/run-messages.js';
 import type { AgentInput, RunResult, RunStatusView } from '../common/contract.js';
-import { freshWorkspace, useHarness, waitFor } from './harness.js';
-import { brokenPromises, decisionsInHistory, INVARIANTS, workflowTaskFailures } from './invariants.js';
-import { startWorkerProcess, type WorkerProcess } from './worker-process.js';
+import { freshWorkspace, useHarness, waitFor } from './helpers/harness.js';
+import { brokenPromises, decisionsInHistory, INVARIANTS, workflowTaskFailures } from './helpers/invariants.js';
+import { startWorkerProcess, type WorkerProcess } from './helpers/worker-process.js';
 import { everyExecution, replayFailures } from './replay/executions.js';
 
 const h = useHarness({ worker: false });

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { turnCostUsd } from '../common/turn-cost.js';
 import { DEFAULT_PRICING } from '../common/defaults.js';
-import { useHarness } from './harness.js';
+import { useHarness } from './helpers/harness.js';
 
 const h = useHarness();
 const task = 'Keep listing files.';

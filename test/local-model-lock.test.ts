@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../common/project-root.js';
-import { waitFor } from './harness.js';
-import { isDocumented } from './documented.js';
+import { waitFor } from './helpers/harness.js';
+import { isDocumented } from './helpers/documented.js';
 
 // The cache folder's name: the engine's version and the build's CPU flags (scripts/install-local-model.mjs).
 const VERSION = '11434.0.0-avx2';

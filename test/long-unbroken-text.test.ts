@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { statusQuery } from '../common/run-messages.js';
-import { freshWorkspace, marker, useHarness, waitForApproval } from './harness.js';
+import { freshWorkspace, marker, useHarness, waitForApproval } from './helpers/harness.js';
 
 const h = useHarness();
 

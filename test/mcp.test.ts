@@ -20,9 +20,9 @@ import { findFreePort } from '../worker/dev-server/dev-server.js';
 import { loadWorkerTools, type WorkerTools } from '../worker/toolset.js';
 import { approveSignal, cancelSignal, transcriptQuery } from '../common/run-messages.js';
 import type { RunResult } from '../common/contract.js';
-import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness.js';
+import { freshWorkspace, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
 import { IDEMPOTENCY_META_KEY as SERVER_META_KEY, readRecord } from './mcp/fs-server.js';
-import { startWorkerProcess } from './worker-process.js';
+import { startWorkerProcess } from './helpers/worker-process.js';
 import { serverArgs, servedFolder, startHttpServer, type Served } from './mcp/served.js';
 
 const h = useHarness({ worker: false });

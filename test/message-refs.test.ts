@@ -11,11 +11,11 @@ import type { ApplicationFailure } from '@temporalio/common';
 import { MessageStore, resolvePrompt } from '../activities/message-store.js';
 import { addressOf, isRef, MESSAGE_STORE_MISS, noteFiled, promptByAddress, rememberPrompt, wholePrompt, type StoreKnowledge } from '../common/message-refs.js';
 import { toolDefinitions } from '../common/tool-spec.js';
-import { specs } from './builtin-specs.js';
+import { specs } from './helpers/builtin-specs.js';
 import type { ChatMessage } from '../common/contract.js';
 import { approveSignal, transcriptQuery } from '../common/run-messages.js';
 import type { RunResult } from '../common/contract.js';
-import { freshWorkspace, marker, useHarness, waitForApproval } from './harness.js';
+import { freshWorkspace, marker, useHarness, waitForApproval } from './helpers/harness.js';
 import { modelCallInputs } from '../client/run-history.js';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);

@@ -5,9 +5,9 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { findFreePort } from '../worker/dev-server/dev-server.js';
 import { rejectSignal } from '../common/run-messages.js';
-import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness.js';
-import { startWorkerProcess } from './worker-process.js';
-import { temporalOk } from './temporal-cli.js';
+import { freshWorkspace, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
+import { startWorkerProcess } from './helpers/worker-process.js';
+import { temporalOk } from './helpers/temporal-cli.js';
 
 const h = useHarness({ worker: false });
 

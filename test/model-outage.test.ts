@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { RunStatusView } from '../common/contract.js';
 import { cancelSignal, statusQuery } from '../common/run-messages.js';
 import { AGENT_STATUS } from '../common/search-attributes.js';
-import { addFault, clearFaults, marker, providerRequests, useHarness, waitFor } from './harness.js';
+import { addFault, clearFaults, marker, providerRequests, useHarness, waitFor } from './helpers/harness.js';
 
 const h = useHarness();
 

@@ -14,9 +14,9 @@ import { Connection } from '@temporalio/client';
 import { findTemporalCli } from '../worker/dev-server/temporal-cli.js';
 import { SEARCH_ATTRIBUTES } from '../common/search-attributes.js';
 import { createCommands, searchAttributeGaps } from '../worker/search-attribute-check.js';
-import { useHarness, waitFor } from './harness.js';
-import { isDocumented } from './documented.js';
-import { startWorkerProcess, type WorkerProcess } from './worker-process.js';
+import { useHarness, waitFor } from './helpers/harness.js';
+import { isDocumented } from './helpers/documented.js';
+import { startWorkerProcess, type WorkerProcess } from './helpers/worker-process.js';
 
 const h = useHarness({ worker: false });
 const workers: WorkerProcess[] = [];

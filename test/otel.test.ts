@@ -12,8 +12,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useHarness, waitFor } from './harness.js';
-import { startWorkerProcess } from './worker-process.js';
+import { useHarness, waitFor } from './helpers/harness.js';
+import { startWorkerProcess } from './helpers/worker-process.js';
 
 const h = useHarness({ worker: false });
 const exec = promisify(execFile);

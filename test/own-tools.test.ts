@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../common/project-root.js';
 import { approveSignal, cancelSignal, rejectSignal } from '../common/run-messages.js';
 import type { AgentInput, RunResult } from '../common/contract.js';
-import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness.js';
-import { startWorkerProcess, type WorkerProcess } from './worker-process.js';
+import { freshWorkspace, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
+import { startWorkerProcess, type WorkerProcess } from './helpers/worker-process.js';
 
 const h = useHarness({ worker: false });
 let worker: WorkerProcess;

@@ -20,7 +20,7 @@ import {
   typeErrors,
   type Consumer,
   type Packed,
-} from './package-consumer.js';
+} from './helpers/package-consumer.js';
 
 /** A name each entry must export: the ones the contract fixes (README, "As a package"). */
 const MUST_EXPORT: Record<string, string[]> = {

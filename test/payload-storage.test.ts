@@ -16,7 +16,7 @@ import { dataConverter } from '../common/payload-codec.js';
 import type { PayloadKey } from '../common/payload-keys.js';
 import { findFreePort, startDevServer, type DevServer } from '../worker/dev-server/dev-server.js';
 import { createAgentWorker } from '../worker/create-worker.js';
-import { waitFor } from './harness.js';
+import { waitFor } from './helpers/harness.js';
 
 const KEYS: PayloadKey[] = [{ id: 'k-2026', key: new Uint8Array(randomBytes(32)) }];
 const dir = mkdtempSync(join(tmpdir(), 'payload-storage-'));

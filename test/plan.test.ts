@@ -4,7 +4,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { turnCostUsd } from '../common/turn-cost.js';
 import { DEFAULT_PRICING } from '../common/defaults.js';
 import { statusQuery, transcriptQuery } from '../common/run-messages.js';
-import { useHarness } from './harness.js';
+import { useHarness } from './helpers/harness.js';
 import { dataConverter } from '../common/payload-codec.js';
 import { REPLAY_SINKS } from '../worker/create-worker.js';
 

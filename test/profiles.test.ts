@@ -14,8 +14,8 @@ import { msToTs } from '@temporalio/common/lib/time';
 import { loadConfig } from '../common/config.js';
 import { USAGE_ERROR } from '../client/exit-codes.js';
 import type { RunStatusView } from '../common/contract.js';
-import { useHarness, waitFor } from './harness.js';
-import { startWorkerProcess } from './worker-process.js';
+import { useHarness, waitFor } from './helpers/harness.js';
+import { startWorkerProcess } from './helpers/worker-process.js';
 
 const h = useHarness({ worker: false });
 const exec = promisify(execFile);

@@ -12,7 +12,7 @@ import { traceChains } from '../common/trace-format.js';
 import { latestChain } from '../client/run-history.js';
 import { approveSignal, cancelSignal, decideUpdate, rejectSignal, transcriptQuery } from '../common/run-messages.js';
 import type { ChatMessage, RunResult } from '../common/contract.js';
-import { addFault, freshWorkspace, marker, providerRequests, useHarness, waitFor, waitForApproval } from './harness.js';
+import { addFault, freshWorkspace, marker, providerRequests, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
 
 const h = useHarness({ worker: false });
 const task = 'Which file mentions a timeout?';

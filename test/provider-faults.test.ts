@@ -2,7 +2,7 @@
 // them per request; the model activity retries what can be retried and fails
 // fast, with the provider's message, on what cannot.
 import { describe, expect, it } from 'vitest';
-import { addFault, marker, providerRequests, useHarness } from './harness.js';
+import { addFault, marker, providerRequests, useHarness } from './helpers/harness.js';
 
 const h = useHarness();
 

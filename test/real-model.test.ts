@@ -3,7 +3,7 @@
 // often wrong — only what the harness guarantees whatever it says: one of the
 // five exits, a transcript that keeps the protocol, the turn cap and the
 // budget, cost equal to the model's own counted usage priced, and every other
-// promise in test/invariants.ts.
+// promise in test/helpers/invariants.ts.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,8 +12,8 @@ import { findFreePort } from '../worker/dev-server/dev-server.js';
 import { startLocalModel, type LocalModel } from '../dev/model/local-model.js';
 import { transcriptQuery } from '../common/run-messages.js';
 import type { AgentInput } from '../common/contract.js';
-import { freshWorkspace, useHarness } from './harness.js';
-import { brokenPromises, decisionsInHistory, workflowTaskFailures } from './invariants.js';
+import { freshWorkspace, useHarness } from './helpers/harness.js';
+import { brokenPromises, decisionsInHistory, workflowTaskFailures } from './helpers/invariants.js';
 
 let model: LocalModel | null = null;
 const h = useHarness({

@@ -19,7 +19,7 @@ import { findTemporalCli } from '../worker/dev-server/temporal-cli.js';
 import { loadWorkerTools, type WorkerTools } from '../worker/toolset.js';
 import { approveSignal, cancelSignal, reconcileUpdate, statusQuery, transcriptQuery } from '../common/run-messages.js';
 import type { AgentInput, RunResult, RunStatusView } from '../common/contract.js';
-import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness.js';
+import { freshWorkspace, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
 import { readRecord } from './mcp/fs-server.js';
 import { writeStallingFsConfig } from './mcp/stalling-config.js';
 

@@ -1,7 +1,7 @@
 // The research tool runs a whole child agent run; the parent pays for it.
 import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../common/contract.js';
-import { addFault, marker, useHarness, waitFor } from './harness.js';
+import { addFault, marker, useHarness, waitFor } from './helpers/harness.js';
 import { cancelSignal, statusQuery } from '../common/run-messages.js';
 
 const h = useHarness();

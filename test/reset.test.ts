@@ -13,7 +13,7 @@ import { findTemporalCli } from '../worker/dev-server/temporal-cli.js';
 import { traceChains, traceFile, type TraceLine } from '../common/trace-format.js';
 import { approveSignal, configQuery, transcriptQuery } from '../common/run-messages.js';
 import type { RunResult } from '../common/contract.js';
-import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness.js';
+import { freshWorkspace, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
 
 const h = useHarness();
 const exec = promisify(execFile);

@@ -10,8 +10,8 @@ import { findFreePort, startDevServer } from '../worker/dev-server/dev-server.js
 import { dataConverter } from '../common/payload-codec.js';
 import { approveSignal, statusQuery } from '../common/run-messages.js';
 import type { RunResult } from '../common/contract.js';
-import { freshWorkspace, useHarness, waitFor } from './harness.js';
-import { startWorkerProcess } from './worker-process.js';
+import { freshWorkspace, useHarness, waitFor } from './helpers/harness.js';
+import { startWorkerProcess } from './helpers/worker-process.js';
 
 const h = useHarness({ worker: false });
 

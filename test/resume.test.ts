@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { approveSignal, configQuery, transcriptQuery } from '../common/run-messages.js';
 import type { RunResult } from '../common/contract.js';
-import { freshWorkspace, useHarness, waitForApproval } from './harness.js';
+import { freshWorkspace, useHarness, waitForApproval } from './helpers/harness.js';
 
 const h = useHarness();
 const task = 'Which file mentions a timeout?';

@@ -3,7 +3,7 @@
 // second scripted provider on its own port, requiring its own key.
 import { afterAll, describe, expect, it } from 'vitest';
 import { startProvider, type RunningProvider } from '../dev/provider/server.js';
-import { providerRequests, useHarness } from './harness.js';
+import { providerRequests, useHarness } from './helpers/harness.js';
 
 let other: RunningProvider;
 const h = useHarness({

@@ -3,8 +3,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { startProvider, type RunningProvider } from '../dev/provider/server.js';
 import { GZIP_ENCODING } from '../common/payload-codec.js';
-import { decodedHistoryText, mentions } from './decoded-history.js';
-import { marker, useHarness } from './harness.js';
+import { decodedHistoryText, mentions } from './helpers/decoded-history.js';
+import { marker, useHarness } from './helpers/harness.js';
 
 const KEY = 'sk-test-0123456789abcdef';
 let provider: RunningProvider;

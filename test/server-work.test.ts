@@ -13,8 +13,8 @@ import { countActions } from '../bench/actions.js';
 import { startingAttributes } from '../workflows/visibility.js';
 import { AGENT_MODEL, AGENT_STATUS, AGENT_TURNS } from '../common/search-attributes.js';
 import type { AgentInput } from '../common/contract.js';
-import { useHarness } from './harness.js';
-import { decodePayloads } from './decoded-history.js';
+import { useHarness } from './helpers/harness.js';
+import { decodePayloads } from './helpers/decoded-history.js';
 
 const { EventType } = proto.temporal.api.enums.v1;
 const h = useHarness();

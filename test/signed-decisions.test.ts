@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { argsHash, canonicalJson } from '../common/args-hash.js';
 import type { RunResult } from '../common/contract.js';
-import { approveSignal, cancelSignal, decideUpdate, raiseBudgetUpdate, statusQuery } from '../common/run-messages.js';
+import { approveSignal, cancelSignal, decideUpdate, raiseBudgetUpdate, statusQuery, steerSignal, steerUpdate } from '../common/run-messages.js';
 import { signOther } from '../client/signing.js';
 import {
   fromBase64,
@@ -35,8 +35,10 @@ import { privateKeyOf } from '../client/signing.js';
 import { loadConfig } from '../common/config.js';
 import { publicKeyOf } from '../common/signed-decision.js';
 import { readFileSync, statSync } from 'node:fs';
-import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness.js';
-import { temporalCli, temporalOk } from './temporal-cli.js';
+import { policyToolProblem } from '../worker/agent-plugin.js';
+import { ENV_NAMES, OPTION_NAMES } from '../worker/setting-names.js';
+import { freshWorkspace, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
+import { temporalCli, temporalOk } from './helpers/temporal-cli.js';
 
 const h = useHarness();
 const task = 'Which file mentions a timeout?';
@@ -185,7 +187,7 @@ describe('a worker with AGENT_APPROVERS', () => {
     workers = [
       await h.startWorker({ taskQueue: queue, runDefaults: { approvers: policy } }),
       // A policy that lists another tool: delete_file is decided unsigned, as ever.
-      await h.startWorker({ taskQueue: openQueue, runDefaults: { approvers: { approvers: { alice: alice.publicKey }, tools: { write_file: ['alice'] } } } }),
+      await h.startWorker({ taskQueue: openQueue, runDefaults: { approvers: { approvers: { alice: alice.publicKey }, tools: { scan_archive: ['alice'] } } } }),
     ];
     agent = new AgentClient({ client: h.client, taskQueue: queue });
   });
@@ -346,6 +348,57 @@ describe('a worker with AGENT_APPROVERS', () => {
     expect(view.budget?.raises.at(-1)).toMatchObject({ toUsd: 0.008, by: 'alice' });
     await handle.signal(cancelSignal, { reason: 'done' });
     await handle.result();
+  });
+
+  it('a signed steer is taken once: the same payload again is refused (update) or traced signal_ignored (signal); a newly signed one is queued', async () => {
+    const { handle } = await parked();
+    const id = handle.workflowId;
+    const steer = signOther({ message: 'look in logs/ first', by: 'alice' }, { workflowId: id, decision: 'steer', by: 'alice', key: key(alice) });
+    expect((await handle.executeUpdate(steerUpdate, { args: [steer] })).queuedSteers).toHaveLength(1);
+    const again = handle.executeUpdate(steerUpdate, { args: [steer] });
+    await expect(again).rejects.toBeInstanceOf(WorkflowUpdateFailedError);
+    expect(((await again.catch((e: WorkflowUpdateFailedError) => e)) as WorkflowUpdateFailedError).cause?.message).toMatch(/^signature already used: this signed steer by "alice" \(expires \d{4}-.*\) was taken once/);
+    await handle.signal(steerSignal, steer);
+    const ignored = await waitFor('the replayed signal ignored', () => h.trace(id).find((l) => l.type === 'signal_ignored') ?? null);
+    expect(ignored).toMatchObject({ signal: 'steer', reason: expect.stringMatching(/^signature already used/) });
+    // The same words signed again are a new message: queued beside the first.
+    const resigned = signOther({ message: 'look in logs/ first', by: 'alice' }, { workflowId: id, decision: 'steer', by: 'alice', key: key(alice), expiresInMs: 120_000 });
+    expect((await handle.executeUpdate(steerUpdate, { args: [resigned] })).queuedSteers).toHaveLength(2);
+    expect(h.trace(id).filter((l) => l.type === 'steer_queued')).toHaveLength(2);
+    await rejectSigned(handle);
+    await handle.result();
+  });
+
+  it('a signed steer taken before continue-as-new is refused after it (the signatures cross executions)', async () => {
+    const id = `signed-can-${randomUUID().slice(0, 8)}`;
+    // A tiny history threshold: the run continues as new after every turn.
+    const handle = await h.client.workflow.start('agentRun', { taskQueue: queue, workflowId: id, args: [{ task: 'Keep listing files.', model: 'runaway', continueAsNewAtHistoryBytes: 1024, limits: { maxTurns: 400, maxBudgetUsd: null } }] });
+    h.track(id, handle.firstExecutionRunId);
+    const steer = signOther({ message: 'stop after this one', by: 'alice' }, { workflowId: id, decision: 'steer', by: 'alice', key: key(alice) });
+    await handle.signal(steerSignal, steer);
+    const queued = await waitFor('the steer queued', () => h.trace(id).find((l) => l.type === 'steer_queued') ?? null);
+    await waitFor('a continue-as-new after it', () => h.trace(id).find((l) => l.type === 'continued_as_new' && Number(l.seq) > Number(queued.seq)) ?? null);
+    const secondExecution = (await handle.describe()).runId;
+    expect(secondExecution).not.toBe(handle.firstExecutionRunId);
+    await handle.signal(steerSignal, steer);
+    const ignored = await waitFor('the replayed signal ignored', () => h.trace(id).find((l) => l.type === 'signal_ignored') ?? null);
+    expect(ignored).toMatchObject({ signal: 'steer', reason: expect.stringMatching(/^signature already used/) });
+    await handle.signal(cancelSignal, { reason: 'done' });
+    await handle.result();
+    expect(h.trace(id).filter((l) => l.type === 'steered')).toHaveLength(1);
+  });
+
+  it('a policy naming a tool the worker does not offer (a typo) stops the worker at start, naming it and the tools offered', async () => {
+    const typo: ApproverPolicy = { approvers: { alice: alice.publicKey }, tools: { delete_fle: ['alice'], delete_file: ['alice'] } };
+    await expect(h.startWorker({ taskQueue: `signed-typo-${randomUUID().slice(0, 8)}`, runDefaults: { approvers: typo } })).rejects.toThrow(
+      'AGENT_APPROVERS lists tool "delete_fle", which this worker does not offer (it offers: list_files, read_file, delete_file, scan_archive, research): a tool the policy does not name is decided unsigned, so fix the name, or offer the tool (AGENT_TOOLS)',
+    );
+    // A team's worker (AgentPlugin) names its options; every tool offered: no problem.
+    expect(policyToolProblem({ ...typo, tools: { a: [], b: [], read_file: [] } }, ['read_file'], OPTION_NAMES)).toBe(
+      'AgentPlugin option runDefaults.approvers lists tools "a", "b", which this worker does not offer (it offers: read_file): a tool the policy does not name is decided unsigned, so fix the name, or offer the tool (AgentPlugin option only)',
+    );
+    expect(policyToolProblem(policy, ['list_files', 'read_file', 'delete_file'], ENV_NAMES)).toBeNull();
+    expect(policyToolProblem(undefined, [], ENV_NAMES)).toBeNull();
   });
 
   it('a run started before the policy takes decisions unsigned, even on a worker that has one', async () => {

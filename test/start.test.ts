@@ -12,9 +12,9 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
 import { PROJECT_ROOT } from '../common/project-root.js';
 import { findFreePort, isPortFree } from '../worker/dev-server/dev-server.js';
-import { waitFor } from './harness.js';
-import { descendantsOf, isAlive, parentOf, processesWith } from './processes.js';
-import { isDocumented } from './documented.js';
+import { waitFor } from './helpers/harness.js';
+import { descendantsOf, isAlive, parentOf, processesWith } from './helpers/processes.js';
+import { isDocumented } from './helpers/documented.js';
 
 interface Stack {
   child: ChildProcess;

@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { approveSignal, decideUpdate, steerSignal, transcriptQuery } from '../common/run-messages.js';
 import type { ChatMessage, RunResult } from '../common/contract.js';
-import { addFault, freshWorkspace, marker, providerRequests, useHarness, waitFor, waitForApproval } from './harness.js';
-import { temporalOk } from './temporal-cli.js';
-import { startWorkerProcess, type WorkerProcess } from './worker-process.js';
+import { addFault, freshWorkspace, marker, providerRequests, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
+import { temporalOk } from './helpers/temporal-cli.js';
+import { startWorkerProcess, type WorkerProcess } from './helpers/worker-process.js';
 import { argsHash } from '../common/args-hash.js';
 
 const h = useHarness({ worker: false });

@@ -11,8 +11,8 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { statusQuery, transcriptQuery } from '../common/run-messages.js';
 import type { ChatMessage } from '../common/contract.js';
-import { freshWorkspace, marker, providerRequests, useHarness, waitFor, waitForApproval } from './harness.js';
-import { temporalCli, temporalOk } from './temporal-cli.js';
+import { freshWorkspace, marker, providerRequests, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
+import { temporalCli, temporalOk } from './helpers/temporal-cli.js';
 
 const h = useHarness();
 const exec = promisify(execFile);

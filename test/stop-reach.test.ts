@@ -12,7 +12,7 @@ import { Toolset } from '../activities/tools/toolset.js';
 import { LONG_CALL, longCallTask, longCallTool } from '../bench/long-call-tool.js';
 import { cancelSignal } from '../common/run-messages.js';
 import type { RunResult } from '../common/contract.js';
-import { useHarness, waitFor } from './harness.js';
+import { useHarness, waitFor } from './helpers/harness.js';
 
 const { EventType } = proto.temporal.api.enums.v1;
 const h = useHarness({ worker: false });

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { approveSignal, cancelSignal, transcriptQuery } from '../common/run-messages.js';
 import type { ChatMessage, RunResult } from '../common/contract.js';
-import { addFault, freshWorkspace, marker, providerRequests, useHarness, waitFor, waitForApproval } from './harness.js';
+import { addFault, freshWorkspace, marker, providerRequests, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
 
 const h = useHarness({ worker: false });
 const task = 'Which file mentions a timeout?';

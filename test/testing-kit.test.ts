@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { transcriptQuery } from '../common/run-messages.js';
 import { startScriptedModel, type RunningScriptedModel } from '../dev/testing.js';
-import { marker, useHarness } from './harness.js';
+import { marker, useHarness } from './helpers/harness.js';
 
 let kit: RunningScriptedModel | undefined;
 const h = useHarness({

@@ -2,7 +2,7 @@
 // on stop the run with a reason instead of burning turns.
 import { describe, expect, it } from 'vitest';
 import { transcriptQuery } from '../common/run-messages.js';
-import { useHarness } from './harness.js';
+import { useHarness } from './helpers/harness.js';
 
 const h = useHarness();
 const task = 'Which file mentions a timeout?';

@@ -14,7 +14,7 @@ import type { AgentInput, RunStatusView } from '../common/contract.js';
 import { cancelSignal, statusQuery, transcriptQuery } from '../common/run-messages.js';
 import { AGENT_STATUS } from '../common/search-attributes.js';
 import { loadWorkerTools, type WorkerTools } from '../worker/toolset.js';
-import { freshWorkspace, useHarness, waitFor } from './harness.js';
+import { freshWorkspace, useHarness, waitFor } from './helpers/harness.js';
 import { servedFolder, startHttpServer, type HttpServer } from './mcp/served.js';
 
 const h = useHarness({ worker: false });

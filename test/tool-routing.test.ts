@@ -14,9 +14,9 @@ import { BUILTIN_TOOLS } from '../activities/tools/builtin.js';
 import { DEFAULT_TASK_QUEUE, type RunResult } from '../common/contract.js';
 import { livePollers, taskQueueFor, toolsetHash } from '../worker/tool-routing.js';
 import { Toolset } from '../activities/tools/toolset.js';
-import { useHarness, waitFor } from './harness.js';
-import { isDocumented } from './documented.js';
-import { startWorkerProcess, type WorkerProcess } from './worker-process.js';
+import { useHarness, waitFor } from './helpers/harness.js';
+import { isDocumented } from './helpers/documented.js';
+import { startWorkerProcess, type WorkerProcess } from './helpers/worker-process.js';
 
 const { EventType } = proto.temporal.api.enums.v1;
 const h = useHarness({ worker: false });

@@ -12,10 +12,10 @@ import { describe, expect, it } from 'vitest';
 import { isStale, STALE_LOCK_MS } from '../activities/trace-file.js';
 import { lineKey, readTrace } from '../common/trace-format.js';
 import { PROJECT_ROOT } from '../common/project-root.js';
-import { waitFor } from './harness.js';
+import { waitFor } from './helpers/harness.js';
 
 const exec = promisify(execFile);
-const SCRIPT = fileURLToPath(new URL('./trace-process.ts', import.meta.url));
+const SCRIPT = fileURLToPath(new URL('./helpers/trace-process.ts', import.meta.url));
 const TSX = join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx');
 const RUN = 'run/two-writers';
 const CHAIN = 'chain-1';

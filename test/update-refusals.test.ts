@@ -3,8 +3,8 @@
 // each of the four updates a person sends (decide, steer, raiseBudget, reconcile).
 import { describe, expect, it } from 'vitest';
 import { cancelSignal } from '../common/run-messages.js';
-import { freshWorkspace, useHarness, waitForApproval } from './harness.js';
-import { temporalCli } from './temporal-cli.js';
+import { freshWorkspace, useHarness, waitForApproval } from './helpers/harness.js';
+import { temporalCli } from './helpers/temporal-cli.js';
 
 const h = useHarness();
 

@@ -4,7 +4,7 @@
 // stops the run as it would with reported usage.
 import { describe, expect, it } from 'vitest';
 import { statusQuery } from '../common/run-messages.js';
-import { addFault, marker, useHarness } from './harness.js';
+import { addFault, marker, useHarness } from './helpers/harness.js';
 
 const h = useHarness();
 

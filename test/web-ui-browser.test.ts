@@ -17,8 +17,8 @@ import type { AgentInput } from '../common/contract.js';
 import { GZIP_ENCODING, DEFAULT_COMPRESS_ABOVE_BYTES, ENCRYPTED_ENCODING, KEY_ID_METADATA } from '../common/payload-codec.js';
 import { parsePayloadKeys } from '../common/payload-keys.js';
 import { summaryOf } from '../client/follow.js';
-import { launchChromium, pngSize } from './browser.js';
-import { freshWorkspace, marker, useHarness, waitFor, waitForApproval } from './harness.js';
+import { launchChromium, pngSize } from './helpers/browser.js';
+import { freshWorkspace, marker, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
 
 const h = useHarness({ payloadKeys: parsePayloadKeys(inject('payloadKeys')) });
 const webUi = inject('webUiUrl');

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { findFreePort } from '../worker/dev-server/dev-server.js';
 import { startCodecServer } from '../client/codec-server.js';
 import { approveSignal } from '../common/run-messages.js';
-import { freshWorkspace, useHarness, waitFor, waitForApproval } from './harness.js';
+import { freshWorkspace, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
 
 const h = useHarness();
 

@@ -14,11 +14,11 @@ import { PROJECT_ROOT } from '../common/project-root.js';
 import { dataConverter } from '../common/payload-codec.js';
 import { findFreePort, startDevServer } from '../worker/dev-server/dev-server.js';
 import type { RunResult } from '../common/contract.js';
-import { useHarness, waitFor } from './harness.js';
-import { startWorkerProcess } from './worker-process.js';
-import { startWorkerProcess as startBareWorkerProcess } from './spawn-worker.js';
-import { descendantsOf, isAlive, processesWith } from './processes.js';
-import { isDocumented } from './documented.js';
+import { useHarness, waitFor } from './helpers/harness.js';
+import { startWorkerProcess } from './helpers/worker-process.js';
+import { startWorkerProcess as startBareWorkerProcess } from './helpers/spawn-worker.js';
+import { descendantsOf, isAlive, processesWith } from './helpers/processes.js';
+import { isDocumented } from './helpers/documented.js';
 
 const h = useHarness({ worker: false });
 

@@ -3,9 +3,9 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { useHarness, waitFor } from './harness.js';
-import { startWorkerProcess } from './worker-process.js';
-import { temporalOk } from './temporal-cli.js';
+import { useHarness, waitFor } from './helpers/harness.js';
+import { startWorkerProcess } from './helpers/worker-process.js';
+import { temporalOk } from './helpers/temporal-cli.js';
 
 const h = useHarness({ worker: false });
 

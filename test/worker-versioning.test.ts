@@ -15,8 +15,8 @@ import { toolsetHash } from '../worker/tool-routing.js';
 import { approveSignal } from '../common/run-messages.js';
 import { AGENT_AWAITING_CALL } from '../common/search-attributes.js';
 import type { RunResult } from '../common/contract.js';
-import { freshWorkspace, useHarness, waitFor } from './harness.js';
-import { startWorkerProcess, type WorkerProcess } from './worker-process.js';
+import { freshWorkspace, useHarness, waitFor } from './helpers/harness.js';
+import { startWorkerProcess, type WorkerProcess } from './helpers/worker-process.js';
 
 const { EventType, VersioningBehavior, TaskQueueType, RoutingConfigUpdateState } = proto.temporal.api.enums.v1;
 

@@ -30,6 +30,7 @@ import { WORKFLOW_INTERCEPTOR_MODULES } from './workflows-path.js';
 import { isEffectStore, resolveOptions, type AgentPluginOptions, type PluginTracing, type ResolvedPluginOptions } from './plugin-options.js';
 import { requireSearchAttributes } from './search-attribute-check.js';
 import { OPTION_NAMES, type SettingNames } from './setting-names.js';
+import type { ApproverPolicy } from '../common/signed-decision.js';
 import { HARNESS_SINK_NAMES, harnessSinks, NO_WORKFLOW_SPANS, REPLAY_SINKS, workflowSpanSink } from './sinks.js';
 import { openLedger, startRetention } from './storage.js';
 import { chooseTaskQueue, toolsetHash, workerIdentity, type PollerVersion } from './tool-routing.js';
@@ -249,6 +250,19 @@ function mcpConfigs(mcp: NonNullable<ResolvedPluginOptions['mcp']>, names: Setti
 }
 
 /** Every check and everything opened, in the order that opens nothing before a cheap check could refuse. */
+/**
+ * Why the approvers policy names a tool this worker does not offer, or null.
+ * A tool the policy does not list is decided unsigned, so a misspelt name
+ * ("delete_fle") would leave the tool it meant open to anyone's decision:
+ * the worker refuses to start rather than run so (docs/security.md).
+ */
+export function policyToolProblem(policy: ApproverPolicy | undefined, offered: readonly string[], names: SettingNames): string | null {
+  const unknown = Object.keys(policy?.tools ?? {}).filter((t) => !offered.includes(t));
+  if (unknown.length === 0) return null;
+  const listed = unknown.map((t) => JSON.stringify(t)).join(', ');
+  return `${names.approvers} lists ${unknown.length > 1 ? 'tools' : 'tool'} ${listed}, which this worker does not offer (it offers: ${offered.join(', ')}): a tool the policy does not name is decided unsigned, so fix the name, or offer the tool (${names.only})`;
+}
+
 async function prepare(opts: ResolvedPluginOptions, mcpServers: readonly McpServerConfig[], options: WorkerOptions, names: SettingNames): Promise<Prepared> {
   const closers: (() => Promise<void>)[] = [];
   try {
@@ -266,6 +280,8 @@ async function prepare(opts: ResolvedPluginOptions, mcpServers: readonly McpServ
     const mcp = mcpServers.length ? await loadMcpTools(mcpServers) : null;
     if (mcp) closers.push(() => mcp.close());
     const toolset = buildToolset({ tools: opts.tools, mcpTools: mcp?.tools ?? [], only: opts.only, names });
+    const unknown = policyToolProblem(opts.runDefaults.approvers, toolset.names(), names);
+    if (unknown) throw new Error(unknown);
     const route = await chooseTaskQueue(connection, {
       namespace,
       named: opts.ownQueue ? null : options.taskQueue,

@@ -9,6 +9,8 @@ export interface SettingNames {
   only: string;
   /** The tools whose approval must carry the call's argsHash. */
   requireArgsHash: string;
+  /** The approvers policy (signed decisions). */
+  approvers: string;
   /** The MCP servers' config. */
   mcp: string;
   /** A tool given as a value, by its place: `AgentPlugin option tools[2]`. */
@@ -34,6 +36,7 @@ const ZERO_CACHE_WHY =
 export const ENV_NAMES: SettingNames = {
   only: 'AGENT_TOOLS',
   requireArgsHash: 'AGENT_REQUIRE_ARGS_HASH',
+  approvers: 'AGENT_APPROVERS',
   mcp: 'AGENT_MCP_CONFIG',
   tool: (i) => `AGENT_TOOLS_MODULES tool ${i}`,
   searchAttributesCheck: 'AGENT_SEARCH_ATTRIBUTES=check',
@@ -47,6 +50,7 @@ export const ENV_NAMES: SettingNames = {
 export const OPTION_NAMES: SettingNames = {
   only: 'AgentPlugin option only',
   requireArgsHash: 'AgentPlugin option runDefaults.requireArgsHash',
+  approvers: 'AgentPlugin option runDefaults.approvers',
   mcp: 'AgentPlugin option mcp',
   tool: (i) => `AgentPlugin option tools[${i}]`,
   searchAttributesCheck: "AgentPlugin option searchAttributes: 'check'",

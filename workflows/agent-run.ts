@@ -97,7 +97,7 @@ class AgentRun {
     this.execution = (carried?.executions ?? 0) + 1;
     this.turnsAtStart = state.turns;
     this.toolDefs = toolDefinitions(specs);
-    this.steering = new SteeringDesk(ctx, carried?.steers ?? []);
+    this.steering = new SteeringDesk(ctx, carried?.steers ?? [], carried?.usedSteerSignatures);
     this.approvals = new ApprovalGate(ctx, this.steering, carried?.decisions ?? {});
     this.spend = new Spend(ctx);
     const reconciler = new Reconciler(ctx);

@@ -27,6 +27,8 @@ export interface CarriedState {
   steers?: QueuedSteer[];
   /** The live stream's window and offsets (./run-stream.ts); absent in states carried before it. */
   stream?: CarriedStream;
+  /** Signatures of signed steers taken and not yet expired (signature → expiresAt): a steer is taken once per run; absent when none. */
+  usedSteerSignatures?: Record<string, string>;
 }
 
 /**

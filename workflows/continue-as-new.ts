@@ -52,6 +52,7 @@ export async function continueAsNewIfDue(c: CarryOver, turnsThisExecution: numbe
   await c.approvals.settleHandlers();
   const now = wf.workflowInfo();
   ctx.trace.emit('continued_as_new', { execution: c.executions + 1, historyLength: now.historyLength, historySize: now.historySize, turns: ctx.state.turns });
+  const usedSteerSignatures = c.steering.carriedSignatures();
   const carried: CarriedState = {
     cfg: ctx.cfg,
     state: ctx.state,
@@ -61,6 +62,7 @@ export async function continueAsNewIfDue(c: CarryOver, turnsThisExecution: numbe
     chainId: ctx.ids.chainId,
     ...(c.steering.queue.size > 0 ? { steers: c.steering.queue.carried() } : {}),
     stream: ctx.stream.carried(),
+    ...(usedSteerSignatures ? { usedSteerSignatures } : {}),
   };
   await wf.continueAsNew<(input: AgentInput, carried?: CarriedState) => Promise<RunResult>>(ctx.input, carried);
 }

@@ -1,6 +1,6 @@
 // What a run knows, as plain JSON that crosses continue-as-new, and the pure
 // updates the loop makes to it: spend, children's spend, the dedupe cache.
-// No Temporal import: test/loop.test.ts checks these in microseconds.
+// No Temporal import: test/unit/loop.test.ts checks these in microseconds.
 import type { StoreKnowledge } from '../common/message-refs.js';
 import { addUsd } from '../common/budget-math.js';
 import type { BudgetRaise, OverReservationFlag, ChildSpend, ChatMessage, ModelReply, Pricing, RunConfig, RunResult, Usage } from '../common/contract.js';

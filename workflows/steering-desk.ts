@@ -2,7 +2,10 @@
 // or a validated update) wait in ./steering's queue and enter the transcript
 // at the next turn boundary, never between a call and its result. One with
 // `interrupt` also declines the calls of the current reply not yet started,
-// and ends a parked approval with a rejection.
+// and ends a parked approval with a rejection. A signed steer (a policy that
+// lists steer) is taken once: its signature is remembered until it expires,
+// across continue-as-new, so the same payload sent again is refused rather
+// than queued twice.
 import * as wf from '@temporalio/workflow';
 import { ApplicationFailure } from '@temporalio/workflow';
 import { steerSignal, steerUpdate, type SteerInput } from '../common/run-messages.js';
@@ -11,22 +14,40 @@ import type { Exit } from './next-step.js';
 import type { RunContext } from './run-context.js';
 import { SteeringQueue, steerInputProblem, steerMessage, type QueuedSteer } from './steering.js';
 import type { PendingCall } from './tool-calls.js';
+import { listedFor } from '../common/signed-decision.js';
 import { otherSignatureProblem } from './signatures.js';
 import { updateRefused } from './update-refusal.js';
 
+/**
+ * Asked where a signed steer arrives a second time, and only there (as
+ * refused-calls-traced-v1 is at a refused call): a history recorded before
+ * the check queued the repeat and has no marker, so its replay queues it again.
+ */
+export const SIGNED_STEER_ONCE_PATCH = 'signed-steer-once-v1';
+
 export class SteeringDesk {
   readonly queue: SteeringQueue;
+  /** Signatures of the signed steers taken, each with its expiresAt (ISO): plain JSON, carried across continue-as-new. */
+  private readonly usedSignatures: Map<string, string>;
 
   constructor(
     private readonly ctx: RunContext,
     carried: QueuedSteer[],
+    usedSignatures: Record<string, string> = {},
   ) {
     this.queue = new SteeringQueue(carried);
+    this.usedSignatures = new Map(Object.entries(usedSignatures));
+  }
+
+  /** The signatures to carry to the next execution (none expired), or undefined when none. */
+  carriedSignatures(): Record<string, string> | undefined {
+    this.forgetExpired();
+    return this.usedSignatures.size > 0 ? Object.fromEntries(this.usedSignatures) : undefined;
   }
 
   register(): void {
     wf.setHandler(steerSignal, (input) => {
-      const problem = this.problem(input);
+      const problem = this.problem(input, 'handler');
       if (problem) this.ctx.trace.emit('signal_ignored', { signal: 'steer', reason: problem });
       else this.receive(input, 'signal');
     });
@@ -34,14 +55,14 @@ export class SteeringDesk {
       steerUpdate,
       (input) => {
         // Checked again: the state may have moved since the validator ran.
-        const problem = this.problem(input);
+        const problem = this.problem(input, 'handler');
         if (problem) throw ApplicationFailure.create({ type: 'SteerRefused', message: problem, nonRetryable: true });
         this.receive(input, 'update');
         return this.ctx.board.view();
       },
       {
         validator: (input) => {
-          const problem = this.problem(input);
+          const problem = this.problem(input, 'validator');
           if (problem) throw updateRefused(problem);
         },
       },
@@ -82,17 +103,48 @@ export class SteeringDesk {
     }
   }
 
-  /** Why a steering message cannot be taken now (a bad payload, a Stop, the run's end), or null. */
-  private problem(input: unknown): string | null {
+  /**
+   * Why a steering message cannot be taken now (a bad payload, a Stop, the
+   * run's end, a signature already used), or null. `where`: a validator
+   * writes no history and never replays, so only a handler asks the patch.
+   */
+  private problem(input: unknown, where: 'validator' | 'handler'): string | null {
     const exit = this.ctx.board.exit;
     if (exit !== null) return `the run has ended (${exit.status}): it takes no more messages; resume it with a new one`;
     if (this.ctx.stop.stopped) return 'the run is stopping: a Stop came first, so it takes no more messages';
     // A policy that lists steer: only a listed approver's signed message is taken (the signal path traces why not).
-    return steerInputProblem(input) ?? otherSignatureProblem(this.ctx.cfg, 'steer', input);
+    return steerInputProblem(input) ?? otherSignatureProblem(this.ctx.cfg, 'steer', input) ?? this.reuseProblem(input, where);
+  }
+
+  /** The signature of a steer the policy required (and verified) one for; null when the policy does not list steer. */
+  private signatureOf(input: unknown): { signature: string; expiresAt: string } | null {
+    if (listedFor(this.ctx.cfg.approvers, { decision: 'steer' }) === null) return null;
+    const { signature, expiresAt } = input as Record<string, unknown>;
+    return typeof signature === 'string' && typeof expiresAt === 'string' ? { signature, expiresAt } : null;
+  }
+
+  /** A valid signature is a message someone may send once: sent again (a replayed payload), it would queue the message twice. */
+  private reuseProblem(input: unknown, where: 'validator' | 'handler'): string | null {
+    const signed = this.signatureOf(input);
+    if (!signed || !this.usedSignatures.has(signed.signature)) return null;
+    if (where === 'handler' && !wf.patched(SIGNED_STEER_ONCE_PATCH)) return null;
+    const { by } = input as Record<string, unknown>;
+    return `signature already used: this signed steer by ${JSON.stringify(by)} (expires ${signed.expiresAt}) was taken once; sign the message again to send it again`;
+  }
+
+  /** An expired signature is refused as expired before it is looked up here: no need to keep it. */
+  private forgetExpired(): void {
+    const now = Date.now();
+    for (const [signature, expiresAt] of this.usedSignatures) if (Date.parse(expiresAt) <= now) this.usedSignatures.delete(signature);
   }
 
   /** Queues a checked message; it enters the transcript at the next turn boundary. */
   private receive(input: SteerInput, via: 'signal' | 'update'): void {
+    const signed = this.signatureOf(input);
+    if (signed) {
+      this.forgetExpired();
+      this.usedSignatures.set(signed.signature, signed.expiresAt);
+    }
     const s = this.queue.receive(input, wf.workflowInfo().historyLength, new Date(Date.now()).toISOString());
     this.ctx.trace.emit('steer_queued', { by: s.by, at: s.at, interrupt: s.interrupt, via, queued: this.queue.size, message: s.message.slice(0, 500) });
     this.ctx.board.showDetails();

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { findTemporalCli } from '../../worker/dev-server/temporal-cli.js';
 import { SEARCH_ATTRIBUTES } from '../../common/search-attributes.js';
 import type { RunResult, RunStatusView } from '../../common/contract.js';
-import { addFault, freshWorkspace, marker, useHarness, waitFor } from '../harness.js';
+import { addFault, freshWorkspace, marker, useHarness, waitFor } from '../helpers/harness.js';
 
 const h = useHarness();
 const exec = promisify(execFile);

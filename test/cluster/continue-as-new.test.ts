@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { statusQuery, transcriptQuery } from '../../common/run-messages.js';
 import type { RunResult } from '../../common/contract.js';
-import { useHarness, waitFor } from '../harness.js';
+import { useHarness, waitFor } from '../helpers/harness.js';
 import { killService, startService } from './faults.js';
 
 const h = useHarness();

@@ -19,7 +19,7 @@ import { approveSignal } from '../../common/run-messages.js';
 import { AGENT_AWAITING_CALL } from '../../common/search-attributes.js';
 import type { RunResult } from '../../common/contract.js';
 import type { TraceLine } from '../../common/trace-format.js';
-import { freshWorkspace, useHarness, waitFor } from '../harness.js';
+import { freshWorkspace, useHarness, waitFor } from '../helpers/harness.js';
 import { crashPostgres, killService, startPostgres, startService } from './faults.js';
 
 const h = useHarness({ worker: false });

@@ -3,7 +3,7 @@
 // processes on PostgreSQL, brought up by the compose stack's own scripts and
 // dynamic config (dev/cluster/cluster.ts) — with the scripted provider and one
 // workflow bundle. It provides the same values as test/global-setup.ts, so
-// test/harness.ts and test/worker-process.ts drive this server unchanged, and
+// test/helpers/harness.ts and test/helpers/worker-process.ts drive this server unchanged, and
 // a switch board to crash parts of it. Everything it starts stops here.
 import { Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
@@ -14,6 +14,7 @@ import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
 import { PROJECT_ROOT } from '../../common/project-root.js';
 import { startCluster } from '../../dev/cluster/cluster.js';
+import { composeServiceEnv } from '../../dev/cluster/compose-file.js';
 import { startProvider } from '../../dev/provider/server.js';
 import { WORKFLOWS_PATH } from '../../worker/create-worker.js';
 import { startClusterControl } from './control-server.js';
@@ -24,6 +25,8 @@ declare module 'vitest' {
     /** The namespace as deploy/compose/create-namespace.sh left it, before any worker ran. */
     namespaceAtSetup: { retentionSeconds: number; searchAttributes: Record<string, string> };
     clusterDir: string;
+    /** The cluster's PostgreSQL (the compose file's user and password), for a test that reads what Temporal stored. */
+    clusterPostgres: { host: string; port: number; user: string; password: string };
   }
 }
 
@@ -62,6 +65,9 @@ export default async function setup(project: TestProject) {
     project.provide('clusterControlUrl', control.url);
     project.provide('namespaceAtSetup', namespaceAtSetup);
     project.provide('clusterDir', cluster.dir);
+    // The same credentials dev/cluster/cluster.ts gave initdb: the compose file's postgresql service.
+    const pgEnv = composeServiceEnv('postgresql');
+    project.provide('clusterPostgres', { host: '127.0.0.1', port: cluster.postgres.port, user: pgEnv.POSTGRES_USER, password: pgEnv.POSTGRES_PASSWORD });
   } catch (err) {
     for (const f of teardown) await f().catch(() => {});
     throw err;

@@ -11,7 +11,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { PROJECT_ROOT } from '../../common/project-root.js';
 import { findTemporalCli } from '../../worker/dev-server/temporal-cli.js';
 import { SEARCH_ATTRIBUTES } from '../../common/search-attributes.js';
-import { waitFor } from '../harness.js';
+import { waitFor } from '../helpers/harness.js';
 
 const SCRIPT = join(PROJECT_ROOT, 'deploy', 'compose', 'create-namespace.sh');
 const exec = promisify(execFile);

@@ -7,10 +7,10 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../../common/contract.js';
-import { useHarness, waitFor } from '../harness.js';
+import { useHarness, waitFor } from '../helpers/harness.js';
 import { BUILTIN_TOOLS } from '../../activities/tools/builtin.js';
 import { toolsetHash } from '../../worker/tool-routing.js';
-import { startWorkerProcess } from '../worker-process.js';
+import { startWorkerProcess } from '../helpers/worker-process.js';
 
 const h = useHarness({ worker: false });
 const { EventType } = proto.temporal.api.enums.v1;

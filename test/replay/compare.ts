@@ -10,7 +10,7 @@ import { Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { isDeepStrictEqual } from 'node:util';
 import { dataConverter } from '../../common/payload-codec.js';
 import { REPLAY_SINKS } from '../../worker/create-worker.js';
-import { decodePayloads } from '../decoded-history.js';
+import { decodePayloads } from '../helpers/decoded-history.js';
 import type { CapturedCall, CaptureSinks } from './capture-interceptors.js';
 import { here } from './bundle.js';
 import type { InjectedSinks } from '@temporalio/worker';

@@ -1,0 +1,15 @@
+// The built-in tools' specs, as a worker offers them, for the pure-loop tests.
+import { BUILTIN_TOOLS } from '../../activities/tools/builtin.js';
+import { toolSpecOf } from '../../activities/tools/define-tool.js';
+import type { ToolSpec } from '../../common/tool-spec.js';
+
+export const BUILTIN_SPECS: readonly ToolSpec[] = BUILTIN_TOOLS.map(toolSpecOf);
+
+/** The specs of these built-in tools, in this order. */
+export function specs(...names: string[]): ToolSpec[] {
+  return names.map((n) => {
+    const s = BUILTIN_SPECS.find((x) => x.name === n);
+    if (!s) throw new Error(`no built-in tool ${n}`);
+    return s;
+  });
+}

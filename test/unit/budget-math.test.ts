@@ -1,0 +1,125 @@
+// The arithmetic of a hard budget (common/budget-math.ts): a hold never lets
+// the run's total pass its budget as the run adds it, not by a picodollar.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { addUsd, childReservation, costUsd, replyAllowance, settleReply, worstCasePricing, type ReplyBudget } from '../../common/budget-math.js';
+
+const CHAPTER = { inputPerMTokUsd: 2, outputPerMTokUsd: 12 };
+const budget = (committedUsd: number, maxUsd: number, extra: Partial<ReplyBudget> = {}): ReplyBudget => ({
+  committedUsd,
+  maxUsd,
+  pricing: CHAPTER,
+  minReplyTokens: 256,
+  maxReplyTokens: 4096,
+  ...extra,
+});
+
+describe('replyAllowance', () => {
+  it('sends the largest max_tokens the budget pays for on top of the prompt', () => {
+    // $0.01 left, 1000 prompt tokens ($0.002): $0.008 / $12 per M = 666 tokens.
+    const a = replyAllowance(budget(0, 0.01), 1000);
+    expect(a).toEqual({ ok: true, hold: { promptTokens: 1000, maxTokens: 666, reservedUsd: costUsd({ promptTokens: 1000, completionTokens: 666 }, CHAPTER) } });
+  });
+
+  it('never sends more than maxReplyTokens, however large the budget', () => {
+    const a = replyAllowance(budget(0, 100), 1000);
+    expect(a.ok && a.hold.maxTokens).toBe(4096);
+  });
+
+  it('says what a call needs when not even minReplyTokens fits, and what budget pays for it', () => {
+    const a = replyAllowance(budget(0.009, 0.01), 1000);
+    expect(a.ok).toBe(false);
+    if (a.ok) return;
+    const need = costUsd({ promptTokens: 1000, completionTokens: 256 }, CHAPTER);
+    expect(a.shortfall).toMatchObject({ promptTokens: 1000, minReplyTokens: 256, needUsd: need });
+    expect(a.shortfall.needBudgetUsd).toBeGreaterThanOrEqual(addUsd(0.009, need));
+    // A raise to needBudgetUsd is enough.
+    expect(replyAllowance(budget(0.009, a.shortfall.needBudgetUsd), 1000).ok).toBe(true);
+  });
+
+  it('property: a hold never takes the total past the budget', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 10_000_000 }).map((n) => n / 1e9),
+        fc.integer({ min: 1, max: 10_000_000 }).map((n) => n / 1e8),
+        fc.integer({ min: 1, max: 200_000 }),
+        fc.integer({ min: 0, max: 3000 }).map((n) => n / 100),
+        fc.integer({ min: 0, max: 6000 }).map((n) => n / 100),
+        (committed, max, prompt, inP, outP) => {
+          const pricing = { inputPerMTokUsd: inP, outputPerMTokUsd: outP };
+          const a = replyAllowance(budget(committed, max, { pricing, minReplyTokens: 1 }), prompt);
+          if (!a.ok) return;
+          expect(addUsd(committed, a.hold.reservedUsd)).toBeLessThanOrEqual(max);
+          // The reply the provider may write costs at most the hold, counted the way the run counts it.
+          expect(addUsd(committed, costUsd({ promptTokens: prompt, completionTokens: a.hold.maxTokens }, pricing))).toBeLessThanOrEqual(max);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('childReservation', () => {
+  it('gives a child its cap, at most what the parent has neither spent nor holds', () => {
+    expect(childReservation(0.05, 0, 1)).toBe(0.05);
+    expect(childReservation(0.05, 0.98, 1)).toBeCloseTo(0.02, 12);
+    expect(childReservation(0.05, 1, 1)).toBe(0);
+  });
+
+  it('property: holds taken one after another never add up past the budget', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 10_000_000 }).map((n) => n / 1e8), fc.array(fc.integer({ min: 1, max: 1000 }).map((n) => n / 1e4), { maxLength: 8 }), (max, caps) => {
+        let committed = 0;
+        for (const cap of caps) committed = addUsd(committed, childReservation(cap, committed, max));
+        expect(committed).toBeLessThanOrEqual(max);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('settleReply', () => {
+  const hold = { promptTokens: 1000, maxTokens: 300, reservedUsd: costUsd({ promptTokens: 1000, completionTokens: 300 }, CHAPTER) };
+
+  it('charges what an honest reply reported', () => {
+    expect(settleReply({ promptTokens: 1000, completionTokens: 40 }, CHAPTER, hold, 3)).toEqual({ chargedUsd: costUsd({ promptTokens: 1000, completionTokens: 40 }, CHAPTER), over: null });
+  });
+
+  it('charges at most the hold for a reply that reports more completion tokens than max_tokens, and flags it', () => {
+    const s = settleReply({ promptTokens: 1000, completionTokens: 1300 }, CHAPTER, hold, 3);
+    expect(s.chargedUsd).toBe(hold.reservedUsd);
+    expect(s.over).toMatchObject({ turn: 3, maxTokens: 300, completionTokens: 1300, reservedUsd: hold.reservedUsd });
+    expect(s.over?.excessUsd).toBeCloseTo(1000 * 12e-6, 12);
+  });
+});
+
+describe('cache and reasoning rates', () => {
+  const p = { inputPerMTokUsd: 3, outputPerMTokUsd: 15, cacheReadPerMTokUsd: 0.3, cacheWritePerMTokUsd: 3.75, reasoningPerMTokUsd: 20 };
+
+  it('prices each part of the prompt and the reply at its own rate', () => {
+    // 1000 prompt tokens: 600 read, 100 written, 300 plain; 200 reply tokens: 50 reasoning.
+    const usage = { promptTokens: 1000, completionTokens: 200, cacheReadTokens: 600, cacheWriteTokens: 100, reasoningTokens: 50 };
+    expect(costUsd(usage, p)).toBeCloseTo((300 * 3 + 600 * 0.3 + 100 * 3.75 + 150 * 15 + 50 * 20) / 1e6, 15);
+  });
+
+  it('without the parts, or without their rates, the old formula exactly', () => {
+    fc.assert(
+      fc.property(fc.nat(1e6), fc.nat(1e5), fc.nat(1e6), fc.nat(1e6), fc.nat(1e5), (prompt, completion, read, write, reasoning) => {
+        const plain = { inputPerMTokUsd: 2, outputPerMTokUsd: 12 };
+        const old = (prompt * 2 + completion * 12) / 1e6;
+        expect(costUsd({ promptTokens: prompt, completionTokens: completion }, p)).toBe((prompt * 3 + completion * 15) / 1e6);
+        const parts = { promptTokens: prompt, completionTokens: completion, cacheReadTokens: Math.min(read, prompt), cacheWriteTokens: Math.min(write, prompt - Math.min(read, prompt)), reasoningTokens: Math.min(reasoning, completion) };
+        expect(costUsd(parts, plain)).toBeCloseTo(old, 9);
+      }),
+    );
+  });
+
+  it('a hold counts at the dearest input and output rates; a model with only the two rates holds as before', () => {
+    expect(worstCasePricing(p)).toEqual({ inputPerMTokUsd: 3.75, outputPerMTokUsd: 20 });
+    expect(worstCasePricing({ inputPerMTokUsd: 2, outputPerMTokUsd: 12 })).toEqual({ inputPerMTokUsd: 2, outputPerMTokUsd: 12 });
+    const b: ReplyBudget = { committedUsd: 0, maxUsd: 0.01, pricing: p, minReplyTokens: 1, maxReplyTokens: 100_000 };
+    const a = replyAllowance(b, 1000);
+    if (!a.ok) throw new Error('expected a hold');
+    expect(a.hold.maxTokens).toBe(Math.floor((0.01 - (1000 * 3.75) / 1e6) / (20 / 1e6)));
+  });
+});
