@@ -2,14 +2,14 @@
 // person's laptop would: only the Temporal address and the workflow id. A real
 // dev server, the suite's worker (which streams tokens by default) and the
 // scripted provider; each subscriber is a child process
-// (test/stream-subscriber.ts) reading through AgentClient's events().
+// (test/helpers/stream-subscriber.ts) reading through AgentClient's events().
 import { describe, expect, it } from 'vitest';
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { addFault, freshWorkspace, marker, useHarness, waitForApproval } from './harness.js';
+import { addFault, freshWorkspace, marker, useHarness, waitForApproval } from './helpers/harness.js';
 import { approveSignal, cancelSignal } from '../common/run-messages.js';
 import { isTraceEvent, type RunStreamItem, type StreamTokenEnd, type StreamTokenText, type StreamTraceEvent } from '../common/stream-items.js';
 import type { AgentInput } from '../common/contract.js';
@@ -21,7 +21,7 @@ type Line = (RunStreamItem & { receivedAt: number }) | { end: true; items: numbe
 
 /** A subscriber in a process of its own; resolves with every line it printed once it exits. */
 function subscriber(workflowId: string, from = 0, max?: number): { lines: Promise<Line[]>; attached: Promise<Line> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/stream-subscriber.ts', h.address, workflowId, String(from), max === undefined ? '' : String(max)], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/stream-subscriber.ts', h.address, workflowId, String(from), max === undefined ? '' : String(max)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const seen: Line[] = [];

@@ -1,9 +1,9 @@
 // A subscriber to a run's live stream in a process of its own, as a person's
 // laptop or a web server would be: it knows only the Temporal address and the
 // workflow id. Prints each item as one JSON line, then `{"end":true}`.
-// Usage: tsx test/stream-subscriber.ts ADDRESS WORKFLOW_ID [FROM_OFFSET] [MAX_ITEMS]
+// Usage: tsx test/helpers/stream-subscriber.ts ADDRESS WORKFLOW_ID [FROM_OFFSET] [MAX_ITEMS]
 import { Client, Connection } from '@temporalio/client';
-import { AgentClient, agentDataConverter } from '../client/index.js';
+import { AgentClient, agentDataConverter } from '../../client/index.js';
 
 const [address, workflowId, from = '0', max = ''] = process.argv.slice(2);
 if (!address || !workflowId) throw new Error('usage: stream-subscriber ADDRESS WORKFLOW_ID [FROM_OFFSET] [MAX_ITEMS]');
