@@ -59,7 +59,7 @@ for (const b of BACKENDS) {
       llmApiKey: KEY,
       ...(p ? { modelProvider: p } : {}),
       // Every streamed backend gets a sink, so each pays what streaming costs the activity.
-      ...(b === 'built-in client' ? {} : { tokens: DISCARD }),
+      ...(b === 'built-in client' ? { stream: 'events' as const } : { tokens: DISCARD }),
       workspaceRoot: join(dir, 'ws'),
       traceDir: join(dir, 'traces'),
     }),

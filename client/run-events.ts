@@ -4,11 +4,31 @@
 // the run published after the subscriber's last poll, or a whole run that
 // ended before anyone subscribed, is read by the streamItems query, which a
 // worker answers from the closed run too.
+//
+// The polls speak @temporalio/workflow-streams' protocol (its fixed update
+// name and wire items) but are sent here rather than by its subscriber: that
+// one follows continue-as-new by describing the last run that admitted a
+// poll, and when the chain's last run refuses polls while it closes (it is
+// draining) and then completes, it finds that older run continued-as-new and
+// retries the closed one forever. Here a closed run ends the polling, and the
+// window query reads what is left.
 import type { Client } from '@temporalio/client';
-import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
-import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError, WorkflowUpdateStage } from '@temporalio/client';
+import { ApplicationFailure, WorkflowNotFoundError, type PayloadConverter } from '@temporalio/common';
+import proto from '@temporalio/proto';
 import type { RunStreamItem, StreamEvent, StreamWindow } from '../common/stream-items.js';
+
+/** The library's poll update and its wire types (cross-language names, fixed by @temporalio/workflow-streams). */
+const POLL_UPDATE = '__temporal_workflow_stream_poll';
+interface PollInput {
+  topics: string[];
+  from_offset: number;
+}
+interface PollResult {
+  items: { topic: string; data: string; offset: number }[];
+  next_offset: number;
+  more_ready: boolean;
+}
 
 export interface EventsOptions {
   /** Minimum milliseconds between polls while nothing new arrives (default 100). */
@@ -57,31 +77,60 @@ export async function* runEvents(
 ): AsyncGenerator<RunStreamItem, void, undefined> {
   if (!Number.isInteger(fromOffset) || fromOffset < 0) throw new RangeError(`fromOffset must be a whole number of 0 or more, got ${String(fromOffset)}`);
   if (end !== undefined && fromOffset > end) throw new StreamOffsetError(workflowId, fromOffset, end);
+  const cooldownMs = options.pollCooldownMs ?? 100;
+  const converter = client.options.loadedDataConverter.payloadConverter;
+  // No run id: each poll goes to the workflow id's current execution, so continue-as-new is followed as it happens.
+  const handle = client.workflow.getHandle(workflowId);
   let next = fromOffset;
   for (;;) {
-    const topic = WorkflowStreamClient.create(client, workflowId).topic<StreamEvent>('events');
+    let result: PollResult;
     try {
-      for await (const item of topic.subscribe(next, { pollCooldown: options.pollCooldownMs ?? 100 })) {
-        const event: RunStreamItem = { ...item.data, offset: item.offset };
-        next = item.offset + 1;
-        yield event;
-        if (event.type === 'run_stopped') return;
-      }
+      const update = await handle.startUpdate<PollResult, [PollInput]>(POLL_UPDATE, { args: [{ topics: ['events'], from_offset: next }], waitForStage: WorkflowUpdateStage.ACCEPTED });
+      result = await update.result();
     } catch (err) {
+      const type = failureType(err);
+      // Older than the window: read from its start (the offsets show the gap).
+      if (type === 'TruncatedOffset') {
+        next = 0;
+        continue;
+      }
       if (isUnknownUpdate(err)) throw new NoStreamError(workflowId, err);
-      throw err;
+      const expected = type === 'StreamDraining' || type === 'AcceptedUpdateCompletedWorkflow' || err instanceof WorkflowNotFoundError || err instanceof WorkflowUpdateRPCTimeoutOrCancelledError;
+      // Draining for continue-as-new or closing, a poll the closing run did not answer, a run gone, a poll that waited too long for a worker:
+      // poll again while the workflow id runs, else read the rest from the closed run. Anything else is an error, unless the run has closed.
+      const { status } = await handle.describe();
+      if (status.name !== 'RUNNING') break;
+      if (!expected) throw err;
+      await sleep(cooldownMs);
+      continue;
     }
-    // The subscription ended: a poll that timed out waiting for a worker (poll again), or the run closed.
-    const { status } = await client.workflow.getHandle(workflowId).describe();
-    if (status.name === 'RUNNING') continue;
-    // It closed between two polls, or before the first: the rest is in its last execution's window.
-    for (const event of (await windowOf(next)).items) {
+    for (const item of result.items) {
+      if (item.topic !== 'events') continue;
+      const event: RunStreamItem = { ...decode(converter, item.data), offset: item.offset };
       yield event;
       if (event.type === 'run_stopped') return;
     }
-    return;
+    next = result.next_offset;
+    if (!result.more_ready) await sleep(cooldownMs);
+  }
+  // It closed between two polls, or before the first: the rest is in its last execution's window.
+  for (const event of (await windowOf(next)).items) {
+    yield event;
+    if (event.type === 'run_stopped') return;
   }
 }
+
+/** A wire item: a Payload's protobuf bytes, base64. */
+function decode(converter: PayloadConverter, data: string): StreamEvent {
+  return converter.fromPayload<StreamEvent>(proto.temporal.api.common.v1.Payload.decode(Buffer.from(data, 'base64')));
+}
+
+function failureType(err: unknown): string | undefined {
+  const cause = err instanceof WorkflowUpdateFailedError ? err.cause : undefined;
+  return cause instanceof ApplicationFailure ? cause.type ?? undefined : undefined;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function isUnknownUpdate(err: unknown): boolean {
   if (!(err instanceof WorkflowUpdateFailedError)) return false;

@@ -52,6 +52,8 @@ export interface LoggedRequest extends RequestFacts {
   aborted?: true;
   /** A `truncated` fault, or a `malformed` one in a stream, ended the reply early. */
   cut?: true;
+  /** A streamed reply: when the first event carrying reply text was written (ms since the epoch), what the live stream's latency is measured from. */
+  firstTextAt?: number;
 }
 
 /** What GET /_control/connections answers. */
@@ -190,7 +192,7 @@ export async function startProvider(opts: ProviderOptions = {}): Promise<Running
       entry.aborted = true;
       settle(200);
     });
-    await sendStream(res, sent, chunkDelayMs, progress);
+    await sendStream(res, sent, chunkDelayMs, progress, () => (entry.firstTextAt ??= Date.now()));
     settle(200);
   }
 
@@ -273,13 +275,17 @@ async function applyFault(
  * Writes a stream's events with a pause between two, and stops when the
  * client goes away; `progress.ended` once every event was sent.
  */
-async function sendStream(res: ServerResponse, frames: string[], chunkDelayMs: number, progress: { ended: boolean }): Promise<void> {
+/** An event that carries reply text: a chat delta with content, or an Anthropic text_delta. */
+const TEXT_FRAME = /"content":"(?!")|"type":"text_delta"/;
+
+async function sendStream(res: ServerResponse, frames: string[], chunkDelayMs: number, progress: { ended: boolean }, onText: () => void): Promise<void> {
   let closed = false;
   res.on('close', () => (closed = true));
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   for (const [i, frame] of frames.entries()) {
     if (i > 0 && chunkDelayMs > 0) await delay(chunkDelayMs);
     if (closed) return;
+    if (TEXT_FRAME.test(frame)) onText();
     if (!res.write(frame)) {
       await new Promise<void>((resolve) => {
         res.once('drain', resolve);

@@ -3,14 +3,24 @@
 // workflow id. Prints each item as one JSON line, then `{"end":true}`.
 // Usage: tsx test/helpers/stream-subscriber.ts ADDRESS WORKFLOW_ID [FROM_OFFSET] [MAX_ITEMS]
 import { Client, Connection } from '@temporalio/client';
-import { AgentClient, agentDataConverter } from '../../client/index.js';
+import { AgentClient, RunNotFoundError, agentDataConverter } from '../../client/index.js';
 
 const [address, workflowId, from = '0', max = ''] = process.argv.slice(2);
 if (!address || !workflowId) throw new Error('usage: stream-subscriber ADDRESS WORKFLOW_ID [FROM_OFFSET] [MAX_ITEMS]');
 const limit = max === '' ? Infinity : Number(max);
 const connection = await Connection.connect({ address });
 const agents = new AgentClient({ client: new Client({ connection, dataConverter: agentDataConverter() }) });
-const handle = await agents.getHandle(workflowId);
+// A subscriber may be started before the run: it waits for the run to exist.
+const handle = await (async () => {
+  for (;;) {
+    try {
+      return await agents.getHandle(workflowId);
+    } catch (err) {
+      if (!(err instanceof RunNotFoundError)) throw err;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+})();
 let n = 0;
 try {
   for await (const item of handle.events(Number(from))) {
@@ -22,4 +32,5 @@ try {
 } catch (err) {
   process.stdout.write(`${JSON.stringify({ error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) })}\n`);
 }
-await connection.close();
+// Exit at once: the output is complete, and nothing left open may keep the process (and its reader) waiting.
+process.exit(0);
