@@ -6,7 +6,7 @@
 // still runs — a write landing unreported, a model reply billed but never
 // counted, a progress line after the Stop. Waiting costs nothing when the call
 // runs in the loop's own process (the Stop aborts it there at once:
-// ./stop-here.ts) and at most one heartbeat interval (5 s by default) when it
+// ./stop.ts) and at most one heartbeat interval (5 s by default) when it
 // runs in another.
 import * as wf from '@temporalio/workflow';
 import type { AgentActivities as Activities } from '../common/activity-contract.js';

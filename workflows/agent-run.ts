@@ -32,7 +32,7 @@ import type { RunContext, RunIds } from './run-context.js';
 import type { Patches } from './run-setup.js';
 import { startRun } from './run-start.js';
 import { initialState } from './run-state.js';
-import { RunTrace } from './run-trace.js';
+import { RunTrace } from './trace.js';
 import { Spend } from './spend.js';
 import { StatusBoard } from './status-board.js';
 import { SteeringDesk } from './steering-desk.js';

@@ -12,7 +12,8 @@ import { approveSignal, decideUpdate, rejectSignal } from '../common/run-message
 import { declinedText, toolResultMessage, type Decision } from '../common/transcript-text.js';
 import { ApprovalDesk, type AwaitingApproval } from './approvals.js';
 import { approvalSignatureCheck } from './signatures.js';
-import { DecisionInbox, STOPPING, type Ticket } from './decision-inbox.js';
+import { DecisionInbox, type Ticket } from './decision-inbox.js';
+import { STOPPING } from './stop.js';
 import type { Exit } from './next-step.js';
 import type { RunContext } from './run-context.js';
 import type { SteeringDesk } from './steering-desk.js';

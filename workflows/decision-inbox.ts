@@ -12,10 +12,8 @@
 // call proposed in a later task is never decided blind.
 import * as wf from '@temporalio/workflow';
 import type { ApprovalDesk } from './approvals.js';
+import { STOPPING } from './stop.js';
 import type { TraceEventType } from './trace.js';
-
-/** Why a decision is refused once a Stop was taken (by a signal when applied, by the decide update's validator at once). */
-export const STOPPING = 'the run is stopping: a Stop came first, so no call it holds will run';
 
 export type DecisionSignal = 'approve' | 'reject' | 'decide';
 

@@ -4,7 +4,7 @@
 // ./reconciliation.ts checks and holds the answers.
 import * as wf from '@temporalio/workflow';
 import { reconcileUpdate } from '../common/run-messages.js';
-import { STOPPING } from './decision-inbox.js';
+import { STOPPING } from './stop.js';
 import { ReconcileDesk, type AwaitingReconciliation, type ReconcileAnswer } from './reconciliation.js';
 import type { RunContext } from './run-context.js';
 import { otherSignatureProblem } from './signatures.js';

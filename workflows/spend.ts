@@ -8,7 +8,7 @@ import { raiseBudgetUpdate } from '../common/run-messages.js';
 import { notRunText, toolResultMessage } from '../common/transcript-text.js';
 import { turnCostUsd } from '../common/turn-cost.js';
 import { HardBudget, overReservationExit } from './budget.js';
-import { STOPPING } from './decision-inbox.js';
+import { STOPPING } from './stop.js';
 import { askModel, askModelBudgeted, modelCallBase } from './model-call.js';
 import { limitExit, takeReply, type Exit } from './next-step.js';
 import type { RunContext } from './run-context.js';
