@@ -9,7 +9,7 @@
 //   outage-wait.ts     model and tool calls that wait out an outage
 //   tool-dispatch.ts   one tool call, from the reply to its result
 //   sub-agents.ts      tool calls that run a child agent
-//   reconciler.ts      writes whose outcome is unknown
+//   reconcile.ts       writes whose outcome is unknown
 //   context-fit.ts     the prompt kept inside the model's window
 //   continue-as-new.ts long runs handed to a fresh execution
 //   status-board.ts    status query, details panel, search attributes
@@ -27,7 +27,7 @@ import { exitForError, isCancelledExit, runResult } from './exits.js';
 import { loopMetrics } from './metrics.js';
 import { ModelOutage, ToolOutage, type OutageSink } from './outage-wait.js';
 import { nextStep, type Exit } from './next-step.js';
-import { Reconciler } from './reconciler.js';
+import { Reconciler } from './reconcile.js';
 import type { RunContext, RunIds } from './run-context.js';
 import type { Patches } from './run-setup.js';
 import { startRun } from './run-start.js';
