@@ -14,7 +14,7 @@ import { ApprovalDesk, type AwaitingApproval } from './approvals.js';
 import { approvalSignatureCheck } from './signatures.js';
 import { DecisionInbox, type Ticket } from './decision-inbox.js';
 import { STOPPING } from './stop.js';
-import type { Exit } from './next-step.js';
+import { approvalExit, type Exit } from './exits.js';
 import type { RunContext } from './run-context.js';
 import type { SteeringDesk } from './steering-desk.js';
 import type { PendingCall } from './tool-calls.js';
@@ -81,11 +81,7 @@ export class ApprovalGate {
     const hashRequired = ctx.cfg.requireArgsHash?.includes(toolName) ?? false;
     const decision = await this.awaitDecision({ key, callId: call.id, toolName, args, argsHash: hash, hashRequired });
     if (decision === null) {
-      return {
-        status: 'interrupted',
-        interruption: { type: 'approval', callId: call.id, toolName, args, argsHash: hash },
-        reason: `no decision on ${toolName} call ${call.id} within ${ctx.cfg.approvalTimeoutMs} ms`,
-      };
+      return approvalExit({ callId: call.id, toolName, args, argsHash: hash }, `no decision on ${toolName} call ${call.id} within ${ctx.cfg.approvalTimeoutMs} ms`);
     }
     if (decision.decision === 'approve') return 'go';
     const text = ctx.cfg.experimentalEmptyRejection ? '' : declinedText(toolName, decision);

@@ -14,7 +14,7 @@ import * as wf from '@temporalio/workflow';
 import { addUsd, childReservation, settleReply, type ReplyBudget, type ReplyHold } from '../common/budget-math.js';
 import type { BudgetedReply } from '../common/activity-contract.js';
 import type { BudgetShortfall, BudgetView, HardBudgetConfig, ModelReply, OverReservationFlag, RunConfig } from '../common/contract.js';
-import type { Exit } from './next-step.js';
+import { budgetExit, failedExit, type Exit } from './exits.js';
 import type { RunState } from './run-state.js';
 import type { TraceEventType } from './trace.js';
 import type { RaiseBudgetInput } from '../common/run-messages.js';
@@ -157,14 +157,10 @@ export class HardBudget {
   }
 }
 
-function budgetExit(reason: string): Exit {
-  return { status: 'budget_exceeded', interruption: { type: 'max_budget' }, reason };
-}
-
 /** The exit of a reply that reported more than its hold: counted, flagged, the run stopped. */
 export function overReservationExit(over: OverReservationFlag): Exit {
   const msg =
     `the provider reported ${over.completionTokens} completion tokens for a call sent with max_tokens ${over.maxTokens} ` +
     `($${over.reportedUsd.toFixed(6)} against a hold of $${over.reservedUsd.toFixed(6)}): counted, the excess not charged, and the run stopped`;
-  return { status: 'failed', interruption: null, reason: msg, error: msg, errorType: 'UsageOverReservation' };
+  return failedExit(msg, 'UsageOverReservation');
 }

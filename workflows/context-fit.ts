@@ -4,7 +4,8 @@
 // budget like a turn, so the run may stop here.
 import { applySummary, elideForWindow, planSummary } from '../common/context-window.js';
 import { askForSummary, modelCallBase } from './model-call.js';
-import { isBudgetSpent, type Exit } from './next-step.js';
+import type { Exit } from './exits.js';
+import { isBudgetSpent } from './next-step.js';
 import type { RunContext } from './run-context.js';
 import { recordSummarySpend } from './run-state.js';
 import type { Spend } from './spend.js';

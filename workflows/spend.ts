@@ -10,7 +10,8 @@ import { turnCostUsd } from '../common/turn-cost.js';
 import { HardBudget, overReservationExit } from './budget.js';
 import { STOPPING } from './stop.js';
 import { askModel, askModelBudgeted, modelCallBase } from './model-call.js';
-import { limitExit, takeReply, type Exit } from './next-step.js';
+import { budgetExit, type Exit } from './exits.js';
+import { limitExit, takeReply } from './next-step.js';
 import type { RunContext } from './run-context.js';
 import { firstPendingCall } from './tool-calls.js';
 import type { OpenAiToolDefinition } from '../common/tool-spec.js';
@@ -114,7 +115,7 @@ export class Spend {
     if (stop) return stop;
     const exit = limitExit(ctx.state, ctx.cfg);
     if (exit) return exit;
-    return { status: 'budget_exceeded', interruption: { type: 'max_budget' }, reason: 'budget spent' };
+    return budgetExit('budget spent');
   }
 
   /** Hard budget only: the budget and the flag of a reply beyond its hold, in the status and the result. */

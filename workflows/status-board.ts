@@ -6,7 +6,7 @@ import { definitionView, type DefinitionView } from '../common/definition.js';
 import * as wf from '@temporalio/workflow';
 import { agentStatusOf, type Interruption, type ModelOutageView, type OutageKind, type RunConfig, type ToolOutageView, type RunStatus, type RunStatusView, type SteerView } from '../common/contract.js';
 import { configQuery, statusQuery, transcriptQuery } from '../common/run-messages.js';
-import type { Exit } from './next-step.js';
+import type { Exit } from './exits.js';
 import { noChildren, type RunState } from './run-state.js';
 import type { Patches } from './run-setup.js';
 import { attributesToUpsert, detailsText, statusAttributes, type VisibleState } from './visibility.js';

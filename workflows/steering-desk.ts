@@ -7,7 +7,7 @@ import * as wf from '@temporalio/workflow';
 import { ApplicationFailure } from '@temporalio/workflow';
 import { steerSignal, steerUpdate, type SteerInput } from '../common/run-messages.js';
 import { declinedText, toolResultMessage } from '../common/transcript-text.js';
-import type { Exit } from './next-step.js';
+import type { Exit } from './exits.js';
 import type { RunContext } from './run-context.js';
 import { SteeringQueue, steerInputProblem, steerMessage, type QueuedSteer } from './steering.js';
 import type { PendingCall } from './tool-calls.js';

@@ -8,7 +8,7 @@ import * as wf from '@temporalio/workflow';
 import { proxySinks, type Sinks } from '@temporalio/workflow';
 import { cancelSignal } from '../common/run-messages.js';
 import { CANCELLED, cancelledExit } from './exits.js';
-import type { Exit } from './next-step.js';
+import type { Exit } from './exits.js';
 import type { RunTrace } from './trace.js';
 import type { StatusBoard } from './status-board.js';
 

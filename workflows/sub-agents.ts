@@ -20,7 +20,8 @@ import { capToolResult, notRunText, toolResultMessage } from '../common/transcri
 import type { AgentInput, RunConfig, RunResult, ToolCall, ToolOutcome, Usage } from '../common/contract.js';
 import type { HardBudget } from './budget.js';
 import { recordStopped, remember, toolFailed } from './call-results.js';
-import { budgetLeft, childBudget, isBudgetSpent, type Exit } from './next-step.js';
+import type { Exit } from './exits.js';
+import { budgetLeft, childBudget, isBudgetSpent } from './next-step.js';
 import type { RunContext } from './run-context.js';
 import { recordChildSpend } from './run-state.js';
 import type { Spend } from './spend.js';

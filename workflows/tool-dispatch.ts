@@ -10,7 +10,7 @@ import { capToolResult, callSummary, toolResultMessage } from '../common/transcr
 import { noteFiled } from '../common/message-refs.js';
 import type { ApprovalGate } from './approval-gate.js';
 import { recordStopped, remember, toolFailed } from './call-results.js';
-import type { Exit } from './next-step.js';
+import type { Exit } from './exits.js';
 import { reconciledText, type Reconciler } from './reconcile.js';
 import type { RunContext } from './run-context.js';
 import { localToolsPatched } from './run-setup.js';

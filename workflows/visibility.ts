@@ -3,7 +3,7 @@
 // 'AgentStatus="awaiting_approval"'`) and the Web UI's details panel.
 import type { SearchAttributePair, SearchAttributeUpdatePair, TypedSearchAttributes } from '@temporalio/common';
 import { agentStatusOf, type AgentInput, type Interruption, type ModelOutageView, type RunConfig, type RunStatus, type ToolOutageView } from '../common/contract.js';
-import type { Exit } from './next-step.js';
+import type { Exit } from './exits.js';
 import { SUGGESTED_RAISE_CALLS, suggestedRaiseUsd } from '../common/budget-math.js';
 import type { RunState } from './run-state.js';
 import {
