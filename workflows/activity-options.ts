@@ -13,11 +13,6 @@ import type { AgentActivities as Activities } from '../common/activity-contract.
 import type { ToolSpec } from '../common/tool-spec.js';
 import type { RunConfig } from '../common/contract.js';
 
-/**
- * Guards the switch to waiting: histories recorded before it sent TRY_CANCEL,
- * and their runs closed without the activity's acknowledgement.
- */
-export const WAIT_CANCELLATION_PATCH = 'wait-cancellation-v1';
 
 export interface LoopActivities {
   /** The model call: long, retried on 429/5xx, heartbeats while it waits. */

@@ -29,7 +29,7 @@ import { ModelOutage, ToolOutage, type OutageSink } from './outage-wait.js';
 import { nextStep } from './next-step.js';
 import { Reconciler } from './reconcile.js';
 import type { RunContext, RunIds } from './run-context.js';
-import type { Patches } from './run-setup.js';
+import type { Patches } from './patches.js';
 import { startRun } from './run-start.js';
 import { initialState } from './run-state.js';
 import { RunTrace } from './trace.js';

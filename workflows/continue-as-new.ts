@@ -5,14 +5,10 @@ import * as wf from '@temporalio/workflow';
 import type { CarriedState } from './carried-state.js';
 import type { AgentInput, RunResult } from '../common/contract.js';
 import type { ApprovalGate } from './approval-gate.js';
+import { continueAsNewPatched } from './patches.js';
 import type { RunContext } from './run-context.js';
 import type { SteeringDesk } from './steering-desk.js';
 
-/**
- * Guards the continue-as-new decision: runs whose history was recorded before
- * it existed replay without it (see "Changing the loop safely" in docs/internals.md).
- */
-export const CONTINUE_AS_NEW_PATCH = 'continue-as-new-v1';
 
 /**
  * Temporal suggests it (4 MiB or 4,096 events by default) or history passed
@@ -45,7 +41,7 @@ export async function continueAsNewIfDue(c: CarryOver, turnsThisExecution: numbe
   const { ctx } = c;
   const info = wf.workflowInfo();
   if (!historyTooLong(turnsThisExecution, ctx.cfg.continueAsNewAtHistoryBytes, info)) return;
-  if (!ctx.patches.allV2 && !wf.patched(CONTINUE_AS_NEW_PATCH)) return;
+  if (!continueAsNewPatched(ctx.patches)) return;
   // Signals and updates in flight finish here, not in limbo between executions.
   await c.approvals.settleHandlers();
   const now = wf.workflowInfo();

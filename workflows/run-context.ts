@@ -8,7 +8,7 @@ import type { LoopActivities } from './activity-options.js';
 import type { LoopMetrics } from './metrics.js';
 import type { ModelCalls, ToolOutage } from './outage-wait.js';
 import type { RunState } from './run-state.js';
-import type { Patches } from './run-setup.js';
+import type { Patches } from './patches.js';
 import type { RunTrace } from './trace.js';
 import type { StatusBoard } from './status-board.js';
 import type { StopSwitch } from './stop.js';

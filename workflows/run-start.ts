@@ -10,7 +10,8 @@ import { statusQuery, transcriptQuery } from '../common/run-messages.js';
 import { startedFrom, type CarriedState } from './carried-state.js';
 import { forkState, startFork, wantsFork, type ForkStart } from './fork-setup.js';
 import type { RunIds } from './run-context.js';
-import { askPatches, failedAtStart, loadPriorRun, resolveConfig, startingView, type Patches } from './run-setup.js';
+import { askPatches, type Patches } from './patches.js';
+import { failedAtStart, loadPriorRun, resolveConfig, startingView } from './run-setup.js';
 import { stateOf } from './run-state.js';
 import { checkDefinition } from './definition-check.js';
 

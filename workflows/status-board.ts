@@ -8,7 +8,7 @@ import { agentStatusOf, type Interruption, type ModelOutageView, type OutageKind
 import { configQuery, statusQuery, transcriptQuery } from '../common/run-messages.js';
 import type { Exit } from './exits.js';
 import { noChildren, type RunState } from './run-state.js';
-import type { Patches } from './run-setup.js';
+import type { Patches } from './patches.js';
 import { attributesToUpsert, detailsText, statusAttributes, type VisibleState } from './visibility.js';
 
 /** What the board shows: the run's ids, configuration and state; its patches decide what an upsert carries. */

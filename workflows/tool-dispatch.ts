@@ -13,14 +13,12 @@ import { recordStopped, remember, toolFailed } from './call-results.js';
 import type { Exit } from './exits.js';
 import { reconciledText, type Reconciler } from './reconcile.js';
 import type { RunContext } from './run-context.js';
-import { localToolsPatched } from './run-setup.js';
+import { localToolsPatched, refusedCallsTracedPatched } from './patches.js';
 import type { Spend } from './spend.js';
 import type { SteeringDesk } from './steering-desk.js';
 import { runSubAgentCall } from './sub-agents.js';
 import { cacheKey, idempotencyKey, isCacheable, parseCall, type PendingCall } from './tool-calls.js';
 
-/** A refused call gets a trace line (tool_result refused). */
-const REFUSED_CALLS_TRACED_PATCH = 'refused-calls-traced-v1';
 
 export class ToolDispatch {
   constructor(
@@ -39,7 +37,7 @@ export class ToolDispatch {
     if (!parsed.ok) {
       // Refused before it could run (unknown tool, bad arguments): on record like any other call's end.
       // Behind a patch: a run that refused a call before this line existed would otherwise write every later line one seq off.
-      if (ctx.patches.allV2 || wf.patched(REFUSED_CALLS_TRACED_PATCH)) ctx.trace.emit('tool_result', { toolName: parsed.toolName.slice(0, 100), callId: call.id, ms: 0, ok: false, refused: parsed.error });
+      if (refusedCallsTracedPatched(ctx.patches)) ctx.trace.emit('tool_result', { toolName: parsed.toolName.slice(0, 100), callId: call.id, ms: 0, ok: false, refused: parsed.error });
       return toolFailed(ctx, pending, parsed.toolName, parsed.error, false);
     }
     const { toolName, args, spec } = parsed;

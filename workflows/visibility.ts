@@ -61,8 +61,6 @@ export function detailsText({ cfg, state, status, interruption: i, queuedSteers,
 
 const noMath = (text: string): string => text.replace(/\$/g, '\\$');
 
-/** Runs recorded before AgentPendingArgsHash upsert their status without it. */
-export const PENDING_ARGS_HASH_PATCH = 'pending-args-hash-v1';
 
 /**
  * The Agent* search attributes. A run parked on a person is live, so its
