@@ -5,7 +5,8 @@
 //   stop.ts            the cancel signal and Temporal's cancellation
 //   approval-gate.ts   calls that wait for a person's decision
 //   steering-desk.ts   messages a person sends while the run works
-//   spend.ts           the model call of a turn, its cost, soft and hard budgets
+//   model-turn.ts      the model call of a turn and its cost
+//   budget.ts          every budget rule: soft checks, hard holds, raise, the budget stop
 //   outage-wait.ts     model and tool calls that wait out an outage
 //   tool-dispatch.ts   one tool call, from the reply to its result
 //   sub-agents.ts      tool calls that run a child agent
@@ -26,14 +27,15 @@ import { type CarriedState } from './carried-state.js';
 import { exitForError, isCancelledExit, runResult, type Exit } from './exits.js';
 import { loopMetrics } from './metrics.js';
 import { ModelOutage, ToolOutage, type OutageSink } from './outage-wait.js';
-import { nextStep } from './next-step.js';
+import { Budget } from './budget.js';
+import { ModelTurn } from './model-turn.js';
+import { limitExit, nextStep } from './next-step.js';
 import { Reconciler } from './reconcile.js';
 import type { RunContext, RunIds } from './run-context.js';
 import type { Patches } from './patches.js';
 import { startRun } from './run-start.js';
 import { initialState } from './run-state.js';
 import { RunTrace } from './trace.js';
-import { Spend } from './spend.js';
 import { StatusBoard } from './status-board.js';
 import { SteeringDesk } from './steering-desk.js';
 import { StopSwitch } from './stop.js';
@@ -61,7 +63,8 @@ class AgentRun {
   private readonly turnsAtStart: number;
   private readonly approvals: ApprovalGate;
   private readonly steering: SteeringDesk;
-  private readonly spend: Spend;
+  private readonly budget: Budget;
+  private readonly modelTurn: ModelTurn;
   private readonly tools: ToolDispatch;
   /** Built once: the same object every turn, so its store address is computed once. */
   private readonly toolDefs: OpenAiToolDefinition[];
@@ -94,10 +97,11 @@ class AgentRun {
     this.toolDefs = toolDefinitions(specs);
     this.steering = new SteeringDesk(ctx, carried?.steers ?? []);
     this.approvals = new ApprovalGate(ctx, this.steering, carried?.decisions ?? {});
-    this.spend = new Spend(ctx);
+    this.budget = new Budget(ctx, () => limitExit(ctx.state, ctx.cfg));
+    this.modelTurn = new ModelTurn(ctx, this.budget);
     const reconciler = new Reconciler(ctx);
-    this.tools = new ToolDispatch(ctx, this.approvals, this.steering, reconciler, this.spend);
-    ctx.board.attach({ queuedSteers: () => this.steering.queue.views(), budgetFields: () => this.spend.fields() });
+    this.tools = new ToolDispatch(ctx, this.approvals, this.steering, reconciler, this.budget);
+    ctx.board.attach({ queuedSteers: () => this.steering.queue.views(), budgetFields: () => this.budget.fields() });
     // Signals and updates that arrived before this point were buffered; each
     // is delivered when its handler is set, in this order, as runs recorded
     // before this layout delivered them.
@@ -105,7 +109,7 @@ class AgentRun {
     this.approvals.registerSignals();
     ctx.stop.register(ctx);
     this.steering.register();
-    this.spend.register();
+    this.budget.register();
     reconciler.register();
     this.approvals.registerUpdate();
   }
@@ -147,10 +151,10 @@ class AgentRun {
       // The turn boundary: every call of the last reply has its result.
       await continueAsNewIfDue({ ctx, approvals: this.approvals, steering: this.steering, executions: this.execution }, ctx.state.turns - this.turnsAtStart);
       this.steering.applyDue();
-      const overBudget = await fitContextWindow(ctx, this.spend);
+      const overBudget = await fitContextWindow(ctx, this.budget);
       if (overBudget) return overBudget;
       ctx.board.showDetails();
-      const { exit } = await this.spend.takeTurn(this.toolDefs);
+      const { exit } = await this.modelTurn.takeTurn(this.toolDefs);
       // A message sent before this answer is read before the run ends (when no limit stops it first).
       if (exit?.status === 'completed' && this.steering.hasDue() && nextStep(ctx.state, ctx.cfg).kind === 'ask') continue;
       if (exit) return exit;
@@ -181,6 +185,6 @@ class AgentRun {
     ctx.trace.emit('run_stopped', { status: exit.status, reason: exit.reason, turns: ctx.state.turns, costUsd: ctx.state.costUsd });
     // Let an in-flight `decide` update answer before the run closes.
     await wf.CancellationScope.nonCancellable(() => this.approvals.settleHandlers());
-    return { ...runResult(ctx.ids.workflowId, exit, ctx.state), ...this.spend.fields(), ...(ctx.cfg.forkFrom ? { forkedFrom: ctx.cfg.forkFrom } : {}), ...ctx.board.definition };
+    return { ...runResult(ctx.ids.workflowId, exit, ctx.state), ...this.budget.fields(), ...(ctx.cfg.forkFrom ? { forkedFrom: ctx.cfg.forkFrom } : {}), ...ctx.board.definition };
   }
 }

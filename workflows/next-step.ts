@@ -1,38 +1,22 @@
 // What the loop does next, decided from its state alone: drain a pending call,
-// stop (which exit, why), or ask the model. The turn cap, the soft budget and
-// the transcript's size are checked here. No workflow API: its exits are built
+// stop (which exit, why), or ask the model. The turn cap and the transcript's
+// size are checked here, the budget by ./budget.ts's rules. No workflow API: its exits are built
 // by ./exits.ts.
-import { MAX_TRANSCRIPT_CHARS, RESEARCH_LIMITS } from '../common/defaults.js';
+import { MAX_TRANSCRIPT_CHARS } from '../common/defaults.js';
 import type { ChatMessage, ModelReply, Pricing, RunConfig } from '../common/contract.js';
-import { budgetExit, completedExit, failedExit, turnCapExit, type Exit } from './exits.js';
+import { softBudgetExit } from './budget.js';
+import { completedExit, failedExit, turnCapExit, type Exit } from './exits.js';
 import { recordSpend, type RunState } from './run-state.js';
 import { firstPendingCall, type PendingCall } from './tool-calls.js';
 
 // --- stop conditions, checked at the top of every iteration before the model is asked
 
 export const isTurnCapReached = (s: RunState, cfg: RunConfig): boolean => cfg.maxTurns !== null && s.turns >= cfg.maxTurns;
-/** A soft budget's check. A hard budget never stops here: it parks before a call it cannot pay (workflows/budget.ts). */
-export const isBudgetSpent = (s: RunState, cfg: RunConfig): boolean =>
-  cfg.hardBudget === undefined && cfg.maxBudgetUsd !== null && s.costUsd >= cfg.maxBudgetUsd;
-
-/** What the budget still allows, in USD (may be negative after the last turn); null without a budget. */
-export function budgetLeft(s: RunState, cfg: RunConfig): number | null {
-  return cfg.maxBudgetUsd === null ? null : cfg.maxBudgetUsd - s.costUsd;
-}
-
-/** A sub-agent's budget: its own cap, never more than its parent has left. */
-export function childBudget(left: number | null): number {
-  return left === null ? RESEARCH_LIMITS.maxBudgetUsd : Math.min(RESEARCH_LIMITS.maxBudgetUsd, left);
-}
-
 export function limitExit(s: RunState, cfg: RunConfig): Exit | null {
   if (isTurnCapReached(s, cfg)) {
     return turnCapExit(`turn cap of ${cfg.maxTurns} reached`);
   }
-  if (isBudgetSpent(s, cfg)) {
-    return budgetExit(`budget of $${cfg.maxBudgetUsd} spent ($${s.costUsd.toFixed(6)}; the check runs before each turn, so spend overshoots by at most one turn)`);
-  }
-  return null;
+  return softBudgetExit(s, cfg);
 }
 
 /** What the loop does next, decided from its state alone. */

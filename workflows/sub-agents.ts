@@ -18,13 +18,11 @@ import { RESEARCH_LIMITS } from '../common/defaults.js';
 import { needsApproval, type SubAgentSpec, type ToolSpec } from '../common/tool-spec.js';
 import { capToolResult, notRunText, toolResultMessage } from '../common/transcript-text.js';
 import type { AgentInput, RunConfig, RunResult, ToolCall, ToolOutcome, Usage } from '../common/contract.js';
-import type { HardBudget } from './budget.js';
+import { budgetLeft, childBudget, isBudgetSpent, type Budget, type HardBudget } from './budget.js';
 import { recordStopped, remember, toolFailed } from './call-results.js';
 import type { Exit } from './exits.js';
-import { budgetLeft, childBudget, isBudgetSpent } from './next-step.js';
 import type { RunContext } from './run-context.js';
 import { recordChildSpend } from './run-state.js';
-import type { Spend } from './spend.js';
 import { cacheKey, isCacheable, parseCall, subAgentChildId, type PendingCall } from './tool-calls.js';
 
 interface SubAgentOutcome {
@@ -44,14 +42,14 @@ interface Job {
 }
 
 /** Runs the call's child (with a hard budget: it and the sub-agent calls after it in the reply); an exit when the run must stop. */
-export async function runSubAgentCall(ctx: RunContext, spend: Spend, pending: PendingCall, spec: ToolSpec, sub: SubAgentSpec, args: Record<string, unknown>, ck: string | null): Promise<Exit | null> {
-  if (spend.hard) return subAgentBatch(ctx, spend.hard, pending);
+export async function runSubAgentCall(ctx: RunContext, budget: Budget, pending: PendingCall, spec: ToolSpec, sub: SubAgentSpec, args: Record<string, unknown>, ck: string | null): Promise<Exit | null> {
+  if (budget.hard) return subAgentBatch(ctx, budget.hard, pending);
   const { call } = pending;
   const toolName = spec.name;
   const left = budgetLeft(ctx.state, ctx.cfg);
   if (left !== null && left <= 0) {
     recordNotRun(ctx, call, toolName, 'the run\'s budget is spent');
-    return spend.stopForBudget();
+    return budget.stopForBudget();
   }
   const task = String(args[sub.taskArgument]);
   ctx.trace.emit('tool_start', { toolName, args, callId: call.id, budgetUsd: childBudget(left) });
@@ -59,7 +57,7 @@ export async function runSubAgentCall(ctx: RunContext, spend: Spend, pending: Pe
   const child = await runSubAgent(ctx.cfg, sub, toolName, subAgentChildId(ctx.ids.workflowId, pending, toolName), task, childBudget(left));
   const exit = recordChildResult(ctx, { pending, toolName, cacheKey: ck }, child, started, {}, true);
   if (exit) return exit;
-  return isBudgetSpent(ctx.state, ctx.cfg) ? spend.stopForBudget() : null;
+  return isBudgetSpent(ctx.state, ctx.cfg) ? budget.stopForBudget() : null;
 }
 
 /** Runs `first` and the sub-agent calls after it in the same reply that can start now, under a hard budget; an exit when the run must stop. */

@@ -14,7 +14,7 @@ import type { Exit } from './exits.js';
 import { reconciledText, type Reconciler } from './reconcile.js';
 import type { RunContext } from './run-context.js';
 import { localToolsPatched, refusedCallsTracedPatched } from './patches.js';
-import type { Spend } from './spend.js';
+import type { Budget } from './budget.js';
 import type { SteeringDesk } from './steering-desk.js';
 import { runSubAgentCall } from './sub-agents.js';
 import { cacheKey, idempotencyKey, isCacheable, parseCall, type PendingCall } from './tool-calls.js';
@@ -26,7 +26,7 @@ export class ToolDispatch {
     private readonly approvals: ApprovalGate,
     private readonly steering: SteeringDesk,
     private readonly reconciler: Reconciler,
-    private readonly spend: Spend,
+    private readonly budget: Budget,
   ) {}
 
   /** Runs, declines, or serves from cache one pending call. Returns an exit when the run must stop. */
@@ -61,7 +61,7 @@ export class ToolDispatch {
 
     // A Stop taken while this call waited (for its decision, say): it never starts.
     if (ctx.stop.stopped) return ctx.stop.exit();
-    if (spec.subAgent) return runSubAgentCall(ctx, this.spend, pending, spec, spec.subAgent, args, cacheable ? ck : null);
+    if (spec.subAgent) return runSubAgentCall(ctx, this.budget, pending, spec, spec.subAgent, args, cacheable ? ck : null);
 
     ctx.trace.emit('tool_start', { toolName, args, callId: call.id });
     const started = Date.now();
