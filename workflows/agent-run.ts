@@ -3,8 +3,8 @@
 // or a Stop. Every concern lives in a module of its own, reached through one
 // object each (see ./run-context.ts):
 //   stop.ts            the cancel signal and Temporal's cancellation
-//   approval-gate.ts   calls that wait for a person's decision
-//   steering-desk.ts   messages a person sends while the run works
+//   approvals.ts       calls that wait for a person's decision
+//   steering.ts        messages a person sends while the run works
 //   model-turn.ts      the model call of a turn and its cost
 //   budget.ts          every budget rule: soft checks, hard holds, raise, the budget stop
 //   outage-wait.ts     model and tool calls that wait out an outage
@@ -13,14 +13,14 @@
 //   reconcile.ts       writes whose outcome is unknown
 //   context-fit.ts     the prompt kept inside the model's window
 //   continue-as-new.ts long runs handed to a fresh execution
-//   status-board.ts    status query, details panel, search attributes
+//   visibility.ts      status query, details panel, search attributes
 //   run-setup.ts, fork-setup.ts  the configuration, a resume, a fork
 // Everything here is replayed deterministically: no I/O, no Node built-ins.
 import * as wf from '@temporalio/workflow';
 import { toolDefinitions, type OpenAiToolDefinition } from '../common/tool-spec.js';
 import type { AgentInput, RunResult } from '../common/contract.js';
 import { loopActivities } from './activity-options.js';
-import { ApprovalGate } from './approval-gate.js';
+import { Approvals } from './approvals.js';
 import { fitContextWindow } from './context-fit.js';
 import { continueAsNewIfDue } from './continue-as-new.js';
 import { type CarriedState } from './carried-state.js';
@@ -36,9 +36,9 @@ import type { Patches } from './patches.js';
 import { startRun } from './run-start.js';
 import { initialState } from './run-state.js';
 import { RunTrace } from './trace.js';
-import { StatusBoard } from './status-board.js';
-import { SteeringDesk } from './steering-desk.js';
-import { StopSwitch } from './stop.js';
+import { Visibility } from './visibility.js';
+import { Steering } from './steering.js';
+import { Stop } from './stop.js';
 import { ToolDispatch } from './tool-dispatch.js';
 import { toolSpecsOf } from './tool-calls.js';
 
@@ -61,8 +61,8 @@ class AgentRun {
   private readonly execution: number;
   /** Turns already taken when this execution started. */
   private readonly turnsAtStart: number;
-  private readonly approvals: ApprovalGate;
-  private readonly steering: SteeringDesk;
+  private readonly approvals: Approvals;
+  private readonly steering: Steering;
   private readonly budget: Budget;
   private readonly modelTurn: ModelTurn;
   private readonly tools: ToolDispatch;
@@ -72,10 +72,10 @@ class AgentRun {
   constructor(ids: RunIds, input: AgentInput, carried: CarriedState | undefined, patches: Patches, cfg: RunContext['cfg']) {
     const state = carried?.state ?? initialState(cfg);
     const specs = toolSpecsOf(cfg);
-    const board = new StatusBoard({ ids, cfg, state, patches });
+    const visibility = new Visibility({ ids, cfg, state, patches });
     const trace = new RunTrace(ids.chainId, carried?.seq ?? 0);
     const activities = loopActivities(cfg, patches.waitForCancellation);
-    const outageSink: OutageSink = { show: (kind, view) => board.waitingOut(kind, view), emit: (type, fields) => trace.emit(type, fields) };
+    const outageSink: OutageSink = { show: (kind, view) => visibility.waitingOut(kind, view), emit: (type, fields) => trace.emit(type, fields) };
     const ctx: RunContext = {
       ids,
       input,
@@ -88,24 +88,24 @@ class AgentRun {
       toolCalls: new ToolOutage(cfg, outageSink),
       metrics: loopMetrics(cfg.model),
       trace,
-      stop: new StopSwitch(),
-      board,
+      stop: new Stop(),
+      visibility,
     };
     this.ctx = ctx;
     this.execution = (carried?.executions ?? 0) + 1;
     this.turnsAtStart = state.turns;
     this.toolDefs = toolDefinitions(specs);
-    this.steering = new SteeringDesk(ctx, carried?.steers ?? []);
-    this.approvals = new ApprovalGate(ctx, this.steering, carried?.decisions ?? {});
+    this.steering = new Steering(ctx, carried?.steers ?? []);
+    this.approvals = new Approvals(ctx, this.steering, carried?.decisions ?? {});
     this.budget = new Budget(ctx, () => limitExit(ctx.state, ctx.cfg));
     this.modelTurn = new ModelTurn(ctx, this.budget);
     const reconciler = new Reconciler(ctx);
     this.tools = new ToolDispatch(ctx, this.approvals, this.steering, reconciler, this.budget);
-    ctx.board.attach({ queuedSteers: () => this.steering.queue.views(), budgetFields: () => this.budget.fields() });
+    ctx.visibility.attach({ queuedSteers: () => this.steering.queue.views(), budgetFields: () => this.budget.fields() });
     // Signals and updates that arrived before this point were buffered; each
     // is delivered when its handler is set, in this order, as runs recorded
     // before this layout delivered them.
-    ctx.board.register();
+    ctx.visibility.register();
     this.approvals.registerSignals();
     ctx.stop.register(ctx);
     this.steering.register();
@@ -116,7 +116,7 @@ class AgentRun {
 
   async run(): Promise<RunResult> {
     const { ctx } = this;
-    ctx.board.upsert();
+    ctx.visibility.upsert();
     if (this.execution === 1) this.traceStart();
     let exit: Exit;
     try {
@@ -153,7 +153,7 @@ class AgentRun {
       this.steering.applyDue();
       const overBudget = await fitContextWindow(ctx, this.budget);
       if (overBudget) return overBudget;
-      ctx.board.showDetails();
+      ctx.visibility.showDetails();
       const { exit } = await this.modelTurn.takeTurn(this.toolDefs);
       // A message sent before this answer is read before the run ends (when no limit stops it first).
       if (exit?.status === 'completed' && this.steering.hasDue() && nextStep(ctx.state, ctx.cfg).kind === 'ask') continue;
@@ -171,20 +171,20 @@ class AgentRun {
       chainId: ids.chainId,
       ...(cfg.resumeFrom ? { resumedFrom: cfg.resumeFrom, turns: state.turns, costUsd: state.costUsd } : {}),
       ...(cfg.forkFrom ? { forkedFrom: cfg.forkFrom, turns: state.turns } : {}),
-      ...this.ctx.board.definition,
+      ...this.ctx.visibility.definition,
     });
   }
 
   private async finish(exit: Exit): Promise<RunResult> {
     const { ctx } = this;
-    ctx.board.end(exit);
+    ctx.visibility.end(exit);
     this.approvals.close();
     this.steering.dropAll(exit);
-    ctx.board.upsert(exit);
+    ctx.visibility.upsert(exit);
     ctx.metrics.runs.add(1, { status: exit.status, error_type: exit.status === 'failed' ? exit.errorType : '' });
     ctx.trace.emit('run_stopped', { status: exit.status, reason: exit.reason, turns: ctx.state.turns, costUsd: ctx.state.costUsd });
     // Let an in-flight `decide` update answer before the run closes.
     await wf.CancellationScope.nonCancellable(() => this.approvals.settleHandlers());
-    return { ...runResult(ctx.ids.workflowId, exit, ctx.state), ...this.budget.fields(), ...(ctx.cfg.forkFrom ? { forkedFrom: ctx.cfg.forkFrom } : {}), ...ctx.board.definition };
+    return { ...runResult(ctx.ids.workflowId, exit, ctx.state), ...this.budget.fields(), ...(ctx.cfg.forkFrom ? { forkedFrom: ctx.cfg.forkFrom } : {}), ...ctx.visibility.definition };
   }
 }

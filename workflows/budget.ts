@@ -72,7 +72,7 @@ export class Budget {
             cfg: ctx.cfg,
             state: ctx.state,
             emit: (type, fields) => ctx.trace.emit(type, fields),
-            showParked: (shortfall) => (shortfall ? ctx.board.park(shortfall) : ctx.board.unpark()),
+            showParked: (shortfall) => (shortfall ? ctx.visibility.park(shortfall) : ctx.visibility.unpark()),
           },
           ctx.cfg.hardBudget,
           wf.workflowInfo().parent?.workflowId ?? null,
@@ -87,11 +87,11 @@ export class Budget {
       raiseBudgetUpdate,
       (input) => {
         this.hard?.raise(input);
-        return ctx.board.view();
+        return ctx.visibility.view();
       },
       {
         validator: (input) => {
-          const problem = ctx.board.exit
+          const problem = ctx.visibility.exit
             ? 'the run has ended'
             : ctx.stop.stopped
               ? STOPPING

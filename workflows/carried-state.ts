@@ -2,7 +2,7 @@
 // resumed or forked run starts from: the loop's state as plain JSON.
 import type { Decision } from '../common/transcript-text.js';
 import type { RunState } from './run-state.js';
-import type { QueuedSteer } from './steering.js';
+import type { QueuedSteer } from './steering-queue.js';
 import type { RunConfig } from '../common/contract.js';
 
 /**

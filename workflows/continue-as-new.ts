@@ -4,10 +4,10 @@
 import * as wf from '@temporalio/workflow';
 import type { CarriedState } from './carried-state.js';
 import type { AgentInput, RunResult } from '../common/contract.js';
-import type { ApprovalGate } from './approval-gate.js';
+import type { Approvals } from './approvals.js';
 import { continueAsNewPatched } from './patches.js';
 import type { RunContext } from './run-context.js';
-import type { SteeringDesk } from './steering-desk.js';
+import type { Steering } from './steering.js';
 
 
 /**
@@ -24,8 +24,8 @@ export function historyTooLong(turnsThisExecution: number, thresholdBytes: numbe
 /** What an execution hands the next, besides the run's state (see CarriedState). */
 export interface CarryOver {
   ctx: RunContext;
-  approvals: ApprovalGate;
-  steering: SteeringDesk;
+  approvals: Approvals;
+  steering: Steering;
   /** This execution's number in the chain (1 for the first). */
   executions: number;
 }
@@ -49,7 +49,7 @@ export async function continueAsNewIfDue(c: CarryOver, turnsThisExecution: numbe
   const carried: CarriedState = {
     cfg: ctx.cfg,
     state: ctx.state,
-    decisions: c.approvals.desk.decisions,
+    decisions: c.approvals.rules.decisions,
     seq: ctx.trace.seq,
     executions: c.executions,
     chainId: ctx.ids.chainId,

@@ -38,7 +38,7 @@ export interface ModelCalls {
   call<R>(make: (model: ModelActivities) => Promise<R>): Promise<R>;
 }
 
-/** What a wait shows and traces: the status board (by kind) and the run's trace. */
+/** What a wait shows and traces: the run's visibility (by kind) and the run's trace. */
 export interface OutageSink {
   show(kind: OutageKind, view: ModelOutageView | ToolOutageView | null): void;
   emit(type: 'model_waiting' | 'model_recovered' | 'tool_waiting' | 'tool_recovered', fields: Record<string, unknown>): void;

@@ -47,7 +47,7 @@ export interface Patches {
   messageRefs: boolean;
   /** The dedupe cache drops its oldest results past MAX_CACHE_CHARS. */
   boundedCache: boolean;
-  /** Decisions are applied where the loop waits, not in their handler (./decision-inbox.ts). */
+  /** Decisions are applied where the loop waits, not in their handler (./approvals.ts PendingDecisions). */
   deferredSignals: boolean;
   /** The AgentPendingArgsHash search attribute joins every status upsert (./visibility). */
   pendingArgsHash: boolean;

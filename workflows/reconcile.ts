@@ -80,7 +80,7 @@ export class Reconciler {
         this.answers.receive(input);
         // Answer once the loop has taken it, so the caller sees its effect.
         await wf.condition(() => !this.answers.hasAnswer());
-        return this.ctx.board.view();
+        return this.ctx.visibility.view();
       },
       {
         validator: (input) => {
@@ -100,7 +100,7 @@ export class Reconciler {
   async awaitAnswer(req: AwaitingReconciliation): Promise<ReconcileAnswer | null> {
     const { ctx } = this;
     this.answers.awaiting = req;
-    ctx.board.park({ type: 'reconciliation', ...req });
+    ctx.visibility.park({ type: 'reconciliation', ...req });
     ctx.trace.emit('reconciliation_required', { toolName: req.toolName, callId: req.callId, known: req.known });
     const ready = () => this.answers.hasAnswer() || ctx.stop.stopped;
     if (ctx.cfg.approvalTimeoutMs === null) await wf.condition(ready);
@@ -109,7 +109,7 @@ export class Reconciler {
     const taken = this.answers.take();
     const answer = ctx.stop.stopped ? null : taken;
     ctx.trace.emit('reconciliation_decided', { callId: req.callId, outcome: answer?.outcome ?? (ctx.stop.stopped ? 'stopped' : 'timed_out'), by: answer?.by ?? null });
-    if (!ctx.stop.stopped) ctx.board.unpark();
+    if (!ctx.stop.stopped) ctx.visibility.unpark();
     return answer;
   }
 }

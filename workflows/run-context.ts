@@ -1,5 +1,5 @@
 // What every concern of a run reads and writes: its ids, its configuration,
-// its state, its trace, its Stop and its status board. One object, built once
+// its state, its trace, its Stop and what it shows (visibility). One object, built once
 // per execution in ./agent-run.ts and handed to each concern's module, so a
 // concern's code names what it touches instead of reaching into the workflow.
 import type { AgentInput, RunConfig } from '../common/contract.js';
@@ -10,8 +10,8 @@ import type { ModelCalls, ToolOutage } from './outage-wait.js';
 import type { RunState } from './run-state.js';
 import type { Patches } from './patches.js';
 import type { RunTrace } from './trace.js';
-import type { StatusBoard } from './status-board.js';
-import type { StopSwitch } from './stop.js';
+import type { Visibility } from './visibility.js';
+import type { Stop } from './stop.js';
 
 /** The three ids a run goes by (see agentRun in ./agent-run.ts). */
 export interface RunIds {
@@ -38,6 +38,6 @@ export interface RunContext {
   /** The run's tools as recorded at its start. */
   readonly specs: ToolSpec[];
   readonly trace: RunTrace;
-  readonly stop: StopSwitch;
-  readonly board: StatusBoard;
+  readonly stop: Stop;
+  readonly visibility: Visibility;
 }

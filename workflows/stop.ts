@@ -10,7 +10,7 @@ import { cancelSignal } from '../common/run-messages.js';
 import { CANCELLED, cancelledExit } from './exits.js';
 import type { Exit } from './exits.js';
 import type { RunTrace } from './trace.js';
-import type { StatusBoard } from './status-board.js';
+import type { Visibility } from './visibility.js';
 
 /** Why a decision is refused once a Stop was taken (by a signal when applied, by an update's validator at once). */
 export const STOPPING = 'the run is stopping: a Stop came first, so no call it holds will run';
@@ -33,7 +33,7 @@ function stopCallsInThisProcess(reason: string): void {
   callSinks.calls.stop(reason);
 }
 
-export class StopSwitch {
+export class Stop {
   /** The scope the whole loop runs in. */
   readonly scope = new wf.CancellationScope();
   /** What the cancel signal said, once it came. */
@@ -59,9 +59,9 @@ export class StopSwitch {
    * it must interrupt whatever the loop waits for. `canStop`: the run is
    * still running or parked (a finished run ignores it, on record).
    */
-  register(ctx: { trace: RunTrace; board: StatusBoard }): void {
+  register(ctx: { trace: RunTrace; visibility: Visibility }): void {
     wf.setHandler(cancelSignal, (input) => {
-      if (this.signalled !== null || !ctx.board.isLive()) {
+      if (this.signalled !== null || !ctx.visibility.isLive()) {
         ctx.trace.emit('signal_ignored', { signal: 'cancel', reason: 'the run is already stopping' });
         return;
       }

@@ -8,14 +8,14 @@ import type { ToolOutcome } from '../common/contract.js';
 import { needsApproval, type ToolSpec } from '../common/tool-spec.js';
 import { capToolResult, callSummary, toolResultMessage } from '../common/transcript-text.js';
 import { noteFiled } from '../common/message-refs.js';
-import type { ApprovalGate } from './approval-gate.js';
+import type { Approvals } from './approvals.js';
 import { recordStopped, remember, toolFailed } from './call-results.js';
 import type { Exit } from './exits.js';
 import { reconciledText, type Reconciler } from './reconcile.js';
 import type { RunContext } from './run-context.js';
 import { localToolsPatched, refusedCallsTracedPatched } from './patches.js';
 import type { Budget } from './budget.js';
-import type { SteeringDesk } from './steering-desk.js';
+import type { Steering } from './steering.js';
 import { runSubAgentCall } from './sub-agents.js';
 import { cacheKey, idempotencyKey, isCacheable, parseCall, type PendingCall } from './tool-calls.js';
 
@@ -23,8 +23,8 @@ import { cacheKey, idempotencyKey, isCacheable, parseCall, type PendingCall } fr
 export class ToolDispatch {
   constructor(
     private readonly ctx: RunContext,
-    private readonly approvals: ApprovalGate,
-    private readonly steering: SteeringDesk,
+    private readonly approvals: Approvals,
+    private readonly steering: Steering,
     private readonly reconciler: Reconciler,
     private readonly budget: Budget,
   ) {}
