@@ -14,7 +14,7 @@
 //   context-fit.ts     the prompt kept inside the model's window
 //   continue-as-new.ts long runs handed to a fresh execution
 //   visibility.ts      status query, details panel, search attributes
-//   run-setup.ts, fork-setup.ts  the configuration, a resume, a fork
+//   start.ts           the patches, the configuration, a resume, a fork
 // Everything here is replayed deterministically: no I/O, no Node built-ins.
 import * as wf from '@temporalio/workflow';
 import { toolDefinitions, type OpenAiToolDefinition } from '../common/tool-spec.js';
@@ -33,7 +33,7 @@ import { limitExit, nextStep } from './next-step.js';
 import { Reconciler } from './reconcile.js';
 import type { RunContext, RunIds } from './run-context.js';
 import type { Patches } from './patches.js';
-import { startRun } from './run-start.js';
+import { startRun } from './start.js';
 import { initialState } from './run-state.js';
 import { RunTrace } from './trace.js';
 import { Visibility } from './visibility.js';

@@ -104,7 +104,7 @@ export function askPatches(): Patches {
   return { ...before, pendingArgsHash: wf.patched(PENDING_ARGS_HASH_PATCH) };
 }
 
-/** Asked in resolveConfig (./run-setup.ts), before the configuration is resolved. */
+/** Asked in resolveConfig (./start.ts), before the configuration is resolved. */
 export function resolvedConfigPatched(patches: Patches): boolean {
   return patches.all || wf.patched(RESOLVED_CONFIG_PATCH);
 }
