@@ -20,9 +20,9 @@ export interface CarriedState {
   seq: number;
   /** Executions before this one. */
   executions: number;
-  /** The run chain (see agentRun); absent in states carried before it was: the first execution's run id. */
+  /** The run chain (RunIds.chainId, set in ./start.ts); absent in states carried before it was: the first execution's run id. */
   chainId?: string;
-  /** Steering messages not yet applied (./steering); absent when none. */
+  /** Steering messages not yet applied (./steering-queue.ts); absent when none. */
   steers?: QueuedSteer[];
 }
 

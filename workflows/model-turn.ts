@@ -4,7 +4,7 @@
 // the metrics and traced as the turn.
 //
 // One model turn's activity call, with the prompt sent by address where the
-// message store already holds it (./message-refs). Usually a turn's prompt is
+// message store already holds it (common/message-refs.ts). Usually a turn's prompt is
 // the last prompt plus a few messages: the input then holds the last prompt as
 // one address (the store keeps each prompt's list of message addresses) and
 // the new messages, themselves by address when a tool activity filed them. A

@@ -43,13 +43,13 @@ export interface Patches {
   all: boolean;
   /** Activities are cancelled with WAIT_CANCELLATION_COMPLETED (./activity-options.ts). */
   waitForCancellation: boolean;
-  /** Model calls send stored messages by address (./message-refs). */
+  /** Model calls send stored messages by address (common/message-refs.ts). */
   messageRefs: boolean;
   /** The dedupe cache drops its oldest results past MAX_CACHE_CHARS. */
   boundedCache: boolean;
   /** Decisions are applied where the loop waits, not in their handler (./approvals.ts PendingDecisions). */
   deferredSignals: boolean;
-  /** The AgentPendingArgsHash search attribute joins every status upsert (./visibility). */
+  /** The AgentPendingArgsHash search attribute joins every status upsert (./visibility.ts). */
   pendingArgsHash: boolean;
 }
 

@@ -13,7 +13,7 @@ import type { RunTrace } from './trace.js';
 import type { Visibility } from './visibility.js';
 import type { Stop } from './stop.js';
 
-/** The three ids a run goes by (see agentRun in ./agent-run.ts). */
+/** The three ids a run goes by (set by startRun in ./start.ts). */
 export interface RunIds {
   /** Names the agent run, stable across continue-as-new and reset: what people and ops tools use. */
   workflowId: string;

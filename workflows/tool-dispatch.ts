@@ -46,8 +46,8 @@ export class ToolDispatch {
     if (this.steering.declineIfInterrupted(pending, toolName)) return null;
 
     if (needsApproval(spec.needsApproval, args)) {
-      const gate = await this.approvals.check(pending, toolName, args, key);
-      if (gate !== 'go') return gate;
+      const approval = await this.approvals.check(pending, toolName, args, key);
+      if (approval !== 'go') return approval;
     }
 
     const cacheable = isCacheable(spec, ctx.cfg.dedupe);

@@ -41,7 +41,7 @@ export interface TraceEvent {
 }
 
 export interface TraceSinks extends Sinks {
-  /** chainId: the run chain's file to write to (see agentRun); absent from bundles before it: the first execution's run id. */
+  /** chainId: the run chain's file to write to (RunIds.chainId, set in ./start.ts); absent from bundles before it: the first execution's run id. */
   trace: { event(event: TraceEvent, chainId?: string): void };
 }
 
