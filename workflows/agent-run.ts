@@ -17,6 +17,19 @@
 //   start.ts           the patches, the configuration, a resume, a fork
 // Everything here is replayed deterministically: no I/O, no Node built-ins.
 import * as wf from '@temporalio/workflow';
+import {
+  approveSignal,
+  cancelSignal,
+  configQuery,
+  decideUpdate,
+  raiseBudgetUpdate,
+  reconcileUpdate,
+  rejectSignal,
+  statusQuery,
+  steerSignal,
+  steerUpdate,
+  transcriptQuery,
+} from '../common/run-messages.js';
 import { toolDefinitions, type OpenAiToolDefinition } from '../common/tool-spec.js';
 import type { AgentInput, RunResult } from '../common/contract.js';
 import { loopActivities } from './activity-options.js';
@@ -102,16 +115,23 @@ class AgentRun {
     const reconciler = new Reconciler(ctx);
     this.tools = new ToolDispatch(ctx, this.approvals, this.steering, reconciler, this.budget);
     ctx.visibility.attach({ queuedSteers: () => this.steering.queue.views(), budgetFields: () => this.budget.fields() });
-    // Signals and updates that arrived before this point were buffered; each
-    // is delivered when its handler is set, in this order, as runs recorded
-    // before this layout delivered them.
-    ctx.visibility.register();
-    this.approvals.registerSignals();
-    ctx.stop.register(ctx);
-    this.steering.register();
-    this.budget.register();
-    reconciler.register();
-    this.approvals.registerUpdate();
+    // Every handler of the run, one line each, each calling the concern it
+    // belongs to. Signals and updates that arrived before this point were
+    // buffered; each is delivered when its handler is set, in this order, as
+    // runs recorded before this layout delivered them: do not reorder.
+    const { approvals, steering, budget } = this;
+    wf.setHandler(statusQuery, () => visibility.view());
+    wf.setHandler(transcriptQuery, () => ctx.state.messages);
+    wf.setHandler(configQuery, () => ctx.cfg);
+    wf.setHandler(approveSignal, (input) => approvals.approve(input));
+    wf.setHandler(rejectSignal, (input) => approvals.reject(input));
+    wf.setHandler(cancelSignal, (input) => ctx.stop.cancel(input, ctx));
+    ctx.stop.watchCancellation();
+    wf.setHandler(steerSignal, (input) => steering.steerSignal(input));
+    wf.setHandler(steerUpdate, (input) => steering.steerUpdate(input), { validator: (input) => steering.validateSteer(input) });
+    wf.setHandler(raiseBudgetUpdate, (input) => budget.raise(input), { validator: (input) => budget.validateRaise(input) });
+    wf.setHandler(reconcileUpdate, (input) => reconciler.reconcile(input), { validator: (input) => reconciler.validate(input) });
+    wf.setHandler(decideUpdate, (input) => approvals.decide(input), { validator: (input) => approvals.validateDecide(input) });
   }
 
   async run(): Promise<RunResult> {

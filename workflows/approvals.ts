@@ -20,8 +20,8 @@
 import * as wf from '@temporalio/workflow';
 import { ApplicationFailure } from '@temporalio/workflow';
 import { argsHash } from '../common/args-hash.js';
-import type { ToolName } from '../common/contract.js';
-import { approveSignal, decideUpdate, rejectSignal } from '../common/run-messages.js';
+import type { RunStatusView, ToolName } from '../common/contract.js';
+import type { ApproveInput, DecideInput, RejectInput } from '../common/run-messages.js';
 import { declinedText, toolResultMessage, type Decision } from '../common/transcript-text.js';
 import { ApprovalRules, type AwaitingApproval } from './approval-rules.js';
 import { approvalSignatureCheck } from './signatures.js';
@@ -50,35 +50,35 @@ export class Approvals {
     this.pending = new PendingDecisions(this.rules, ctx.patches.deferredSignals, (type, fields) => ctx.trace.emit(type, fields), () => ctx.stop.stopped);
   }
 
-  registerSignals(): void {
-    wf.setHandler(approveSignal, (input) => this.pending.receive({ signal: 'approve', input, verdict: 'approve' }));
-    wf.setHandler(rejectSignal, (input) => this.pending.receive({ signal: 'reject', input, verdict: 'reject' }));
+  /** The `approve` signal: only received here; applied where the loop waits. */
+  approve(input: ApproveInput): void {
+    this.pending.receive({ signal: 'approve', input, verdict: 'approve' });
   }
 
-  registerUpdate(): void {
+  /** The `reject` signal: only received here; applied where the loop waits. */
+  reject(input: RejectInput): void {
+    this.pending.receive({ signal: 'reject', input, verdict: 'reject' });
+  }
+
+  /** The `decide` update: answers once its decision was applied, with the run's status, or says why it was refused. */
+  async decide(input: DecideInput): Promise<RunStatusView> {
     const { ctx } = this;
-    wf.setHandler(
-      decideUpdate,
-      async (input) => {
-        const key = this.rules.awaiting?.key;
-        const ticket: Ticket = { done: false, taken: null, problem: null };
-        this.pending.receive({ signal: 'decide', input, verdict: input.decision, ticket });
-        await wf.condition(() => ticket.done);
-        // Accepted, then refused when applied (the state moved between the two): the caller learns why.
-        if (ctx.patches.deferredSignals && ticket.problem !== null) throw ApplicationFailure.create({ type: 'DecisionRefused', message: ticket.problem, nonRetryable: true });
-        // Answer once the loop has taken the decision, so the caller sees its effect.
-        const taken = ctx.patches.deferredSignals ? ticket.taken : key;
-        await wf.condition(() => this.rules.awaiting?.key !== taken);
-        return ctx.visibility.view();
-      },
-      {
-        // Refused updates leave no trace in history: the caller learns at once.
-        validator: (input) => {
-          const problem = (ctx.stop.stopped ? STOPPING : null) ?? this.rules.problem(input, input?.decision) ?? this.pending.pendingFor(input?.callId);
-          if (problem) throw updateRefused(problem);
-        },
-      },
-    );
+    const key = this.rules.awaiting?.key;
+    const ticket: Ticket = { done: false, taken: null, problem: null };
+    this.pending.receive({ signal: 'decide', input, verdict: input.decision, ticket });
+    await wf.condition(() => ticket.done);
+    // Accepted, then refused when applied (the state moved between the two): the caller learns why.
+    if (ctx.patches.deferredSignals && ticket.problem !== null) throw ApplicationFailure.create({ type: 'DecisionRefused', message: ticket.problem, nonRetryable: true });
+    // Answer once the loop has taken the decision, so the caller sees its effect.
+    const taken = ctx.patches.deferredSignals ? ticket.taken : key;
+    await wf.condition(() => this.rules.awaiting?.key !== taken);
+    return ctx.visibility.view();
+  }
+
+  /** The `decide` update's validator. Refused updates leave no trace in history: the caller learns at once. */
+  validateDecide(input: DecideInput): void {
+    const problem = (this.ctx.stop.stopped ? STOPPING : null) ?? this.rules.problem(input, input?.decision) ?? this.pending.pendingFor(input?.callId);
+    if (problem) throw updateRefused(problem);
   }
 
   /**

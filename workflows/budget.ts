@@ -17,7 +17,6 @@
 // and every history recorded before it issue the commands they always did.
 import * as wf from '@temporalio/workflow';
 import { RESEARCH_LIMITS } from '../common/defaults.js';
-import { raiseBudgetUpdate } from '../common/run-messages.js';
 import { notRunText, toolResultMessage } from '../common/transcript-text.js';
 import type { RunContext } from './run-context.js';
 import { otherSignatureProblem } from './signatures.js';
@@ -80,28 +79,23 @@ export class Budget {
       : null;
   }
 
-  /** Registered for every run, so a soft run's refusal says why; only a hard budget ever applies a raise. */
-  register(): void {
+  /** The `raiseBudget` update, set for every run so a soft run's refusal says why; only a hard budget ever applies a raise. */
+  raise(input: RaiseBudgetInput): RunStatusView {
+    this.hard?.raise(input);
+    return this.ctx.visibility.view();
+  }
+
+  /** The `raiseBudget` update's validator. */
+  validateRaise(input: RaiseBudgetInput): void {
     const { ctx } = this;
-    wf.setHandler(
-      raiseBudgetUpdate,
-      (input) => {
-        this.hard?.raise(input);
-        return ctx.visibility.view();
-      },
-      {
-        validator: (input) => {
-          const problem = ctx.visibility.exit
-            ? 'the run has ended'
-            : ctx.stop.stopped
-              ? STOPPING
-              : this.hard
-                ? (this.hard.raiseProblem(input) ?? otherSignatureProblem(ctx.cfg, 'raiseBudget', input))
-                : 'this run has a soft budget (limits.budgetMode "soft"): nothing waits for a raise; resume it with a higher budget instead';
-          if (problem) throw updateRefused(problem);
-        },
-      },
-    );
+    const problem = ctx.visibility.exit
+      ? 'the run has ended'
+      : ctx.stop.stopped
+        ? STOPPING
+        : this.hard
+          ? (this.hard.raiseProblem(input) ?? otherSignatureProblem(ctx.cfg, 'raiseBudget', input))
+          : 'this run has a soft budget (limits.budgetMode "soft"): nothing waits for a raise; resume it with a higher budget instead';
+    if (problem) throw updateRefused(problem);
   }
 
   /**

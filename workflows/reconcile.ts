@@ -6,7 +6,8 @@
 // update's handler only records the answer; the loop, where it waits, takes it:
 // the run parks until a person answers, its approval timeout passes, or a Stop comes.
 import * as wf from '@temporalio/workflow';
-import { reconcileUpdate, type ReconcileInput } from '../common/run-messages.js';
+import type { ReconcileInput } from '../common/run-messages.js';
+import type { RunStatusView } from '../common/contract.js';
 import { STOPPING } from './stop.js';
 import type { RunContext } from './run-context.js';
 import { otherSignatureProblem } from './signatures.js';
@@ -73,23 +74,18 @@ export class Reconciler {
 
   constructor(private readonly ctx: RunContext) {}
 
-  register(): void {
-    wf.setHandler(
-      reconcileUpdate,
-      async (input) => {
-        this.answers.receive(input);
-        // Answer once the loop has taken it, so the caller sees its effect.
-        await wf.condition(() => !this.answers.hasAnswer());
-        return this.ctx.visibility.view();
-      },
-      {
-        validator: (input) => {
-          const problem =
-            (this.ctx.stop.stopped ? STOPPING : null) ?? this.answers.problem(input) ?? otherSignatureProblem(this.ctx.cfg, 'reconcile', input, typeof input?.callId === 'string' ? input.callId : '');
-          if (problem) throw updateRefused(problem);
-        },
-      },
-    );
+  /** The `reconcile` update: the answer is recorded; the update answers once the loop has taken it, so the caller sees its effect. */
+  async reconcile(input: ReconcileInput): Promise<RunStatusView> {
+    this.answers.receive(input);
+    await wf.condition(() => !this.answers.hasAnswer());
+    return this.ctx.visibility.view();
+  }
+
+  /** The `reconcile` update's validator. */
+  validate(input: ReconcileInput): void {
+    const problem =
+      (this.ctx.stop.stopped ? STOPPING : null) ?? this.answers.problem(input) ?? otherSignatureProblem(this.ctx.cfg, 'reconcile', input, typeof input?.callId === 'string' ? input.callId : '');
+    if (problem) throw updateRefused(problem);
   }
 
   /**

@@ -5,7 +5,8 @@
 // and ends a parked approval with a rejection.
 import * as wf from '@temporalio/workflow';
 import { ApplicationFailure } from '@temporalio/workflow';
-import { steerSignal, steerUpdate, type SteerInput } from '../common/run-messages.js';
+import type { SteerInput } from '../common/run-messages.js';
+import type { RunStatusView } from '../common/contract.js';
 import { declinedText, toolResultMessage } from '../common/transcript-text.js';
 import type { Exit } from './exits.js';
 import type { RunContext } from './run-context.js';
@@ -24,28 +25,26 @@ export class Steering {
     this.queue = new SteeringQueue(carried);
   }
 
-  register(): void {
-    wf.setHandler(steerSignal, (input) => {
-      const problem = this.problem(input);
-      if (problem) this.ctx.trace.emit('signal_ignored', { signal: 'steer', reason: problem });
-      else this.receive(input, 'signal');
-    });
-    wf.setHandler(
-      steerUpdate,
-      (input) => {
-        // Checked again: the state may have moved since the validator ran.
-        const problem = this.problem(input);
-        if (problem) throw ApplicationFailure.create({ type: 'SteerRefused', message: problem, nonRetryable: true });
-        this.receive(input, 'update');
-        return this.ctx.visibility.view();
-      },
-      {
-        validator: (input) => {
-          const problem = this.problem(input);
-          if (problem) throw updateRefused(problem);
-        },
-      },
-    );
+  /** The `steer` signal: queued, or ignored on record with the reason. */
+  steerSignal(input: SteerInput): void {
+    const problem = this.problem(input);
+    if (problem) this.ctx.trace.emit('signal_ignored', { signal: 'steer', reason: problem });
+    else this.receive(input, 'signal');
+  }
+
+  /** The `steer` update: queued, answered with the run's status. */
+  steerUpdate(input: SteerInput): RunStatusView {
+    // Checked again: the state may have moved since the validator ran.
+    const problem = this.problem(input);
+    if (problem) throw ApplicationFailure.create({ type: 'SteerRefused', message: problem, nonRetryable: true });
+    this.receive(input, 'update');
+    return this.ctx.visibility.view();
+  }
+
+  /** The `steer` update's validator. */
+  validateSteer(input: SteerInput): void {
+    const problem = this.problem(input);
+    if (problem) throw updateRefused(problem);
   }
 
   /** The turn boundary: the messages due now enter the transcript, each naming who sent it and when. */

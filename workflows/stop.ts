@@ -6,7 +6,7 @@
 // below); calls in other processes learn it from their next heartbeat.
 import * as wf from '@temporalio/workflow';
 import { proxySinks, type Sinks } from '@temporalio/workflow';
-import { cancelSignal } from '../common/run-messages.js';
+import type { CancelInput } from '../common/run-messages.js';
 import { CANCELLED, cancelledExit } from './exits.js';
 import type { Exit } from './exits.js';
 import type { RunTrace } from './trace.js';
@@ -56,22 +56,26 @@ export class Stop {
 
   /**
    * The cancel signal is applied in its handler, not deferred like decisions:
-   * it must interrupt whatever the loop waits for. `canStop`: the run is
-   * still running or parked (a finished run ignores it, on record).
+   * it must interrupt whatever the loop waits for. Only a run still running
+   * or parked stops (a finished run ignores it, on record).
    */
-  register(ctx: { trace: RunTrace; visibility: Visibility }): void {
-    wf.setHandler(cancelSignal, (input) => {
-      if (this.signalled !== null || !ctx.visibility.isLive()) {
-        ctx.trace.emit('signal_ignored', { signal: 'cancel', reason: 'the run is already stopping' });
-        return;
-      }
-      const reason = (input as { reason?: unknown } | null)?.reason;
-      this.signalled = typeof reason === 'string' && reason.trim() ? reason : 'cancelled';
-      this.scope.cancel();
-      stopCallsInThisProcess(this.signalled);
-    });
-    // Temporal's cancellation aborts this process's calls at once too; not a
-    // command, so a replay is unchanged.
+  cancel(input: CancelInput, ctx: { trace: RunTrace; visibility: Visibility }): void {
+    if (this.signalled !== null || !ctx.visibility.isLive()) {
+      ctx.trace.emit('signal_ignored', { signal: 'cancel', reason: 'the run is already stopping' });
+      return;
+    }
+    const reason = (input as { reason?: unknown } | null)?.reason;
+    this.signalled = typeof reason === 'string' && reason.trim() ? reason : 'cancelled';
+    this.scope.cancel();
+    stopCallsInThisProcess(this.signalled);
+  }
+
+  /**
+   * Temporal's cancellation aborts this process's calls at once too; not a
+   * command, so a replay is unchanged. Set right after the cancel signal's
+   * handler, where it always was.
+   */
+  watchCancellation(): void {
     this.scope.cancelRequested.catch(() => {
       if (this.signalled === null) stopCallsInThisProcess(CANCELLED);
     });

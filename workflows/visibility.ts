@@ -22,7 +22,6 @@ import {
   type ToolOutageView,
 } from '../common/contract.js';
 import { definitionView, type DefinitionView } from '../common/definition.js';
-import { configQuery, statusQuery, transcriptQuery } from '../common/run-messages.js';
 import {
   AGENT_AWAITING_CALL,
   AGENT_AWAITING_TOOL,
@@ -181,11 +180,6 @@ export class Visibility {
     this.extras = extras;
   }
 
-  register(): void {
-    wf.setHandler(statusQuery, () => this.view());
-    wf.setHandler(transcriptQuery, () => this.ctx.state.messages);
-    wf.setHandler(configQuery, () => this.ctx.cfg);
-  }
 
   /** Running or parked: a Stop can still take it. */
   isLive(): boolean {
