@@ -17,19 +17,7 @@
 //   start.ts           the patches, the configuration, a resume, a fork
 // Everything here is replayed deterministically: no I/O, no Node built-ins.
 import * as wf from '@temporalio/workflow';
-import {
-  approveSignal,
-  cancelSignal,
-  configQuery,
-  decideUpdate,
-  raiseBudgetUpdate,
-  reconcileUpdate,
-  rejectSignal,
-  statusQuery,
-  steerSignal,
-  steerUpdate,
-  transcriptQuery,
-} from '../common/run-messages.js';
+import { approveSignal, cancelSignal, configQuery, decideUpdate, raiseBudgetUpdate, reconcileUpdate, rejectSignal, statusQuery, steerSignal, steerUpdate, transcriptQuery } from '../common/run-messages.js';
 import { toolDefinitions, type OpenAiToolDefinition } from '../common/tool-spec.js';
 import type { AgentInput, RunResult } from '../common/contract.js';
 import { loopActivities } from './activity-options.js';
