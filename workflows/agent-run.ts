@@ -23,8 +23,7 @@ import type { AgentInput, RunResult } from '../common/contract.js';
 import { loopActivities } from './activity-options.js';
 import { Approvals } from './approvals.js';
 import { fitContextWindow } from './context-fit.js';
-import { continueAsNewIfDue } from './continue-as-new.js';
-import { type CarriedState } from './carried-state.js';
+import { continueAsNewIfDue, type CarriedState } from './continue-as-new.js';
 import { exitForError, isCancelledExit, runResult, type Exit } from './exits.js';
 import { loopMetrics } from './metrics.js';
 import { ModelOutage, ToolOutage, type OutageSink } from './outage-wait.js';
@@ -43,7 +42,7 @@ import { Stop } from './stop.js';
 import { ToolDispatch } from './tool-dispatch.js';
 import { toolSpecsOf } from './tool-calls.js';
 
-export type { CarriedState } from './carried-state.js';
+export type { CarriedState } from './continue-as-new.js';
 
 /**
  * The agent run workflow (type `agentRun`): the loop of model calls and tool

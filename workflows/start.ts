@@ -17,7 +17,7 @@ import { InputError, parseInput } from '../common/input.js';
 import { inputOfConfig, resumedInput } from '../common/resume-input.js';
 import { statusQuery, transcriptQuery } from '../common/run-messages.js';
 import { AGENT_ERROR_TYPE, AGENT_EXIT_REASON, AGENT_STATUS } from '../common/search-attributes.js';
-import { startedFrom, type CarriedState } from './carried-state.js';
+import { startedFrom, type CarriedState } from './continue-as-new.js';
 import { askPatches, resolvedConfigPatched, type Patches } from './patches.js';
 import type { RunIds } from './run-context.js';
 import { noChildren, stateOf, type RunState } from './run-state.js';
