@@ -84,7 +84,7 @@ const EVERY_PATCH: Patches = { allV2: true, all: true, waitForCancellation: true
  * The patches of a run's first activation: for a new run, the one marker of
  * ALL_PATCHES_V2; for a history recorded before it, the markers it has (one
  * for ALL_PATCHES and one for pending-args-hash-v1, or the six before
- * ALL_PATCHES). Call it first, before anything awaits, as agentRun always
+ * ALL_PATCHES). Call it first, before anything awaits (startRun), as agentRun always
  * asked them.
  */
 export function askPatches(): Patches {
