@@ -2,7 +2,7 @@
 // of an export (common/fork.ts), an export a run's turns and configuration
 // as JSON (enough to fork from once the source's history is gone). The
 // input a fork starts with, and the checks the workflow would make of it
-// (workflows/fork-setup.ts), made here first so a fork that cannot start is
+// (workflows/start.ts), made here first so a fork that cannot start is
 // refused naming what to change, before any run starts.
 import { QueryNotRegisteredError, type Client } from '@temporalio/client';
 import { cutAtTurn, EXPORT_FORMAT, EXPORT_VERSION } from '../common/fork.js';

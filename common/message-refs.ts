@@ -20,9 +20,6 @@ export type { MessageRef, WireMessage } from './activity-contract.js';
 
 export const isRef = (m: WireMessage): m is MessageRef => !('role' in m);
 
-/** Histories recorded before refs existed sent every message inline: they replay that way. */
-export const MESSAGE_REFS_PATCH = 'message-refs-v1';
-
 /** The failure type the model activity throws when an address is not in its store. */
 export const MESSAGE_STORE_MISS = 'MessageStoreMiss';
 

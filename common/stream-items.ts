@@ -1,5 +1,5 @@
 // What a run's live stream carries on topic `events` (workflows/run-stream.ts
-// publishes the trace events, activities/token-stream.ts the model's text and
+// publishes the trace events, activities/live-stream.ts the model's text and
 // tool progress), as a subscriber reads it: each item with its offset in the
 // run's stream, which keeps counting across continue-as-new.
 

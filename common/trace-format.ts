@@ -3,7 +3,7 @@
 // its run closed, and a reset makes another run of the same id that replays
 // the first one's beginning, so the file is named by the workflow id *and*
 // the chain id (the first execution's run id, or a reset run's own; it
-// survives continue-as-new: see agentRun): a reused id or a reset starts a
+// survives continue-as-new: see startRun in workflows/start.ts): a reused id or a reset starts a
 // new file and never overwrites another run's lines. Writers of several processes (workers,
 // a restarted worker) append to the same file under its lock
 // (activities/trace-file.ts); each line's key (seq, plus the step of a

@@ -47,7 +47,7 @@ describe('server work per run', () => {
     await handle.result();
     const history = await handle.fetchHistory();
     const c = countActions(history);
-    // all-patches-v2 stands for every patch (workflows/run-setup.ts askPatches);
+    // all-patches-v2 stands for every patch (workflows/patches.ts askPatches);
     // it is written in the first workflow task with the configuration's local
     // activity, so it adds no task with markers (no billed Action).
     expect(await patchIds(history)).toEqual(['all-patches-v2']);

@@ -9,7 +9,7 @@ import { RUN_ID_ATTRIBUTE } from '../common/tracing.js';
 import type { TraceWriter } from '../activities/trace-file.js';
 import type { RunningCalls } from '../activities/running-calls.js';
 import type { TraceSinks } from '../workflows/trace.js';
-import type { CallStopSinks } from '../workflows/stop-here.js';
+import type { CallStopSinks } from '../workflows/stop.js';
 import type { PluginTracing } from './plugin-options.js';
 
 export type HarnessSinks = TraceSinks & CallStopSinks & OpenTelemetrySinks;

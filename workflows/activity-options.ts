@@ -6,18 +6,13 @@
 // still runs — a write landing unreported, a model reply billed but never
 // counted, a progress line after the Stop. Waiting costs nothing when the call
 // runs in the loop's own process (the Stop aborts it there at once:
-// ./stop-here.ts) and at most one heartbeat interval (5 s by default) when it
+// ./stop.ts) and at most one heartbeat interval (5 s by default) when it
 // runs in another.
 import * as wf from '@temporalio/workflow';
 import type { AgentActivities as Activities } from '../common/activity-contract.js';
 import type { ToolSpec } from '../common/tool-spec.js';
 import type { RunConfig } from '../common/contract.js';
 
-/**
- * Guards the switch to waiting: histories recorded before it sent TRY_CANCEL,
- * and their runs closed without the activity's acknowledgement.
- */
-export const WAIT_CANCELLATION_PATCH = 'wait-cancellation-v1';
 
 export interface LoopActivities {
   /** The model call: long, retried on 429/5xx, heartbeats while it waits. */

@@ -3,45 +3,47 @@
 // or a Stop. Every concern lives in a module of its own, reached through one
 // object each (see ./run-context.ts):
 //   stop.ts            the cancel signal and Temporal's cancellation
-//   approval-gate.ts   calls that wait for a person's decision
-//   steering-desk.ts   messages a person sends while the run works
-//   spend.ts           the model call of a turn, its cost, soft and hard budgets
+//   approvals.ts       calls that wait for a person's decision
+//   steering.ts        messages a person sends while the run works
+//   model-turn.ts      the model call of a turn and its cost
+//   budget.ts          every budget rule: soft checks, hard holds, raise, the budget stop
 //   outage-wait.ts     model and tool calls that wait out an outage
 //   tool-dispatch.ts   one tool call, from the reply to its result
 //   sub-agents.ts      tool calls that run a child agent
-//   reconciler.ts      writes whose outcome is unknown
+//   reconcile.ts       writes whose outcome is unknown
 //   context-fit.ts     the prompt kept inside the model's window
 //   continue-as-new.ts long runs handed to a fresh execution
-//   status-board.ts    status query, details panel, search attributes
-//   run-setup.ts, fork-setup.ts  the configuration, a resume, a fork
+//   visibility.ts      status query, details panel, search attributes
+//   start.ts           the patches, the configuration, a resume, a fork
 // Everything here is replayed deterministically: no I/O, no Node built-ins.
 import * as wf from '@temporalio/workflow';
+import { approveSignal, cancelSignal, configQuery, decideUpdate, raiseBudgetUpdate, reconcileUpdate, rejectSignal, statusQuery, steerSignal, steerUpdate, transcriptQuery } from '../common/run-messages.js';
 import { toolDefinitions, type OpenAiToolDefinition } from '../common/tool-spec.js';
 import type { AgentInput, RunResult } from '../common/contract.js';
 import { loopActivities } from './activity-options.js';
-import { ApprovalGate } from './approval-gate.js';
+import { Approvals } from './approvals.js';
 import { fitContextWindow } from './context-fit.js';
-import { continueAsNewIfDue } from './continue-as-new.js';
-import { type CarriedState } from './carried-state.js';
-import { exitForError, isCancelledExit, runResult } from './exits.js';
+import { continueAsNewIfDue, type CarriedState } from './continue-as-new.js';
+import { exitForError, isCancelledExit, runResult, type Exit } from './exits.js';
 import { loopMetrics } from './metrics.js';
 import { ModelOutage, ToolOutage, type OutageSink } from './outage-wait.js';
-import { nextStep, type Exit } from './next-step.js';
-import { Reconciler } from './reconciler.js';
+import { Budget } from './budget.js';
+import { ModelTurn } from './model-turn.js';
+import { limitExit, nextStep } from './next-step.js';
+import { Reconciler } from './reconcile.js';
 import type { RunContext, RunIds } from './run-context.js';
-import type { Patches } from './run-setup.js';
-import { startRun } from './run-start.js';
+import type { Patches } from './patches.js';
+import { startRun } from './start.js';
 import { initialState } from './run-state.js';
 import { RunStream } from './run-stream.js';
-import { RunTrace } from './run-trace.js';
-import { Spend } from './spend.js';
-import { StatusBoard } from './status-board.js';
-import { SteeringDesk } from './steering-desk.js';
-import { StopSwitch } from './stop.js';
+import { RunTrace } from './trace.js';
+import { Visibility } from './visibility.js';
+import { Steering } from './steering.js';
+import { Stop } from './stop.js';
 import { ToolDispatch } from './tool-dispatch.js';
 import { toolSpecsOf } from './tool-calls.js';
 
-export type { CarriedState } from './carried-state.js';
+export type { CarriedState } from './continue-as-new.js';
 
 /**
  * The agent run workflow (type `agentRun`): the loop of model calls and tool
@@ -60,9 +62,10 @@ class AgentRun {
   private readonly execution: number;
   /** Turns already taken when this execution started. */
   private readonly turnsAtStart: number;
-  private readonly approvals: ApprovalGate;
-  private readonly steering: SteeringDesk;
-  private readonly spend: Spend;
+  private readonly approvals: Approvals;
+  private readonly steering: Steering;
+  private readonly budget: Budget;
+  private readonly modelTurn: ModelTurn;
   private readonly tools: ToolDispatch;
   /** Built once: the same object every turn, so its store address is computed once. */
   private readonly toolDefs: OpenAiToolDefinition[];
@@ -70,13 +73,14 @@ class AgentRun {
   constructor(ids: RunIds, input: AgentInput, carried: CarriedState | undefined, patches: Patches, cfg: RunContext['cfg']) {
     const state = carried?.state ?? initialState(cfg);
     const specs = toolSpecsOf(cfg);
-    const board = new StatusBoard({ ids, cfg, state, patches });
-    // Registers the stream's publish signal, poll update and offset query:
-    // first, so the events traced while the run is built are on it too.
+    const visibility = new Visibility({ ids, cfg, state, patches });
+    // The live stream's publish signal, poll update and offset query are set
+    // by the stream itself, first, so the events traced while the run is
+    // built are on it too (no run recorded before it ever had them).
     const stream = new RunStream(carried?.stream);
     const trace = new RunTrace(ids.chainId, carried?.seq ?? 0, stream);
     const activities = loopActivities(cfg, patches.waitForCancellation);
-    const outageSink: OutageSink = { show: (kind, view) => board.waitingOut(kind, view), emit: (type, fields) => trace.emit(type, fields) };
+    const outageSink: OutageSink = { show: (kind, view) => visibility.waitingOut(kind, view), emit: (type, fields) => trace.emit(type, fields) };
     const ctx: RunContext = {
       ids,
       input,
@@ -90,34 +94,42 @@ class AgentRun {
       metrics: loopMetrics(cfg.model),
       trace,
       stream,
-      stop: new StopSwitch(),
-      board,
+      stop: new Stop(),
+      visibility,
     };
     this.ctx = ctx;
     this.execution = (carried?.executions ?? 0) + 1;
     this.turnsAtStart = state.turns;
     this.toolDefs = toolDefinitions(specs);
-    this.steering = new SteeringDesk(ctx, carried?.steers ?? [], carried?.usedSteerSignatures);
-    this.approvals = new ApprovalGate(ctx, this.steering, carried?.decisions ?? {});
-    this.spend = new Spend(ctx);
+    this.steering = new Steering(ctx, carried?.steers ?? [], carried?.usedSteerSignatures);
+    this.approvals = new Approvals(ctx, this.steering, carried?.decisions ?? {});
+    this.budget = new Budget(ctx, () => limitExit(ctx.state, ctx.cfg));
+    this.modelTurn = new ModelTurn(ctx, this.budget);
     const reconciler = new Reconciler(ctx);
-    this.tools = new ToolDispatch(ctx, this.approvals, this.steering, reconciler, this.spend);
-    ctx.board.attach({ queuedSteers: () => this.steering.queue.views(), budgetFields: () => this.spend.fields() });
-    // Signals and updates that arrived before this point were buffered; each
-    // is delivered when its handler is set, in this order, as runs recorded
-    // before this layout delivered them.
-    ctx.board.register();
-    this.approvals.registerSignals();
-    ctx.stop.register(ctx);
-    this.steering.register();
-    this.spend.register();
-    reconciler.register();
-    this.approvals.registerUpdate();
+    this.tools = new ToolDispatch(ctx, this.approvals, this.steering, reconciler, this.budget);
+    ctx.visibility.attach({ queuedSteers: () => this.steering.queue.views(), budgetFields: () => this.budget.fields() });
+    // Every handler of the run, one line each, each calling the concern it
+    // belongs to. Signals and updates that arrived before this point were
+    // buffered; each is delivered when its handler is set, in this order, as
+    // runs recorded before this layout delivered them: do not reorder.
+    const { approvals, steering, budget } = this;
+    wf.setHandler(statusQuery, () => visibility.view());
+    wf.setHandler(transcriptQuery, () => ctx.state.messages);
+    wf.setHandler(configQuery, () => ctx.cfg);
+    wf.setHandler(approveSignal, (input) => approvals.approve(input));
+    wf.setHandler(rejectSignal, (input) => approvals.reject(input));
+    wf.setHandler(cancelSignal, (input) => ctx.stop.cancel(input, ctx));
+    ctx.stop.watchCancellation();
+    wf.setHandler(steerSignal, (input) => steering.steerSignal(input));
+    wf.setHandler(steerUpdate, (input) => steering.steerUpdate(input), { validator: (input) => steering.validateSteer(input) });
+    wf.setHandler(raiseBudgetUpdate, (input) => budget.raise(input), { validator: (input) => budget.validateRaise(input) });
+    wf.setHandler(reconcileUpdate, (input) => reconciler.reconcile(input), { validator: (input) => reconciler.validate(input) });
+    wf.setHandler(decideUpdate, (input) => approvals.decide(input), { validator: (input) => approvals.validateDecide(input) });
   }
 
   async run(): Promise<RunResult> {
     const { ctx } = this;
-    ctx.board.upsert();
+    ctx.visibility.upsert();
     if (this.execution === 1) this.traceStart();
     let exit: Exit;
     try {
@@ -153,10 +165,10 @@ class AgentRun {
       await continueAsNewIfDue({ ctx, approvals: this.approvals, steering: this.steering, executions: this.execution }, ctx.state.turns - this.turnsAtStart);
       ctx.stream.turnBoundary();
       this.steering.applyDue();
-      const overBudget = await fitContextWindow(ctx, this.spend);
+      const overBudget = await fitContextWindow(ctx, this.budget);
       if (overBudget) return overBudget;
-      ctx.board.showDetails();
-      const { exit } = await this.spend.takeTurn(this.toolDefs);
+      ctx.visibility.showDetails();
+      const { exit } = await this.modelTurn.takeTurn(this.toolDefs);
       // A message sent before this answer is read before the run ends (when no limit stops it first).
       if (exit?.status === 'completed' && this.steering.hasDue() && nextStep(ctx.state, ctx.cfg).kind === 'ask') continue;
       if (exit) return exit;
@@ -173,22 +185,22 @@ class AgentRun {
       chainId: ids.chainId,
       ...(cfg.resumeFrom ? { resumedFrom: cfg.resumeFrom, turns: state.turns, costUsd: state.costUsd } : {}),
       ...(cfg.forkFrom ? { forkedFrom: cfg.forkFrom, turns: state.turns } : {}),
-      ...this.ctx.board.definition,
+      ...this.ctx.visibility.definition,
     });
   }
 
   private async finish(exit: Exit): Promise<RunResult> {
     const { ctx } = this;
-    ctx.board.end(exit);
+    ctx.visibility.end(exit);
     this.approvals.close();
     this.steering.dropAll(exit);
-    ctx.board.upsert(exit);
+    ctx.visibility.upsert(exit);
     ctx.metrics.runs.add(1, { status: exit.status, error_type: exit.status === 'failed' ? exit.errorType : '' });
     ctx.trace.emit('run_stopped', { status: exit.status, reason: exit.reason, turns: ctx.state.turns, costUsd: ctx.state.costUsd });
     // Let an in-flight `decide` update, and a subscriber's poll waiting for
     // run_stopped, answer before the run closes.
     ctx.stream.detach();
     await wf.CancellationScope.nonCancellable(() => this.approvals.settleHandlers());
-    return { ...runResult(ctx.ids.workflowId, exit, ctx.state), ...this.spend.fields(), ...(ctx.cfg.forkFrom ? { forkedFrom: ctx.cfg.forkFrom } : {}), ...ctx.board.definition };
+    return { ...runResult(ctx.ids.workflowId, exit, ctx.state), ...this.budget.fields(), ...(ctx.cfg.forkFrom ? { forkedFrom: ctx.cfg.forkFrom } : {}), ...ctx.visibility.definition };
   }
 }

@@ -1,3 +1,8 @@
+// Every budget rule of a run, in one file. A soft budget (the default) is
+// checked between turns, after a child returns and after a summary, and may
+// be passed by one turn (isBudgetSpent, the soft checks below); the
+// `raiseBudget` update and the budget stop (Budget) serve both kinds.
+//
 // A hard budget (limits.budgetMode "hard"): nothing is spent that was not
 // held first. Before a model call the run holds what it has left and the
 // model activity narrows that to the call's worst case (the prompt counted
@@ -11,13 +16,111 @@
 // Only runs whose configuration carries hardBudget construct this: soft runs
 // and every history recorded before it issue the commands they always did.
 import * as wf from '@temporalio/workflow';
+import { RESEARCH_LIMITS } from '../common/defaults.js';
+import { notRunText, toolResultMessage } from '../common/transcript-text.js';
+import type { RunContext } from './run-context.js';
+import { otherSignatureProblem } from './signatures.js';
+import { STOPPING } from './stop.js';
+import { firstPendingCall } from './tool-calls.js';
+import { updateRefused } from './update-refusal.js';
 import { addUsd, childReservation, settleReply, type ReplyBudget, type ReplyHold } from '../common/budget-math.js';
 import type { BudgetedReply } from '../common/activity-contract.js';
-import type { BudgetShortfall, BudgetView, HardBudgetConfig, ModelReply, OverReservationFlag, RunConfig } from '../common/contract.js';
-import type { Exit } from './next-step.js';
+import type { BudgetShortfall, BudgetView, HardBudgetConfig, ModelReply, OverReservationFlag, RunConfig, RunStatusView } from '../common/contract.js';
+import { budgetExit, failedExit, type Exit } from './exits.js';
 import type { RunState } from './run-state.js';
 import type { TraceEventType } from './trace.js';
 import type { RaiseBudgetInput } from '../common/run-messages.js';
+
+// --- soft checks: pure, on the run's state
+
+/** A soft budget's check, before each turn and after a child or a summary. A hard budget never stops here: it parks before a call it cannot pay (HardBudget). */
+export const isBudgetSpent = (s: RunState, cfg: RunConfig): boolean =>
+  cfg.hardBudget === undefined && cfg.maxBudgetUsd !== null && s.costUsd >= cfg.maxBudgetUsd;
+
+/** What the budget still allows, in USD (may be negative after the last turn); null without a budget. */
+export function budgetLeft(s: RunState, cfg: RunConfig): number | null {
+  return cfg.maxBudgetUsd === null ? null : cfg.maxBudgetUsd - s.costUsd;
+}
+
+/** A sub-agent's budget: its own cap, never more than its parent has left. */
+export function childBudget(left: number | null): number {
+  return left === null ? RESEARCH_LIMITS.maxBudgetUsd : Math.min(RESEARCH_LIMITS.maxBudgetUsd, left);
+}
+
+/** The soft budget's exit once it is spent, or null. */
+export function softBudgetExit(s: RunState, cfg: RunConfig): Exit | null {
+  if (!isBudgetSpent(s, cfg)) return null;
+  return budgetExit(`budget of $${cfg.maxBudgetUsd} spent ($${s.costUsd.toFixed(6)}; the check runs before each turn, so spend overshoots by at most one turn)`);
+}
+
+// --- the run's budget: the raise, the stop, and a hard budget's holds
+
+/** The run's budget as the loop and the handlers reach it: soft or hard, with the `raiseBudget` update and the budget stop. */
+export class Budget {
+  /** A hard budget (limits.budgetMode "hard"); null for a soft one, as every run before it. */
+  readonly hard: HardBudget | null;
+
+  constructor(
+    private readonly ctx: RunContext,
+    /** The loop's limit check (./next-step.ts limitExit): a turn cap reached outranks the budget. Passed in, so the rules here import nothing back from the loop. */
+    private readonly limitExit: () => Exit | null,
+  ) {
+    this.hard = ctx.cfg.hardBudget
+      ? new HardBudget(
+          {
+            cfg: ctx.cfg,
+            state: ctx.state,
+            emit: (type, fields) => ctx.trace.emit(type, fields),
+            showParked: (shortfall) => (shortfall ? ctx.visibility.park(shortfall) : ctx.visibility.unpark()),
+          },
+          ctx.cfg.hardBudget,
+          wf.workflowInfo().parent?.workflowId ?? null,
+        )
+      : null;
+  }
+
+  /** The `raiseBudget` update, set for every run so a soft run's refusal says why; only a hard budget ever applies a raise. */
+  raise(input: RaiseBudgetInput): RunStatusView {
+    this.hard?.raise(input);
+    return this.ctx.visibility.view();
+  }
+
+  /** The `raiseBudget` update's validator. */
+  validateRaise(input: RaiseBudgetInput): void {
+    const { ctx } = this;
+    const problem = ctx.visibility.exit
+      ? 'the run has ended'
+      : ctx.stop.stopped
+        ? STOPPING
+        : this.hard
+          ? (this.hard.raiseProblem(input) ?? otherSignatureProblem(ctx.cfg, 'raiseBudget', input))
+          : 'this run has a soft budget (limits.budgetMode "soft"): nothing waits for a raise; resume it with a higher budget instead';
+    if (problem) throw updateRefused(problem);
+  }
+
+  /**
+   * Stops for the budget while calls of the last reply may still be pending:
+   * each gets a result saying it was not run, so the transcript keeps the
+   * protocol's two rules. `stop`: the exit to end with instead of the budget's.
+   */
+  stopForBudget(why = 'the run\'s budget is spent', stop?: Exit): Exit {
+    const { ctx } = this;
+    for (let p = firstPendingCall(ctx.state.messages); p; p = firstPendingCall(ctx.state.messages)) {
+      ctx.state.messages.push(toolResultMessage(p.call, notRunText(p.call.function.name, why)));
+      ctx.trace.emit('tool_result', { toolName: p.call.function.name, callId: p.call.id, ms: 0, ok: false, notRun: stop ? why : 'budget spent' });
+    }
+    if (stop) return stop;
+    const exit = this.limitExit();
+    if (exit) return exit;
+    return budgetExit('budget spent');
+  }
+
+  /** Hard budget only: the budget and the flag of a reply beyond its hold, in the status and the result. */
+  fields(): Pick<RunStatusView, 'budget' | 'usageOverReservation'> {
+    if (!this.hard) return {};
+    return { budget: this.hard.view(), usageOverReservation: this.ctx.state.usageOverReservation ?? null };
+  }
+}
 
 /** What the budget needs of its run. */
 export interface BudgetHost {
@@ -157,14 +260,10 @@ export class HardBudget {
   }
 }
 
-function budgetExit(reason: string): Exit {
-  return { status: 'budget_exceeded', interruption: { type: 'max_budget' }, reason };
-}
-
 /** The exit of a reply that reported more than its hold: counted, flagged, the run stopped. */
 export function overReservationExit(over: OverReservationFlag): Exit {
   const msg =
     `the provider reported ${over.completionTokens} completion tokens for a call sent with max_tokens ${over.maxTokens} ` +
     `($${over.reportedUsd.toFixed(6)} against a hold of $${over.reservedUsd.toFixed(6)}): counted, the excess not charged, and the run stopped`;
-  return { status: 'failed', interruption: null, reason: msg, error: msg, errorType: 'UsageOverReservation' };
+  return failedExit(msg, 'UsageOverReservation');
 }

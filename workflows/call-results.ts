@@ -4,11 +4,10 @@
 // cut short, and the dedupe cache's copy of a result worth reusing.
 import { MAX_CACHE_CHARS } from '../common/defaults.js';
 import { capToolResult, stoppedText, toolErrorText, toolResultMessage } from '../common/transcript-text.js';
-import type { Exit } from './next-step.js';
 import type { RunContext } from './run-context.js';
 import { rememberResult } from './run-state.js';
 import type { PendingCall } from './tool-calls.js';
-import { CANCELLED } from './exits.js';
+import { CANCELLED, failedExit, type Exit } from './exits.js';
 
 /** A tool error becomes transcript text per policy; a permanent one or the `fatal` policy stops the run. */
 export function toolFailed(ctx: RunContext, pending: PendingCall, toolName: string, error: string, permanent: boolean): Exit | null {
@@ -19,11 +18,11 @@ export function toolFailed(ctx: RunContext, pending: PendingCall, toolName: stri
   ctx.state.messages.push(toolResultMessage(pending.call, text));
   if (permanent && ctx.cfg.permanentToolErrors === 'stop') {
     const msg = `permanent tool error in ${toolName} (call ${pending.call.id}), retrying cannot help: ${error}`;
-    return { status: 'failed', interruption: null, reason: msg, error: msg, errorType: 'PermanentToolError' };
+    return failedExit(msg, 'PermanentToolError');
   }
   if (policy === 'fatal') {
     const msg = `tool ${toolName} failed (call ${pending.call.id}) and toolErrors is "fatal": ${error}`;
-    return { status: 'failed', interruption: null, reason: msg, error: msg, errorType: 'ToolError' };
+    return failedExit(msg, 'ToolError');
   }
   return null;
 }

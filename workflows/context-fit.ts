@@ -3,13 +3,13 @@
 // writes (common/context-window.ts plans both). A summary is paid from the
 // budget like a turn, so the run may stop here.
 import { applySummary, elideForWindow, planSummary } from '../common/context-window.js';
-import { askForSummary, modelCallBase } from './model-call.js';
-import { isBudgetSpent, type Exit } from './next-step.js';
+import { isBudgetSpent, type Budget } from './budget.js';
+import { askForSummary, countModelCall, modelCallBase } from './model-turn.js';
+import type { Exit } from './exits.js';
 import type { RunContext } from './run-context.js';
 import { recordSummarySpend } from './run-state.js';
-import type { Spend } from './spend.js';
 
-export async function fitContextWindow(ctx: RunContext, spend: Spend): Promise<Exit | null> {
+export async function fitContextWindow(ctx: RunContext, budget: Budget): Promise<Exit | null> {
   const { state, cfg } = ctx;
   const last = state.promptTokensPerTurn.at(-1);
   const policy = cfg.context;
@@ -21,7 +21,7 @@ export async function fitContextWindow(ctx: RunContext, spend: Spend): Promise<E
       const reply = await askForSummary(ctx.modelCalls, plan.request, modelCallBase(ctx), plan.turns);
       const cost = recordSummarySpend(state, reply.usage, cfg.pricing);
       applySummary(state.messages, plan, reply.message.content ?? '');
-      spend.count(reply.usage, cost);
+      countModelCall(ctx, reply.usage, cost);
       ctx.trace.emit('context_summarized', {
         turns: plan.turns,
         estimatedTokensBefore: plan.estimatedBefore,
@@ -32,7 +32,7 @@ export async function fitContextWindow(ctx: RunContext, spend: Spend): Promise<E
         summaryCostUsd: cost,
         costUsd: state.costUsd,
       });
-      if (isBudgetSpent(state, cfg)) exit = spend.stopForBudget();
+      if (isBudgetSpent(state, cfg)) exit = budget.stopForBudget();
     }
   } else if (policy && last !== undefined) {
     const cut = elideForWindow(state.messages, last, since, policy);

@@ -1,18 +1,52 @@
 // When a run continues as new, and what it carries. Long runs would otherwise
 // grow history with the square of their turns (each model call stores the
-// whole transcript again) until Temporal's limits stop them.
+// whole transcript again) until Temporal's limits stop them. What one
+// execution hands the next (CarriedState, the loop's state as plain JSON) is
+// also what a resumed or forked run starts from (startedFrom).
 import * as wf from '@temporalio/workflow';
-import type { CarriedState } from './carried-state.js';
-import type { AgentInput, RunResult } from '../common/contract.js';
-import type { ApprovalGate } from './approval-gate.js';
+import type { AgentInput, RunConfig, RunResult } from '../common/contract.js';
+import type { Decision } from '../common/transcript-text.js';
+import type { Approvals } from './approvals.js';
+import { continueAsNewPatched } from './patches.js';
 import type { RunContext } from './run-context.js';
-import type { SteeringDesk } from './steering-desk.js';
+import type { RunState } from './run-state.js';
+import type { CarriedStream } from './run-stream.js';
+import type { Steering } from './steering.js';
+import type { QueuedSteer } from './steering-queue.js';
 
 /**
- * Guards the continue-as-new decision: runs whose history was recorded before
- * it existed replay without it (see "Changing the loop safely" in docs/internals.md).
+ * What one execution hands the next: all the loop knows, as plain JSON. The
+ * run id (workflow id), the trace's seq, the cost and the cache carry on;
+ * nothing is pending at that point.
  */
-export const CONTINUE_AS_NEW_PATCH = 'continue-as-new-v1';
+export interface CarriedState {
+  /** Written by executions before this one's code (1 or 2); nothing reads it: what a state holds is told by its fields. */
+  version?: 1 | 2;
+  /** The configuration resolved when the run started (absent in the oldest carried states). */
+  cfg?: RunConfig;
+  state: RunState;
+  decisions: Record<string, Decision>;
+  seq: number;
+  /** Executions before this one. */
+  executions: number;
+  /** The run chain (RunIds.chainId, set in ./start.ts); absent in states carried before it was: the first execution's run id. */
+  chainId?: string;
+  /** Steering messages not yet applied (./steering-queue.ts); absent when none. */
+  steers?: QueuedSteer[];
+  /** The live stream's window and offsets (./run-stream.ts); absent in states carried before it. */
+  stream?: CarriedStream;
+  /** Signatures of signed steers taken and not yet expired (signature → expiresAt): a steer is taken once per run; absent when none. */
+  usedSteerSignatures?: Record<string, string>;
+}
+
+/**
+ * The start of a run that continues another's transcript (a resume; a fork):
+ * the decisions and the steering messages were that run's, for its calls, so
+ * it starts with none. A decision is used once.
+ */
+export function startedFrom(cfg: RunConfig, state: RunState): CarriedState {
+  return { cfg, state, decisions: {}, seq: 0, executions: 0 };
+}
 
 /**
  * Temporal suggests it (4 MiB or 4,096 events by default) or history passed
@@ -28,8 +62,8 @@ export function historyTooLong(turnsThisExecution: number, thresholdBytes: numbe
 /** What an execution hands the next, besides the run's state (see CarriedState). */
 export interface CarryOver {
   ctx: RunContext;
-  approvals: ApprovalGate;
-  steering: SteeringDesk;
+  approvals: Approvals;
+  steering: Steering;
   /** This execution's number in the chain (1 for the first). */
   executions: number;
 }
@@ -45,7 +79,7 @@ export async function continueAsNewIfDue(c: CarryOver, turnsThisExecution: numbe
   const { ctx } = c;
   const info = wf.workflowInfo();
   if (!historyTooLong(turnsThisExecution, ctx.cfg.continueAsNewAtHistoryBytes, info)) return;
-  if (!ctx.patches.allV2 && !wf.patched(CONTINUE_AS_NEW_PATCH)) return;
+  if (!continueAsNewPatched(ctx.patches)) return;
   // Signals and updates in flight finish here, not in limbo between executions;
   // a subscriber's poll answers now and its next lands on the next execution.
   ctx.stream.detach();
@@ -56,7 +90,7 @@ export async function continueAsNewIfDue(c: CarryOver, turnsThisExecution: numbe
   const carried: CarriedState = {
     cfg: ctx.cfg,
     state: ctx.state,
-    decisions: c.approvals.desk.decisions,
+    decisions: c.approvals.rules.decisions,
     seq: ctx.trace.seq,
     executions: c.executions,
     chainId: ctx.ids.chainId,

@@ -1,60 +1,22 @@
 // What the loop does next, decided from its state alone: drain a pending call,
-// stop (which exit, why), or ask the model. The turn cap, the soft budget and
-// the transcript's size are checked here. No Temporal import.
-import { MAX_TRANSCRIPT_CHARS, RESEARCH_LIMITS } from '../common/defaults.js';
-import type { ChatMessage, Interruption, ModelReply, Pricing, RunConfig } from '../common/contract.js';
+// stop (which exit, why), or ask the model. The turn cap and the transcript's
+// size are checked here, the budget by ./budget.ts's rules. No workflow API: its exits are built
+// by ./exits.ts.
+import { MAX_TRANSCRIPT_CHARS } from '../common/defaults.js';
+import type { ChatMessage, ModelReply, Pricing, RunConfig } from '../common/contract.js';
+import { softBudgetExit } from './budget.js';
+import { completedExit, failedExit, turnCapExit, type Exit } from './exits.js';
 import { recordSpend, type RunState } from './run-state.js';
 import { firstPendingCall, type PendingCall } from './tool-calls.js';
 
 // --- stop conditions, checked at the top of every iteration before the model is asked
 
 export const isTurnCapReached = (s: RunState, cfg: RunConfig): boolean => cfg.maxTurns !== null && s.turns >= cfg.maxTurns;
-/** A soft budget's check. A hard budget never stops here: it parks before a call it cannot pay (workflows/budget.ts). */
-export const isBudgetSpent = (s: RunState, cfg: RunConfig): boolean =>
-  cfg.hardBudget === undefined && cfg.maxBudgetUsd !== null && s.costUsd >= cfg.maxBudgetUsd;
-
-/** What the budget still allows, in USD (may be negative after the last turn); null without a budget. */
-export function budgetLeft(s: RunState, cfg: RunConfig): number | null {
-  return cfg.maxBudgetUsd === null ? null : cfg.maxBudgetUsd - s.costUsd;
-}
-
-/** A sub-agent's budget: its own cap, never more than its parent has left. */
-export function childBudget(left: number | null): number {
-  return left === null ? RESEARCH_LIMITS.maxBudgetUsd : Math.min(RESEARCH_LIMITS.maxBudgetUsd, left);
-}
-
-/**
- * How a run ends, one shape per status: a completed run has an answer and no
- * interruption, a failed one an error and its type, a stopped one says what
- * stopped it. `reason` is one line for people (the trace's run_stopped, the CLI).
- */
-export type Exit =
-  | { status: 'completed'; interruption: null; reason: string; output: string }
-  /** errorType, for alerting: ProviderUnauthorized, PermanentToolError, ProtocolError, … */
-  | { status: 'failed'; interruption: null; reason: string; error: string; errorType: string }
-  | { status: 'max_turns_exceeded'; interruption: { type: 'max_turns' }; reason: string }
-  | { status: 'budget_exceeded'; interruption: { type: 'max_budget' }; reason: string }
-  | { status: 'interrupted'; interruption: Extract<Interruption, { type: 'approval' | 'cancelled' }>; reason: string };
-
-/** The result fields an exit fills: an answer for `completed`, an error and its type for `failed`, nulls otherwise. */
-export function exitFields(exit: Exit): { output: string | null; error: string | null; errorType: string | null } {
-  if (exit.status === 'completed') return { output: exit.output, error: null, errorType: null };
-  if (exit.status === 'failed') return { output: null, error: exit.error, errorType: exit.errorType };
-  return { output: null, error: null, errorType: null };
-}
-
 export function limitExit(s: RunState, cfg: RunConfig): Exit | null {
   if (isTurnCapReached(s, cfg)) {
-    return { status: 'max_turns_exceeded', interruption: { type: 'max_turns' }, reason: `turn cap of ${cfg.maxTurns} reached` };
+    return turnCapExit(`turn cap of ${cfg.maxTurns} reached`);
   }
-  if (isBudgetSpent(s, cfg)) {
-    return {
-      status: 'budget_exceeded',
-      interruption: { type: 'max_budget' },
-      reason: `budget of $${cfg.maxBudgetUsd} spent ($${s.costUsd.toFixed(6)}; the check runs before each turn, so spend overshoots by at most one turn)`,
-    };
-  }
-  return null;
+  return softBudgetExit(s, cfg);
 }
 
 /** What the loop does next, decided from its state alone. */
@@ -80,7 +42,7 @@ export function nextStep(s: RunState, cfg: RunConfig): Step {
 export function takeReply(s: RunState, reply: ModelReply, pricing: Pricing, chargedUsd?: number): Exit | null {
   recordSpend(s, reply, pricing, chargedUsd);
   const problem = replyProtocolProblem(s.messages, reply);
-  if (problem) return { status: 'failed', interruption: null, reason: `protocol error: ${problem}`, error: `protocol error: ${problem}`, errorType: 'ProtocolError' };
+  if (problem) return failedExit(`protocol error: ${problem}`, 'ProtocolError');
   s.messages.push(reply.message);
   const calls = reply.message.tool_calls?.length ?? 0;
   if (calls > 0 && s.callsProposed !== undefined) {
@@ -91,7 +53,7 @@ export function takeReply(s: RunState, reply: ModelReply, pricing: Pricing, char
   const output = reply.message.content ?? '';
   const cut = reply.finishReason === 'length' ? ' (cut at its reply length cap)' : '';
   const reason = output.trim() ? `the model answered${cut}` : `the model answered with an empty reply (no text, no tool calls)${cut}`;
-  return { status: 'completed', interruption: null, reason, output };
+  return completedExit(reason, output);
 }
 
 /** A transcript this large could not travel in one payload: stop with the reason rather than get stuck. */
@@ -101,7 +63,7 @@ export function transcriptTooBig(s: RunState): Exit | null {
   const msg =
     `the transcript is ${chars} characters, over the ${MAX_TRANSCRIPT_CHARS} the harness allows: the next model call's ` +
     "input would approach Temporal's 2 MiB payload limit. Start a new run with a summary of this one.";
-  return { status: 'failed', interruption: null, reason: msg, error: msg, errorType: 'TranscriptTooLarge' };
+  return failedExit(msg, 'TranscriptTooLarge');
 }
 
 /**

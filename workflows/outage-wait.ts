@@ -23,16 +23,8 @@ import type { AgentActivities as Activities } from '../common/activity-contract.
 import type { ModelOutageView, OutageKind, RunConfig, ToolOutageView } from '../common/contract.js';
 import { DEFAULT_MODEL_OUTAGE_MS, DEFAULT_TOOL_OUTAGE_MS, isTransientProviderError, PROVIDER_TIMEOUT, TOOL_TIMEOUT } from '../common/provider-errors.js';
 import type { ToolActivity } from './activity-options.js';
+import { modelOutagePatched, toolOutagePatched } from './patches.js';
 
-/**
- * Guards the wait: histories recorded before it failed the run when the
- * activity's retries ran out. Asked only then, so a run that never meets an
- * outage writes no marker.
- */
-export const MODEL_OUTAGE_PATCH = 'model-outage-wait-v1';
-
-/** The same for tool calls: histories recorded before it failed the run when a tool activity's retries ran out. */
-export const TOOL_OUTAGE_PATCH = 'tool-outage-wait-v1';
 
 /** The first wait after the activity's own retries (which already spent ~31 s). */
 export const FIRST_WAIT_MS = 15_000;
@@ -46,7 +38,7 @@ export interface ModelCalls {
   call<R>(make: (model: ModelActivities) => Promise<R>): Promise<R>;
 }
 
-/** What a wait shows and traces: the status board (by kind) and the run's trace. */
+/** What a wait shows and traces: the run's visibility (by kind) and the run's trace. */
 export interface OutageSink {
   show(kind: OutageKind, view: ModelOutageView | ToolOutageView | null): void;
   emit(type: 'model_waiting' | 'model_recovered' | 'tool_waiting' | 'tool_recovered', fields: Record<string, unknown>): void;
@@ -156,7 +148,7 @@ export class ModelOutage implements ModelCalls {
       return await make(this.activities.model);
     } catch (err) {
       const first = transientCause(err);
-      if (!first || !wf.patched(MODEL_OUTAGE_PATCH)) throw err;
+      if (!first || !modelOutagePatched()) throw err;
       return waitOut(
         {
           kind: 'model',
@@ -192,7 +184,7 @@ export class ToolOutage {
       return await make(activities.retried);
     } catch (err) {
       const first = transientToolCause(err);
-      if (!first || !wf.patched(TOOL_OUTAGE_PATCH)) throw err;
+      if (!first || !toolOutagePatched()) throw err;
       return waitOut<R, ToolOutageView>(
         {
           kind: 'tool',

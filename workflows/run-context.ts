@@ -1,5 +1,5 @@
 // What every concern of a run reads and writes: its ids, its configuration,
-// its state, its trace, its Stop and its status board. One object, built once
+// its state, its trace, its Stop and what it shows (visibility). One object, built once
 // per execution in ./agent-run.ts and handed to each concern's module, so a
 // concern's code names what it touches instead of reaching into the workflow.
 import type { AgentInput, RunConfig } from '../common/contract.js';
@@ -8,13 +8,13 @@ import type { LoopActivities } from './activity-options.js';
 import type { LoopMetrics } from './metrics.js';
 import type { ModelCalls, ToolOutage } from './outage-wait.js';
 import type { RunState } from './run-state.js';
-import type { Patches } from './run-setup.js';
+import type { Patches } from './patches.js';
 import type { RunStream } from './run-stream.js';
-import type { RunTrace } from './run-trace.js';
-import type { StatusBoard } from './status-board.js';
-import type { StopSwitch } from './stop.js';
+import type { RunTrace } from './trace.js';
+import type { Visibility } from './visibility.js';
+import type { Stop } from './stop.js';
 
-/** The three ids a run goes by (see agentRun in ./agent-run.ts). */
+/** The three ids a run goes by (set by startRun in ./start.ts). */
 export interface RunIds {
   /** Names the agent run, stable across continue-as-new and reset: what people and ops tools use. */
   workflowId: string;
@@ -41,6 +41,6 @@ export interface RunContext {
   readonly trace: RunTrace;
   /** The live stream every trace event is published on. */
   readonly stream: RunStream;
-  readonly stop: StopSwitch;
-  readonly board: StatusBoard;
+  readonly stop: Stop;
+  readonly visibility: Visibility;
 }

@@ -118,7 +118,7 @@ export function recordSummarySpend(s: RunState, usage: Usage, pricing: Pricing):
 }
 
 /**
- * Keeps a tool result for the dedupe gate. The cache crosses continue-as-new
+ * Keeps a tool result for the dedupe cache. The cache crosses continue-as-new
  * with the state, so it is bounded: past `maxChars` of results the oldest go
  * first (object keys keep insertion order: the same on every replay). null:
  * unbounded, as histories recorded before the bound replay.

@@ -8,9 +8,9 @@ import * as wf from '@temporalio/workflow';
 import type { RunConfig } from '../common/contract.js';
 import { argsHash } from '../common/args-hash.js';
 import { listedFor, signatureProblem, signedArgsOf, type OtherDecision } from '../common/signed-decision.js';
-import type { SignatureCheck } from './approvals.js';
+import type { SignatureCheck } from './approval-rules.js';
 
-/** The approve/reject check for the desk, or undefined when the run has no policy. */
+/** The approve/reject check for the approval rules, or undefined when the run has no policy. */
 export function approvalSignatureCheck(cfg: RunConfig): SignatureCheck | undefined {
   const policy = cfg.approvers;
   if (!policy) return undefined;

@@ -1,114 +1,145 @@
-// Durable steering: a person's message for a running agent ("not that folder,
-// look in logs/"), sent by the `steer` update or signal, queued in the
-// workflow's state and put into the transcript at the next turn boundary —
-// after every call of the last reply has its result, before the model is
-// asked again — so the protocol's rule (a call's result follows its call) is
-// never broken. The queue is plain JSON: it survives a worker crash (replayed
-// from the signals in history) and crosses continue-as-new in the carried state.
-//
-// When a message counts. A signal can reach the workflow in the same
-// activation as the event that brings the loop to a boundary, or (a worker
-// that ran ahead of history) in the activation after it; applied as soon as
-// it is seen, a replay could put it one turn earlier than the first execution
-// did. So a message is taken at a boundary only if it arrived in an earlier
-// workflow task (`task` < the history length now): the same turn on every
-// path. An interrupt acts where the loop waits (a call parked on an
-// approval), which both paths reach; once it has acted it is due at once.
-//
-// Pure: no Temporal import (agent-run.ts passes the history length and the time).
-import type { ChatMessage, SteerView } from '../common/contract.js';
+// Steering as the run sees it: messages a person sends (`steer`, as a signal
+// or a validated update) wait in ./steering-queue.ts's queue and enter the transcript
+// at the next turn boundary, never between a call and its result. One with
+// `interrupt` also declines the calls of the current reply not yet started,
+// and ends a parked approval with a rejection. A signed steer (a policy that
+// lists steer) is taken once: its signature is remembered until it expires,
+// across continue-as-new, so the same payload sent again is refused rather
+// than queued twice.
+import * as wf from '@temporalio/workflow';
+import { ApplicationFailure } from '@temporalio/workflow';
 import type { SteerInput } from '../common/run-messages.js';
+import type { RunStatusView } from '../common/contract.js';
+import { declinedText, toolResultMessage } from '../common/transcript-text.js';
+import type { Exit } from './exits.js';
+import type { RunContext } from './run-context.js';
+import { SteeringQueue, steerInputProblem, steerMessage, type QueuedSteer } from './steering-queue.js';
+import type { PendingCall } from './tool-calls.js';
+import { listedFor } from '../common/signed-decision.js';
+import { signedSteerOncePatched } from './patches.js';
+import { otherSignatureProblem } from './signatures.js';
+import { updateRefused } from './update-refusal.js';
 
-export interface QueuedSteer extends SteerView {
-  /** The history length of the workflow task it arrived in; 0 when carried from an earlier execution. */
-  task: number;
-  /** An interrupt that rejected the call the run was parked on: due at the boundary that follows. */
-  acted?: boolean;
-}
+export class Steering {
+  readonly queue: SteeringQueue;
+  /** Signatures of the signed steers taken, each with its expiresAt (ISO): plain JSON, carried across continue-as-new. */
+  private readonly usedSignatures: Map<string, string>;
 
-/** A steering message longer than this is refused: it goes into every later model call. */
-export const MAX_STEER_CHARS = 20_000;
-
-/** Why a steer payload cannot be queued (one line naming the field), or null. */
-export function steerInputProblem(input: unknown): string | null {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    return 'steer takes an object like {"message": "look in logs/", "by": "alice"}';
-  }
-  const { message, by, interrupt } = input as Record<string, unknown>;
-  if (typeof message !== 'string') return `message must be a string, got ${JSON.stringify(message ?? null)}`;
-  if (message.trim() === '') return 'message must not be empty';
-  if (message.length > MAX_STEER_CHARS) return `message is ${message.length} characters long; at most ${MAX_STEER_CHARS}`;
-  if (by !== undefined && by !== null && typeof by !== 'string') return `by must be a string, got ${JSON.stringify(by)}`;
-  if (interrupt !== undefined && interrupt !== null && typeof interrupt !== 'boolean') {
-    return `interrupt must be true or false, got ${JSON.stringify(interrupt)}`;
-  }
-  return null;
-}
-
-export class SteeringQueue {
-  /** In arrival order. */
-  constructor(private readonly queued: QueuedSteer[] = []) {}
-
-  /** Queues a checked payload (see steerInputProblem) that arrived in the workflow task of history length `task`, at workflow time `at`. */
-  receive(input: SteerInput, task: number, at: string): QueuedSteer {
-    const by = typeof input.by === 'string' && input.by.trim() ? input.by.trim() : null;
-    const s: QueuedSteer = { message: input.message, by, at, interrupt: input.interrupt === true, task };
-    this.queued.push(s);
-    return s;
+  constructor(
+    private readonly ctx: RunContext,
+    carried: QueuedSteer[],
+    usedSignatures: Record<string, string> = {},
+  ) {
+    this.queue = new SteeringQueue(carried);
+    this.usedSignatures = new Map(Object.entries(usedSignatures));
   }
 
-  get size(): number {
-    return this.queued.length;
+  /** The signatures to carry to the next execution (none expired), or undefined when none. */
+  carriedSignatures(): Record<string, string> | undefined {
+    this.forgetExpired();
+    return this.usedSignatures.size > 0 ? Object.fromEntries(this.usedSignatures) : undefined;
   }
 
-  /** An interrupt that stops a call of the current reply before it starts: one that already acted, or from an earlier task. */
-  interruptNow(task: number): QueuedSteer | null {
-    return this.queued.find((s) => s.interrupt && (s.acted === true || s.task < task)) ?? null;
+  /** The `steer` signal: queued, or ignored on record with the reason. */
+  steerSignal(input: SteerInput): void {
+    const problem = this.problem(input, 'handler');
+    if (problem) this.ctx.trace.emit('signal_ignored', { signal: 'steer', reason: problem });
+    else this.receive(input, 'signal');
   }
 
-  /** Any interrupt: where the loop waits (a parked call), every path has seen it. */
-  anyInterrupt(): QueuedSteer | null {
-    return this.queued.find((s) => s.interrupt) ?? null;
+  /** The `steer` update: queued, answered with the run's status. */
+  steerUpdate(input: SteerInput): RunStatusView {
+    // Checked again: the state may have moved since the validator ran.
+    const problem = this.problem(input, 'handler');
+    if (problem) throw ApplicationFailure.create({ type: 'SteerRefused', message: problem, nonRetryable: true });
+    this.receive(input, 'update');
+    return this.ctx.visibility.view();
   }
 
-  /** Whether a boundary now would take at least one message. */
-  hasDue(task: number): boolean {
-    return this.lastDue(task) >= 0;
+  /** The `steer` update's validator. */
+  validateSteer(input: SteerInput): void {
+    const problem = this.problem(input, 'validator');
+    if (problem) throw updateRefused(problem);
+  }
+
+  /** The turn boundary: the messages due now enter the transcript, each naming who sent it and when. */
+  applyDue(): void {
+    for (const s of this.queue.takeDue(wf.workflowInfo().historyLength)) {
+      this.ctx.state.messages.push(steerMessage(s));
+      this.ctx.trace.emit('steered', { by: s.by, at: s.at, interrupt: s.interrupt, turn: this.ctx.state.turns, message: s.message.slice(0, 500) });
+    }
+  }
+
+  /** Whether a boundary now would put a message in the transcript. */
+  hasDue(): boolean {
+    return this.queue.hasDue(wf.workflowInfo().historyLength);
   }
 
   /**
-   * Takes the messages due at a boundary, in arrival order: up to the last
-   * one that arrived in an earlier task or is an interrupt that acted
-   * (messages before it arrived no later).
+   * A call of the current reply that an `interrupt` message stops before it
+   * starts: declined, with the message as the reason. False when none applies.
    */
-  takeDue(task: number): QueuedSteer[] {
-    return this.queued.splice(0, this.lastDue(task) + 1);
+  declineIfInterrupted(pending: PendingCall, toolName: string): boolean {
+    const s = this.queue.interruptNow(wf.workflowInfo().historyLength);
+    if (!s) return false;
+    const text = declinedText(toolName, { decision: 'reject', reason: s.message, by: s.by });
+    this.ctx.state.messages.push(toolResultMessage(pending.call, text));
+    this.ctx.trace.emit('tool_result', { toolName, callId: pending.call.id, ms: 0, ok: false, declined: true, interrupted: true });
+    this.ctx.metrics.toolErrors.add(1, { tool: toolName, kind: 'declined' });
+    return true;
   }
 
-  /** Everything still queued, taken out (the run ends: none will be applied). */
-  takeAll(): QueuedSteer[] {
-    return this.queued.splice(0);
-  }
-
-  views(): SteerView[] {
-    return this.queued.map(({ message, by, at, interrupt }) => ({ message, by, at, interrupt }));
-  }
-
-  /** What the next execution carries: every message arrived in an earlier task, from its point of view. */
-  carried(): QueuedSteer[] {
-    return this.queued.map((s) => ({ ...s, task: 0 }));
-  }
-
-  private lastDue(task: number): number {
-    for (let i = this.queued.length - 1; i >= 0; i--) {
-      const s = this.queued[i];
-      if (s.task < task || s.acted === true) return i;
+  /** The run ended: messages still queued will never be read, and the trace says so. */
+  dropAll(exit: Exit): void {
+    for (const s of this.queue.takeAll()) {
+      this.ctx.trace.emit('steer_dropped', { by: s.by, at: s.at, reason: `the run ended (${exit.status}) before its next turn` });
     }
-    return -1;
   }
-}
 
-/** The transcript's record of a steering message: a user message naming who sent it and when. */
-export function steerMessage(s: SteerView): ChatMessage {
-  return { role: 'user', content: `Message from ${s.by ?? 'the user'} (sent ${s.at}, while you were working): ${s.message}` };
+  /**
+   * Why a steering message cannot be taken now (a bad payload, a Stop, the
+   * run's end, a signature already used), or null. `where`: a validator
+   * writes no history and never replays, so only a handler asks the patch.
+   */
+  private problem(input: unknown, where: 'validator' | 'handler'): string | null {
+    const exit = this.ctx.visibility.exit;
+    if (exit !== null) return `the run has ended (${exit.status}): it takes no more messages; resume it with a new one`;
+    if (this.ctx.stop.stopped) return 'the run is stopping: a Stop came first, so it takes no more messages';
+    // A policy that lists steer: only a listed approver's signed message is taken (the signal path traces why not).
+    return steerInputProblem(input) ?? otherSignatureProblem(this.ctx.cfg, 'steer', input) ?? this.reuseProblem(input, where);
+  }
+
+  /** The signature of a steer the policy required (and verified) one for; null when the policy does not list steer. */
+  private signatureOf(input: unknown): { signature: string; expiresAt: string } | null {
+    if (listedFor(this.ctx.cfg.approvers, { decision: 'steer' }) === null) return null;
+    const { signature, expiresAt } = input as Record<string, unknown>;
+    return typeof signature === 'string' && typeof expiresAt === 'string' ? { signature, expiresAt } : null;
+  }
+
+  /** A valid signature is a message someone may send once: sent again (a replayed payload), it would queue the message twice. */
+  private reuseProblem(input: unknown, where: 'validator' | 'handler'): string | null {
+    const signed = this.signatureOf(input);
+    if (!signed || !this.usedSignatures.has(signed.signature)) return null;
+    if (where === 'handler' && !signedSteerOncePatched()) return null;
+    const { by } = input as Record<string, unknown>;
+    return `signature already used: this signed steer by ${JSON.stringify(by)} (expires ${signed.expiresAt}) was taken once; sign the message again to send it again`;
+  }
+
+  /** An expired signature is refused as expired before it is looked up here: no need to keep it. */
+  private forgetExpired(): void {
+    const now = Date.now();
+    for (const [signature, expiresAt] of this.usedSignatures) if (Date.parse(expiresAt) <= now) this.usedSignatures.delete(signature);
+  }
+
+  /** Queues a checked message; it enters the transcript at the next turn boundary. */
+  private receive(input: SteerInput, via: 'signal' | 'update'): void {
+    const signed = this.signatureOf(input);
+    if (signed) {
+      this.forgetExpired();
+      this.usedSignatures.set(signed.signature, signed.expiresAt);
+    }
+    const s = this.queue.receive(input, wf.workflowInfo().historyLength, new Date(Date.now()).toISOString());
+    this.ctx.trace.emit('steer_queued', { by: s.by, at: s.at, interrupt: s.interrupt, via, queued: this.queue.size, message: s.message.slice(0, 500) });
+    this.ctx.visibility.showDetails();
+  }
 }

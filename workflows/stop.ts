@@ -2,18 +2,38 @@
 // cancellation (`temporal workflow cancel`, a parent's Stop reaching its child).
 // Either cancels the scope the loop runs in, so whatever it awaits (a model
 // call, a tool, a child, a parked approval) ends with a cancellation, and
-// aborts the calls running in this worker process at once (./stop-here.ts);
-// calls in other processes learn it from their next heartbeat.
+// aborts the calls running in this worker process at once (the calls sink
+// below); calls in other processes learn it from their next heartbeat.
 import * as wf from '@temporalio/workflow';
-import { cancelSignal } from '../common/run-messages.js';
+import { proxySinks, type Sinks } from '@temporalio/workflow';
+import type { CancelInput } from '../common/run-messages.js';
 import { CANCELLED, cancelledExit } from './exits.js';
-import type { Exit } from './next-step.js';
-import type { RunTrace } from './run-trace.js';
-import type { StatusBoard } from './status-board.js';
-import { stopCallsInThisProcess } from './stop-here.js';
+import type { Exit } from './exits.js';
+import type { RunTrace } from './trace.js';
+import type { Visibility } from './visibility.js';
 
+/** Why a decision is refused once a Stop was taken (by a signal when applied, by an update's validator at once). */
+export const STOPPING = 'the run is stopping: a Stop came first, so no call it holds will run';
 
-export class StopSwitch {
+// A Stop reaches a model or tool call only through the answer to the call's
+// next heartbeat, and heartbeats are rare because each one is billed
+// (common/heartbeat.ts). When the call runs in the worker process that runs
+// this loop (the usual case: the SDK hands a workflow's activities to its own
+// worker first), this sink aborts it at once, from that process's registry
+// of running calls (activities/running-calls.ts). It is not a command: no
+// history changes, and a replay never calls it.
+export interface CallStopSinks extends Sinks {
+  calls: { stop(reason: string): void };
+}
+
+const callSinks = proxySinks<CallStopSinks>();
+
+/** Call right after cancelling the scope the calls run in: the cancel requests carry the Stop to calls in other processes. */
+function stopCallsInThisProcess(reason: string): void {
+  callSinks.calls.stop(reason);
+}
+
+export class Stop {
   /** The scope the whole loop runs in. */
   readonly scope = new wf.CancellationScope();
   /** What the cancel signal said, once it came. */
@@ -36,22 +56,26 @@ export class StopSwitch {
 
   /**
    * The cancel signal is applied in its handler, not deferred like decisions:
-   * it must interrupt whatever the loop waits for. `canStop`: the run is
-   * still running or parked (a finished run ignores it, on record).
+   * it must interrupt whatever the loop waits for. Only a run still running
+   * or parked stops (a finished run ignores it, on record).
    */
-  register(ctx: { trace: RunTrace; board: StatusBoard }): void {
-    wf.setHandler(cancelSignal, (input) => {
-      if (this.signalled !== null || !ctx.board.isLive()) {
-        ctx.trace.emit('signal_ignored', { signal: 'cancel', reason: 'the run is already stopping' });
-        return;
-      }
-      const reason = (input as { reason?: unknown } | null)?.reason;
-      this.signalled = typeof reason === 'string' && reason.trim() ? reason : 'cancelled';
-      this.scope.cancel();
-      stopCallsInThisProcess(this.signalled);
-    });
-    // Temporal's cancellation aborts this process's calls at once too; not a
-    // command, so a replay is unchanged.
+  cancel(input: CancelInput, ctx: { trace: RunTrace; visibility: Visibility }): void {
+    if (this.signalled !== null || !ctx.visibility.isLive()) {
+      ctx.trace.emit('signal_ignored', { signal: 'cancel', reason: 'the run is already stopping' });
+      return;
+    }
+    const reason = (input as { reason?: unknown } | null)?.reason;
+    this.signalled = typeof reason === 'string' && reason.trim() ? reason : 'cancelled';
+    this.scope.cancel();
+    stopCallsInThisProcess(this.signalled);
+  }
+
+  /**
+   * Temporal's cancellation aborts this process's calls at once too; not a
+   * command, so a replay is unchanged. Set right after the cancel signal's
+   * handler, where it always was.
+   */
+  watchCancellation(): void {
     this.scope.cancelRequested.catch(() => {
       if (this.signalled === null) stopCallsInThisProcess(CANCELLED);
     });

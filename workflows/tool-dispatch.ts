@@ -8,28 +8,25 @@ import type { ToolOutcome } from '../common/contract.js';
 import { needsApproval, type ToolSpec } from '../common/tool-spec.js';
 import { capToolResult, callSummary, toolResultMessage } from '../common/transcript-text.js';
 import { noteFiled } from '../common/message-refs.js';
-import type { ApprovalGate } from './approval-gate.js';
+import type { Approvals } from './approvals.js';
 import { recordStopped, remember, toolFailed } from './call-results.js';
-import type { Exit } from './next-step.js';
-import { reconciledText } from './reconciliation.js';
-import type { Reconciler } from './reconciler.js';
+import type { Exit } from './exits.js';
+import { reconciledText, type Reconciler } from './reconcile.js';
 import type { RunContext } from './run-context.js';
-import { localToolsPatched } from './run-setup.js';
-import type { Spend } from './spend.js';
-import type { SteeringDesk } from './steering-desk.js';
+import { localToolsPatched, refusedCallsTracedPatched } from './patches.js';
+import type { Budget } from './budget.js';
+import type { Steering } from './steering.js';
 import { runSubAgentCall } from './sub-agents.js';
 import { cacheKey, idempotencyKey, isCacheable, parseCall, type PendingCall } from './tool-calls.js';
 
-/** A refused call gets a trace line (tool_result refused). */
-const REFUSED_CALLS_TRACED_PATCH = 'refused-calls-traced-v1';
 
 export class ToolDispatch {
   constructor(
     private readonly ctx: RunContext,
-    private readonly approvals: ApprovalGate,
-    private readonly steering: SteeringDesk,
+    private readonly approvals: Approvals,
+    private readonly steering: Steering,
     private readonly reconciler: Reconciler,
-    private readonly spend: Spend,
+    private readonly budget: Budget,
   ) {}
 
   /** Runs, declines, or serves from cache one pending call. Returns an exit when the run must stop. */
@@ -40,7 +37,7 @@ export class ToolDispatch {
     if (!parsed.ok) {
       // Refused before it could run (unknown tool, bad arguments): on record like any other call's end.
       // Behind a patch: a run that refused a call before this line existed would otherwise write every later line one seq off.
-      if (ctx.patches.allV2 || wf.patched(REFUSED_CALLS_TRACED_PATCH)) ctx.trace.emit('tool_result', { toolName: parsed.toolName.slice(0, 100), callId: call.id, ms: 0, ok: false, refused: parsed.error });
+      if (refusedCallsTracedPatched(ctx.patches)) ctx.trace.emit('tool_result', { toolName: parsed.toolName.slice(0, 100), callId: call.id, ms: 0, ok: false, refused: parsed.error });
       return toolFailed(ctx, pending, parsed.toolName, parsed.error, false);
     }
     const { toolName, args, spec } = parsed;
@@ -49,8 +46,8 @@ export class ToolDispatch {
     if (this.steering.declineIfInterrupted(pending, toolName)) return null;
 
     if (needsApproval(spec.needsApproval, args)) {
-      const gate = await this.approvals.check(pending, toolName, args, key);
-      if (gate !== 'go') return gate;
+      const approval = await this.approvals.check(pending, toolName, args, key);
+      if (approval !== 'go') return approval;
     }
 
     const cacheable = isCacheable(spec, ctx.cfg.dedupe);
@@ -64,7 +61,7 @@ export class ToolDispatch {
 
     // A Stop taken while this call waited (for its decision, say): it never starts.
     if (ctx.stop.stopped) return ctx.stop.exit();
-    if (spec.subAgent) return runSubAgentCall(ctx, this.spend, pending, spec, spec.subAgent, args, cacheable ? ck : null);
+    if (spec.subAgent) return runSubAgentCall(ctx, this.budget, pending, spec, spec.subAgent, args, cacheable ? ck : null);
 
     ctx.trace.emit('tool_start', { toolName, args, callId: call.id });
     const started = Date.now();

@@ -1,18 +1,18 @@
 // The approval desk's rules, without Temporal.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ApprovalDesk } from '../../workflows/approvals.js';
+import { ApprovalRules } from '../../workflows/approval-rules.js';
 import { argsHash, canonicalJson } from '../../common/args-hash.js';
 
 const HASH = argsHash({ path: 'access.log' });
 
 const parked = () => {
-  const desk = new ApprovalDesk();
+  const desk = new ApprovalRules();
   desk.awaiting = { key: 'run/m3/c2', callId: 'c2', toolName: 'delete_file', args: { path: 'access.log' }, argsHash: HASH, hashRequired: false };
   return desk;
 };
 
-describe('ApprovalDesk', () => {
+describe('ApprovalRules', () => {
   it('takes a decision for the awaited call only, keyed by the call idempotency key', () => {
     const desk = parked();
     expect(desk.take({ callId: 'c2', reason: ' ', by: 'alice' }, 'approve')).toMatchObject({
@@ -36,7 +36,7 @@ describe('ApprovalDesk', () => {
   });
 
   it('refuses everything while nothing is awaited', () => {
-    expect(new ApprovalDesk().problem({ callId: 'c2' }, 'approve')).toBe('no call is awaiting a decision (got callId "c2")');
+    expect(new ApprovalRules().problem({ callId: 'c2' }, 'approve')).toBe('no call is awaiting a decision (got callId "c2")');
   });
 
   it('the first decision is final: a second one in the same activation is refused, whatever its verdict', () => {

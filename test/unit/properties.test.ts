@@ -6,11 +6,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { inputFromFlags } from '../../client/cli.js';
-import { ApprovalDesk } from '../../workflows/approvals.js';
+import { ApprovalRules } from '../../workflows/approval-rules.js';
 import { argsHash } from '../../common/args-hash.js';
 import { RESEARCH_LIMITS } from '../../common/defaults.js';
 import { InputError, parseInput } from '../../common/input.js';
-import { budgetLeft, childBudget, nextStep, takeReply, type Exit } from '../../workflows/next-step.js';
+import type { Exit } from '../../workflows/exits.js';
+import { budgetLeft, childBudget } from '../../workflows/budget.js';
+import { nextStep, takeReply } from '../../workflows/next-step.js';
 import { cacheKey, parseCall, toolSpecsOf } from '../../workflows/tool-calls.js';
 import { capToolResult, declinedText, toolResultMessage, type Decision } from '../../common/transcript-text.js';
 import { initialState, recordChildSpend } from '../../workflows/run-state.js';
@@ -53,7 +55,7 @@ describe('approval desk, under any interleaving of decisions', () => {
   it('at most one decision per call, it is the first valid one for the awaited call, and it never changes', () => {
     fc.assert(
       fc.property(fc.array(messageArb, { maxLength: 40 }), (messages) => {
-        const desk = new ApprovalDesk();
+        const desk = new ApprovalRules();
         const key = (callId: string) => `run@chain/m${CALLS.indexOf(callId) * 2 + 2}/${callId}`;
         let next = 0;
         const park = () => {

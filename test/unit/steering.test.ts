@@ -8,7 +8,7 @@
 // due message turns into one more turn.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SteeringQueue, steerInputProblem, steerMessage } from '../../workflows/steering.js';
+import { SteeringQueue, steerInputProblem, steerMessage } from '../../workflows/steering-queue.js';
 import { protocolError } from '../../dev/provider/protocol.js';
 import type { ChatMessage, ToolCall } from '../../common/contract.js';
 

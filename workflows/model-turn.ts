@@ -1,5 +1,10 @@
+// The model call of a turn: asked within what the budget allows (under a hard
+// budget, only what HardBudget in ./budget.ts holds for it, the run parked first
+// if need be), its reply taken into the transcript and paid for, counted in
+// the metrics and traced as the turn.
+//
 // One model turn's activity call, with the prompt sent by address where the
-// message store already holds it (./message-refs). Usually a turn's prompt is
+// message store already holds it (common/message-refs.ts). Usually a turn's prompt is
 // the last prompt plus a few messages: the input then holds the last prompt as
 // one address (the store keeps each prompt's list of message addresses) and
 // the new messages, themselves by address when a tool activity filed them. A
@@ -15,6 +20,11 @@ import { MESSAGE_STORE_MISS, promptByAddress, rememberPrompt, wholePrompt, type 
 import type { OpenAiToolDefinition } from '../common/tool-spec.js';
 import type { ModelCalls } from './outage-wait.js';
 import type { ChatMessage, ModelReply } from '../common/contract.js';
+import type { OverReservationFlag, Usage } from '../common/contract.js';
+import { turnCostUsd } from '../common/turn-cost.js';
+import { overReservationExit, type Budget } from './budget.js';
+import type { Exit } from './exits.js';
+import { takeReply } from './next-step.js';
 
 export type ModelCallBase = Omit<CallModelInput, 'messages' | 'tools' | 'toolsRef' | 'prefix'>;
 
@@ -70,7 +80,7 @@ export function askForSummary(model: ModelCalls, request: ChatMessage[], base: M
 }
 
 /**
- * A hard budget's model call (workflows/budget.ts): the activity counts the
+ * A hard budget's model call (HardBudget in ./budget.ts): the activity counts the
  * prompt it sends and sends the max_tokens `budget` pays for, or does not
  * call. Always by address, with the same fall back to whole messages.
  */
@@ -87,4 +97,66 @@ export async function askModelBudgeted(
   const { answer, prompt } = await byAddressOrWhole(state, sent, tools, chained, (p) => model.call((m) => m.callModelBudgeted.executeWithOptions({ summary }, [{ ...base, ...p, budget }])));
   if (answer.called) rememberPrompt(state, sent, tools, answer.reply.message, prompt);
   return answer;
+}
+
+/** A model call's answer: the reply, and under a hard budget what it held and was charged. */
+type Asked = { exit: Exit } | { reply: ModelReply; chargedUsd?: number; over?: OverReservationFlag | null; hold?: { maxTokens: number; reservedUsd: number } };
+
+export class ModelTurn {
+  constructor(
+    private readonly ctx: RunContext,
+    private readonly budget: Budget,
+  ) {}
+
+  /**
+   * One turn: the model call (under a hard budget, only within what the budget
+   * holds for it, the run parked first if need be), its reply taken into the
+   * transcript and paid for, and the `turn` trace line. Returns the exit the
+   * reply leads to, if any, or null to go on.
+   */
+  async takeTurn(toolDefs: OpenAiToolDefinition[]): Promise<{ exit: Exit | null }> {
+    const { ctx } = this;
+    const asked = await this.ask(toolDefs);
+    if ('exit' in asked) return asked;
+    const { reply } = asked;
+    const exit = takeReply(ctx.state, reply, ctx.cfg.pricing, asked.chargedUsd);
+    ctx.metrics.turns.add(1);
+    countModelCall(ctx, reply.usage, asked.chargedUsd ?? turnCostUsd(reply.usage, ctx.cfg.pricing));
+    ctx.trace.emit('turn', {
+      turn: ctx.state.turns,
+      prompt_tokens: reply.usage.promptTokens,
+      completion_tokens: reply.usage.completionTokens,
+      total_tokens: reply.usage.promptTokens + reply.usage.completionTokens,
+      turnCostUsd: turnCostUsd(reply.usage, ctx.cfg.pricing),
+      costUsd: ctx.state.costUsd,
+      finish: reply.finishReason,
+      ...(reply.model ? { model: reply.model } : {}),
+      ...(reply.usageEstimated ? { usageEstimated: true } : {}),
+      ...(asked.hold ? { maxTokens: asked.hold.maxTokens, heldUsd: asked.hold.reservedUsd, chargedUsd: asked.chargedUsd } : {}),
+    });
+    if (asked.over) return { exit: this.budget.stopForBudget('the provider reported more usage than the call allowed', overReservationExit(asked.over)) };
+    return { exit };
+  }
+
+  private async ask(toolDefs: OpenAiToolDefinition[]): Promise<Asked> {
+    const { ctx } = this;
+    // The turn names the call's tokens in the live stream; a field of the input, no command added.
+    const base = { ...modelCallBase(ctx), turn: ctx.state.turns + 1 };
+    // The Web UI names each activity: "model turn 3", "read_file errors.log".
+    const summary = `model turn ${ctx.state.turns + 1}`;
+    // Runs that recorded all-patches-v2 chain their prompt lists (common/message-refs.ts chainNode).
+    const chained = ctx.patches.allV2;
+    if (!this.budget.hard) return { reply: await askModel(ctx.modelCalls, ctx.state, toolDefs, base, ctx.patches.messageRefs, summary, chained) };
+    const r = await this.budget.hard.modelCall((budget) => askModelBudgeted(ctx.modelCalls, ctx.state, toolDefs, { ...base, traceSeq: ctx.trace.seq }, summary, budget, chained));
+    if ('exit' in r) return r;
+    const { chargedUsd, over } = this.budget.hard.settle(r.reply, r.hold);
+    return { reply: r.reply, chargedUsd, over, hold: r.hold };
+  }
+}
+
+/** Every model call's tokens and cost in the metrics: turns and summaries alike. */
+export function countModelCall(ctx: Pick<RunContext, 'metrics'>, usage: Usage, costUsd: number): void {
+  ctx.metrics.promptTokens.add(usage.promptTokens);
+  ctx.metrics.completionTokens.add(usage.completionTokens);
+  ctx.metrics.costMicroUsd.add(Math.round(costUsd * 1e6));
 }

@@ -3,8 +3,15 @@
 // `unknownOutcomes: "ask"` the run parks on such a call instead of telling the
 // model "outcome unknown": someone who can look at the world says it happened
 // (and what happened), or that it should be tried again. The `reconcile`
-// update's handler only records the answer; the loop, where it waits, takes it.
+// update's handler only records the answer; the loop, where it waits, takes it:
+// the run parks until a person answers, its approval timeout passes, or a Stop comes.
+import * as wf from '@temporalio/workflow';
 import type { ReconcileInput } from '../common/run-messages.js';
+import type { RunStatusView } from '../common/contract.js';
+import { STOPPING } from './stop.js';
+import type { RunContext } from './run-context.js';
+import { otherSignatureProblem } from './signatures.js';
+import { updateRefused } from './update-refusal.js';
 
 /** The call a run is parked on, and what the tool could say about it. */
 export interface AwaitingReconciliation {
@@ -17,7 +24,7 @@ export interface AwaitingReconciliation {
 
 export type ReconcileAnswer = { outcome: 'happened'; result: string; by: string | null } | { outcome: 'retry'; by: string | null };
 
-export class ReconcileDesk {
+export class ReconcileAnswers {
   awaiting: AwaitingReconciliation | null = null;
   private answer: ReconcileAnswer | null = null;
 
@@ -47,7 +54,7 @@ export class ReconcileDesk {
     return this.answer !== null;
   }
 
-  /** The answer for the parked call, once; the desk is then free for the next. */
+  /** The answer for the parked call, once; the run is then free to park on the next. */
   take(): ReconcileAnswer | null {
     const a = this.answer;
     this.answer = null;
@@ -59,4 +66,46 @@ export class ReconcileDesk {
 /** The tool result the model reads once a person said the write happened. */
 export function reconciledText(toolName: string, answer: Extract<ReconcileAnswer, { outcome: 'happened' }>): string {
   return `${answer.result}\n(${toolName}: its attempt did not report; ${answer.by ?? 'a person'} checked and confirmed that it happened.)`;
+}
+
+/** A write whose outcome is unknown, with `unknownOutcomes: "ask"`: the `reconcile` update's handler and the loop's wait for it. */
+export class Reconciler {
+  private readonly answers = new ReconcileAnswers();
+
+  constructor(private readonly ctx: RunContext) {}
+
+  /** The `reconcile` update: the answer is recorded; the update answers once the loop has taken it, so the caller sees its effect. */
+  async reconcile(input: ReconcileInput): Promise<RunStatusView> {
+    this.answers.receive(input);
+    await wf.condition(() => !this.answers.hasAnswer());
+    return this.ctx.visibility.view();
+  }
+
+  /** The `reconcile` update's validator. */
+  validate(input: ReconcileInput): void {
+    const problem =
+      (this.ctx.stop.stopped ? STOPPING : null) ?? this.answers.problem(input) ?? otherSignatureProblem(this.ctx.cfg, 'reconcile', input, typeof input?.callId === 'string' ? input.callId : '');
+    if (problem) throw updateRefused(problem);
+  }
+
+  /**
+   * Parks the run on the call until a person answers; null when the approval
+   * timeout passed first or a Stop came: the model is then told the outcome
+   * is unknown.
+   */
+  async awaitAnswer(req: AwaitingReconciliation): Promise<ReconcileAnswer | null> {
+    const { ctx } = this;
+    this.answers.awaiting = req;
+    ctx.visibility.park({ type: 'reconciliation', ...req });
+    ctx.trace.emit('reconciliation_required', { toolName: req.toolName, callId: req.callId, known: req.known });
+    const ready = () => this.answers.hasAnswer() || ctx.stop.stopped;
+    if (ctx.cfg.approvalTimeoutMs === null) await wf.condition(ready);
+    else await wf.condition(ready, ctx.cfg.approvalTimeoutMs);
+    // Taken even when a Stop came with it, so its update can answer; the Stop wins.
+    const taken = this.answers.take();
+    const answer = ctx.stop.stopped ? null : taken;
+    ctx.trace.emit('reconciliation_decided', { callId: req.callId, outcome: answer?.outcome ?? (ctx.stop.stopped ? 'stopped' : 'timed_out'), by: answer?.by ?? null });
+    if (!ctx.stop.stopped) ctx.visibility.unpark();
+    return answer;
+  }
 }
