@@ -11,7 +11,6 @@
 // per-turn wall time over the rounds, and the AI SDK paths over the built-in
 // one within each round.
 // `tsx bench/provider-path.ts` (BENCH_ROUNDS, default 10); writes reports/provider-path.md.
-import { execSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +23,7 @@ import { startProvider } from '../dev/provider/server.js';
 import { createAgentWorker } from '../worker/create-worker.js';
 import { dataConverter } from '../common/payload-codec.js';
 import { PROJECT_ROOT } from '../common/project-root.js';
+import { commitOf, minMedianMax } from './report.js';
 import type { ModelProvider } from '../activities/ai-sdk-model.js';
 import type { TokenSink } from '../common/token-sink.js';
 import type { AgentInput, RunResult } from '../common/contract.js';
@@ -102,18 +102,7 @@ try {
   await server.stop();
 }
 
-const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
-const mmm = (xs: number[], digits: number) => {
-  const s = sorted(xs);
-  return `${s[0].toFixed(digits)} / ${s[Math.floor(s.length / 2)].toFixed(digits)} / ${s[s.length - 1].toFixed(digits)}`;
-};
-const commit = (() => {
-  try {
-    return execSync('git rev-parse --short HEAD', { cwd: PROJECT_ROOT }).toString().trim();
-  } catch {
-    return 'unknown';
-  }
-})();
+const commit = commitOf();
 const lines = [
   `# Model activity backends: per-turn time`,
   '',
@@ -121,7 +110,7 @@ const lines = [
   '',
   '| backend | per-turn ms (min / median / max) | over the built-in client, same round (min / median / max) |',
   '|---|---|---|',
-  ...BACKENDS.map((b) => `| ${b} | ${mmm(perTurn[b], 2)} | ${b === 'built-in client' ? '1' : mmm(ratio[b], 3)} |`),
+  ...BACKENDS.map((b) => `| ${b} | ${minMedianMax(perTurn[b], 2)} | ${b === 'built-in client' ? '1' : minMedianMax(ratio[b], 3)} |`),
   '',
 ];
 writeFileSync(join(PROJECT_ROOT, 'reports', 'provider-path.md'), lines.join('\n'));

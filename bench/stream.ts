@@ -15,7 +15,7 @@
 //    p95 over BENCH_LATENCY_RUNS runs (default 20). The subscriber attaches
 //    while the run is parked on an approval, then the answer streams.
 // `tsx bench/stream.ts`; writes reports/stream.md.
-import { execSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +29,7 @@ import { providerRequests } from '../dev/provider/control.js';
 import { createAgentWorker } from '../worker/create-worker.js';
 import { dataConverter } from '../common/payload-codec.js';
 import { PROJECT_ROOT } from '../common/project-root.js';
+import { commitOf, minMedianMax, percentile, sorted } from './report.js';
 import { AgentClient } from '../client/agent-client.js';
 import { approveSignal, statusQuery } from '../common/run-messages.js';
 import { countActions, type ActionCount } from './actions.js';
@@ -154,17 +155,7 @@ try {
   await server.stop();
 }
 
-const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
-const median = (xs: number[]) => sorted(xs)[Math.floor(xs.length / 2)];
-const pct = (xs: number[], p: number) => sorted(xs)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)];
-const mmm = (xs: number[], d = 2) => `${sorted(xs)[0].toFixed(d)} / ${median(xs).toFixed(d)} / ${sorted(xs).at(-1)!.toFixed(d)}`;
-const commit = (() => {
-  try {
-    return execSync('git rev-parse --short HEAD', { cwd: PROJECT_ROOT }).toString().trim();
-  } catch {
-    return 'unknown';
-  }
-})();
+const commit = commitOf();
 const kib = (n: number) => (n / 1024).toFixed(2);
 const lines = [
   '# The live stream: cost and latency',
@@ -175,7 +166,7 @@ const lines = [
   '',
   '| setting | Actions per turn | of them signals | of them updates | history events per turn |',
   '|---|---|---|---|---|',
-  ...SETTINGS.map((s) => `| ${s} | ${mmm(perTurn[s].actions)} | ${mmm(perTurn[s].signals)} | ${mmm(perTurn[s].updates)} | ${mmm(perTurn[s].events)} |`),
+  ...SETTINGS.map((s) => `| ${s} | ${minMedianMax(perTurn[s].actions)} | ${minMedianMax(perTurn[s].signals)} | ${minMedianMax(perTurn[s].updates)} | ${minMedianMax(perTurn[s].events)} |`),
   '',
   `## History over ${LONG_TURNS} turns of \`narrated\` (every execution of the continue-as-new chain)`,
   '',
@@ -185,7 +176,7 @@ const lines = [
   '',
   `## Provider's first text → a subscriber in another process, ${LATENCY_RUNS} runs`,
   '',
-  `p50 ${pct(latencies, 50).toFixed(0)} ms, p95 ${pct(latencies, 95).toFixed(0)} ms (min ${sorted(latencies)[0].toFixed(0)}, max ${sorted(latencies).at(-1)!.toFixed(0)}).`,
+  `p50 ${percentile(latencies, 50).toFixed(0)} ms, p95 ${percentile(latencies, 95).toFixed(0)} ms (min ${sorted(latencies)[0].toFixed(0)}, max ${sorted(latencies).at(-1)!.toFixed(0)}).`,
   '',
 ];
 writeFileSync(join(PROJECT_ROOT, 'reports', 'stream.md'), lines.join('\n'));
