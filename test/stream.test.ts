@@ -9,7 +9,9 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { addFault, freshWorkspace, marker, useHarness, waitForApproval } from './helpers/harness.js';
+import { addFault, freshWorkspace, marker, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
+import { startProvider } from '../dev/provider/server.js';
+import { providerConnections } from '../dev/provider/control.js';
 import { approveSignal, cancelSignal } from '../common/run-messages.js';
 import { isTraceEvent, type RunStreamItem, type StreamTokenEnd, type StreamTokenText, type StreamTraceEvent } from '../common/stream-items.js';
 import type { AgentInput } from '../common/contract.js';
@@ -20,24 +22,30 @@ const h = useHarness();
 type Line = (RunStreamItem & { receivedAt: number }) | { end: true; items: number } | { error: string };
 
 /** A subscriber in a process of its own; resolves with every line it printed once it exits. */
-function subscriber(workflowId: string, from = 0, max?: number): { lines: Promise<Line[]>; attached: Promise<Line> } {
+function subscriber(workflowId: string, from = 0, max?: number): { lines: Promise<Line[]>; attached: Promise<Line>; seen(p: (l: Line) => boolean): Promise<Line> } {
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/stream-subscriber.ts', h.address, workflowId, String(from), max === undefined ? '' : String(max)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const seen: Line[] = [];
+  const received: Line[] = [];
   const listeners: ((l: Line) => void)[] = [];
   createInterface({ input: child.stdout }).on('line', (text) => {
     const l = JSON.parse(text) as Line;
-    seen.push(l);
+    received.push(l);
     for (const f of listeners) f(l);
   });
   const lines = new Promise<Line[]>((resolve, reject) => {
     child.on('error', reject);
-    child.on('exit', () => resolve(seen));
+    child.on('exit', () => resolve(received));
   });
   // Resolves with the first line: the subscriber is attached and reading.
   const attached = new Promise<Line>((resolve) => listeners.push(resolve));
-  return { lines, attached };
+  const seen = (p: (l: Line) => boolean) =>
+    new Promise<Line>((resolve) => {
+      const hit = received.find(p);
+      if (hit) resolve(hit);
+      else listeners.push((l) => p(l) && resolve(l));
+    });
+  return { lines, attached, seen };
 }
 
 const items = (lines: Line[]) => lines.filter((l): l is RunStreamItem & { receivedAt: number } => 'offset' in l);
@@ -196,6 +204,32 @@ describe('the live stream, read from another process', () => {
     expect(progress.map((p) => p.label)).toEqual([200, 400, 600, 800, 1000, 1200].map((n) => `scanned ${n} of 1200 files`));
     expect(progress.every((p) => p.offset > start.offset && p.offset < result.offset)).toBe(true);
     expect(progress.every((p) => p.toolName === 'scan_archive' && p.callId === 'c1')).toBe(true);
+  });
+
+  it('a Stop in the middle of a streamed reply: the text that arrived ends `stopped`, the provider\'s request is closed, the run ends interrupted', async () => {
+    const long = Array.from({ length: 80 }, (_, i) => `word${i}`).join(' ');
+    const slow = await startProvider({ streamChunkDelayMs: 100, scenarios: { chatty: () => ({ type: 'answer', content: long }) } });
+    const worker = await h.startWorker({ taskQueue: `stream-slow-${freshWorkspace()}`, llmBaseUrl: slow.url });
+    try {
+      const workflowId = `stream-stop-${freshWorkspace()}`;
+      const handle = await h.client.workflow.start('agentRun', { taskQueue: worker.taskQueue, workflowId, args: [{ task: 'Say a lot.', model: 'chatty', workspace: freshWorkspace() }] });
+      h.track(workflowId);
+      const sub = subscriber(workflowId);
+      await sub.seen((l) => 'type' in l && l.type === 'token');
+      await handle.signal(cancelSignal, { reason: 'enough' });
+      const result = (await handle.result()) as { status: string };
+      expect(result.status).toBe('interrupted');
+      const lines = await sub.lines;
+      const said = tokensOf(lines).map((t) => t.text).join('');
+      expect(said.length).toBeGreaterThan(0);
+      expect(long.startsWith(said) && said.length < long.length).toBe(true);
+      expect(endsOf(lines).map((e) => [e.turn, e.attempt, e.outcome])).toEqual([[1, 1, 'stopped']]);
+      expect(traced(lines).at(-1)).toMatchObject({ type: 'run_stopped', status: 'interrupted' });
+      await waitFor('the provider to see its stream closed', async () => ((await providerConnections(slow.url)).streams === 0 ? true : null));
+    } finally {
+      await worker.shutdown();
+      await slow.close();
+    }
   });
 
   it('an offset past the stream\'s end is refused with one clear error', async () => {
