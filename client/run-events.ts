@@ -114,7 +114,15 @@ export async function* runEvents(
     if (!result.more_ready) await sleep(cooldownMs);
   }
   // It closed between two polls, or before the first: the rest is in its last execution's window.
-  for (const event of (await windowOf(next)).items) {
+  let rest: StreamWindow;
+  try {
+    rest = await windowOf(next);
+  } catch (err) {
+    // A run that failed before its stream existed (a bad input) has nothing to read: its result says why.
+    if (isUnknownQuery(err)) return;
+    throw err;
+  }
+  for (const event of rest.items) {
     yield event;
     if (event.type === 'run_stopped') return;
   }
@@ -131,6 +139,13 @@ function failureType(err: unknown): string | undefined {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function isUnknownQuery(err: unknown): boolean {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    if (e.name === 'QueryNotRegisteredError' || /query handler .*not registered|did not register a handler for streamItems/i.test(e.message)) return true;
+  }
+  return false;
+}
 
 function isUnknownUpdate(err: unknown): boolean {
   if (!(err instanceof WorkflowUpdateFailedError)) return false;
