@@ -104,7 +104,11 @@ describe('OpenTelemetry spans', () => {
       const cli = await exec(bin, ['run', '--model', 'plan', '--id', id], { env, timeout: 60_000 });
       expect(cli.stdout).toContain('answer: errors.log mentions a timeout');
 
-      const ofRun = () => spans.filter((s) => s.attributes.temporalWorkflowId === id);
+      // The CLI follows the run on its live stream: each poll is an update of its own, a trace of its own (and the workflow's
+      // handling of it is under that), as are its look at the closed run and the query for what it had not read. What the
+      // run itself does is one trace.
+      const isStreamRead = (s: Span) => s.name.includes('__temporal_workflow_stream_poll') || /(Query|Handle)[A-Za-z]*:streamItems$/.test(s.name) || s.name === 'DescribeWorkflow';
+      const ofRun = () => spans.filter((s) => s.attributes.temporalWorkflowId === id && !isStreamRead(s));
       const named = (name: string) => ofRun().filter((s) => s.name === name);
       // Exported in batches: wait for the last ones (the workflow's own span ends with the run).
       await waitFor('the run\'s spans at the collector', () =>
@@ -129,6 +133,8 @@ describe('OpenTelemetry spans', () => {
       for (const s of ofRun()) expect(s.traceId).toBe(start.traceId);
       // Nothing of this trace lacks the run's id.
       expect(spans.filter((s) => s.traceId === start.traceId && s.attributes.temporalWorkflowId !== id)).toEqual([]);
+      // And the polls were there: the run was followed live.
+      expect(spans.some((s) => s.attributes.temporalWorkflowId === id && isStreamRead(s))).toBe(true);
 
       // The workflow schedules each activity; the activity's own span is under its schedule.
       for (const [activity, n] of [['callModelByAddress', 3], ['runTool', 2]] as const) {
