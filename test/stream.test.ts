@@ -9,7 +9,7 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { addFault, freshWorkspace, marker, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
+import { addFault, freshWorkspace, marker, providerRequests, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
 import { startProvider } from '../dev/provider/server.js';
 import { providerConnections } from '../dev/provider/control.js';
 import { approveSignal, cancelSignal } from '../common/run-messages.js';
@@ -22,7 +22,7 @@ const h = useHarness();
 type Line = (RunStreamItem & { receivedAt: number }) | { end: true; items: number } | { error: string };
 
 /** A subscriber in a process of its own; resolves with every line it printed once it exits. */
-function subscriber(workflowId: string, from = 0, max?: number): { lines: Promise<Line[]>; attached: Promise<Line>; seen(p: (l: Line) => boolean): Promise<Line> } {
+function subscriber(workflowId: string, from = 0, max?: number): { lines: Promise<Line[]>; attached: Promise<Line> } {
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/stream-subscriber.ts', h.address, workflowId, String(from), max === undefined ? '' : String(max)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -39,13 +39,7 @@ function subscriber(workflowId: string, from = 0, max?: number): { lines: Promis
   });
   // Resolves with the first line: the subscriber is attached and reading.
   const attached = new Promise<Line>((resolve) => listeners.push(resolve));
-  const seen = (p: (l: Line) => boolean) =>
-    new Promise<Line>((resolve) => {
-      const hit = received.find(p);
-      if (hit) resolve(hit);
-      else listeners.push((l) => p(l) && resolve(l));
-    });
-  return { lines, attached, seen };
+  return { lines, attached };
 }
 
 const items = (lines: Line[]) => lines.filter((l): l is RunStreamItem & { receivedAt: number } => 'offset' in l);
@@ -212,11 +206,14 @@ describe('the live stream, read from another process', () => {
     const worker = await h.startWorker({ taskQueue: `stream-slow-${freshWorkspace()}`, llmBaseUrl: slow.url });
     try {
       const workflowId = `stream-stop-${freshWorkspace()}`;
-      const handle = await h.client.workflow.start('agentRun', { taskQueue: worker.taskQueue, workflowId, args: [{ task: 'Say a lot.', model: 'chatty', workspace: freshWorkspace() }] });
+      const tag = marker();
+      const handle = await h.client.workflow.start('agentRun', { taskQueue: worker.taskQueue, workflowId, args: [{ task: `Say a lot. ${tag}`, model: 'chatty', workspace: freshWorkspace() }] });
       h.track(workflowId);
-      const sub = subscriber(workflowId);
-      await sub.seen((l) => 'type' in l && l.type === 'token');
+      // The Stop lands while the reply streams: once the provider has written its first text (a subscriber may start later
+      // than that on a loaded machine; it reads the closed run's window then).
+      await waitFor('the reply to be streaming', async () => ((await providerRequests(slow.url, tag)).some((r) => r.pending && r.firstTextAt !== undefined) ? true : null));
       await handle.signal(cancelSignal, { reason: 'enough' });
+      const sub = subscriber(workflowId);
       const result = (await handle.result()) as { status: string };
       expect(result.status).toBe('interrupted');
       const lines = await sub.lines;
