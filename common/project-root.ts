@@ -1,7 +1,7 @@
 // The project's folder, for whatever every layer finds relative to it
 // (scripts, the Temporal CLI, reports, data). Run from sources this file is
-// common/project-root.ts; compiled it is dist/common/project-root.js, one
-// folder deeper: both name the folder holding package.json, so a compiled
+// common/project-root.ts; compiled (npm run build) it sits one folder deeper,
+// under dist/: both name the folder holding package.json, so a compiled
 // worker finds what a source one does.
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
