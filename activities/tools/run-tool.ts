@@ -7,6 +7,7 @@
 // the effect protocol (activities/effects/protocol.ts): claimed before it
 // acts, recorded after, never done blind a second time.
 import { LivePublisher } from '../live-stream.js';
+import type { TraceEntry } from '../../common/trace-format.js';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -101,6 +102,9 @@ export function createRunTool(deps: RunToolDeps) {
     let lastLabel: string | null = null;
     // Made at the first progress: a tool that reports none sends no signal.
     const live: { publisher?: LivePublisher } = {};
+    const publish = (line: TraceEntry) => {
+      if (deps.liveProgress) (live.publisher ??= new LivePublisher()).line(line);
+    };
     const root = ensureWorkspace(deps.workspaceRoot, input.workspace);
     const call = calls.enter(activity);
     // Heartbeat on a timer, not only on progress: the heartbeat's answer is how
@@ -128,7 +132,7 @@ export function createRunTool(deps: RunToolDeps) {
         beat({ step, label });
         const line = { seq: input.traceSeq, step, attempt, type: 'tool_progress', toolName: input.toolName, callId: input.callId, label };
         deps.trace.write(input.workflowId, input.chainId, line);
-        if (deps.liveProgress) (live.publisher ??= new LivePublisher()).line(line);
+        publish(line);
       },
     };
     // The moment the Stop reached the tool, on record (the benchmark measures it).
@@ -139,7 +143,7 @@ export function createRunTool(deps: RunToolDeps) {
     const note = (n: EffectNote) => {
       const line = { seq: input.traceSeq, step: 0, attempt, type: 'effect', toolName: input.toolName, callId: input.callId, ...n };
       deps.trace.write(input.workflowId, input.chainId, line);
-      if (deps.liveProgress) (live.publisher ??= new LivePublisher()).line(line);
+      publish(line);
     };
     try {
       const outcome: WriteOutcome = write
