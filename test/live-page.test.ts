@@ -2,7 +2,7 @@
 // Chromium: a person opens it on a run parked for approval, sees the events
 // stream in, presses Approve, and watches the answer arrive as tokens, read
 // from the run's live stream through the page's server-sent events.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'puppeteer-core';
 import { AgentClient } from '../client/index.js';
 import { startLivePage, type LivePage } from '../examples/live-page/server.js';
@@ -10,24 +10,31 @@ import { launchChromium } from './helpers/browser.js';
 import { freshWorkspace, useHarness, waitForApproval } from './helpers/harness.js';
 
 const h = useHarness();
-let browser: Browser;
-let page: LivePage;
+let started: Promise<{ browser: Browser; page: LivePage }> | undefined;
 
-beforeAll(async () => {
-  browser = await launchChromium();
-  page = await startLivePage(new AgentClient({ client: h.client, taskQueue: h.taskQueue }));
-}, 120_000);
+// Started by the first test, not a hook: a browser that cannot start fails
+// that test with its reason, where a failing hook reports the tests skipped.
+function livePage(): Promise<{ browser: Browser; page: LivePage }> {
+  started ??= (async () => ({
+    browser: await launchChromium(),
+    page: await startLivePage(new AgentClient({ client: h.client, taskQueue: h.taskQueue })),
+  }))();
+  return started;
+}
 
 afterAll(async () => {
-  await browser?.close();
-  await page?.close();
+  const s = await started?.catch(() => undefined);
+  await s?.browser.close();
+  await s?.page.close();
 });
 
-describe('the live page', () => {
+// Each test's time includes a cold browser start, which took 8 s here unloaded.
+describe('the live page', { timeout: 300_000 }, () => {
   it('shows a parked run\'s approval, approves it by its button, and shows the answer as it streams', async () => {
     const workflowId = `live-page-${freshWorkspace()}`;
     const handle = await h.start({ task: 'Delete the old logs.', model: 'destructive', workspace: freshWorkspace() }, workflowId);
     await waitForApproval(handle, 'c2');
+    const { browser, page } = await livePage();
     const tab = await browser.newPage();
     await tab.goto(`${page.url}/?run=${encodeURIComponent(workflowId)}`);
     await tab.waitForSelector('#decision:not([hidden])', { timeout: 60_000 });
@@ -49,6 +56,7 @@ describe('the live page', () => {
     const workflowId = `live-page-reject-${freshWorkspace()}`;
     const handle = await h.start({ task: 'Delete the old logs.', model: 'destructive', workspace: freshWorkspace() }, workflowId);
     await waitForApproval(handle, 'c2');
+    const { browser, page } = await livePage();
     const tab = await browser.newPage();
     await tab.goto(`${page.url}/?run=${encodeURIComponent(workflowId)}`);
     await tab.waitForSelector('#decision:not([hidden])', { timeout: 60_000 });

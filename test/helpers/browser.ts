@@ -34,6 +34,10 @@ export function launchChromium(): Promise<Browser> {
     // --disable-dev-shm-usage: containers often have a tiny /dev/shm.
     args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
     protocolTimeout: 180_000,
+    // A cold first start (fonts, profile, shared libraries read from disk) took
+    // 8 s here unloaded and passed puppeteer's 30 s default in CI, where the
+    // suite's other files load both cores; warm starts take under half a second.
+    timeout: 180_000,
   });
 }
 
