@@ -12,7 +12,7 @@ import type { OpenAiToolDefinition } from '../common/tool-spec.js';
 import { resolvePrompt, type MessageStore } from './message-store.js';
 import type { TraceWriter } from './trace-file.js';
 import type { AssistantMessage, ChatMessage, ModelReply, ToolCall, Usage } from '../common/contract.js';
-import { withWorkflowId, type BudgetedCallInput, type BudgetedReply, type CallModelInput } from '../common/activity-contract.js';
+import { withWorkflowId, type BudgetedCallInput, type BudgetedReply, type CallModelInput, type StoppedReply } from '../common/activity-contract.js';
 import { replyAllowance, type ReplyHold, type ReplyShortfall } from '../common/budget-math.js';
 import { heartbeatEvery } from '../common/heartbeat.js';
 import { RunningCalls, type RunningCall } from './running-calls.js';
@@ -115,16 +115,19 @@ function createAttempt(deps: ModelDeps) {
     if (retry) deps.trace.write(input.workflowId, input.chainId, retry);
     // Opened once the call is sent: a call held back for want of budget streams nothing.
     let tokens: TokenStream | null = null;
+    // What the reply had said when a Stop cuts it off (workflows/model-turn.ts records it in the result).
+    const received = { prompt: null as Prompt | null, text: '' };
     try {
       const { filed, ...resolved } = await resolvePrompt(deps.messageStore, input);
       const prompt: Prompt = { ...input, ...resolved };
+      received.prompt = prompt;
       const hold = holdFor ? await holdFor(prompt) : null;
       if (holdFor && !hold) {
         await filed;
         return { sent: false };
       }
       // Only a turn's reply is streamed: a summary call (no turn) is not what the run says.
-      tokens = input.turn !== undefined ? (deps.tokens ?? NO_TOKENS).open({ workflowId: input.workflowId, turn: input.turn, attempt }) : null;
+      tokens = input.turn !== undefined ? keepingText((deps.tokens ?? NO_TOKENS).open({ workflowId: input.workflowId, turn: input.turn, attempt }), received) : null;
       if (retry) tokens?.line?.(retry);
       const reply = await callWith(hold ? { ...prompt, maxTokens: hold.maxTokens } : prompt, activity, call, tokens ?? NO_STREAM);
       // Filed before the workflow hears of the reply, so the next turn can send them by address.
@@ -139,9 +142,11 @@ function createAttempt(deps: ModelDeps) {
       };
       if (call.signal.aborted) {
         // The moment the Stop reached the call, on record (the benchmark measures it).
-        line({ seq: input.traceSeq, type: 'model_cancelled', attempt, step: 1 });
-        await closeQuietly(tokens, 'stopped');
-        throw call.outcome(err);
+        line({ seq: input.traceSeq, type: 'model_cancelled', attempt, step: 1, ...(received.text ? { receivedChars: received.text.length } : {}) });
+        const [details] = await Promise.all([stoppedReply(input, attempt, received), closeQuietly(tokens, 'stopped')]);
+        // The abort's own reason, not `err`: a provider package reports the abort as an error of its own
+        // (the AI SDK's AI_APICallError), which would leave the attempt failed, and retryable, instead of cancelled.
+        throw call.outcome(call.signal.reason ?? err, details);
       }
       const failure = err instanceof ApplicationFailure ? err : null;
       line({
@@ -249,6 +254,31 @@ function createAttempt(deps: ModelDeps) {
     } finally {
       clearInterval(ticker);
     }
+  }
+}
+
+/** The token stream, keeping the text it was given: a Stop's cancellation carries it. */
+function keepingText(stream: TokenStream, received: { text: string }): TokenStream {
+  return {
+    ...stream,
+    text: (delta) => {
+      received.text += delta;
+      stream.text(delta);
+    },
+  };
+}
+
+/** A turn's reply cut off by a Stop after some of its text arrived: that text, and our count of the attempt's prompt and of it. */
+async function stoppedReply(input: CallModelInput, attempt: number, received: { prompt: Prompt | null; text: string }): Promise<StoppedReply | undefined> {
+  if (input.turn === undefined || received.text === '' || !received.prompt) return undefined;
+  try {
+    const [promptTokens, completionTokens] = await Promise.all([
+      countPromptTokensAsync(received.prompt.messages, received.prompt.tools),
+      countCompletionTokensAsync(received.text, undefined),
+    ]);
+    return { partialReply: { turn: input.turn, attempt, text: received.text, usage: { promptTokens, completionTokens } } };
+  } catch {
+    return undefined; // the Stop is what matters; its record is a courtesy
   }
 }
 

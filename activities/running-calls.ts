@@ -30,9 +30,10 @@ export interface RunningCall {
   /**
    * What the attempt throws for `err`: `err` itself, or, when the call was
    * stopped here and `err` is how it stopped, a CompleteAsyncError while the
-   * cancellation is reported in the background.
+   * cancellation is reported in the background. `details` go with a
+   * cancellation, either way, to the workflow (the CancelledFailure's details).
    */
-  outcome(err: unknown): unknown;
+  outcome(err: unknown, details?: unknown): unknown;
   /** Leaves the registry (always, in a finally). */
   release(): void;
 }
@@ -57,11 +58,16 @@ export class RunningCalls {
     return {
       signal,
       sleep: (ms) => sleepUnless(signal, ms),
-      outcome: (err) => {
+      outcome: (err, details) => {
+        if (!isStop(err, signal)) return err;
         const stoppedHere = here.signal.aborted && !activity.cancellationSignal.aborted;
-        if (!stoppedHere || !isStop(err, signal)) return err;
-        reportCancelled(activity);
-        return new CompleteAsyncError();
+        if (stoppedHere) {
+          reportCancelled(activity, details);
+          return new CompleteAsyncError();
+        }
+        // Temporal cancelled the attempt (a heartbeat carried the Stop): the SDK reports a CancelledFailure with its details.
+        if (details === undefined || !activity.cancellationSignal.aborted) return err;
+        return new CancelledFailure(err instanceof Error ? err.message : 'cancelled', [details]);
       },
       release: () => {
         if (key === null) return;
@@ -110,7 +116,7 @@ function sleepUnless(signal: AbortSignal, ms: number): Promise<void> {
  * heartbeat timeout ends the attempt, and the workflow's cancellation of the
  * retry ends the call.
  */
-function reportCancelled(activity: Context): void {
+function reportCancelled(activity: Context, details: unknown): void {
   const { taskToken } = activity.info;
   const client = activity.client;
   const started = Date.now();
@@ -118,7 +124,7 @@ function reportCancelled(activity: Context): void {
     for (;;) {
       await new Promise((r) => setTimeout(r, retryAfterMs(Date.now() - started)));
       try {
-        await client.activity.reportCancellation(taskToken);
+        await client.activity.reportCancellation(taskToken, details);
         return;
       } catch (err) {
         if (err instanceof ActivityNotFoundError || Date.now() - started > REPORT_FOR_MS) return;

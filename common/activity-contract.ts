@@ -1,7 +1,7 @@
 // The activities' contract: every activity's name, input and output, as the
 // workflow calls them and the worker implements them (activities/index.ts is
 // checked against it). The workflow imports this, never the implementations.
-import type { AgentInput, ChatMessage, ModelReply, RunConfig, RunResult, ToolOutcome } from './contract.js';
+import type { AgentInput, ChatMessage, ModelReply, RunConfig, RunResult, ToolOutcome, Usage } from './contract.js';
 import type { OpenAiToolDefinition } from './tool-spec.js';
 import type { ReplyBudget, ReplyHold, ReplyShortfall } from './budget-math.js';
 
@@ -68,6 +68,26 @@ export interface CallModelInput extends NamesTheRun {
   debug?: boolean;
   /** The model turn (1-based) this call is for: names its tokens in the live stream. Absent: a summary call, or an input scheduled before the field. */
   turn?: number;
+}
+
+/**
+ * What a model attempt stopped in the middle of a streamed reply says with its
+ * cancellation (the details of its CancelledFailure): the text that had
+ * arrived, and our count of what the attempt used.
+ */
+export interface StoppedReply {
+  partialReply: { turn: number; attempt: number; text: string; usage: Usage };
+}
+
+export function isStoppedReply(d: unknown): d is StoppedReply {
+  const p = (d as { partialReply?: { turn?: unknown; attempt?: unknown; text?: unknown; usage?: { promptTokens?: unknown; completionTokens?: unknown } } } | null)?.partialReply;
+  return (
+    typeof p?.turn === 'number' &&
+    typeof p.attempt === 'number' &&
+    typeof p.text === 'string' &&
+    typeof p.usage?.promptTokens === 'number' &&
+    typeof p.usage.completionTokens === 'number'
+  );
 }
 
 export interface BudgetedCallInput extends CallModelInput {

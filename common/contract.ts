@@ -131,7 +131,24 @@ export type Interruption =
   | { type: 'reconciliation'; callId: string; toolName: string; args: unknown; known: string }
   | { type: 'max_turns' }
   | { type: 'max_budget' }
-  | { type: 'cancelled'; reason: string };
+  /** `partialReply`: the model was writing a reply when the Stop reached it. */
+  | { type: 'cancelled'; reason: string; partialReply?: PartialReply };
+
+/**
+ * The text a streamed model reply had sent when a Stop cut it off. It is not in
+ * the transcript (a resume asks for that turn again, whole) and not in the
+ * run's costUsd, which counts what providers report; `estimatedCostUsd` is what
+ * the provider may bill for the attempt all the same: our count of its prompt
+ * and of this text, at the run's prices.
+ */
+export interface PartialReply {
+  turn: number;
+  /** The activity attempt the text came from (the live stream's `token` items carry the same). */
+  attempt: number;
+  text: string;
+  usage: Usage;
+  estimatedCostUsd: number;
+}
 
 /** How a tool's failure reaches the model: described, as a generic line, or ending the run. */
 export type ToolErrorPolicy = 'describe' | 'generic' | 'fatal';

@@ -13,6 +13,7 @@ import { addFault, freshWorkspace, marker, providerRequests, useHarness, waitFor
 import { startProvider } from '../dev/provider/server.js';
 import { providerConnections } from '../dev/provider/control.js';
 import { approveSignal, cancelSignal } from '../common/run-messages.js';
+import type { agentRun } from '../workflows/index.js';
 import { isTraceEvent, type RunStreamItem, type StreamTokenEnd, type StreamTokenText, type StreamTraceEvent } from '../common/stream-items.js';
 import type { AgentInput } from '../common/contract.js';
 import { STREAM_WINDOW_TURNS } from '../workflows/run-stream.js';
@@ -207,19 +208,26 @@ describe('the live stream, read from another process', () => {
     try {
       const workflowId = `stream-stop-${freshWorkspace()}`;
       const tag = marker();
-      const handle = await h.client.workflow.start('agentRun', { taskQueue: worker.taskQueue, workflowId, args: [{ task: `Say a lot. ${tag}`, model: 'chatty', workspace: freshWorkspace() }] });
+      const handle = await h.client.workflow.start<typeof agentRun>('agentRun', { taskQueue: worker.taskQueue, workflowId, args: [{ task: `Say a lot. ${tag}`, model: 'chatty', workspace: freshWorkspace() }] });
       h.track(workflowId);
       // The Stop lands while the reply streams: once the provider has written its first text (a subscriber may start later
       // than that on a loaded machine; it reads the closed run's window then).
       await waitFor('the reply to be streaming', async () => ((await providerRequests(slow.url, tag)).some((r) => r.pending && r.firstTextAt !== undefined) ? true : null));
       await handle.signal(cancelSignal, { reason: 'enough' });
       const sub = subscriber(workflowId);
-      const result = (await handle.result()) as { status: string };
+      const result = await handle.result();
       expect(result.status).toBe('interrupted');
       const lines = await sub.lines;
       const said = tokensOf(lines).map((t) => t.text).join('');
       expect(said.length).toBeGreaterThan(0);
       expect(long.startsWith(said) && said.length < long.length).toBe(true);
+      // What had arrived is in the result, marked as cut off, priced as the provider may bill it; not in the transcript.
+      const partial = result.interruption?.type === 'cancelled' ? result.interruption.partialReply : undefined;
+      expect(partial).toMatchObject({ turn: 1, attempt: 1, text: said });
+      expect(partial?.usage.completionTokens).toBeGreaterThan(0);
+      expect(partial?.estimatedCostUsd).toBeGreaterThan(0);
+      expect(result.costUsd).toBe(0);
+      expect((await handle.query<{ role: string }[]>('transcript')).map((m) => m.role)).toEqual(['user']);
       expect(endsOf(lines).map((e) => [e.turn, e.attempt, e.outcome])).toEqual([[1, 1, 'stopped']]);
       expect(traced(lines).at(-1)).toMatchObject({ type: 'run_stopped', status: 'interrupted' });
       await waitFor('the provider to see its stream closed', async () => ((await providerConnections(slow.url)).streams === 0 ? true : null));

@@ -5,7 +5,7 @@
 // failure types are used here, no workflow API.
 import * as wf from '@temporalio/workflow';
 import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure } from '@temporalio/workflow';
-import type { Interruption, RunResult } from '../common/contract.js';
+import type { Interruption, PartialReply, RunResult } from '../common/contract.js';
 import { noChildren, type RunState } from './run-state.js';
 
 /**
@@ -57,9 +57,9 @@ export function approvalExit(call: { callId: string; toolName: string; args: unk
 export const CANCELLED = 'the workflow was cancelled';
 
 /** The exit of a stopped run; `reason`: what the cancel signal said, if it came. */
-export function cancelledExit(reason: string | null): Exit {
+export function cancelledExit(reason: string | null, partialReply?: PartialReply): Exit {
   const why = reason ?? CANCELLED;
-  return { status: 'interrupted', interruption: { type: 'cancelled', reason: why }, reason: why };
+  return { status: 'interrupted', interruption: { type: 'cancelled', reason: why, ...(partialReply ? { partialReply } : {}) }, reason: why };
 }
 
 /** `cancelReason`: what the cancel signal said, if it came. Rethrows what is a bug in this code. */

@@ -11,8 +11,8 @@
 // turn's history bytes no longer depend on how long the run or its transcript
 // is. When old messages changed (the context window elided them) the prompt
 // travels as one address per message for that turn.
-import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
-import type { BudgetedReply, CallModelInput } from '../common/activity-contract.js';
+import { ActivityFailure, ApplicationFailure, CancelledFailure } from '@temporalio/workflow';
+import { isStoppedReply, type BudgetedReply, type CallModelInput, type StoppedReply } from '../common/activity-contract.js';
 import type { ReplyBudget } from '../common/budget-math.js';
 import type { RunState } from './run-state.js';
 import type { RunContext } from './run-context.js';
@@ -99,6 +99,13 @@ export async function askModelBudgeted(
   return answer;
 }
 
+/** The text and counts a model attempt stopped mid-reply sent with its cancellation; null for any other error. */
+function stoppedReplyOf(err: unknown): StoppedReply['partialReply'] | null {
+  if (!(err instanceof ActivityFailure) || !(err.cause instanceof CancelledFailure)) return null;
+  const [details] = err.cause.details;
+  return isStoppedReply(details) ? details.partialReply : null;
+}
+
 /** A model call's answer: the reply, and under a hard budget what it held and was charged. */
 type Asked = { exit: Exit } | { reply: ModelReply; chargedUsd?: number; over?: OverReservationFlag | null; hold?: { maxTokens: number; reservedUsd: number } };
 
@@ -116,7 +123,15 @@ export class ModelTurn {
    */
   async takeTurn(toolDefs: OpenAiToolDefinition[]): Promise<{ exit: Exit | null }> {
     const { ctx } = this;
-    const asked = await this.ask(toolDefs);
+    let asked: Asked;
+    try {
+      asked = await this.ask(toolDefs);
+    } catch (err) {
+      const partial = ctx.stop.stopped ? stoppedReplyOf(err) : null;
+      if (!partial) throw err;
+      // The reply a Stop cut off: its text in the result, marked as such, with what the provider may bill for it.
+      return { exit: ctx.stop.exit({ ...partial, estimatedCostUsd: turnCostUsd(partial.usage, ctx.cfg.pricing) }) };
+    }
     if ('exit' in asked) return asked;
     const { reply } = asked;
     const exit = takeReply(ctx.state, reply, ctx.cfg.pricing, asked.chargedUsd);

@@ -7,6 +7,7 @@
 import * as wf from '@temporalio/workflow';
 import { proxySinks, type Sinks } from '@temporalio/workflow';
 import type { CancelInput } from '../common/run-messages.js';
+import type { PartialReply } from '../common/contract.js';
 import { CANCELLED, cancelledExit } from './exits.js';
 import type { Exit } from './exits.js';
 import type { RunTrace } from './trace.js';
@@ -49,9 +50,9 @@ export class Stop {
     return this.signalled;
   }
 
-  /** The exit of a stopped run. */
-  exit(): Exit {
-    return cancelledExit(this.signalled);
+  /** The exit of a stopped run; `partialReply`: what the reply it cut off had said. */
+  exit(partialReply?: PartialReply): Exit {
+    return cancelledExit(this.signalled, partialReply);
   }
 
   /**
