@@ -18,7 +18,7 @@ import { PROJECT_ROOT } from '../common/project-root.js';
 import type { AgentInput, RunResult } from '../common/contract.js';
 import { runFloor } from './floor.js';
 import { startBenchStack, type BenchStack } from './stack.js';
-import { startPeer } from './peer-process.js';
+import { runPeer, startPeer } from './peer-process.js';
 import { describeActions, type ActionCount } from './actions.js';
 import { measureActions, measureHeartbeats, measureStops, withPeerStack } from './bill.js';
 import { measureThroughput, type ThroughputFigures } from './throughput.js';
@@ -58,8 +58,7 @@ async function msPerTurn(stack: BenchStack, variant: 'floor' | 'ours' | 'peer'):
     const r = (await stack.client.workflow.execute('agentRun', { taskQueue: stack.taskQueue, workflowId: `cmp-ours-${++seq}`, args: [input], typedSearchAttributes: startingAttributes(input) })) as RunResult;
     turns = r.turns;
   } else {
-    const r = (await stack.client.workflow.execute('peerAgent', { taskQueue: 'peer', workflowId: `cmp-peer-${++seq}`, args: ['Keep listing files.', 'runaway', TURNS] })) as { steps: number };
-    turns = r.steps;
+    turns = await runPeer(stack.client, `cmp-peer-${++seq}`, 'runaway', TURNS);
   }
   if (turns !== TURNS) throw new Error(`${variant} took ${turns} turns, expected ${TURNS}`);
   return (performance.now() - t0) / turns;

@@ -11,7 +11,8 @@ import { toolSpecOf } from '../activities/tools/define-tool.js';
 import { toolDefinitions } from '../common/tool-spec.js';
 import type { ChatMessage, ToolCall } from '../common/contract.js';
 
-export async function runFloor(providerUrl: string, model: string, maxTurns: number): Promise<{ turns: number }> {
+/** `apiKey`: sent as chat completions carry it, for a provider started with one. */
+export async function runFloor(providerUrl: string, model: string, maxTurns: number, apiKey?: string): Promise<{ turns: number }> {
   const base = mkdtempSync(join(tmpdir(), 'floor-'));
   const ctx = plainToolContext(base);
   const messages: ChatMessage[] = [{ role: 'user', content: 'Keep listing files.' }];
@@ -20,7 +21,7 @@ export async function runFloor(providerUrl: string, model: string, maxTurns: num
   while (turns < maxTurns) {
     const res = await fetch(`${providerUrl}/chat/completions`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
       body: JSON.stringify({ model, messages, tools }),
     });
     const body = (await res.json()) as { choices: { message: { content: string | null; tool_calls?: ToolCall[] } }[] };

@@ -1,5 +1,6 @@
 // The stack a benchmark runs on: a fresh in-memory dev server, the scripted
-// provider, one worker and a client, all on this machine.
+// provider, one worker (and any more a benchmark adds) and a client, all on
+// this machine.
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { mkdtempSync } from 'node:fs';
@@ -7,21 +8,28 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findFreePort, startDevServer, type DevServer } from '../worker/dev-server/dev-server.js';
 import { dataConverter } from '../common/payload-codec.js';
-import { startProvider, type RunningProvider } from '../dev/provider/server.js';
-import { createAgentWorker } from '../worker/create-worker.js';
+import { startProvider, type ProviderOptions, type RunningProvider } from '../dev/provider/server.js';
+import { createAgentWorker, type AgentWorkerOptions } from '../worker/create-worker.js';
 import type { Toolset } from '../activities/tools/toolset.js';
 import { benchToolset } from './long-call-tool.js';
+
+/** What a worker of the stack sets beyond the stack's own settings (server, provider, workspace, traces, tools). */
+export type BenchWorkerOptions = Partial<Omit<AgentWorkerOptions, 'connection' | 'taskQueue'>>;
 
 export interface BenchStack {
   client: Client;
   worker: Worker;
   taskQueue: string;
+  /** Another worker on the stack's connection and settings, on a queue of its own; the caller runs it and shuts it down before close(). */
+  addWorker(taskQueue: string, extra?: BenchWorkerOptions): Promise<Worker>;
   traceDir: string;
   workspaceRoot: string;
   /** The dev server's address. */
   address: string;
   /** The scripted provider's base URL (its /_control routes sit beside it). */
   providerUrl: string;
+  /** The key the scripted provider requires, if it was started with one. */
+  providerApiKey?: string;
   /** The dev server's Prometheus endpoint (./server-metrics.ts reads it). */
   metricsUrl: string;
   /** The dev server's process (`temporal server start-dev` runs the whole server in it), for ./proc-cpu.ts. */
@@ -35,8 +43,12 @@ export interface BenchStackOptions {
   llm?: { baseUrl: string; apiKey?: string; model?: string };
   /** The worker runs the loop only; model and tool calls wait for another process (./activity-worker.ts). */
   loopOnly?: boolean;
-  /** The tools offered (default: the built-ins and ./long-call-tool.ts's long_call). */
-  toolset?: Toolset;
+  /** The tools offered (default: the built-ins and ./long-call-tool.ts's long_call; null: the harness's own default, the built-ins). */
+  toolset?: Toolset | null;
+  /** The scripted provider's options (default: its own, no key, 5 ms between stream events). */
+  provider?: ProviderOptions;
+  /** The stack's own worker's options beyond the stack's. */
+  worker?: BenchWorkerOptions;
 }
 
 let runtimeInstalled = false;
@@ -51,29 +63,35 @@ export async function startBenchStack(opts: BenchStackOptions = {}): Promise<Ben
   // Always a server of its own (the port is free), so there is a process to measure.
   const serverPid = server.child?.pid;
   if (serverPid === undefined) throw new Error(`the bench found a running server at ${server.address} instead of starting its own`);
-  const provider: RunningProvider = await startProvider();
+  const provider: RunningProvider = await startProvider(opts.provider);
   const traceDir = join(dir, 'traces');
   const workspaceRoot = join(dir, 'ws');
   const nc = await NativeConnection.connect({ address: server.address });
-  const worker = await createAgentWorker({
-    connection: nc,
-    taskQueue: 'bench',
-    llmBaseUrl: opts.llm?.baseUrl ?? provider.url,
-    llmApiKey: opts.llm?.apiKey,
-    llmModel: opts.llm?.model,
-    workspaceRoot,
-    traceDir,
-    loopOnly: opts.loopOnly,
-    toolset: opts.toolset ?? benchToolset(),
-  });
+  const toolset = opts.toolset === null ? undefined : (opts.toolset ?? benchToolset());
+  const addWorker = (taskQueue: string, extra: BenchWorkerOptions = {}) =>
+    createAgentWorker({
+      connection: nc,
+      taskQueue,
+      llmBaseUrl: opts.llm?.baseUrl ?? provider.url,
+      llmApiKey: opts.llm?.apiKey ?? opts.provider?.apiKey,
+      llmModel: opts.llm?.model,
+      workspaceRoot,
+      traceDir,
+      loopOnly: opts.loopOnly,
+      ...(toolset ? { toolset } : {}),
+      ...extra,
+    });
+  const worker = await addWorker('bench', opts.worker);
   const client = new Client({ connection: await Connection.connect({ address: server.address }), dataConverter: dataConverter() });
   return {
     client,
     worker,
     taskQueue: 'bench',
+    addWorker,
     traceDir,
     workspaceRoot,
     providerUrl: provider.url,
+    providerApiKey: opts.provider?.apiKey,
     metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
     serverPid,
     address: server.address,
