@@ -85,3 +85,50 @@ export const inputSchema = strictObject(
 );
 
 export type CheckedInput = z.infer<typeof inputSchema>;
+
+// --- forkFrom (see ./fork.ts), checked by ./fork-input in two stages: its keys, then (once a resume is ruled out) its fields.
+
+export const FORK_FIELDS = ['run', 'runId', 'atTurn', 'message', 'transcript', 'turnCostsUsd'] as const;
+const ROLES = ['system', 'user', 'assistant', 'tool'];
+
+/** forkFrom's keys, listed in a refusal in this order. */
+export const forkKeysSchema = strictObject(Object.fromEntries(FORK_FIELDS.map((k) => [k, z.unknown().optional()])), 'must be an object like {"run": "<workflow id>", "atTurn": 7}');
+
+const nonEmpty = z.string(got('must be a non-empty string')).refine((v) => v.trim() !== '', got('must be a non-empty string'));
+const ROLE_RULE = `must be a message with a role among ${ROLES.join(', ')}`;
+const TOOL_CALLS_RULE = 'must be tool calls like {"id", "type": "function", "function": {"name", "arguments"}}';
+const toolCall = z.looseObject({ id: z.string(), function: z.looseObject({ name: z.string(), arguments: z.string() }) });
+
+/** One message in the chat wire format: the roles and fields the model call sends. A wrong role or tool message is refused as a whole. */
+const chatMessage = z
+  .custom<{ role: string }>((m) => typeof m === 'object' && m !== null && !Array.isArray(m) && ROLES.includes((m as { role?: unknown }).role as string), ROLE_RULE)
+  .pipe(
+    z.discriminatedUnion('role', [
+      z.looseObject({ role: z.literal('system'), content: z.string('must be a string') }),
+      z.looseObject({ role: z.literal('user'), content: z.string('must be a string') }),
+      z.looseObject({
+        role: z.literal('assistant'),
+        content: z.string('must be a string or null').nullable(),
+        // One line for the list: which part of which call is wrong matters less than what a call looks like.
+        tool_calls: z.array(z.unknown(), TOOL_CALLS_RULE).refine((calls) => calls.every((c) => toolCall.safeParse(c).success), TOOL_CALLS_RULE).optional(),
+      }),
+      z.looseObject({ role: z.literal('tool') }).refine((m) => typeof m.tool_call_id === 'string' && typeof m.content === 'string', 'is a tool message without tool_call_id and content'),
+    ]),
+  );
+
+const TRANSCRIPT_RULE = 'must be a non-empty array of chat messages';
+const ATTURN_RULE = 'must be an integer >= 0 (the turns to keep)';
+const TURN_COSTS_RULE = 'must be an array of numbers >= 0';
+
+/** forkFrom's fields, in the order a refusal names them, then what they need together. */
+export const forkFieldsSchema = z
+  .looseObject({
+    atTurn: z.number(got(ATTURN_RULE)).refine((n) => Number.isInteger(n) && n >= 0, got(ATTURN_RULE)),
+    run: nonEmpty.optional(),
+    runId: nonEmpty.optional(),
+    message: nonEmpty.optional(),
+    transcript: z.array(chatMessage, TRANSCRIPT_RULE).min(1, TRANSCRIPT_RULE).optional(),
+    turnCostsUsd: z.array(z.unknown(), TURN_COSTS_RULE).refine((cs) => cs.every((c) => typeof c === 'number' && Number.isFinite(c) && c >= 0), TURN_COSTS_RULE).optional(),
+  })
+  .refine((f) => f.run !== undefined || f.transcript !== undefined, 'needs "run" (the source\'s workflow id) or "transcript" (an exported run\'s messages)')
+  .refine((f) => f.runId === undefined || f.transcript === undefined, { message: 'names an execution to load, but "transcript" is given: use one or the other', path: ['runId'] });

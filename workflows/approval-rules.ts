@@ -1,9 +1,11 @@
 // Who may decide what, and when: the one call the run is parked on takes a
 // decision; anything else (an unknown, decided or future call id, a malformed
 // payload, an argsHash that names other arguments) is refused with a reason
-// the trace records. Pure: no Temporal import.
+// the trace records. A payload's shape is checked by its schema
+// (common/signal-schemas.ts). Pure: no Temporal import.
 import type { Decision } from '../common/transcript-text.js';
 import type { ToolName } from '../common/contract.js';
+import { argsHashSchema, decisionSchema, payloadProblem, verdictSchema } from '../common/signal-schemas.js';
 
 export interface AwaitingApproval {
   /** The call's idempotency key: a decision belongs to one call of one turn. */
@@ -34,9 +36,9 @@ export class ApprovalRules {
 
   /** Why a decision carried by this payload cannot be taken now, or null. */
   problem(input: unknown, verdict: unknown): string | null {
-    const callId = typeof input === 'object' && input !== null ? (input as { callId?: unknown }).callId : undefined;
-    if (typeof callId !== 'string') return 'callId must be a string';
-    if (verdict !== 'approve' && verdict !== 'reject') return `decision must be "approve" or "reject", got ${JSON.stringify(verdict)}`;
+    const malformed = payloadProblem(decisionSchema, input) ?? payloadProblem(verdictSchema, verdict);
+    if (malformed) return malformed;
+    const { callId } = input as { callId: string };
     // Two decisions can reach one activation (sent while the worker was down,
     // or in one batch): the loop has not resumed yet, so the call still looks
     // awaited. The first decision is final; a later one never replaces it.
@@ -98,8 +100,9 @@ function hashProblem(call: AwaitingApproval, input: object, verdict: Verdict): s
       ? `argsHash required: approving ${call.toolName} needs the call's argsHash (the status query's interruption.argsHash, next to its arguments)`
       : null;
   }
-  if (typeof given !== 'string') return `argsHash must be a string of 64 hex digits, got ${JSON.stringify(given)}`;
-  if (given.toLowerCase() === call.argsHash) return null;
+  const malformed = payloadProblem(argsHashSchema, given);
+  if (malformed) return malformed;
+  if ((given as string).toLowerCase() === call.argsHash) return null;
   return `argsHash mismatch: the decision names arguments hashing to ${given}, but call ${JSON.stringify(call.callId)} (${call.toolName}) has arguments hashing to ${call.argsHash}: ${JSON.stringify(call.args).slice(0, 200)}`;
 }
 

@@ -17,6 +17,7 @@
 // and every history recorded before it issue the commands they always did.
 import * as wf from '@temporalio/workflow';
 import { RESEARCH_LIMITS } from '../common/defaults.js';
+import { payloadProblem, raiseBudgetSchema } from '../common/signal-schemas.js';
 import { notRunText, toolResultMessage } from '../common/transcript-text.js';
 import type { RunContext } from './run-context.js';
 import { otherSignatureProblem } from './signatures.js';
@@ -220,11 +221,7 @@ export class HardBudget {
   /** Why a raise is refused now, or null. Checked by the update's validator: a refused raise leaves no trace in history. */
   raiseProblem(input: unknown): string | null {
     if (this.parentId !== null) return `this run's budget is held for it by its parent ${this.parentId}: raise the parent's budget instead`;
-    const { maxBudgetUsd: to, by } = (input ?? {}) as { maxBudgetUsd?: unknown; by?: unknown };
-    if (typeof to !== 'number' || !Number.isFinite(to)) return `maxBudgetUsd must be a number, got ${JSON.stringify(to ?? null)}`;
-    if (to <= this.maxUsd) return `maxBudgetUsd must be higher than the current budget of $${this.maxUsd}, got ${to}`;
-    if (typeof by !== 'string' || by.trim() === '') return 'by must name who raises the budget';
-    return null;
+    return payloadProblem(raiseBudgetSchema(this.maxUsd), input);
   }
 
   /** Applies a raise the validator accepted; wakes a parked run. */

@@ -8,6 +8,7 @@
 import * as wf from '@temporalio/workflow';
 import type { ReconcileInput } from '../common/run-messages.js';
 import type { RunStatusView } from '../common/contract.js';
+import { payloadProblem, reconcileAnswerSchema, reconcileCallSchema } from '../common/signal-schemas.js';
 import { STOPPING } from './stop.js';
 import type { RunContext } from './run-context.js';
 import { otherSignatureProblem } from './signatures.js';
@@ -30,17 +31,14 @@ export class ReconcileAnswers {
 
   /** Why an answer is refused, or null. Pure: the update's validator and the handler both ask it. */
   problem(input: unknown): string | null {
-    if (typeof input !== 'object' || input === null) return 'reconcile takes {"callId": "...", "outcome": "happened" | "retry", "result": "...", "by": "..."}';
-    const r = input as Partial<Record<keyof ReconcileInput, unknown>>;
-    if (typeof r.callId !== 'string' || r.callId === '') return 'reconcile: callId is required';
-    if (this.awaiting === null) return `reconcile: no call of this run awaits reconciliation (call ${r.callId})`;
-    if (r.callId !== this.awaiting.callId) return `reconcile: call ${r.callId} does not await reconciliation; ${this.awaiting.callId} (${this.awaiting.toolName}) does`;
-    if (r.outcome !== 'happened' && r.outcome !== 'retry') return `reconcile: outcome must be "happened" or "retry", got ${JSON.stringify(r.outcome)}`;
-    if (r.outcome === 'happened' && (typeof r.result !== 'string' || r.result.trim() === '')) {
-      return 'reconcile: an outcome "happened" needs result: what happened, in words the model will read';
-    }
-    if (r.by !== undefined && typeof r.by !== 'string') return 'reconcile: by must be a string';
-    if (this.answer !== null) return `reconcile: call ${r.callId} already has an answer`;
+    const malformed = payloadProblem(reconcileCallSchema, input);
+    if (malformed) return malformed;
+    const { callId } = input as { callId: string };
+    if (this.awaiting === null) return `reconcile: no call of this run awaits reconciliation (call ${callId})`;
+    if (callId !== this.awaiting.callId) return `reconcile: call ${callId} does not await reconciliation; ${this.awaiting.callId} (${this.awaiting.toolName}) does`;
+    const badAnswer = payloadProblem(reconcileAnswerSchema, input);
+    if (badAnswer) return badAnswer;
+    if (this.answer !== null) return `reconcile: call ${callId} already has an answer`;
     return null;
   }
 

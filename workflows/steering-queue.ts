@@ -18,6 +18,7 @@
 // Pure: no Temporal import (./steering.ts passes the history length and the time).
 import type { ChatMessage, SteerView } from '../common/contract.js';
 import type { SteerInput } from '../common/run-messages.js';
+import { payloadProblem, steerSchema } from '../common/signal-schemas.js';
 
 export interface QueuedSteer extends SteerView {
   /** The history length of the workflow task it arrived in; 0 when carried from an earlier execution. */
@@ -26,23 +27,11 @@ export interface QueuedSteer extends SteerView {
   acted?: boolean;
 }
 
-/** A steering message longer than this is refused: it goes into every later model call. */
-export const MAX_STEER_CHARS = 20_000;
+export { MAX_STEER_CHARS } from '../common/signal-schemas.js';
 
 /** Why a steer payload cannot be queued (one line naming the field), or null. */
 export function steerInputProblem(input: unknown): string | null {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    return 'steer takes an object like {"message": "look in logs/", "by": "alice"}';
-  }
-  const { message, by, interrupt } = input as Record<string, unknown>;
-  if (typeof message !== 'string') return `message must be a string, got ${JSON.stringify(message ?? null)}`;
-  if (message.trim() === '') return 'message must not be empty';
-  if (message.length > MAX_STEER_CHARS) return `message is ${message.length} characters long; at most ${MAX_STEER_CHARS}`;
-  if (by !== undefined && by !== null && typeof by !== 'string') return `by must be a string, got ${JSON.stringify(by)}`;
-  if (interrupt !== undefined && interrupt !== null && typeof interrupt !== 'boolean') {
-    return `interrupt must be true or false, got ${JSON.stringify(interrupt)}`;
-  }
-  return null;
+  return payloadProblem(steerSchema, input);
 }
 
 export class SteeringQueue {
