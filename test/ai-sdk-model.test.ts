@@ -20,8 +20,9 @@ import { loadConfig } from '../common/config.js';
 import { providerFromEnv } from '../worker/model-provider.js';
 import { AgentPlugin } from '../worker/agent-plugin.js';
 import type { TokenAttempt, TokenSink } from '../common/token-sink.js';
-import type { AgentInput, Pricing, RunResult } from '../common/contract.js';
+import type { AgentInput, Pricing } from '../common/contract.js';
 import type { Fault } from '../dev/provider/faults.js';
+import type { agentRun } from '../workflows/index.js';
 
 type Backend = 'anthropic' | 'openai-compatible' | 'builtin';
 const protocolOf = (b: Backend) => (b === 'anthropic' ? 'anthropic' : 'chat');
@@ -96,11 +97,11 @@ afterAll(async () => {
 });
 
 async function start(protocol: Backend, input: AgentInput, speed: 'fast' | 'slow' = 'fast') {
-  const handle = await h.client.workflow.start('agentRun', { taskQueue: queues[`${protocol}-${speed}`], workflowId: `ai-sdk-${input.model ?? 'plan'}-${randomUUID().slice(0, 8)}`, args: [input] });
+  const handle = await h.client.workflow.start<typeof agentRun>('agentRun', { taskQueue: queues[`${protocol}-${speed}`], workflowId: `ai-sdk-${input.model ?? 'plan'}-${randomUUID().slice(0, 8)}`, args: [input] });
   h.track(handle.workflowId, handle.firstExecutionRunId);
   return handle;
 }
-const run = async (protocol: Backend, input: AgentInput) => (await (await start(protocol, input)).result()) as RunResult;
+const run = async (protocol: Backend, input: AgentInput) => await (await start(protocol, input)).result();
 const turnLines = (workflowId: string) => h.events(workflowId).filter((l) => l.type === 'turn');
 
 describe.each(BACKENDS)('%s', (protocol) => {
@@ -109,7 +110,7 @@ describe.each(BACKENDS)('%s', (protocol) => {
   it('plan completes: the answer, three turns, each turn streamed to the sink and counted, the cost the price arithmetic', { timeout: 60_000 }, async () => {
     const m = marker();
     const handle = await start(protocol, { task: `Which file mentions a timeout? ${m}`, model: 'plan' });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ status: 'completed', output: ANSWER, turns: 3, toolRuns: 2, error: null });
     const streams = streamsOf(handle.workflowId);
     expect(streams.map((s) => [s.call.turn, s.call.attempt, s.outcome])).toEqual([
@@ -137,7 +138,7 @@ describe.each(BACKENDS)('%s', (protocol) => {
 
   it('a hard budget holds each call to the maxOutputTokens it pays for, and completes', { timeout: 60_000 }, async () => {
     const handle = await start(protocol, { task: `Which file mentions a timeout? ${marker()}`, model: 'plan', limits: { maxBudgetUsd: 0.05, budgetMode: 'hard' } });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ status: 'completed', output: ANSWER, turns: 3 });
     const lines = turnLines(handle.workflowId);
     expect(lines).toHaveLength(3);
@@ -165,7 +166,7 @@ describe.each(BACKENDS)('%s', (protocol) => {
     const input: AgentInput = { task: `Which file mentions a timeout? ${m}`, model: 'plan' };
     await addFault(url(), { match: { taskIncludes: m, turn: 1 }, fault, times: 1 });
     const handle = await start(protocol, input);
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ status: 'completed', output: ANSWER, turns: 3 });
     const streams = streamsOf(handle.workflowId);
     expect(streams.map((s) => [s.call.turn, s.call.attempt, s.outcome])).toEqual([
@@ -187,7 +188,7 @@ describe.each(BACKENDS)('%s', (protocol) => {
     const m = marker();
     await addFault(url(), { match: { taskIncludes: m }, fault: { type: 'no_usage' }, times: protocol === 'anthropic' ? 1 : 3 });
     const handle = await start(protocol, { task: `Which file mentions a timeout? ${m}`, model: 'plan' });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     if (protocol === 'anthropic') {
       // @ai-sdk/anthropic's schema requires message_start's usage (the real API always sends it): a failed attempt, never a free reply.
       expect(r).toMatchObject({ status: 'completed', output: ANSWER, turns: 3, usageEstimatedTurns: 0 });
@@ -214,7 +215,7 @@ describe.each(BACKENDS)('%s', (protocol) => {
 
   it('cache tokens are priced at their own rates', { timeout: 60_000 }, async () => {
     const handle = await start(protocol, { task: `Which file mentions a timeout? ${marker()}`, model: 'cached_plan', pricing: CACHED_PRICING });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ status: 'completed', turns: 3 });
     const lines = turnLines(handle.workflowId);
     expect(lines).toHaveLength(3);

@@ -16,6 +16,7 @@ import { approveSignal, cancelSignal } from '../common/run-messages.js';
 import { isTraceEvent, type RunStreamItem, type StreamTokenEnd, type StreamTokenText, type StreamTraceEvent } from '../common/stream-items.js';
 import type { AgentInput } from '../common/contract.js';
 import { STREAM_WINDOW_TURNS } from '../workflows/run-stream.js';
+import type { agentRun } from '../workflows/index.js';
 
 const h = useHarness();
 
@@ -207,7 +208,7 @@ describe('the live stream, read from another process', () => {
     try {
       const workflowId = `stream-stop-${freshWorkspace()}`;
       const tag = marker();
-      const handle = await h.client.workflow.start('agentRun', { taskQueue: worker.taskQueue, workflowId, args: [{ task: `Say a lot. ${tag}`, model: 'chatty', workspace: freshWorkspace() }] });
+      const handle = await h.client.workflow.start<typeof agentRun>('agentRun', { taskQueue: worker.taskQueue, workflowId, args: [{ task: `Say a lot. ${tag}`, model: 'chatty', workspace: freshWorkspace() }] });
       h.track(workflowId);
       // The Stop lands while the reply streams: once the provider has written its first text (a subscriber may start later
       // than that on a loaded machine; it reads the closed run's window then).
