@@ -21,8 +21,8 @@ import { providerFromEnv } from '../worker/model-provider.js';
 import { AgentPlugin } from '../worker/agent-plugin.js';
 import type { TokenAttempt, TokenSink } from '../common/token-sink.js';
 import type { AgentInput, Pricing } from '../common/contract.js';
-import type { agentRun } from '../workflows/index.js';
 import type { Fault } from '../dev/provider/faults.js';
+import type { agentRun } from '../workflows/index.js';
 
 type Backend = 'anthropic' | 'openai-compatible' | 'builtin';
 const protocolOf = (b: Backend) => (b === 'anthropic' ? 'anthropic' : 'chat');

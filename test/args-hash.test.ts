@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { approveSignal, configQuery, decideUpdate, statusQuery, transcriptQuery } from '../common/run-messages.js';
-import type { RunResult } from '../common/contract.js';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
 import { temporalCli } from './helpers/temporal-cli.js';
+import type { agentRun } from '../workflows/index.js';
 
 const h = useHarness();
 const exec = promisify(execFile);
@@ -25,7 +25,7 @@ const ACCESS_LOG = sha256('{"path":"access.log"}');
 const ERRORS_LOG = sha256('{"path":"errors.log"}');
 
 async function searchAttribute(workflowId: string, name: string): Promise<unknown> {
-  const d = await h.client.workflow.getHandle(workflowId).describe();
+  const d = await h.client.workflow.getHandle<typeof agentRun>(workflowId).describe();
   return d.searchAttributes[name]?.[0];
 }
 
@@ -75,7 +75,7 @@ describe('the ops setting requireArgsHash (AGENT_REQUIRE_ARGS_HASH)', () => {
     const worker = await h.startWorker({ taskQueue: `${h.taskQueue}-require`, runDefaults: { requireArgsHash: ['delete_file'] } });
     try {
       const ws = freshWorkspace();
-      const handle = await h.client.workflow.start('agentRun', { taskQueue: worker.taskQueue, workflowId: `require-${ws}`, args: [{ task: 'Free some space.', model: 'destructive', workspace: ws }] });
+      const handle = await h.client.workflow.start<typeof agentRun>('agentRun', { taskQueue: worker.taskQueue, workflowId: `require-${ws}`, args: [{ task: 'Free some space.', model: 'destructive', workspace: ws }] });
       await waitForApproval(handle, 'c2');
       expect(await handle.query(configQuery)).toMatchObject({ requireArgsHash: ['delete_file'] });
       expect(h.events(handle.workflowId).find((l) => l.type === 'approval_required')).toMatchObject({ argsHashRequired: true });
@@ -83,7 +83,7 @@ describe('the ops setting requireArgsHash (AGENT_REQUIRE_ARGS_HASH)', () => {
       await expect(bare).rejects.toMatchObject({ cause: { message: expect.stringMatching(/^argsHash required: approving delete_file needs the call's argsHash/) } });
       const view = await handle.executeUpdate(decideUpdate, { args: [{ callId: 'c2', decision: 'approve', by: 'alice', argsHash: ACCESS_LOG }] });
       expect(view.interruption).toBeNull();
-      expect(((await handle.result()) as RunResult).output).toBe('Deleted access.log to free space.');
+      expect((await handle.result()).output).toBe('Deleted access.log to free space.');
     } finally {
       await worker.shutdown();
     }

@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODES, NOT_FOUND, USAGE_ERROR } from '../client/exit-codes.js';
-import type { RunResult } from '../common/contract.js';
 import { statusQuery } from '../common/run-messages.js';
 import { freshWorkspace, useHarness, waitFor } from './helpers/harness.js';
 import { isDocumented } from './helpers/documented.js';
+import type { agentRun } from '../workflows/index.js';
 
 const h = useHarness();
 const exec = promisify(execFile);
@@ -26,7 +26,7 @@ const cli = (...args: string[]) =>
 
 /** Whether a run with this id was ever started. */
 async function started(id: string): Promise<boolean> {
-  return h.client.workflow.getHandle(id).describe().then(
+  return h.client.workflow.getHandle<typeof agentRun>(id).describe().then(
     () => true,
     (err: unknown) => {
       if (err instanceof WorkflowNotFoundError) return false;
@@ -90,7 +90,7 @@ describe('fork: flags are checked against the source before a run starts', () =>
     const ws = freshWorkspace();
     const capped = `fork-src-${ws}`;
     expect((await cli('run', '--model', 'runaway', '--max-turns', 'none', '--budget', '0.001', '--id', capped)).code).toBe(EXIT_CODES.budget_exceeded);
-    const turns = ((await h.client.workflow.getHandle(capped).result()) as RunResult).turns;
+    const turns = (await h.client.workflow.getHandle<typeof agentRun>(capped).result()).turns;
     const parked = `fork-parked-${ws}`;
     expect((await cli('run', '--model', 'destructive', '--workspace', ws, '--approval-timeout-ms', '300', '--id', parked)).code).toBe(EXIT_CODES.interrupted);
 
@@ -153,7 +153,7 @@ describe('resume', () => {
   it('of a run stopped at its budget needs a higher budget', async () => {
     const id = `budget-${freshWorkspace()}`;
     expect((await cli('run', '--model', 'runaway', '--budget', '0.001', '--id', id)).code).toBe(EXIT_CODES.budget_exceeded);
-    const spent = ((await h.client.workflow.getHandle(id).result()) as RunResult).costUsd;
+    const spent = (await h.client.workflow.getHandle<typeof agentRun>(id).result()).costUsd;
     const r = await cli('resume', id, '--id', `${id}-again`);
     expect(r.code).toBe(USAGE_ERROR);
     expect(r.stderr.startsWith(`agent-harness resume: run ${id} stopped at its budget after spending $${spent.toFixed(6)}: give a higher budget, e.g. --budget `)).toBe(true);
@@ -189,13 +189,13 @@ describe('resume', () => {
     );
     expect(isDocumented(again.stderr)).toBe(true);
     // The same 300 ms: it stops the same way.
-    expect(((await h.client.workflow.getHandle(`${id}-2`).result()) as RunResult).interruption).toMatchObject({ type: 'approval', callId: 'c2' });
+    expect((await h.client.workflow.getHandle<typeof agentRun>(`${id}-2`).result()).interruption).toMatchObject({ type: 'approval', callId: 'c2' });
 
     const longer = await cli('resume', id, '--id', `${id}-3`, '--approval-timeout-ms', '600000', '--detach');
     expect(longer.stderr).toBe(`run ${id} stopped because nobody decided on delete_file call c2 in time; the new run asks again and waits up to 600000 ms for a decision\n`);
     expect(isDocumented(longer.stderr)).toBe(true);
-    await waitFor('the resumed run to park on c2', async () => (await h.client.workflow.getHandle(`${id}-3`).query(statusQuery)).interruption?.type === 'approval');
+    await waitFor('the resumed run to park on c2', async () => (await h.client.workflow.getHandle<typeof agentRun>(`${id}-3`).query(statusQuery)).interruption?.type === 'approval');
     expect((await cli('approve', `${id}-3`, 'c2')).code).toBe(0);
-    expect(((await h.client.workflow.getHandle(`${id}-3`).result()) as RunResult).status).toBe('completed');
+    expect((await h.client.workflow.getHandle<typeof agentRun>(`${id}-3`).result()).status).toBe('completed');
   });
 });

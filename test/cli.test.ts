@@ -7,9 +7,11 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { findTemporalCli } from '../worker/dev-server/temporal-cli.js';
 import { ALREADY_FINISHED, EXIT_CODES, NOT_FOUND, USAGE_ERROR } from '../client/exit-codes.js';
-import type { RunResult, RunStatusView } from '../common/contract.js';
+import type { RunStatusView } from '../common/contract.js';
 import { resolveTraceFile } from '../common/trace-format.js';
 import { freshWorkspace, useHarness, waitFor } from './helpers/harness.js';
+import type { agentRun } from '../workflows/index.js';
+import { cliRunResult } from './helpers/temporal-cli.js';
 
 const h = useHarness();
 const exec = promisify(execFile);
@@ -33,8 +35,7 @@ describe('driven by the real temporal CLI', () => {
     expect(status).toMatchObject({ runId: id, status: 'interrupted', interruption: { type: 'approval', callId: 'c2', toolName: 'delete_file', args: { path: 'access.log' } } });
 
     await temporal('workflow', 'signal', '--workflow-id', id, '--name', 'approve', '--input', JSON.stringify({ callId: 'c2', by: 'alice' }));
-    const out = JSON.parse(await temporal('workflow', 'result', '--workflow-id', id));
-    const result = out.result as RunResult;
+    const result = await cliRunResult(h.client, h.address, id);
     expect(result).toMatchObject({ runId: id, status: 'completed', turns: 3, toolRuns: 2, output: 'Deleted access.log to free space.' });
     expect(existsSync(join(h.workspaceRoot, ws, 'access.log'))).toBe(false);
   });
@@ -50,7 +51,7 @@ describe('driven by the real temporal CLI', () => {
     });
     await temporal('workflow', 'update', 'execute', '--workflow-id', id, '--name', 'decide',
       '--input', JSON.stringify({ callId: 'c2', decision: 'reject', reason: 'keep the logs', by: 'ops' }));
-    const result = JSON.parse(await temporal('workflow', 'result', '--workflow-id', id)).result as RunResult;
+    const result = await cliRunResult(h.client, h.address, id);
     expect(result.output).toBe('I did not delete anything: you declined the deletion.');
     const transcript = JSON.parse(await temporal('workflow', 'query', '--workflow-id', id, '--name', 'transcript')).queryResult[0] as { content: string }[];
     expect(transcript.some((m) => m.content?.includes('keep the logs'))).toBe(true);
@@ -141,7 +142,7 @@ describe('the agent-harness CLI', () => {
 
   it('result of a run that failed outright prints its error and type and exits 1, like a failed result', async () => {
     const id = `cli-badinput-${freshWorkspace()}`;
-    const handle = await h.client.workflow.start('agentRun', { taskQueue: h.taskQueue, workflowId: id, args: [{ task: 'x', limits: { maxTurns: -1 } }] });
+    const handle = await h.client.workflow.start<typeof agentRun>('agentRun', { taskQueue: h.taskQueue, workflowId: id, args: [{ task: 'x', limits: { maxTurns: -1 } }] });
     await handle.result().catch(() => undefined);
     const r = await outcome(['result', id]);
     expect(r.code).toBe(1);

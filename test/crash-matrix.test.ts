@@ -18,6 +18,7 @@ import { AGENT_AWAITING_CALL } from '../common/search-attributes.js';
 import type { AgentInput, RunResult } from '../common/contract.js';
 import { addFault, freshWorkspace, providerRequests, useHarness, waitFor } from './helpers/harness.js';
 import { startWorkerProcess, type WorkerProcess } from './helpers/worker-process.js';
+import type { agentRun } from '../workflows/index.js';
 
 const h = useHarness({ worker: false });
 type Scenario = 'plan' | 'destructive' | 'slow';
@@ -101,7 +102,7 @@ async function runCase(scenario: Scenario, kill: Kill): Promise<Outcome> {
     ...common,
     env: kill && 'mid' in kill && kill.mid === 'delete' ? { AGENT_CRASH_AT: 'delete_file:after_unlink' } : {},
   });
-  const handle = await h.client.workflow.start('agentRun', {
+  const handle = await h.client.workflow.start<typeof agentRun>('agentRun', {
     taskQueue,
     workflowId: `crash-${scenario}-${id}`,
     args: [input],

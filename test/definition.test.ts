@@ -9,13 +9,14 @@ import { describe, expect, it } from 'vitest';
 import { BUILTIN_TOOLS } from '../activities/tools/builtin.js';
 import { Toolset } from '../activities/tools/toolset.js';
 import { defineTool, type ToolDefinition } from '../activities/tools/define-tool.js';
-import type { AgentInput, RunConfig, RunResult, RunStatusView } from '../common/contract.js';
+import type { AgentInput, RunConfig, RunStatusView } from '../common/contract.js';
 import { definitionChanges, definitionHash, definitionSource, unaskedChanges } from '../common/definition.js';
 import { parseInput } from '../common/input.js';
 import { statusQuery } from '../common/run-messages.js';
 import { detailsText } from '../workflows/visibility.js';
 import { renderEvent } from '../client/render.js';
 import { useHarness } from './helpers/harness.js';
+import type { agentRun } from '../workflows/index.js';
 
 const h = useHarness();
 const task = 'Which file mentions a timeout?';
@@ -84,16 +85,16 @@ describe('definitionHash in runs', () => {
   it('a resume whose tool specs moved under it is refused naming the field; acknowledged, it runs and says so; AGENT_DEFINITION_CHANGE=allow lets it through', { timeout: 120_000 }, async () => {
     const q1 = `defs-first-${randomUUID().slice(0, 6)}`;
     const older = await h.startWorker({ taskQueue: q1, toolset: original });
-    const first = await h.client.workflow.start('agentRun', { taskQueue: q1, workflowId: `defs-first-${randomUUID().slice(0, 8)}`, args: [capped(2)] });
+    const first = await h.client.workflow.start<typeof agentRun>('agentRun', { taskQueue: q1, workflowId: `defs-first-${randomUUID().slice(0, 8)}`, args: [capped(2)] });
     h.track(first.workflowId, first.firstExecutionRunId);
-    const stopped = (await first.result()) as RunResult;
+    const stopped = await first.result();
     const q2 = `defs-${randomUUID().slice(0, 6)}`;
     const q3 = `defs-allow-${randomUUID().slice(0, 6)}`;
     const newer = await h.startWorker({ taskQueue: q2, toolset: reworded });
     const allowing = await h.startWorker({ taskQueue: q3, toolset: reworded, runDefaults: { definitionChange: 'allow' } });
     try {
       const start = (taskQueue: string, input: Record<string, unknown>) =>
-        h.client.workflow.start('agentRun', { taskQueue, workflowId: `defs-${randomUUID().slice(0, 8)}`, args: [{ resumeFrom: first.workflowId, limits: { maxTurns: 4 }, ...input } as never] });
+        h.client.workflow.start<typeof agentRun>('agentRun', { taskQueue, workflowId: `defs-${randomUUID().slice(0, 8)}`, args: [{ resumeFrom: first.workflowId, limits: { maxTurns: 4 }, ...input } as never] });
 
       const refused = await start(q2, {});
       const err = await refused.result().catch((e: unknown) => e);

@@ -15,11 +15,11 @@ import { PostgresEffectStore } from '../activities/effects/postgres-store.js';
 import { PROJECT_ROOT } from '../common/project-root.js';
 import { findFreePort } from '../worker/dev-server/dev-server.js';
 import { approveSignal, transcriptQuery } from '../common/run-messages.js';
-import type { RunResult } from '../common/contract.js';
 import { freshWorkspace, useHarness, waitForApproval } from './helpers/harness.js';
 import { isDocumented } from './helpers/documented.js';
 import { startPostgres, type TestPostgres } from './helpers/postgres.js';
 import { startWorkerProcess, type WorkerProcess } from './helpers/worker-process.js';
+import type { agentRun } from '../workflows/index.js';
 
 const h = useHarness({ worker: false });
 let postgres: TestPostgres;
@@ -49,7 +49,7 @@ describe('two workers, two hosts\' folders, one PostgreSQL ledger', () => {
       for (const workspaceRoot of roots) workers.push(await startWorkerProcess({ taskQueue, traceDir: h.traceDir, workspaceRoot, env }));
       try {
         const workspace = freshWorkspace();
-        const handle = await h.client.workflow.start('agentRun', {
+        const handle = await h.client.workflow.start<typeof agentRun>('agentRun', {
           taskQueue,
           workflowId: `hosts-${randomUUID().slice(0, 8)}`,
           args: [{ task: 'Free some space.', model: 'destructive', workspace }],
@@ -63,7 +63,7 @@ describe('two workers, two hosts\' folders, one PostgreSQL ledger', () => {
         const survivor = workers[1 - deadIndex];
         expect(dead.child.signalCode).toBe('SIGKILL');
 
-        const r = (await handle.result()) as RunResult;
+        const r = await handle.result();
         expect(r.status).toBe('completed');
         expect(survivor.child.exitCode).toBeNull();
 

@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadWorkerTools, type WorkerTools } from '../worker/toolset.js';
 import { approveSignal, cancelSignal, transcriptQuery } from '../common/run-messages.js';
-import type { RunResult } from '../common/contract.js';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
 import { readRecord } from './mcp/fs-server.js';
 import { writeStallingFsConfig } from './mcp/stalling-config.js';
+import type { agentRun } from '../workflows/index.js';
 
 const h = useHarness({ worker: false });
 /** Per attempt of the write: short, so the stalled call ends quickly. */
@@ -37,7 +37,7 @@ describe('an MCP write to a server that stalls after writing', () => {
   });
 
   it('writes once, ends the request inside its attempt, and tells the model the outcome is unknown', async () => {
-    const handle = await h.client.workflow.start('agentRun', {
+    const handle = await h.client.workflow.start<typeof agentRun>('agentRun', {
       taskQueue: worker.taskQueue,
       workflowId: `mcp-stall-${randomUUID().slice(0, 8)}`,
       args: [{ task: 'Write the report.', model: 'mcp', tools: ['fs_list', 'fs_write', 'fs_slow'], workspace: freshWorkspace(), toolTimeoutMs: TOOL_TIMEOUT_MS }],
@@ -51,7 +51,7 @@ describe('an MCP write to a server that stalls after writing', () => {
     });
     // The run goes on to a slow job: not what this test is about.
     await handle.signal(cancelSignal, { reason: 'test done' });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r.status).toBe('interrupted');
 
     expect(result).toMatch(

@@ -19,9 +19,10 @@ import { MessageStore, TOUCH_EVERY_MS } from '../activities/message-store.js';
 import { sweepMessages } from '../activities/message-retention.js';
 import { sweepTraces, traceWorkflowId } from '../activities/trace-retention.js';
 import { approveSignal, transcriptQuery } from '../common/run-messages.js';
-import type { AgentInput, RunResult } from '../common/contract.js';
+import type { AgentInput } from '../common/contract.js';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
 import { startWorkerProcess } from './helpers/worker-process.js';
+import type { agentRun } from '../workflows/index.js';
 
 const h = useHarness({ worker: false });
 
@@ -35,7 +36,7 @@ describe('ledger retention, applied by the worker', () => {
     // Every closed run is "old" at once; a pass every 300 ms.
     const worker = await startWorkerProcess({ taskQueue, traceDir: h.traceDir, workspaceRoot, env: { AGENT_RETENTION_MAX_AGE_MS: '1', AGENT_RETENTION_INTERVAL_MS: '300', AGENT_RETENTION_LOG: 'passes' } });
     const store = new FolderEffectStore(join(workspaceRoot, '.ledger'));
-    const start = (input: AgentInput) => h.client.workflow.start('agentRun', { taskQueue, workflowId: `retention-${randomUUID().slice(0, 8)}`, args: [input] });
+    const start = (input: AgentInput) => h.client.workflow.start<typeof agentRun>('agentRun', { taskQueue, workflowId: `retention-${randomUUID().slice(0, 8)}`, args: [input] });
     const approve = async (handle: WorkflowHandle, callId: string) => {
       await waitForApproval(handle, callId);
       await handle.signal(approveSignal, { callId, by: 'alice' });
@@ -53,7 +54,7 @@ describe('ledger retention, applied by the worker', () => {
       await approve(closed, 'c2');
       // Its trace, kept while it runs (and removed by a pass soon after it closes).
       await waitFor('the closed run\'s delete in its trace', () => h.trace(closed.workflowId).some((l) => l.type === 'tool_start' && l.callId === 'c2'));
-      expect(((await closed.result()) as RunResult).status).toBe('completed');
+      expect((await closed.result()).status).toBe('completed');
 
       // The worker's passes remove the closed run's record and trace…
       await waitFor('the closed run\'s record to be removed', async () => (await recordsOf(store, closed.workflowId)).length === 0);
@@ -71,12 +72,12 @@ describe('ledger retention, applied by the worker', () => {
       // The running run goes on: its second delete finds no file (the first did delete it), and its next
       // prompt, whose messages the store no longer holds, is sent inline: it ends as it would have.
       await running.signal(approveSignal, { callId: 'c2', by: 'alice' });
-      expect((await running.result()) as RunResult).toMatchObject({ status: 'completed', output: 'Deleted access.log.', turns: 3 });
+      expect(await running.result()).toMatchObject({ status: 'completed', output: 'Deleted access.log.', turns: 3 });
 
       // A run started after the cleanup: its write is claimed, done and reported as usual.
       const later = await start({ task: 'Free some space.', model: 'destructive', workspace: freshWorkspace() });
       await approve(later, 'c2');
-      expect(((await later.result()) as RunResult).output).toBe('Deleted access.log to free space.');
+      expect((await later.result()).output).toBe('Deleted access.log to free space.');
       const c2 = (await later.query(transcriptQuery)).find((m) => m.role === 'tool' && m.tool_call_id === 'c2');
       expect(c2?.content).toBe('deleted access.log');
     } finally {
@@ -138,9 +139,9 @@ describe('ledger retention, one pass', () => {
     const store = new FolderEffectStore(mkdtempSync(join(tmpdir(), 'retention-size-')));
     try {
       // A running workflow (parked on its delete) and a closed one, both real.
-      const running = await h.client.workflow.start('agentRun', { taskQueue: worker.taskQueue, workflowId: `size-running-${randomUUID().slice(0, 8)}`, args: [{ task: 'x', model: 'destructive', workspace: freshWorkspace() }] });
+      const running = await h.client.workflow.start<typeof agentRun>('agentRun', { taskQueue: worker.taskQueue, workflowId: `size-running-${randomUUID().slice(0, 8)}`, args: [{ task: 'x', model: 'destructive', workspace: freshWorkspace() }] });
       await waitForApproval(running, 'c2');
-      const closed = await h.client.workflow.start('agentRun', { taskQueue: worker.taskQueue, workflowId: `size-closed-${randomUUID().slice(0, 8)}`, args: [{ task: 'x', model: 'plan', workspace: freshWorkspace() }] });
+      const closed = await h.client.workflow.start<typeof agentRun>('agentRun', { taskQueue: worker.taskQueue, workflowId: `size-closed-${randomUUID().slice(0, 8)}`, args: [{ task: 'x', model: 'plan', workspace: freshWorkspace() }] });
       await closed.result();
       const t0 = Date.now() - 60_000;
       const record = (workflowId: string, i: number): EffectRecord => ({

@@ -13,9 +13,11 @@ import { describe, expect, it } from 'vitest';
 import { findTemporalCli } from '../worker/dev-server/temporal-cli.js';
 import { cancelSignal, configQuery, statusQuery, steerSignal, transcriptQuery } from '../common/run-messages.js';
 import { EXIT_CODES, USAGE_ERROR } from '../client/exit-codes.js';
-import type { ChatMessage, RunResult } from '../common/contract.js';
+import type { ChatMessage } from '../common/contract.js';
 import { cutAtTurn } from '../common/fork.js';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
+import type { agentRun } from '../workflows/index.js';
+import { cliRunResult } from './helpers/temporal-cli.js';
 
 const h = useHarness();
 const exec = promisify(execFile);
@@ -31,7 +33,7 @@ async function temporal(...args: string[]): Promise<string> {
  * events, and the markers of local activities (read-only tools run as local
  * activities). resolveConfig, the local activity every run starts with, is left out.
  */
-async function scheduled(handle: WorkflowHandle): Promise<Record<string, number>> {
+async function scheduled(handle: WorkflowHandle<typeof agentRun>): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   for (const e of (await handle.fetchHistory()).events ?? []) {
     let name = e.activityTaskScheduledEventAttributes?.activityType?.name;
@@ -52,7 +54,7 @@ const firstTurns = (messages: ChatMessage[], n: number) => messages.slice(0, mes
 const costOfFirst = (workflowId: string, n: number) =>
   h.events(workflowId).filter((l) => l.type === 'turn' && (l.turn as number) <= n).reduce((a, l) => a + (l.turnCostUsd as number), 0);
 
-const failureOf = async (handle: WorkflowHandle) => {
+const failureOf = async (handle: WorkflowHandle<typeof agentRun>) => {
   const err = await handle.result().then(() => null, (e: unknown) => e);
   expect(err).toBeInstanceOf(WorkflowFailedError);
   return (err as WorkflowFailedError).cause as { type?: string; message: string };
@@ -68,7 +70,7 @@ describe('fork from any turn', () => {
     const id = `fork-${freshWorkspace()}`;
     const input = { forkFrom: { run: source.workflowId, atTurn: 2, message: 'Now read errors.log instead.' }, model: 'plan' };
     await temporal('workflow', 'start', '--type', 'agentRun', '--task-queue', h.taskQueue, '--workflow-id', id, '--input', JSON.stringify(input));
-    const result = JSON.parse(await temporal('workflow', 'result', '--workflow-id', id)).result as RunResult;
+    const result = await cliRunResult(h.client, h.address, id);
     // plan answers at its third turn: turn 3, the fork's first model call.
     expect(result).toMatchObject({ status: 'completed', turns: 3, toolRuns: 0, output: 'errors.log mentions a timeout: worker 7 timed out after 30000 ms.' });
     expect(result.forkedFrom).toMatchObject({ run: source.workflowId, runId: source.firstExecutionRunId, atTurn: 2, message: 'Now read errors.log instead.', fromFile: false });
@@ -77,7 +79,7 @@ describe('fork from any turn', () => {
     expect(result.costUsd).toBeCloseTo(h.events(id).filter((l) => l.type === 'turn').reduce((a, l) => a + (l.turnCostUsd as number), 0), 12);
     expect(result.promptTokensPerTurn).toHaveLength(1);
 
-    const fork = h.client.workflow.getHandle(id);
+    const fork = h.client.workflow.getHandle<typeof agentRun>(id);
     // The same count on the source sees its four tool runs and four model calls.
     expect(await scheduled(source)).toEqual({ runTool: 4, callModelByAddress: 4 });
     expect(await scheduled(fork)).toEqual({ loadForkSource: 1, callModelByAddress: 1 });
@@ -151,7 +153,7 @@ describe('fork from any turn', () => {
     const lr = await long.result();
     expect(lr).toMatchObject({ status: 'max_turns_exceeded', turns: 6, toolRuns: 3, forkedFrom: { runId: latest, atTurn: 3 } });
     expect(h.events(long.workflowId).filter((l) => l.type === 'continued_as_new').length).toBeGreaterThanOrEqual(1);
-    expect((await scheduled(h.client.workflow.getHandle(long.workflowId, long.firstExecutionRunId))).loadForkSource).toBe(1);
+    expect((await scheduled(h.client.workflow.getHandle<typeof agentRun>(long.workflowId, long.firstExecutionRunId))).loadForkSource).toBe(1);
     expect((await scheduled(long)).loadForkSource).toBeUndefined();
     expect((await long.query(transcriptQuery)).slice(0, 7)).toEqual(firstTurns(await source.query(transcriptQuery), 3));
   });
@@ -195,15 +197,15 @@ describe('fork from any turn', () => {
     writeFileSync(join(h.workspaceRoot, ws, 'added-before-reset.txt'), 'new\n');
     const { stdout } = await exec(findTemporalCli(), ['workflow', 'reset', '--workflow-id', source.workflowId, '--type', 'FirstWorkflowTask', '--reason', 'test', '--address', h.address, '--output', 'json'], { timeout: 30_000 });
     const resetRunId = (JSON.parse(stdout) as { runId: string }).runId;
-    await h.client.workflow.getHandle(source.workflowId, resetRunId).result();
-    const listing = async (handle: WorkflowHandle) => (await handle.query(transcriptQuery)).find((m) => m.role === 'tool' && m.tool_call_id === 'c1')?.content;
+    await h.client.workflow.getHandle<typeof agentRun>(source.workflowId, resetRunId).result();
+    const listing = async (handle: WorkflowHandle<typeof agentRun>) => (await handle.query(transcriptQuery)).find((m) => m.role === 'tool' && m.tool_call_id === 'c1')?.content;
 
     const current = await h.start({ forkFrom: { run: source.workflowId, atTurn: 1 }, model: 'runaway', limits: { maxTurns: 1 } } as never);
     expect(await current.result()).toMatchObject({ turns: 1, toolRuns: 0, forkedFrom: { runId: resetRunId } });
     expect(await listing(current)).toContain('added-before-reset.txt');
     const old = await h.start({ forkFrom: { run: source.workflowId, runId: source.firstExecutionRunId, atTurn: 1 }, model: 'runaway', limits: { maxTurns: 1 } } as never);
     expect(await old.result()).toMatchObject({ turns: 1, toolRuns: 0, forkedFrom: { runId: source.firstExecutionRunId } });
-    expect(await listing(old)).toBe(await listing(h.client.workflow.getHandle(source.workflowId, source.firstExecutionRunId)));
+    expect(await listing(old)).toBe(await listing(h.client.workflow.getHandle<typeof agentRun>(source.workflowId, source.firstExecutionRunId)));
     expect(await listing(old)).not.toContain('added-before-reset.txt');
   });
 
@@ -221,16 +223,16 @@ describe('fork from any turn', () => {
     const res = await cli('fork', '--from-file', file, '--at-turn', '2', '--model', 'plan', '--id', fromFile);
     expect(res.code).toBe(EXIT_CODES.completed);
     expect(res.stdout).toMatch(new RegExp(`started: model=plan .* forked from ${source.workflowId} \\(export file\\) at turn 2 \\(\\$0\\.\\d{6} there\\)`));
-    const r = (await h.client.workflow.getHandle(fromFile).result()) as RunResult;
+    const r = await h.client.workflow.getHandle<typeof agentRun>(fromFile).result();
     expect(r).toMatchObject({ status: 'completed', turns: 3, toolRuns: 0, forkedFrom: { run: source.workflowId, runId: null, atTurn: 2, fromFile: true } });
     expect(r.forkedFrom?.inheritedCostUsd).toBeCloseTo(costOfFirst(source.workflowId, 2), 12);
-    expect((await h.client.workflow.getHandle(fromFile).query(transcriptQuery)).slice(0, 5)).toEqual(firstTurns(await source.query(transcriptQuery), 2));
-    expect(await scheduled(h.client.workflow.getHandle(fromFile))).toEqual({ callModelByAddress: 1 });
+    expect((await h.client.workflow.getHandle<typeof agentRun>(fromFile).query(transcriptQuery)).slice(0, 5)).toEqual(firstTurns(await source.query(transcriptQuery), 2));
+    expect(await scheduled(h.client.workflow.getHandle<typeof agentRun>(fromFile))).toEqual({ callModelByAddress: 1 });
 
     const byId = `cli-fork-${freshWorkspace()}`;
     const viaRun = await cli('fork', source.workflowId, '--at-turn', '1', '--max-turns', '2', '--id', byId);
     expect(viaRun.code).toBe(EXIT_CODES.max_turns_exceeded);
-    expect(await h.client.workflow.getHandle(byId).result()).toMatchObject({ turns: 2, toolRuns: 1, forkedFrom: { atTurn: 1 } });
+    expect(await h.client.workflow.getHandle<typeof agentRun>(byId).result()).toMatchObject({ turns: 2, toolRuns: 1, forkedFrom: { atTurn: 1 } });
 
     writeFileSync(join(dir, 'bad.json'), JSON.stringify({ format: 'something-else', messages: [] }));
     const bad = await cli('fork', '--from-file', join(dir, 'bad.json'), '--at-turn', '1');

@@ -9,10 +9,10 @@
 // server and the scripted provider: the run count is small on purpose.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { RunResult } from '../common/contract.js';
 import type { TraceLine } from '../common/trace-format.js';
 import { cancelSignal } from '../common/run-messages.js';
 import { marker, useHarness, waitFor } from './helpers/harness.js';
+import type { agentRun } from '../workflows/index.js';
 
 const h = useHarness();
 const RUNS = Number(process.env.HARD_BUDGET_TREE_RUNS ?? 8);
@@ -99,7 +99,7 @@ describe('hard budget over generated trees', () => {
           let childSpend = 0;
           for (const start of events.filter((l) => l.type === 'tool_start' && l.toolName === 'research')) {
             const childId = `${id}/m1/${String(start.callId)}/research`;
-            const child = (await h.client.workflow.getHandle(childId).result()) as RunResult;
+            const child = await h.client.workflow.getHandle<typeof agentRun>(childId).result();
             seen.children += 1;
             const held = Number(start.budgetUsd);
             expect(child.costUsd).toBeLessThanOrEqual(held);

@@ -9,9 +9,10 @@ import { promisify } from 'node:util';
 import { WorkflowFailedError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { findTemporalCli } from '../worker/dev-server/temporal-cli.js';
-import type { RunResult, RunStatusView } from '../common/contract.js';
+import type { RunStatusView } from '../common/contract.js';
 import { cancelSignal, statusQuery } from '../common/run-messages.js';
 import { freshWorkspace, marker, useHarness, waitFor } from './helpers/harness.js';
+import { cliRunResult } from './helpers/temporal-cli.js';
 
 const h = useHarness();
 const exec = promisify(execFile);
@@ -59,7 +60,7 @@ describe('hard budget through the temporal CLI', () => {
     expect(refused).toContain('maxBudgetUsd must be higher than the current budget of $0.004, got 0.003');
 
     await temporal('workflow', 'update', 'execute', '--workflow-id', id, '--name', 'raiseBudget', '--input', JSON.stringify({ maxBudgetUsd: 0.02, by: 'alice', reason: 'the answer is worth it' }));
-    const result = JSON.parse(await temporal('workflow', 'result', '--workflow-id', id)).result as RunResult;
+    const result = await cliRunResult(h.client, h.address, id);
     expect(result).toMatchObject({ status: 'completed', turns: 3, output: 'errors.log mentions a timeout: worker 7 timed out after 30000 ms.' });
     expect(result.costUsd).toBeLessThanOrEqual(0.02);
     expect(result.budget).toMatchObject({ mode: 'hard', maxBudgetUsd: 0.02, heldUsd: 0, raises: [{ fromUsd: 0.004, toUsd: 0.02, by: 'alice', reason: 'the answer is worth it' }] });

@@ -25,6 +25,7 @@ import { freshWorkspace, useHarness, waitFor } from './helpers/harness.js';
 import { brokenPromises, decisionsInHistory, INVARIANTS, workflowTaskFailures } from './helpers/invariants.js';
 import { startWorkerProcess, type WorkerProcess } from './helpers/worker-process.js';
 import { everyExecution, replayFailures } from './replay/executions.js';
+import type { agentRun } from '../workflows/index.js';
 
 const h = useHarness({ worker: false });
 const RUNS = Number(process.env.INTERLEAVING_RUNS ?? 6);
@@ -103,7 +104,7 @@ describe.each(SEEDS)('interleavings, seed %i', (SEED) => {
     try {
       for (let i = 0; i < RUNS; i++) {
         const plan = planRun(r);
-        const handle = await h.client.workflow.start('agentRun', {
+        const handle = await h.client.workflow.start<typeof agentRun>('agentRun', {
           taskQueue,
           workflowId: `storm-${SEED}-${i}-${plan.scenario}-${randomUUID().slice(0, 4)}`,
           args: [plan.input],
@@ -189,7 +190,7 @@ describe.each(SEEDS)('interleavings, seed %i', (SEED) => {
             return again.interruption?.type === 'approval' && again.interruption.callId !== awaited ? true : null;
           });
         }
-        results.push((await run.handle.result()) as RunResult);
+        results.push(await run.handle.result());
       }
       // An update admitted while no worker was up, for a run that then closed, may never
       // get an answer from the server (its poll just waits): give the rest a moment, then

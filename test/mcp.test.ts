@@ -19,11 +19,11 @@ import { IDEMPOTENCY_META_KEY } from '../activities/tools/mcp/tool-definition.js
 import { findFreePort } from '../worker/dev-server/dev-server.js';
 import { loadWorkerTools, type WorkerTools } from '../worker/toolset.js';
 import { approveSignal, cancelSignal, transcriptQuery } from '../common/run-messages.js';
-import type { RunResult } from '../common/contract.js';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
 import { IDEMPOTENCY_META_KEY as SERVER_META_KEY, readRecord } from './mcp/fs-server.js';
 import { startWorkerProcess } from './helpers/worker-process.js';
 import { serverArgs, servedFolder, startHttpServer, type Served } from './mcp/served.js';
+import type { agentRun } from '../workflows/index.js';
 
 const h = useHarness({ worker: false });
 const MCP_TOOLS = ['fs_list', 'fs_write', 'fs_slow'];
@@ -74,7 +74,7 @@ describe.each(['stdio', 'http'] as const)('an MCP server over %s', (transport) =
   });
 
   it('a run lists, parks the write for approval, writes once with its idempotency key, and a Stop reaches the slow call', async () => {
-    const handle = await h.client.workflow.start('agentRun', {
+    const handle = await h.client.workflow.start<typeof agentRun>('agentRun', {
       taskQueue: worker.taskQueue,
       workflowId: `mcp-${transport}-${randomUUID().slice(0, 8)}`,
       args: [{ task: 'Write the report, then run the slow job.', model: 'mcp', tools: MCP_TOOLS, workspace: freshWorkspace() }],
@@ -94,7 +94,7 @@ describe.each(['stdio', 'http'] as const)('an MCP server over %s', (transport) =
     // The slow call is running and has reported progress: Stop it.
     await waitFor('progress of the slow MCP call', () => h.trace(id).some((l) => l.type === 'tool_progress' && l.callId === 'c3'));
     await handle.signal(cancelSignal, { reason: 'user pressed Stop' });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ status: 'interrupted', interruption: { type: 'cancelled', reason: 'user pressed Stop' }, turns: 3 });
 
     // The write landed exactly once, with the call's idempotency key in _meta.

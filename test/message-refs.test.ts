@@ -14,9 +14,9 @@ import { toolDefinitions } from '../common/tool-spec.js';
 import { specs } from './helpers/builtin-specs.js';
 import type { ChatMessage } from '../common/contract.js';
 import { approveSignal, transcriptQuery } from '../common/run-messages.js';
-import type { RunResult } from '../common/contract.js';
 import { freshWorkspace, marker, useHarness, waitForApproval } from './helpers/harness.js';
 import { modelCallInputs } from '../client/run-history.js';
+import type { agentRun } from '../workflows/index.js';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
 
@@ -198,12 +198,12 @@ describe('model calls by address', () => {
     // Parked on one worker, approved and finished on another with an empty store of its own.
     const queue = `refs-${randomUUID().slice(0, 8)}`;
     const a = await h.startWorker({ taskQueue: queue });
-    const handle = await h.client.workflow.start('agentRun', { taskQueue: queue, workflowId: `refs-${queue}`, args: [{ task: task(), model: 'destructive', workspace: freshWorkspace() }] });
+    const handle = await h.client.workflow.start<typeof agentRun>('agentRun', { taskQueue: queue, workflowId: `refs-${queue}`, args: [{ task: task(), model: 'destructive', workspace: freshWorkspace() }] });
     await waitForApproval(handle, 'c2');
     await a.shutdown();
     const b = await h.startWorker({ taskQueue: queue, messageStoreDir: mkdtempSync(join(tmpdir(), 'other-host-store-')) });
     await handle.signal(approveSignal, { callId: 'c2', by: 'test' });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     await b.shutdown();
     expect({ status: r.status, output: r.output, turns: r.turns, toolRuns: r.toolRuns, cost: r.costUsd }).toEqual({
       status: baseline.status,

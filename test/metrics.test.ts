@@ -8,6 +8,8 @@ import { rejectSignal } from '../common/run-messages.js';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
 import { startWorkerProcess } from './helpers/worker-process.js';
 import { temporalOk } from './helpers/temporal-cli.js';
+import type { agentRun } from '../workflows/index.js';
+import type { AgentInput } from '../common/contract.js';
 
 const h = useHarness({ worker: false });
 
@@ -17,7 +19,7 @@ describe('metrics', () => {
     const taskQueue = `metrics-${randomUUID().slice(0, 8)}`;
     const worker = await startWorkerProcess({ taskQueue, traceDir: h.traceDir, workspaceRoot: h.workspaceRoot, env: { METRICS_PORT: String(port) } });
     try {
-      const start = (input: object) => h.client.workflow.start('agentRun', { taskQueue, workflowId: `m-${randomUUID().slice(0, 8)}`, args: [input] });
+      const start = (input: AgentInput) => h.client.workflow.start<typeof agentRun>('agentRun', { taskQueue, workflowId: `m-${randomUUID().slice(0, 8)}`, args: [input] });
       await (await start({ task: 'Which file mentions a timeout?', model: 'plan' })).result();
       const parked = await start({ task: 'Tidy up.', model: 'destructive', workspace: freshWorkspace() });
       await waitForApproval(parked, 'c2');

@@ -8,9 +8,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../common/project-root.js';
 import { approveSignal, cancelSignal, rejectSignal } from '../common/run-messages.js';
-import type { AgentInput, RunResult } from '../common/contract.js';
+import type { AgentInput } from '../common/contract.js';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
 import { startWorkerProcess, type WorkerProcess } from './helpers/worker-process.js';
+import type { agentRun } from '../workflows/index.js';
 
 const h = useHarness({ worker: false });
 let worker: WorkerProcess;
@@ -106,7 +107,7 @@ describe('a tool module chosen at worker start', () => {
     const withModule = await startWorkerProcess({ ...common, env: { AGENT_TOOLS_MODULES: join(PROJECT_ROOT, 'examples/tools/notes.ts') } });
     // A short outage allowance: without one the call would wait hours (waiting_for_tool) for a worker that offers it.
     const input = scripted([[{ name: 'write_note', args: { path: 'notes/late.txt', text: 'x' } }]], { toolOutageMs: 1000 });
-    const handle = await h.client.workflow.start('agentRun', { taskQueue: queue, workflowId: `own-tools-deploy-${Date.now()}`, args: [input] });
+    const handle = await h.client.workflow.start<typeof agentRun>('agentRun', { taskQueue: queue, workflowId: `own-tools-deploy-${Date.now()}`, args: [input] });
     await waitForApproval(handle, 's0_0');
     await withModule.kill();
     // The new deploy dropped the module; the run's recorded spec still asks for the approval it got.
@@ -115,7 +116,7 @@ describe('a tool module chosen at worker start', () => {
     const without = await startWorkerProcess({ ...common, env: { AGENT_TOOLSET_CHECK: 'warn' } });
     try {
       await handle.signal(approveSignal, { callId: 's0_0', by: 'alice' });
-      const r = (await handle.result()) as RunResult;
+      const r = await handle.result();
       expect(r).toMatchObject({ status: 'failed', errorType: 'ToolNotOffered' });
       expect(r.error).toContain('tool write_note is not offered by worker');
       expect(r.error).toContain('toolOutageMs');

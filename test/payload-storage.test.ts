@@ -11,12 +11,13 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { AgentInput, RunResult } from '../common/contract.js';
+import type { AgentInput } from '../common/contract.js';
 import { dataConverter } from '../common/payload-codec.js';
 import type { PayloadKey } from '../common/payload-keys.js';
 import { findFreePort, startDevServer, type DevServer } from '../worker/dev-server/dev-server.js';
 import { createAgentWorker } from '../worker/create-worker.js';
 import { waitFor } from './helpers/harness.js';
+import type { agentRun } from '../workflows/index.js';
 
 const KEYS: PayloadKey[] = [{ id: 'k-2026', key: new Uint8Array(randomBytes(32)) }];
 const dir = mkdtempSync(join(tmpdir(), 'payload-storage-'));
@@ -83,9 +84,9 @@ describe("Temporal's own storage", () => {
     try {
       const plain = scriptedRun('plain');
       const sealed = scriptedRun('sealed');
-      const plainResult = (await (await client(null)).workflow.execute('agentRun', { taskQueue: plainQueue, workflowId: `plain-${randomUUID().slice(0, 8)}`, args: [plain.input] })) as RunResult;
+      const plainResult = await (await client(null)).workflow.execute<typeof agentRun>('agentRun', { taskQueue: plainQueue, workflowId: `plain-${randomUUID().slice(0, 8)}`, args: [plain.input] });
       const sealedClient = await client(KEYS);
-      const sealedResult = (await sealedClient.workflow.execute('agentRun', { taskQueue: sealedQueue, workflowId: `sealed-${randomUUID().slice(0, 8)}`, args: [sealed.input] })) as RunResult;
+      const sealedResult = await sealedClient.workflow.execute<typeof agentRun>('agentRun', { taskQueue: sealedQueue, workflowId: `sealed-${randomUUID().slice(0, 8)}`, args: [sealed.input] });
       // The keyed client reads its run as any client does.
       expect(sealedResult).toMatchObject({ status: 'completed', output: sealed.secrets.reply });
       expect(plainResult).toMatchObject({ status: 'completed', output: plain.secrets.reply });
@@ -109,7 +110,7 @@ describe("Temporal's own storage", () => {
     const keyed = await client(KEYS);
     const run = scriptedRun('late');
     const keyless = await worker(taskQueue, null);
-    const handle = await keyed.workflow.start('agentRun', { taskQueue, workflowId: `late-${randomUUID().slice(0, 8)}`, args: [run.input] });
+    const handle = await keyed.workflow.start<typeof agentRun>('agentRun', { taskQueue, workflowId: `late-${randomUUID().slice(0, 8)}`, args: [run.input] });
     const failure = await waitFor('the workflow task failure', async () => {
       const events = (await handle.fetchHistory()).events ?? [];
       return events.find((e) => e.workflowTaskFailedEventAttributes)?.workflowTaskFailedEventAttributes?.failure?.message ?? null;
@@ -122,7 +123,7 @@ describe("Temporal's own storage", () => {
     // The same queue, a worker restarted with the key.
     const withKey = await worker(taskQueue, KEYS);
     try {
-      const result = (await handle.result()) as RunResult;
+      const result = await handle.result();
       expect(result).toMatchObject({ status: 'completed', output: run.secrets.reply });
     } finally {
       withKey.worker.shutdown();

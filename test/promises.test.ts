@@ -11,8 +11,9 @@ import { describe, expect, it } from 'vitest';
 import { traceChains } from '../common/trace-format.js';
 import { latestChain } from '../client/run-history.js';
 import { approveSignal, cancelSignal, decideUpdate, rejectSignal, transcriptQuery } from '../common/run-messages.js';
-import type { ChatMessage, RunResult } from '../common/contract.js';
+import type { ChatMessage } from '../common/contract.js';
 import { addFault, freshWorkspace, marker, providerRequests, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
+import type { agentRun } from '../workflows/index.js';
 
 const h = useHarness({ worker: false });
 const task = 'Which file mentions a timeout?';
@@ -183,7 +184,7 @@ describe('the budget pays for the whole tree', () => {
       const handle = await h.start({ task: 'Find out which file mentions a timeout.', model: 'research', tools: ['research'], limits: { maxBudgetUsd: budget } });
       const r = await handle.result();
       const childId = `${handle.workflowId}/m1/r1/research`;
-      const child = (await h.client.workflow.getHandle(childId).result()) as RunResult;
+      const child = await h.client.workflow.getHandle<typeof agentRun>(childId).result();
       const parentTurns = h.events(handle.workflowId).filter((l) => l.type === 'turn');
       const childTurns = h.events(childId).filter((l) => l.type === 'turn');
       const childBudget = Number(h.events(childId).find((l) => l.type === 'run_started')?.maxBudgetUsd);
@@ -276,12 +277,12 @@ describe('a Stop during a write', () => {
     });
     try {
       const ws = freshWorkspace();
-      const handle = await h.client.workflow.start('agentRun', { taskQueue: worker.taskQueue, workflowId: `stop-${point}-${ws}`, args: [{ task, model: 'destructive', workspace: ws }] });
+      const handle = await h.client.workflow.start<typeof agentRun>('agentRun', { taskQueue: worker.taskQueue, workflowId: `stop-${point}-${ws}`, args: [{ task, model: 'destructive', workspace: ws }] });
       await waitForApproval(handle, 'c2');
       await handle.signal(approveSignal, { callId: 'c2', by: 'alice' });
       await atHook;
       await handle.signal(cancelSignal, { reason: 'user pressed Stop' });
-      const result = (await handle.result()) as RunResult;
+      const result = await handle.result();
       return { result, ws, handle, transcript: await handle.query(transcriptQuery) };
     } finally {
       await worker.shutdown();

@@ -22,6 +22,7 @@ import type { AgentInput, RunResult, RunStatusView } from '../common/contract.js
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
 import { readRecord } from './mcp/fs-server.js';
 import { writeStallingFsConfig } from './mcp/stalling-config.js';
+import type { agentRun } from '../workflows/index.js';
 
 const h = useHarness({ worker: false });
 const exec = promisify(execFile);
@@ -44,7 +45,7 @@ describe('a write whose outcome is unknown, reconciled by a person', () => {
 
   /** The mcp scenario: list, then a write (approved here), then a slow read the test stops. */
   async function startWrite(extra: Partial<AgentInput>): Promise<WorkflowHandle> {
-    const handle = await h.client.workflow.start('agentRun', {
+    const handle = await h.client.workflow.start<typeof agentRun>('agentRun', {
       taskQueue: worker.taskQueue,
       workflowId: `reconcile-${randomUUID().slice(0, 8)}`,
       args: [{ task: 'Write the report.', model: 'mcp', tools: ['fs_list', 'fs_write', 'fs_slow'], workspace: freshWorkspace(), toolTimeoutMs: 4000, ...extra }],
@@ -61,11 +62,11 @@ describe('a write whose outcome is unknown, reconciled by a person', () => {
       return s.agentStatus === 'awaiting_reconciliation' && parks === nth ? s : null;
     });
 
-  const c2Result = async (handle: WorkflowHandle) => (await handle.query(transcriptQuery)).find((m) => m.role === 'tool' && m.tool_call_id === 'c2')?.content;
+  const c2Result = async (handle: WorkflowHandle<typeof agentRun>) => (await handle.query(transcriptQuery)).find((m) => m.role === 'tool' && m.tool_call_id === 'c2')?.content;
 
-  async function stopAndResult(handle: WorkflowHandle): Promise<RunResult> {
+  async function stopAndResult(handle: WorkflowHandle<typeof agentRun>): Promise<RunResult> {
     await handle.signal(cancelSignal, { reason: 'test done' });
-    return (await handle.result()) as RunResult;
+    return handle.result();
   }
 
   it('"it happened", sent with temporal workflow update execute: the model reads the person\'s words, the write ran once, the status says what the run waits for', async () => {

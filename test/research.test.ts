@@ -1,8 +1,8 @@
 // The research tool runs a whole child agent run; the parent pays for it.
 import { describe, expect, it } from 'vitest';
-import type { RunResult } from '../common/contract.js';
 import { addFault, marker, useHarness, waitFor } from './helpers/harness.js';
 import { cancelSignal, statusQuery } from '../common/run-messages.js';
+import type { agentRun } from '../workflows/index.js';
 
 const h = useHarness();
 
@@ -14,7 +14,7 @@ describe('research scenario', () => {
     expect(r.output).toBe('From research: errors.log mentions a timeout: worker 7 timed out after 30000 ms.');
     expect(r.turns).toBe(2);
     const childId = `${handle.workflowId}/m1/r1/research`;
-    const child = (await h.client.workflow.getHandle(childId).result()) as RunResult;
+    const child = await h.client.workflow.getHandle<typeof agentRun>(childId).result();
     expect(child).toMatchObject({ status: 'completed', turns: 3, toolRuns: 2 });
     const ownCost = h.trace(handle.workflowId).filter((l) => l.type === 'turn').reduce((a, l) => a + Number(l.turnCostUsd), 0);
     expect(r.costUsd).toBeCloseTo(ownCost + child.costUsd, 12);
@@ -35,7 +35,7 @@ describe('research scenario', () => {
     await handle.signal(cancelSignal, { reason: 'user pressed Stop' });
     const r = await handle.result();
     expect(r).toMatchObject({ status: 'interrupted', interruption: { type: 'cancelled', reason: 'user pressed Stop' } });
-    const child = (await h.client.workflow.getHandle(childId).result()) as RunResult;
+    const child = await h.client.workflow.getHandle<typeof agentRun>(childId).result();
     // The Stop did not wait for the held call: had the call been let finish, its reply would count as turn 2.
     expect(child).toMatchObject({ status: 'interrupted', interruption: { type: 'cancelled' }, turns: 1 });
     // The parent pays for what its child spent before the Stop.

@@ -14,6 +14,7 @@ import { traceChains, traceFile, type TraceLine } from '../common/trace-format.j
 import { approveSignal, configQuery, transcriptQuery } from '../common/run-messages.js';
 import type { RunResult } from '../common/contract.js';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
+import type { agentRun } from '../workflows/index.js';
 
 const h = useHarness();
 const exec = promisify(execFile);
@@ -21,9 +22,9 @@ const task = 'Which file mentions a timeout?';
 
 /** The real CLI, as an operator runs it. Signals are not re-applied: the reset run is decided afresh. */
 async function reset(workflowId: string, runId: string, point: ['--type', 'FirstWorkflowTask' | 'LastWorkflowTask']): Promise<string> {
-  const before = (await h.client.workflow.getHandle(workflowId).describe()).runId;
+  const before = (await h.client.workflow.getHandle<typeof agentRun>(workflowId).describe()).runId;
   await exec(findTemporalCli(), ['workflow', 'reset', '-w', workflowId, '-r', runId, ...point, '--reason', 'operator retry', '--reapply-exclude', 'Signal', '--yes', '--address', h.address], { timeout: 30_000 });
-  const after = (await h.client.workflow.getHandle(workflowId).describe()).runId;
+  const after = (await h.client.workflow.getHandle<typeof agentRun>(workflowId).describe()).runId;
   expect(after).not.toBe(before);
   return after;
 }
@@ -52,10 +53,10 @@ async function approvedDelete(id: string, ws: string) {
 
 /** Approves c2 in the run the workflow id now points at (the reset run), and waits for its result. */
 async function approveCurrent(id: string, runId: string): Promise<RunResult> {
-  const handle = h.client.workflow.getHandle(id, runId);
+  const handle = h.client.workflow.getHandle<typeof agentRun>(id, runId);
   await waitForApproval(handle, 'c2');
   await handle.signal(approveSignal, { callId: 'c2', by: 'bob' });
-  return (await handle.result()) as RunResult;
+  return handle.result();
 }
 
 describe('temporal workflow reset', () => {
@@ -78,7 +79,7 @@ describe('temporal workflow reset', () => {
     // Reset the first run again, to its last workflow task (after the delete): the new run
     // replays the delete's lines into its own file, then runs on from there.
     const r2 = await reset(id, firstChain, ['--type', 'LastWorkflowTask']);
-    expect(((await h.client.workflow.getHandle(id, r2).result()) as RunResult).status).toBe('completed');
+    expect((await h.client.workflow.getHandle<typeof agentRun>(id, r2).result()).status).toBe('completed');
     const r2Lines = await completeTrace(id, r2);
     // Up to the reset point its lines are the first run's events, replayed into its own file
     // (compared by what they record, not by timings, which a replay may compute afresh).
@@ -112,7 +113,7 @@ describe('temporal workflow reset', () => {
     const firstText = readFileSync(traceFile(h.traceDir, id, firstChain), 'utf8');
 
     const r = await reset(id, firstChain, ['--type', 'FirstWorkflowTask']);
-    const result = (await h.client.workflow.getHandle(id).result()) as RunResult;
+    const result = await h.client.workflow.getHandle<typeof agentRun>(id).result();
     expect(result.status).toBe('completed');
     expect(readFileSync(traceFile(h.traceDir, id, firstChain), 'utf8')).toBe(firstText);
     // Its executions after the first were started by continue-as-new from the reset run: same file.
@@ -126,8 +127,8 @@ describe('temporal workflow reset', () => {
     const id = handle.workflowId;
     expect(await handle.result()).toMatchObject({ status: 'max_turns_exceeded', turns: 2 });
     const r = await reset(id, handle.firstExecutionRunId, ['--type', 'FirstWorkflowTask']);
-    const resetRun = h.client.workflow.getHandle(id, r);
-    expect((await resetRun.result()) as RunResult).toMatchObject({ status: 'max_turns_exceeded', turns: 2 });
+    const resetRun = h.client.workflow.getHandle<typeof agentRun>(id, r);
+    expect(await resetRun.result()).toMatchObject({ status: 'max_turns_exceeded', turns: 2 });
     const before = await resetRun.query(transcriptQuery);
 
     const next = await h.start({ resumeFrom: id, limits: { maxTurns: 4 } } as never);

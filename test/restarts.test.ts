@@ -9,9 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { findFreePort, startDevServer } from '../worker/dev-server/dev-server.js';
 import { dataConverter } from '../common/payload-codec.js';
 import { approveSignal, statusQuery } from '../common/run-messages.js';
-import type { RunResult } from '../common/contract.js';
 import { freshWorkspace, useHarness, waitFor } from './helpers/harness.js';
 import { startWorkerProcess } from './helpers/worker-process.js';
+import type { agentRun } from '../workflows/index.js';
 
 const h = useHarness({ worker: false });
 
@@ -27,8 +27,8 @@ describe('server restart', () => {
     let client = await connect();
     try {
       const ws = freshWorkspace();
-      const slow = await client.workflow.start('agentRun', { taskQueue, workflowId: `restart-slow-${ws}`, args: [{ task: 'Scan.', model: 'slow' }] });
-      const parked = await client.workflow.start('agentRun', { taskQueue, workflowId: `restart-approve-${ws}`, args: [{ task: 'Tidy.', model: 'destructive', workspace: ws }] });
+      const slow = await client.workflow.start<typeof agentRun>('agentRun', { taskQueue, workflowId: `restart-slow-${ws}`, args: [{ task: 'Scan.', model: 'slow' }] });
+      const parked = await client.workflow.start<typeof agentRun>('agentRun', { taskQueue, workflowId: `restart-approve-${ws}`, args: [{ task: 'Tidy.', model: 'destructive', workspace: ws }] });
       await waitFor('the scan to report progress', () => h.trace(slow.workflowId).some((l) => l.type === 'tool_progress'));
       await waitFor('the approval', async () => (await parked.query(statusQuery)).interruption?.type === 'approval');
 
@@ -39,13 +39,13 @@ describe('server restart', () => {
       server = await startDevServer(serverOpts);
       client = await connect();
 
-      const slowResult = (await client.workflow.getHandle(slow.workflowId).result()) as RunResult;
+      const slowResult = await client.workflow.getHandle<typeof agentRun>(slow.workflowId).result();
       expect(slowResult).toMatchObject({ status: 'completed', turns: 2, toolRuns: 1 });
-      const approveHandle = client.workflow.getHandle(parked.workflowId);
+      const approveHandle = client.workflow.getHandle<typeof agentRun>(parked.workflowId);
       // Still parked on the same call after the restart.
       await waitFor('the approval after restart', async () => (await approveHandle.query(statusQuery)).interruption?.type === 'approval');
       await approveHandle.signal(approveSignal, { callId: 'c2', by: 'after-restart' });
-      expect(((await approveHandle.result()) as RunResult).output).toBe('Deleted access.log to free space.');
+      expect((await approveHandle.result()).output).toBe('Deleted access.log to free space.');
       expect(existsSync(join(h.workspaceRoot, ws, 'access.log'))).toBe(false);
       for (const id of [slow.workflowId, parked.workflowId]) {
         const lines = h.trace(id).filter((l) => l.step === undefined);
@@ -67,7 +67,7 @@ describe('two workers on one task queue', () => {
     try {
       const handles = await Promise.all(
         [0, 1, 2, 3].map((i) =>
-          h.client.workflow.start('agentRun', {
+          h.client.workflow.start<typeof agentRun>('agentRun', {
             taskQueue,
             workflowId: `pair-${i}-${randomUUID().slice(0, 8)}`,
             args: [{ task: 'Scan.', model: 'slow' }],
@@ -77,7 +77,7 @@ describe('two workers on one task queue', () => {
       );
       await waitFor('every scan under way', () => handles.every((hd) => h.trace(hd.workflowId).some((l) => l.type === 'tool_progress')));
       await a.kill();
-      const results = (await Promise.all(handles.map((hd) => hd.result()))) as RunResult[];
+      const results = await Promise.all(handles.map((hd) => hd.result()));
       for (const r of results) expect(r).toMatchObject({ status: 'completed', turns: 2, toolRuns: 1 });
       for (const hd of handles) {
         const lines = h.trace(hd.workflowId).filter((l) => l.step === undefined);

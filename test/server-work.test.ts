@@ -15,6 +15,7 @@ import { AGENT_MODEL, AGENT_STATUS, AGENT_TURNS } from '../common/search-attribu
 import type { AgentInput } from '../common/contract.js';
 import { useHarness } from './helpers/harness.js';
 import { decodePayloads } from './helpers/decoded-history.js';
+import type { agentRun } from '../workflows/index.js';
 
 const { EventType } = proto.temporal.api.enums.v1;
 const h = useHarness();
@@ -79,7 +80,7 @@ describe('server work per run', () => {
   });
 
   it('a run whose client set the starting attributes upserts only at its end', async () => {
-    const handle = await h.client.workflow.start('agentRun', {
+    const handle = await h.client.workflow.start<typeof agentRun>('agentRun', {
       taskQueue: h.taskQueue,
       workflowId: `plan-${randomUUID().slice(0, 8)}`,
       args: [input],

@@ -14,7 +14,6 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { argsHash, canonicalJson } from '../common/args-hash.js';
-import type { RunResult } from '../common/contract.js';
 import { approveSignal, cancelSignal, decideUpdate, raiseBudgetUpdate, statusQuery, steerSignal, steerUpdate } from '../common/run-messages.js';
 import { signOther } from '../client/signing.js';
 import {
@@ -39,6 +38,7 @@ import { policyToolProblem } from '../worker/agent-plugin.js';
 import { ENV_NAMES, OPTION_NAMES } from '../worker/setting-names.js';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
 import { temporalCli, temporalOk } from './helpers/temporal-cli.js';
+import type { agentRun } from '../workflows/index.js';
 
 const h = useHarness();
 const task = 'Which file mentions a timeout?';
@@ -197,7 +197,7 @@ describe('a worker with AGENT_APPROVERS', () => {
 
   async function parked(ws = freshWorkspace(), taskQueue = queue): Promise<{ handle: WorkflowHandle; ws: string }> {
     const id = `signed-${ws}`;
-    const handle = await h.client.workflow.start('agentRun', { taskQueue, workflowId: id, args: [{ task, model: 'destructive', workspace: ws }] });
+    const handle = await h.client.workflow.start<typeof agentRun>('agentRun', { taskQueue, workflowId: id, args: [{ task, model: 'destructive', workspace: ws }] });
     h.track(id, handle.firstExecutionRunId);
     await waitForApproval(handle, 'c2');
     return { handle, ws };
@@ -207,13 +207,13 @@ describe('a worker with AGENT_APPROVERS', () => {
     await expect(p).rejects.toBeInstanceOf(WorkflowUpdateFailedError);
     return ((await p.catch((e: WorkflowUpdateFailedError) => e)) as WorkflowUpdateFailedError).cause?.message ?? '';
   };
-  const rejectSigned = (handle: WorkflowHandle) => handle.executeUpdate(decideUpdate, { args: [{ ...signed(handle.workflowId, { decision: 'reject' }), decision: 'reject' }] });
+  const rejectSigned = (handle: WorkflowHandle<typeof agentRun>) => handle.executeUpdate(decideUpdate, { args: [{ ...signed(handle.workflowId, { decision: 'reject' }), decision: 'reject' }] });
   const stillParked = async (handle: WorkflowHandle, ws: string) => {
     expect(await handle.query(statusQuery)).toMatchObject({ status: 'interrupted', interruption: { type: 'approval', callId: 'c2' }, toolRuns: 1 });
     expect(existsSync(join(h.workspaceRoot, ws, 'access.log'))).toBe(true);
   };
   const deleted = async (handle: WorkflowHandle, ws: string) => {
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ status: 'completed', output: 'Deleted access.log to free space.' });
     expect(existsSync(join(h.workspaceRoot, ws, 'access.log'))).toBe(false);
   };
@@ -332,7 +332,7 @@ describe('a worker with AGENT_APPROVERS', () => {
 
   it('raiseBudget when the policy lists it: unsigned or with a tampered amount refused; AgentClient signed raise applies', async () => {
     const id = `signed-hard-${randomUUID().slice(0, 8)}`;
-    const handle = await h.client.workflow.start('agentRun', { taskQueue: queue, workflowId: id, args: [{ task: 'Keep listing.', model: 'runaway', limits: { maxTurns: 40, maxBudgetUsd: 0.005, budgetMode: 'hard' } }] });
+    const handle = await h.client.workflow.start<typeof agentRun>('agentRun', { taskQueue: queue, workflowId: id, args: [{ task: 'Keep listing.', model: 'runaway', limits: { maxTurns: 40, maxBudgetUsd: 0.005, budgetMode: 'hard' } }] });
     h.track(id, handle.firstExecutionRunId);
     await waitFor('the run parked awaiting_budget', async () => ((await handle.query(statusQuery)).agentStatus === 'awaiting_budget' ? true : null));
     const refusedWith = async (input: object) => {
@@ -372,7 +372,7 @@ describe('a worker with AGENT_APPROVERS', () => {
   it('a signed steer taken before continue-as-new is refused after it (the signatures cross executions)', async () => {
     const id = `signed-can-${randomUUID().slice(0, 8)}`;
     // A tiny history threshold: the run continues as new after every turn.
-    const handle = await h.client.workflow.start('agentRun', { taskQueue: queue, workflowId: id, args: [{ task: 'Keep listing files.', model: 'runaway', continueAsNewAtHistoryBytes: 1024, limits: { maxTurns: 400, maxBudgetUsd: null } }] });
+    const handle = await h.client.workflow.start<typeof agentRun>('agentRun', { taskQueue: queue, workflowId: id, args: [{ task: 'Keep listing files.', model: 'runaway', continueAsNewAtHistoryBytes: 1024, limits: { maxTurns: 400, maxBudgetUsd: null } }] });
     h.track(id, handle.firstExecutionRunId);
     const steer = signOther({ message: 'stop after this one', by: 'alice' }, { workflowId: id, decision: 'steer', by: 'alice', key: key(alice) });
     await handle.signal(steerSignal, steer);

@@ -7,11 +7,12 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { approveSignal, decideUpdate, steerSignal, transcriptQuery } from '../common/run-messages.js';
-import type { ChatMessage, RunResult } from '../common/contract.js';
+import type { ChatMessage } from '../common/contract.js';
 import { addFault, freshWorkspace, marker, providerRequests, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
 import { temporalOk } from './helpers/temporal-cli.js';
 import { startWorkerProcess, type WorkerProcess } from './helpers/worker-process.js';
 import { argsHash } from '../common/args-hash.js';
+import type { agentRun } from '../workflows/index.js';
 
 const h = useHarness({ worker: false });
 const isSteer = (m: ChatMessage) => m.role === 'user' && m.content.startsWith('Message from ');
@@ -86,7 +87,7 @@ describe('a steer survives', () => {
     let second: WorkerProcess | null = null;
     try {
       const ws = freshWorkspace();
-      const handle = await h.client.workflow.start('agentRun', {
+      const handle = await h.client.workflow.start<typeof agentRun>('agentRun', {
         taskQueue,
         workflowId: `steer-crash-${ws}`,
         args: [{ task: 'Free some space.', model: 'destructive', workspace: ws }],
@@ -104,7 +105,7 @@ describe('a steer survives', () => {
         cause: { message: expect.stringMatching(/^argsHash required/) },
       });
       await handle.executeUpdate(decideUpdate, { args: [{ callId: 'c2', decision: 'approve', by: 'alice', argsHash: argsHash({ path: 'access.log' }) }] });
-      const r = (await handle.result()) as RunResult;
+      const r = await handle.result();
       expect(r).toMatchObject({ status: 'completed', output: 'Deleted access.log to free space.' });
       expect(existsSync(join(h.workspaceRoot, ws, 'access.log'))).toBe(false);
 

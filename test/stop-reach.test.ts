@@ -13,6 +13,7 @@ import { LONG_CALL, longCallTask, longCallTool } from '../bench/long-call-tool.j
 import { cancelSignal } from '../common/run-messages.js';
 import type { RunResult } from '../common/contract.js';
 import { useHarness, waitFor } from './helpers/harness.js';
+import type { agentRun } from '../workflows/index.js';
 
 const { EventType } = proto.temporal.api.enums.v1;
 const h = useHarness({ worker: false });
@@ -21,10 +22,10 @@ afterAll(async () => {
   for (const stop of stops) await stop();
 });
 
-async function stopMidCall(handle: WorkflowHandle): Promise<RunResult> {
+async function stopMidCall(handle: WorkflowHandle<typeof agentRun>): Promise<RunResult> {
   await waitFor('the call’s first progress line', () => h.trace(handle.workflowId).some((l) => l.type === 'tool_progress'));
   await handle.signal(cancelSignal, { reason: 'user pressed Stop' });
-  return (await handle.result()) as RunResult;
+  return handle.result();
 }
 
 async function expectAcknowledged(handle: WorkflowHandle, r: RunResult): Promise<void> {
@@ -48,7 +49,7 @@ describe('a Stop reaches a running call', () => {
     const taskQueue = `stop-here-${randomUUID().slice(0, 8)}`;
     const w = await h.startWorker({ taskQueue, heartbeatEveryMs: 600_000, toolset: new Toolset([...BUILTIN_TOOLS, longCallTool({ heartbeatTimeoutMs: 1_200_000 })]) });
     stops.push(w.shutdown);
-    const handle = await h.client.workflow.start('agentRun', {
+    const handle = await h.client.workflow.start<typeof agentRun>('agentRun', {
       taskQueue,
       workflowId: `stop-here-${randomUUID().slice(0, 8)}`,
       args: [{ task: longCallTask(600), model: 'script', tools: [LONG_CALL], toolTimeoutMs: 1_200_000 }],
@@ -63,7 +64,7 @@ describe('a Stop reaches a running call', () => {
     const loop = await h.startWorker({ taskQueue, loopOnly: true, toolset });
     const calls = await h.startWorker({ taskQueue, activitiesOnly: true, heartbeatEveryMs: 1000, toolset });
     stops.push(loop.shutdown, calls.shutdown);
-    const handle = await h.client.workflow.start('agentRun', {
+    const handle = await h.client.workflow.start<typeof agentRun>('agentRun', {
       taskQueue,
       workflowId: `stop-there-${randomUUID().slice(0, 8)}`,
       args: [{ task: longCallTask(600), model: 'script', tools: [LONG_CALL] }],

@@ -6,8 +6,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { approveSignal, cancelSignal, transcriptQuery } from '../common/run-messages.js';
-import type { ChatMessage, RunResult } from '../common/contract.js';
+import type { ChatMessage } from '../common/contract.js';
 import { addFault, freshWorkspace, marker, providerRequests, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
+import type { agentRun } from '../workflows/index.js';
 
 const h = useHarness({ worker: false });
 const task = 'Which file mentions a timeout?';
@@ -62,7 +63,7 @@ describe('after a Stop nothing new is parked, counted or started', () => {
     try {
       const ws = freshWorkspace();
       const calls = [[{ name: 'delete_file', args: { path: 'access.log' } }, { name: 'delete_file', args: { path: 'notes.txt' } }]];
-      const handle = await h.client.workflow.start('agentRun', {
+      const handle = await h.client.workflow.start<typeof agentRun>('agentRun', {
         taskQueue: worker.taskQueue,
         workflowId: `write-lands-${ws}`,
         args: [{ task: `Clean up. script:${JSON.stringify(calls)}`, model: 'script', workspace: ws }],
@@ -71,7 +72,7 @@ describe('after a Stop nothing new is parked, counted or started', () => {
       await handle.signal(approveSignal, { callId: 's0_0', by: 'alice' });
       await atHook;
       await handle.signal(cancelSignal, { reason: 'user pressed Stop' });
-      const r = (await handle.result()) as RunResult;
+      const r = await handle.result();
       expect(r).toMatchObject({ status: 'interrupted', interruption: { type: 'cancelled', reason: 'user pressed Stop' }, toolRuns: 1 });
       // The approved write landed and says so; the second was never asked for nor run.
       expect(exists(ws, 'access.log')).toBe(false);

@@ -11,12 +11,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BUILTIN_TOOLS } from '../activities/tools/builtin.js';
-import { DEFAULT_TASK_QUEUE, type RunResult } from '../common/contract.js';
+import { DEFAULT_TASK_QUEUE } from '../common/contract.js';
 import { livePollers, taskQueueFor, toolsetHash } from '../worker/tool-routing.js';
 import { Toolset } from '../activities/tools/toolset.js';
 import { useHarness, waitFor } from './helpers/harness.js';
 import { isDocumented } from './helpers/documented.js';
 import { startWorkerProcess, type WorkerProcess } from './helpers/worker-process.js';
+import type { agentRun } from '../workflows/index.js';
 
 const { EventType } = proto.temporal.api.enums.v1;
 const h = useHarness({ worker: false });
@@ -46,7 +47,7 @@ async function refused(env: Record<string, string>): Promise<string> {
 }
 
 /** The identities that took this run's workflow and activity tasks. */
-async function takenBy(handle: WorkflowHandle): Promise<Set<string>> {
+async function takenBy(handle: WorkflowHandle<typeof agentRun>): Promise<Set<string>> {
   const events = (await handle.fetchHistory()).events ?? [];
   const ids = new Set<string>();
   for (const e of events) {
@@ -90,7 +91,7 @@ describe('runs go only where their tools are', () => {
     const script = JSON.stringify([[{ name: 'count_words', args: { path: 'notes.txt' } }], [{ name: 'write_note', args: { path: 'tmp/n.txt', text: 'hi' } }]]);
     const handles = await Promise.all(
       Array.from({ length: 4 }, (_, i) =>
-        h.client.workflow.start('agentRun', {
+        h.client.workflow.start<typeof agentRun>('agentRun', {
           taskQueue: ownQueue,
           workflowId: `notes-run-${i}-${randomUUID().slice(0, 8)}`,
           args: [{ task: `Count, then note. script:${script}`, model: 'script', tools: ['count_words', 'write_note'], workspace: ws }],
@@ -98,7 +99,7 @@ describe('runs go only where their tools are', () => {
       ),
     );
     for (const handle of handles) {
-      const r = (await handle.result()) as RunResult;
+      const r = await handle.result();
       expect(r).toMatchObject({ status: 'completed', toolRuns: 2 });
       for (const id of await takenBy(handle)) expect(id).toMatch(new RegExp(`^${notes.child.pid}@\\S+ tools:${notesHash}$`));
     }

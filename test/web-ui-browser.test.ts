@@ -19,6 +19,7 @@ import { parsePayloadKeys } from '../common/payload-keys.js';
 import { summaryOf } from '../client/follow.js';
 import { launchChromium, pngSize } from './helpers/browser.js';
 import { freshWorkspace, marker, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
+import type { agentRun } from '../workflows/index.js';
 
 const h = useHarness({ payloadKeys: parsePayloadKeys(inject('payloadKeys')) });
 const webUi = inject('webUiUrl');
@@ -78,7 +79,7 @@ describe('the Web UI in a real browser', () => {
     // The short fields first: the UI draws only the start of the task's long line.
     const input: AgentInput = { model: 'destructive', workspace: freshWorkspace(), task: `Free some space. ${m} ${notes}` };
     expect(input.task.length).toBeGreaterThan(DEFAULT_COMPRESS_ABOVE_BYTES);
-    const handle = await h.client.workflow.start('agentRun', { taskQueue: h.taskQueue, workflowId: id, args: [input], staticSummary: summaryOf(input) });
+    const handle = await h.client.workflow.start<typeof agentRun>('agentRun', { taskQueue: h.taskQueue, workflowId: id, args: [input], staticSummary: summaryOf(input) });
     try {
       await waitForApproval(handle, 'c2');
       const query = `WorkflowId="${id}" AND AgentStatus="awaiting_approval"`;

@@ -13,12 +13,12 @@ import { describe, expect, inject, it } from 'vitest';
 import { PROJECT_ROOT } from '../common/project-root.js';
 import { dataConverter } from '../common/payload-codec.js';
 import { findFreePort, startDevServer } from '../worker/dev-server/dev-server.js';
-import type { RunResult } from '../common/contract.js';
 import { useHarness, waitFor } from './helpers/harness.js';
 import { startWorkerProcess } from './helpers/worker-process.js';
 import { startWorkerProcess as startBareWorkerProcess } from './helpers/spawn-worker.js';
 import { descendantsOf, isAlive, processesWith } from './helpers/processes.js';
 import { isDocumented } from './helpers/documented.js';
+import type { agentRun } from '../workflows/index.js';
 
 const h = useHarness({ worker: false });
 
@@ -142,7 +142,7 @@ describe('a running worker', () => {
 
       const client = new Client({ connection: await Connection.connect({ address: server.address }), dataConverter: dataConverter() });
       try {
-        const result = (await client.workflow.execute('agentRun', { taskQueue, workflowId: `after-outage-${randomUUID().slice(0, 8)}`, args: [{ task: 'Which file mentions a timeout?', model: 'plan' }] })) as RunResult;
+        const result = await client.workflow.execute<typeof agentRun>('agentRun', { taskQueue, workflowId: `after-outage-${randomUUID().slice(0, 8)}`, args: [{ task: 'Which file mentions a timeout?', model: 'plan' }] });
         expect(result.status).toBe('completed');
       } finally {
         await client.connection.close();

@@ -14,9 +14,9 @@ import { BUILTIN_TOOLS } from '../activities/tools/builtin.js';
 import { toolsetHash } from '../worker/tool-routing.js';
 import { approveSignal } from '../common/run-messages.js';
 import { AGENT_AWAITING_CALL } from '../common/search-attributes.js';
-import type { RunResult } from '../common/contract.js';
 import { freshWorkspace, useHarness, waitFor } from './helpers/harness.js';
 import { startWorkerProcess, type WorkerProcess } from './helpers/worker-process.js';
+import type { agentRun } from '../workflows/index.js';
 
 const { EventType, VersioningBehavior, TaskQueueType, RoutingConfigUpdateState } = proto.temporal.api.enums.v1;
 
@@ -72,7 +72,7 @@ function deployment(behavior: Behavior) {
     },
     /** Waits on committed state (the search attribute the park upserts), not on a query that may run ahead. */
     async startParked(): Promise<WorkflowHandle> {
-      const handle = await h.client.workflow.start('agentRun', {
+      const handle = await h.client.workflow.start<typeof agentRun>('agentRun', {
         taskQueue,
         workflowId: `versioned-${randomUUID().slice(0, 8)}`,
         args: [{ task, model: 'destructive', workspace: freshWorkspace() }],
@@ -84,7 +84,7 @@ function deployment(behavior: Behavior) {
 }
 
 /** The build (and declared behaviour) of each workflow task, and the worker of each activity, split at the approval. */
-async function whoRan(handle: WorkflowHandle) {
+async function whoRan(handle: WorkflowHandle<typeof agentRun>) {
   const events = (await handle.fetchHistory()).events ?? [];
   const approvedAt = events.findIndex((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED);
   const split = (from: number, to: number) => ({
@@ -122,8 +122,8 @@ describe('Worker Versioning: a deploy while a run is parked', () => {
     const run2 = await d.startParked();
 
     await Promise.all([run1, run2].map((r) => r.signal(approveSignal, { callId: 'c2', by: 'alice' })));
-    expect((await run1.result()) as RunResult).toMatchObject(done);
-    expect((await run2.result()) as RunResult).toMatchObject(done);
+    expect(await run1.result()).toMatchObject(done);
+    expect(await run2.result()).toMatchObject(done);
 
     const PINNED = VersioningBehavior.VERSIONING_BEHAVIOR_PINNED;
     for (const [run, buildId, identity] of [[run1, 'v1', v1], [run2, 'v2', v2]] as const) {
@@ -146,7 +146,7 @@ describe('Worker Versioning: a deploy while a run is parked', () => {
     await d.setCurrent('v2');
 
     await run.signal(approveSignal, { callId: 'c2', by: 'alice' });
-    expect((await run.result()) as RunResult).toMatchObject(done);
+    expect(await run.result()).toMatchObject(done);
     // v2 replays v1's history here: fine for the same code, a nondeterminism
     // error for a loop change without patched(). That is what AUTO_UPGRADE asks of a change.
     const AUTO_UPGRADE = VersioningBehavior.VERSIONING_BEHAVIOR_AUTO_UPGRADE;

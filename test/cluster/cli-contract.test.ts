@@ -9,8 +9,10 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { findTemporalCli } from '../../worker/dev-server/temporal-cli.js';
 import { SEARCH_ATTRIBUTES } from '../../common/search-attributes.js';
-import type { RunResult, RunStatusView } from '../../common/contract.js';
+import type { RunStatusView } from '../../common/contract.js';
 import { addFault, freshWorkspace, marker, useHarness, waitFor } from '../helpers/harness.js';
+import { cliRunResult } from '../helpers/temporal-cli.js';
+import type { agentRun } from '../../workflows/index.js';
 
 const h = useHarness();
 const exec = promisify(execFile);
@@ -22,7 +24,7 @@ async function temporal(...args: string[]): Promise<string> {
 const start = (id: string, input: object) =>
   temporal('workflow', 'start', '--type', 'agentRun', '--task-queue', h.taskQueue, '--workflow-id', id, '--input', JSON.stringify(input));
 const status = async (id: string) => JSON.parse(await temporal('workflow', 'query', '--workflow-id', id, '--name', 'status')).queryResult[0] as RunStatusView;
-const result = async (id: string) => JSON.parse(await temporal('workflow', 'result', '--workflow-id', id)).result as RunResult;
+const result = (id: string) => cliRunResult(h.client, h.address, id);
 const parkedOnC2 = (id: string) => waitFor(`${id} parked on c2`, async () => (await status(id)).interruption?.type === 'approval');
 /** A destructive run parked on its delete (c2 of access.log); returns its id and workspace. */
 async function parkedRun(tag: string) {
@@ -89,17 +91,17 @@ describe('the contract through the temporal CLI, on the cluster', () => {
     await start(done, { task: 'Which file mentions a timeout?', model: 'plan' });
     const parent = `cl-list-research-${freshWorkspace()}`;
     await start(parent, { task: 'Find out which file mentions a timeout.', model: 'research', tools: ['research'] });
-    for (const id of [done, parent]) await h.client.workflow.getHandle(id).result();
+    for (const id of [done, parent]) await h.client.workflow.getHandle<typeof agentRun>(id).result();
     // A fork (its lineage, AgentForkOf) of the finished run.
     const fork = `cl-list-fork-${freshWorkspace()}`;
     await start(fork, { forkFrom: { run: done, atTurn: 1 } });
-    await h.client.workflow.getHandle(fork).result();
+    await h.client.workflow.getHandle<typeof agentRun>(fork).result();
     const ids = [parked.id, done, parent, `${parent}/m1/r1/research`, fork];
 
     // Each run's attributes as the server holds them.
     const attrs = new Map<string, Record<string, unknown>>();
     for (const id of ids) {
-      const d = await h.client.workflow.getHandle(id).describe();
+      const d = await h.client.workflow.getHandle<typeof agentRun>(id).describe();
       attrs.set(id, Object.fromEntries(Object.keys(SEARCH_ATTRIBUTES).map((k) => [k, d.searchAttributes[k]?.[0]])));
     }
     const list = (query: string) => listed(`TaskQueue = "${h.taskQueue}" AND ${query}`);
@@ -127,7 +129,7 @@ describe('the contract through the temporal CLI, on the cluster', () => {
       expect({ query, got }).toEqual({ query, got: want });
     }
     await temporal('workflow', 'signal', '--workflow-id', parked.id, '--name', 'reject', '--input', JSON.stringify({ callId: 'c2', reason: 'done listing' }));
-    await h.client.workflow.getHandle(parked.id).result();
+    await h.client.workflow.getHandle<typeof agentRun>(parked.id).result();
   });
 
   // A harness bug on PostgreSQL visibility (the compose stack's): a failed
@@ -147,7 +149,7 @@ describe('the contract through the temporal CLI, on the cluster', () => {
     failed = `cl-list-failed-${freshWorkspace()}`;
     await start(failed, { task: `Which file mentions a timeout? ${m}`, model: 'plan' });
     expect(await result(failed)).toMatchObject({ status: 'failed', errorType: 'ProviderUnauthorized' });
-    const d = await h.client.workflow.getHandle(failed).describe();
+    const d = await h.client.workflow.getHandle<typeof agentRun>(failed).describe();
     expect(d.searchAttributes.AgentErrorType).toEqual(['ProviderUnauthorized']);
     // PostgreSQL's `::tsvector` refuses ':' and quotes (and the whole row with them): the reason is stored without them.
     expect(String(d.searchAttributes.AgentExitReason?.[0])).toMatch(/^Activity task failed the model provider answered 401/);

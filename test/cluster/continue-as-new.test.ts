@@ -6,7 +6,6 @@
 // between executions for good measure.
 import { describe, expect, it } from 'vitest';
 import { statusQuery, transcriptQuery } from '../../common/run-messages.js';
-import type { RunResult } from '../../common/contract.js';
 import { useHarness, waitFor } from '../helpers/harness.js';
 import { killService, startService } from './faults.js';
 
@@ -24,7 +23,7 @@ describe('continue-as-new on the cluster', () => {
     await waitFor('the first continue-as-new', () => h.events(handle.workflowId).some((l) => l.type === 'continued_as_new'));
     await killService('history');
     await startService('history');
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     expect(r).toMatchObject({ runId: handle.workflowId, status: 'max_turns_exceeded', turns: 30, toolRuns: 1 });
 
     const trace = h.events(handle.workflowId);
@@ -47,9 +46,9 @@ describe('continue-as-new on the cluster', () => {
   });
 
   it('continuing after every turn gives the same result as not continuing', async () => {
-    const plain = (await h.run({ task: 'Which file mentions a timeout?', model: 'plan' })) as RunResult;
+    const plain = await h.run({ task: 'Which file mentions a timeout?', model: 'plan' });
     const handle = await h.start({ task: 'Which file mentions a timeout?', model: 'plan', continueAsNewAtHistoryBytes: 1024 });
-    const r = (await handle.result()) as RunResult;
+    const r = await handle.result();
     await waitFor('three executions listed', async () => (await executions(handle.workflowId)).length === 3);
     // The same run but for where it ran: its ids.
     expect({ ...r, runId: '', workflowId: '' }).toEqual({ ...plain, runId: '', workflowId: '' });

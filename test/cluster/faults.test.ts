@@ -17,7 +17,6 @@ import { describe, expect, it } from 'vitest';
 import { FolderEffectStore } from '../../activities/effects/folder-store.js';
 import { approveSignal } from '../../common/run-messages.js';
 import { AGENT_AWAITING_CALL } from '../../common/search-attributes.js';
-import type { RunResult } from '../../common/contract.js';
 import type { TraceLine } from '../../common/trace-format.js';
 import { freshWorkspace, useHarness, waitFor } from '../helpers/harness.js';
 import { crashPostgres, killService, startPostgres, startService } from './faults.js';
@@ -85,7 +84,7 @@ async function underFault(crash: () => Promise<unknown>, recover: () => Promise<
     await recover();
 
     await untilAccepted('the approval after the fault', () => parked.signal(approveSignal, { callId: 'c2', by: 'ops' }));
-    const results = (await Promise.all([scan, parked, writing].map((r) => untilAccepted(`${r.workflowId}'s result`, () => r.result())))) as RunResult[];
+    const results = await Promise.all([scan, parked, writing].map((r) => untilAccepted(`${r.workflowId}'s result`, () => r.result())));
     expect(results[0]).toMatchObject({ status: 'completed', turns: 2, toolRuns: 1 });
     for (const r of results.slice(1)) expect(r).toMatchObject({ status: 'completed', turns: 3, toolRuns: 2, output: 'Deleted access.log to free space.' });
 

@@ -13,11 +13,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { AgentInput, RunResult } from '../../common/contract.js';
+import type { AgentInput } from '../../common/contract.js';
 import { dataConverter } from '../../common/payload-codec.js';
 import type { PayloadKey } from '../../common/payload-keys.js';
 import { createAgentWorker } from '../../worker/create-worker.js';
 import { waitFor } from '../helpers/harness.js';
+import type { agentRun } from '../../workflows/index.js';
 
 const KEYS: PayloadKey[] = [{ id: 'cluster-k1', key: new Uint8Array(randomBytes(32)) }];
 // The databases deploy/compose/setup-postgres.sh creates and the server's config names.
@@ -117,8 +118,8 @@ describe("the cluster's PostgreSQL", () => {
       const sealed = scriptedRun('sealed');
       const plainId = `pg-plain-${randomUUID().slice(0, 8)}`;
       const sealedId = `pg-sealed-${randomUUID().slice(0, 8)}`;
-      const plainResult = (await (await client(null)).workflow.execute('agentRun', { taskQueue: plainQueue, workflowId: plainId, args: [plain.input] })) as RunResult;
-      const sealedResult = (await (await client(KEYS)).workflow.execute('agentRun', { taskQueue: sealedQueue, workflowId: sealedId, args: [sealed.input] })) as RunResult;
+      const plainResult = await (await client(null)).workflow.execute<typeof agentRun>('agentRun', { taskQueue: plainQueue, workflowId: plainId, args: [plain.input] });
+      const sealedResult = await (await client(KEYS)).workflow.execute<typeof agentRun>('agentRun', { taskQueue: sealedQueue, workflowId: sealedId, args: [sealed.input] });
       // The keyed client reads its run as any client does.
       expect(plainResult).toMatchObject({ status: 'completed', output: plain.secrets.reply });
       expect(sealedResult).toMatchObject({ status: 'completed', output: sealed.secrets.reply });

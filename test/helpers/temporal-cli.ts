@@ -1,8 +1,11 @@
 // The real `temporal` CLI against the test server, as ops tooling drives the
 // harness: its output parsed from JSON, or its refusal (exit code, stderr).
+import type { Client } from '@temporalio/client';
 import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
+import { isDeepStrictEqual, promisify } from 'node:util';
+import type { RunResult } from '../../common/contract.js';
 import { findTemporalCli } from '../../worker/dev-server/temporal-cli.js';
+import type { agentRun } from '../../workflows/index.js';
 
 const exec = promisify(execFile);
 
@@ -25,4 +28,16 @@ export async function temporalOk(address: string, ...args: string[]): Promise<st
   const r = await temporalCli(address, ...args);
   if (r.code !== 0) throw new Error(`temporal ${args.join(' ')} exited ${r.code}: ${r.stderr}${r.stdout}`);
   return r.stdout;
+}
+
+/**
+ * A run's result as `temporal workflow result` prints it, typed without a
+ * cast: the client's reading of the same run through a handle typed by the
+ * workflow, and an error unless the CLI printed exactly that value.
+ */
+export async function cliRunResult(client: Client, address: string, workflowId: string): Promise<RunResult> {
+  const result = await client.workflow.getHandle<typeof agentRun>(workflowId).result();
+  const out: { result?: unknown } = JSON.parse(await temporalOk(address, 'workflow', 'result', '--workflow-id', workflowId));
+  if (!isDeepStrictEqual(out.result, result)) throw new Error(`temporal workflow result printed another result for ${workflowId} than the client reads: ${JSON.stringify(out.result)}`);
+  return result;
 }
