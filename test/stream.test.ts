@@ -17,7 +17,6 @@ import type { agentRun } from '../workflows/index.js';
 import { isTraceEvent, type RunStreamItem, type StreamTokenEnd, type StreamTokenText, type StreamTraceEvent } from '../common/stream-items.js';
 import type { AgentInput } from '../common/contract.js';
 import { STREAM_WINDOW_TURNS } from '../workflows/run-stream.js';
-import type { agentRun } from '../workflows/index.js';
 
 const h = useHarness();
 
