@@ -1,5 +1,5 @@
 // Signing a decision on the client side (AgentClient, the CLI): the workflow
-// verifies (workflows/signatures.ts). The private key stays in this process;
+// verifies (workflows/refusals.ts). The private key stays in this process;
 // only the signature, the approver's name, the expiry and the run's id travel.
 import { argsHash } from '../common/args-hash.js';
 import type { DecisionSignature } from '../common/run-messages.js';

@@ -162,7 +162,7 @@ describe('AgentPlugin in a team’s worker', () => {
     expect(o.sinks?.audit).toBe(audit);
     expect(Object.keys(o.sinks ?? {}).sort()).toEqual(['audit', 'calls', 'exporter', 'trace']);
     expect(o.interceptors?.workflowModules?.[0]).toBe('/team/interceptors.js');
-    expect(o.interceptors?.workflowModules?.[1]).toMatch(/tracing-interceptors\.ts$/);
+    expect(o.interceptors?.workflowModules?.[1]).toMatch(/telemetry\.ts$/);
     expect(o.dataConverter?.payloadCodecs?.[0]).toBeInstanceOf(GzipPayloadCodec);
   });
 

@@ -14,4 +14,4 @@ export const WORKFLOWS_PATH = modulePath('../workflows/index.js', import.meta.ur
  * modules (bundleWorkflowCode's workflowInterceptorModules, or its plugins
  * given an AgentPlugin that traces) to get workflow spans from it.
  */
-export const WORKFLOW_INTERCEPTOR_MODULES = [modulePath('../workflows/tracing-interceptors.js', import.meta.url)];
+export const WORKFLOW_INTERCEPTOR_MODULES = [modulePath('../workflows/telemetry.js', import.meta.url)];

@@ -5,13 +5,12 @@
 //   stop.ts            the cancel signal and Temporal's cancellation
 //   approvals.ts       calls that wait for a person's decision
 //   steering.ts        messages a person sends while the run works
-//   model-turn.ts      the model call of a turn and its cost
+//   model-turn.ts      the model call of a turn and its cost; the prompt kept inside the model's window
 //   budget.ts          every budget rule: soft checks, hard holds, raise, the budget stop
 //   outage-wait.ts     model and tool calls that wait out an outage
 //   tool-dispatch.ts   one tool call, from the reply to its result
 //   sub-agents.ts      tool calls that run a child agent
 //   reconcile.ts       writes whose outcome is unknown
-//   context-fit.ts     the prompt kept inside the model's window
 //   continue-as-new.ts long runs handed to a fresh execution
 //   visibility.ts      status query, details panel, search attributes
 //   start.ts           the patches, the configuration, a resume, a fork
@@ -22,13 +21,12 @@ import { toolDefinitions, type OpenAiToolDefinition } from '../common/tool-spec.
 import type { AgentInput, RunResult } from '../common/contract.js';
 import { loopActivities } from './activity-options.js';
 import { Approvals } from './approvals.js';
-import { fitContextWindow } from './context-fit.js';
 import { continueAsNewIfDue, type CarriedState } from './continue-as-new.js';
 import { exitForError, isCancelledExit, runResult, type Exit } from './exits.js';
-import { loopMetrics } from './metrics.js';
+import { loopMetrics } from './telemetry.js';
 import { ModelOutage, ToolOutage, type OutageSink } from './outage-wait.js';
 import { Budget } from './budget.js';
-import { ModelTurn } from './model-turn.js';
+import { fitContextWindow, ModelTurn } from './model-turn.js';
 import { limitExit, nextStep } from './next-step.js';
 import { Reconciler } from './reconcile.js';
 import type { RunContext, RunIds } from './run-context.js';

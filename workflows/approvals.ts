@@ -24,14 +24,13 @@ import type { RunStatusView, ToolName } from '../common/contract.js';
 import type { ApproveInput, DecideInput, RejectInput } from '../common/run-messages.js';
 import { declinedText, toolResultMessage, type Decision } from '../common/transcript-text.js';
 import { ApprovalRules, type AwaitingApproval } from './approval-rules.js';
-import { approvalSignatureCheck } from './signatures.js';
+import { approvalSignatureCheck, updateRefused } from './refusals.js';
 import { STOPPING } from './stop.js';
 import type { TraceEventType } from './trace.js';
 import { approvalExit, type Exit } from './exits.js';
 import type { RunContext } from './run-context.js';
 import type { Steering } from './steering.js';
 import type { PendingCall } from './tool-calls.js';
-import { updateRefused } from './update-refusal.js';
 
 /** What an approval check lets through: the call runs ('go'), or the loop returns this (an exit, or null: declined, go on). */
 export type ApprovalOutcome = 'go' | Exit | null;

@@ -1,7 +1,8 @@
 // The model call of a turn: asked within what the budget allows (under a hard
 // budget, only what HardBudget in ./budget.ts holds for it, the run parked first
 // if need be), its reply taken into the transcript and paid for, counted in
-// the metrics and traced as the turn.
+// the metrics and traced as the turn; and before it, the prompt kept inside
+// the model's window (fitContextWindow).
 //
 // One model turn's activity call, with the prompt sent by address where the
 // message store already holds it (common/message-refs.ts). Usually a turn's prompt is
@@ -14,7 +15,7 @@
 import { ActivityFailure, ApplicationFailure, CancelledFailure } from '@temporalio/workflow';
 import { isStoppedReply, type BudgetedReply, type CallModelInput, type StoppedReply } from '../common/activity-contract.js';
 import type { ReplyBudget } from '../common/budget-math.js';
-import type { RunState } from './run-state.js';
+import { recordSummarySpend, type RunState } from './run-state.js';
 import type { RunContext } from './run-context.js';
 import { MESSAGE_STORE_MISS, promptByAddress, rememberPrompt, wholePrompt, type PromptByAddress } from '../common/message-refs.js';
 import type { OpenAiToolDefinition } from '../common/tool-spec.js';
@@ -22,7 +23,8 @@ import type { ModelCalls } from './outage-wait.js';
 import type { ChatMessage, ModelReply } from '../common/contract.js';
 import type { OverReservationFlag, Usage } from '../common/contract.js';
 import { turnCostUsd } from '../common/turn-cost.js';
-import { overReservationExit, type Budget } from './budget.js';
+import { applySummary, elideForWindow, planSummary } from '../common/context-window.js';
+import { isBudgetSpent, overReservationExit, type Budget } from './budget.js';
 import type { Exit } from './exits.js';
 import { takeReply } from './next-step.js';
 
@@ -174,4 +176,43 @@ export function countModelCall(ctx: Pick<RunContext, 'metrics'>, usage: Usage, c
   ctx.metrics.promptTokens.add(usage.promptTokens);
   ctx.metrics.completionTokens.add(usage.completionTokens);
   ctx.metrics.costMicroUsd.add(Math.round(costUsd * 1e6));
+}
+
+// With a context policy, the next prompt stays inside the model's window:
+// old tool results are elided, or old turns folded into a summary the model
+// writes (common/context-window.ts plans both). A summary is paid from the
+// budget like a turn, so the run may stop here.
+export async function fitContextWindow(ctx: RunContext, budget: Budget): Promise<Exit | null> {
+  const { state, cfg } = ctx;
+  const last = state.promptTokensPerTurn.at(-1);
+  const policy = cfg.context;
+  const since = state.messagesAtLastCall ?? 0;
+  let exit: Exit | null = null;
+  if (policy?.strategy === 'summarize' && last !== undefined) {
+    const plan = planSummary(state.messages, last, since, policy);
+    if (plan) {
+      const reply = await askForSummary(ctx.modelCalls, plan.request, modelCallBase(ctx), plan.turns);
+      const cost = recordSummarySpend(state, reply.usage, cfg.pricing);
+      applySummary(state.messages, plan, reply.message.content ?? '');
+      countModelCall(ctx, reply.usage, cost);
+      ctx.trace.emit('context_summarized', {
+        turns: plan.turns,
+        estimatedTokensBefore: plan.estimatedBefore,
+        estimatedTokensAfter: plan.estimatedAfter,
+        windowTokens: policy.windowTokens,
+        prompt_tokens: reply.usage.promptTokens,
+        completion_tokens: reply.usage.completionTokens,
+        summaryCostUsd: cost,
+        costUsd: state.costUsd,
+      });
+      if (isBudgetSpent(state, cfg)) exit = budget.stopForBudget();
+    }
+  } else if (policy && last !== undefined) {
+    const cut = elideForWindow(state.messages, last, since, policy);
+    if (cut) {
+      ctx.trace.emit('context_elided', { elided: cut.elided, droppedTurns: cut.droppedTurns, estimatedTokensBefore: cut.estimatedBefore, estimatedTokensAfter: cut.estimatedAfter, windowTokens: policy.windowTokens });
+    }
+  }
+  state.messagesAtLastCall = state.messages.length;
+  return exit;
 }

@@ -11,8 +11,7 @@ import type { RunStatusView } from '../common/contract.js';
 import { payloadProblem, reconcileAnswerSchema, reconcileCallSchema } from '../common/signal-schemas.js';
 import { STOPPING } from './stop.js';
 import type { RunContext } from './run-context.js';
-import { otherSignatureProblem } from './signatures.js';
-import { updateRefused } from './update-refusal.js';
+import { otherSignatureProblem, updateRefused } from './refusals.js';
 
 /** The call a run is parked on, and what the tool could say about it. */
 export interface AwaitingReconciliation {

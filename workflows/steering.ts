@@ -17,8 +17,7 @@ import { SteeringQueue, steerInputProblem, steerMessage, type QueuedSteer } from
 import type { PendingCall } from './tool-calls.js';
 import { listedFor } from '../common/signed-decision.js';
 import { signedSteerOncePatched } from './patches.js';
-import { otherSignatureProblem } from './signatures.js';
-import { updateRefused } from './update-refusal.js';
+import { otherSignatureProblem, updateRefused } from './refusals.js';
 
 export class Steering {
   readonly queue: SteeringQueue;
