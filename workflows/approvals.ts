@@ -22,7 +22,8 @@ import { ApplicationFailure } from '@temporalio/workflow';
 import { argsHash } from '../common/args-hash.js';
 import type { RunStatusView, ToolName } from '../common/contract.js';
 import type { ApproveInput, DecideInput, RejectInput } from '../common/run-messages.js';
-import { declinedText, toolResultMessage, type Decision } from '../common/transcript-text.js';
+import type { Decision } from '../common/transcript-text.js';
+import { recordDeclined } from './call-results.js';
 import { ApprovalRules, type AwaitingApproval } from './approval-rules.js';
 import { approvalSignatureCheck, updateRefused } from './refusals.js';
 import { STOPPING } from './stop.js';
@@ -96,10 +97,7 @@ export class Approvals {
       return approvalExit({ callId: call.id, toolName, args, argsHash: hash }, `no decision on ${toolName} call ${call.id} within ${ctx.cfg.approvalTimeoutMs} ms`);
     }
     if (decision.decision === 'approve') return 'go';
-    const text = ctx.cfg.experimentalEmptyRejection ? '' : declinedText(toolName, decision);
-    ctx.state.messages.push(toolResultMessage(call, text));
-    ctx.trace.emit('tool_result', { toolName, callId: call.id, ms: 0, ok: false, declined: true });
-    ctx.metrics.toolErrors.add(1, { tool: toolName, kind: 'declined' });
+    recordDeclined(ctx, call, toolName, decision, { empty: ctx.cfg.experimentalEmptyRejection === true });
     return null;
   }
 

@@ -18,7 +18,7 @@
 import * as wf from '@temporalio/workflow';
 import { RESEARCH_LIMITS } from '../common/defaults.js';
 import { payloadProblem, raiseBudgetSchema } from '../common/signal-schemas.js';
-import { notRunText, toolResultMessage } from '../common/transcript-text.js';
+import { recordNotRun } from './call-results.js';
 import type { RunContext } from './run-context.js';
 import { otherSignatureProblem, updateRefused } from './refusals.js';
 import { STOPPING } from './stop.js';
@@ -106,8 +106,7 @@ export class Budget {
   stopForBudget(why = 'the run\'s budget is spent', stop?: Exit): Exit {
     const { ctx } = this;
     for (let p = firstPendingCall(ctx.state.messages); p; p = firstPendingCall(ctx.state.messages)) {
-      ctx.state.messages.push(toolResultMessage(p.call, notRunText(p.call.function.name, why)));
-      ctx.trace.emit('tool_result', { toolName: p.call.function.name, callId: p.call.id, ms: 0, ok: false, notRun: stop ? why : 'budget spent' });
+      recordNotRun(ctx, p.call, p.call.function.name, why, stop ? why : 'budget spent');
     }
     if (stop) return stop;
     const exit = this.limitExit();

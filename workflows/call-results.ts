@@ -1,9 +1,14 @@
-// What the transcript records when a tool call ends in something other than a
-// plain result: a failure (as text the model reads, per the run's toolErrors
-// policy; a permanent one or the `fatal` policy ends the run), a call a Stop
-// cut short, and the dedupe cache's copy of a result worth reusing.
+// The one place a tool call's result is recorded: the transcript's tool
+// message, the `tool_result` trace line where the call did not run as an
+// activity, and the tool-error metric. Each way a call can end has its
+// function: a result, a cached result, a declined call, a call not run, a
+// failure (as text the model reads, per the run's toolErrors policy; a
+// permanent one or the `fatal` policy ends the run), a call a Stop cut short;
+// and the dedupe cache's copy of a result worth reusing.
 import { MAX_CACHE_CHARS } from '../common/defaults.js';
-import { capToolResult, stoppedText, toolErrorText, toolResultMessage } from '../common/transcript-text.js';
+import { capToolResult, declinedText, notRunText, stoppedText, toolErrorText, toolResultMessage, type Decision } from '../common/transcript-text.js';
+import { noteFiled } from '../common/message-refs.js';
+import type { ToolCall } from '../common/contract.js';
 import type { RunContext } from './run-context.js';
 import { rememberResult } from './run-state.js';
 import type { PendingCall } from './tool-calls.js';
@@ -44,4 +49,34 @@ export function recordStopped(ctx: RunContext, pending: PendingCall, toolName: s
   ctx.state.messages.push(toolResultMessage(pending.call, stoppedText(toolName, reason)));
   ctx.trace.emit('tool_result', { toolName, callId: pending.call.id, ms: Date.now() - started, ok: false, stopped: true });
   ctx.metrics.toolErrors.add(1, { tool: toolName, kind: 'stopped' });
+}
+
+/** The tool's own result (a tool activity's, cut to maxToolResultChars there, or a child's answer); `ref`: where the activity filed it. */
+export function recordResult(ctx: RunContext, call: ToolCall, content: string, ref?: string): void {
+  const message = toolResultMessage(call, content);
+  ctx.state.messages.push(message);
+  if (ref !== undefined) noteFiled(ctx.state, message, ref);
+}
+
+/** A result the dedupe cache answered: the call did not run. */
+export function recordCached(ctx: RunContext, call: ToolCall, toolName: string, content: string): void {
+  ctx.state.messages.push(toolResultMessage(call, content));
+  ctx.trace.emit('tool_result', { toolName, callId: call.id, ms: 0, ok: true, cached: true });
+}
+
+/**
+ * A call a person declined (a rejection, or a steering message that
+ * interrupts): the transcript says who and why (empty under
+ * experimentalEmptyRejection); `interrupted` marks a steer's.
+ */
+export function recordDeclined(ctx: RunContext, call: ToolCall, toolName: string, decision: Decision, opts: { empty?: boolean; interrupted?: boolean } = {}): void {
+  ctx.state.messages.push(toolResultMessage(call, opts.empty ? '' : declinedText(toolName, decision)));
+  ctx.trace.emit('tool_result', { toolName, callId: call.id, ms: 0, ok: false, declined: true, ...(opts.interrupted ? { interrupted: true } : {}) });
+  ctx.metrics.toolErrors.add(1, { tool: toolName, kind: 'declined' });
+}
+
+/** A call that is not run (the budget cannot pay for it, or the run stops first): `why` in the transcript, `notRun` on its trace line. */
+export function recordNotRun(ctx: RunContext, call: ToolCall, toolName: string, why: string, notRun: string): void {
+  ctx.state.messages.push(toolResultMessage(call, notRunText(toolName, why)));
+  ctx.trace.emit('tool_result', { toolName, callId: call.id, ms: 0, ok: false, notRun });
 }

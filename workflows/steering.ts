@@ -10,7 +10,7 @@ import * as wf from '@temporalio/workflow';
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { SteerInput } from '../common/run-messages.js';
 import type { RunStatusView } from '../common/contract.js';
-import { declinedText, toolResultMessage } from '../common/transcript-text.js';
+import { recordDeclined } from './call-results.js';
 import type { Exit } from './exits.js';
 import type { RunContext } from './run-context.js';
 import { SteeringQueue, steerInputProblem, steerMessage, type QueuedSteer } from './steering-queue.js';
@@ -81,10 +81,7 @@ export class Steering {
   declineIfInterrupted(pending: PendingCall, toolName: string): boolean {
     const s = this.queue.interruptNow(wf.workflowInfo().historyLength);
     if (!s) return false;
-    const text = declinedText(toolName, { decision: 'reject', reason: s.message, by: s.by });
-    this.ctx.state.messages.push(toolResultMessage(pending.call, text));
-    this.ctx.trace.emit('tool_result', { toolName, callId: pending.call.id, ms: 0, ok: false, declined: true, interrupted: true });
-    this.ctx.metrics.toolErrors.add(1, { tool: toolName, kind: 'declined' });
+    recordDeclined(this.ctx, pending.call, toolName, { decision: 'reject', reason: s.message, by: s.by }, { interrupted: true });
     return true;
   }
 

@@ -16,10 +16,10 @@
 import * as wf from '@temporalio/workflow';
 import { RESEARCH_LIMITS } from '../common/defaults.js';
 import { needsApproval, type SubAgentSpec, type ToolSpec } from '../common/tool-spec.js';
-import { capToolResult, notRunText, toolResultMessage } from '../common/transcript-text.js';
-import type { AgentInput, RunConfig, RunResult, ToolCall, ToolOutcome, Usage } from '../common/contract.js';
+import { capToolResult } from '../common/transcript-text.js';
+import type { AgentInput, RunConfig, RunResult, ToolOutcome, Usage } from '../common/contract.js';
 import { budgetLeft, childBudget, isBudgetSpent, type Budget, type HardBudget } from './budget.js';
-import { recordStopped, remember, toolFailed } from './call-results.js';
+import { recordNotRun, recordResult, recordStopped, remember, toolFailed } from './call-results.js';
 import type { Exit } from './exits.js';
 import type { RunContext } from './run-context.js';
 import { recordChildSpend } from './run-state.js';
@@ -48,7 +48,7 @@ export async function runSubAgentCall(ctx: RunContext, budget: Budget, pending: 
   const toolName = spec.name;
   const left = budgetLeft(ctx.state, ctx.cfg);
   if (left !== null && left <= 0) {
-    recordNotRun(ctx, call, toolName, 'the run\'s budget is spent');
+    recordNotRun(ctx, call, toolName, 'the run\'s budget is spent', 'budget spent');
     return budget.stopForBudget();
   }
   const task = String(args[sub.taskArgument]);
@@ -89,7 +89,7 @@ async function subAgentBatch(ctx: RunContext, budget: HardBudget, first: Pending
     }
     const child: SubAgentOutcome | null = o.value;
     if (child === null) {
-      recordNotRun(ctx, job.pending.call, job.toolName, "the run's budget has nothing left to give a sub-agent");
+      recordNotRun(ctx, job.pending.call, job.toolName, "the run's budget has nothing left to give a sub-agent", 'budget spent');
       return;
     }
     // Once an exit is set, a later child's failure is not written (as recorded
@@ -127,17 +127,11 @@ function recordChildResult(
   ctx.state.toolRuns += 1;
   ctx.trace.emit('tool_result', { toolName, callId: pending.call.id, ms: Date.now() - started, ok: child.outcome.ok, childCostUsd: child.costUsd, ...traced });
   if (child.outcome.ok) {
-    ctx.state.messages.push(toolResultMessage(pending.call, child.outcome.content));
+    recordResult(ctx, pending.call, child.outcome.content);
     if (job.cacheKey !== null) remember(ctx, job.cacheKey, child.outcome.content);
     return null;
   }
   return recordFailure ? toolFailed(ctx, pending, toolName, child.outcome.error, child.outcome.permanent) : null;
-}
-
-/** A sub-agent call the budget cannot pay for: it is not run, and the transcript and trace say why. */
-function recordNotRun(ctx: RunContext, call: ToolCall, toolName: string, why: string): void {
-  ctx.state.messages.push(toolResultMessage(call, notRunText(toolName, why)));
-  ctx.trace.emit('tool_result', { toolName, callId: call.id, ms: 0, ok: false, notRun: 'budget spent' });
 }
 
 /**

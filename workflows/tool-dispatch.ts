@@ -6,10 +6,9 @@
 import * as wf from '@temporalio/workflow';
 import type { ToolOutcome } from '../common/contract.js';
 import { needsApproval, type ToolSpec } from '../common/tool-spec.js';
-import { capToolResult, callSummary, toolResultMessage } from '../common/transcript-text.js';
-import { noteFiled } from '../common/message-refs.js';
+import { capToolResult, callSummary } from '../common/transcript-text.js';
 import type { Approvals } from './approvals.js';
-import { recordStopped, remember, toolFailed } from './call-results.js';
+import { recordCached, recordResult, recordStopped, remember, toolFailed } from './call-results.js';
 import type { Exit } from './exits.js';
 import { reconciledText, type Reconciler } from './reconcile.js';
 import type { RunContext } from './run-context.js';
@@ -54,8 +53,7 @@ export class ToolDispatch {
     const ck = cacheKey(toolName, args);
     const cached = cacheable ? ctx.state.cache[ck] : undefined;
     if (cached !== undefined) {
-      ctx.state.messages.push(toolResultMessage(call, cached));
-      ctx.trace.emit('tool_result', { toolName, callId: call.id, ms: 0, ok: true, cached: true });
+      recordCached(ctx, call, toolName, cached);
       return null;
     }
 
@@ -85,9 +83,7 @@ export class ToolDispatch {
     }
     if (!outcome.ok) return toolFailed(ctx, pending, toolName, outcome.error, outcome.permanent);
     // The tool activity already cut its result to maxToolResultChars.
-    const message = toolResultMessage(call, outcome.content);
-    ctx.state.messages.push(message);
-    noteFiled(ctx.state, message, outcome.ref);
+    recordResult(ctx, call, outcome.content, outcome.ref);
     if (cacheable) remember(ctx, ck, outcome.content);
     return null;
   }
