@@ -13,7 +13,7 @@ import { resolvePrompt, type MessageStore } from './message-store.js';
 import type { TraceWriter } from './trace-file.js';
 import type { AssistantMessage, ChatMessage, ModelReply, ToolCall, Usage } from '../common/contract.js';
 import { withWorkflowId, type BudgetedCallInput, type BudgetedReply, type CallModelInput, type StoppedReply } from '../common/activity-contract.js';
-import { replyAllowance, type ReplyHold, type ReplyShortfall } from '../common/budget-math.js';
+import { promptCountMargin, replyAllowance, type ReplyHold, type ReplyShortfall } from '../common/budget-math.js';
 import { heartbeatEvery } from '../common/heartbeat.js';
 import { RunningCalls, type RunningCall } from './running-calls.js';
 import { callLanguageModel, languageModelOf, retryAfterMs, type ModelProvider } from './ai-sdk-model.js';
@@ -74,7 +74,8 @@ export function createCallModelBudgeted(deps: ModelDeps) {
   return async function callModelBudgeted(input: BudgetedCallInput): Promise<BudgetedReply> {
     const held: { shortfall?: ReplyShortfall } = {};
     const r = await attempt(input, async (prompt) => {
-      const allowance = replyAllowance(input.budget, await countPromptTokensAsync(prompt.messages, prompt.tools));
+      const margin = promptCountMargin(deps.model ?? prompt.model, input.budget.pricing);
+      const allowance = replyAllowance(input.budget, await countPromptTokensAsync(prompt.messages, prompt.tools), margin);
       if (!allowance.ok) held.shortfall = allowance.shortfall;
       return allowance.ok ? allowance.hold : null;
     });

@@ -7,7 +7,36 @@
 // Every comparison is made the way the run adds its spend (addUsd: a running
 // total kept to a picodollar), so "fits" here means the total the run will
 // report stays at or under its budget — not merely close to it.
-import type { OverReservationFlag as OverReservation, Pricing, Usage } from './contract.js';
+import type { OverReservationFlag as OverReservation, Pricing, PromptCountMargin, Usage } from './contract.js';
+import { SCRIPTED_MODELS } from './scripted-models.js';
+
+/** Our count is the provider's: the model tokenizes with o200k_base. */
+export const EXACT_PROMPT_COUNT: PromptCountMargin = { factor: 1, overheadTokens: 0 };
+
+/**
+ * The margin for a model whose tokenizer is not o200k_base, measured over 52
+ * harness prompts (npx tsx bench/tokenizer-margin.ts, reports/tokenizer-margin.md):
+ * the worst ratio of a chat model's tokenizer to ours was 2.90 (SmolLM2's, as
+ * llama-server bills it, on a tool result of digits; Llama 2 and Mistral 2.86,
+ * cl100k 2.11, Llama 3 1.20), so 3 ×; and 600 tokens a request above the
+ * largest tool-use system prompt Anthropic lists (530) and the 190–202 a
+ * chat template with five tools adds. Ordinary English and code are held
+ * 2–3 × what they cost: the price of a promise kept for Arabic or digits.
+ */
+export const FOREIGN_PROMPT_COUNT: PromptCountMargin = { factor: 3, overheadTokens: 600 };
+
+/** Model ids whose tokenizer is o200k_base (after a provider prefix such as `openai/`). */
+const O200K_MODEL = /^(gpt-4o|chatgpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|gpt-oss|o1|o3|o4)(\b|-|$)/;
+
+/** The margin a hard budget holds for this model's prompt: the pricing's own, else by the model's tokenizer. */
+export function promptCountMargin(model: string, pricing: Pricing): PromptCountMargin {
+  if (pricing.promptCount) return pricing.promptCount;
+  const id = model.slice(model.lastIndexOf('/') + 1);
+  return (SCRIPTED_MODELS as readonly string[]).includes(id) || O200K_MODEL.test(id) ? EXACT_PROMPT_COUNT : FOREIGN_PROMPT_COUNT;
+}
+
+/** The prompt tokens a hard budget holds for a prompt it counted. */
+export const heldPromptTokens = (counted: number, m: PromptCountMargin): number => Math.ceil(counted * m.factor) + m.overheadTokens;
 
 /** A running total in dollars, kept to a picodollar (the loop's own rounding). */
 export const addUsd = (a: number, b: number): number => Math.round((a + b) * 1e12) / 1e12;
@@ -88,7 +117,8 @@ const fits = (committed: number, cost: number, max: number): boolean => addUsd(c
  * The largest max_tokens the budget pays for on top of this prompt, never
  * more than maxReplyTokens; a shortfall when not even minReplyTokens fits.
  */
-export function replyAllowance(b: ReplyBudget, promptTokens: number): { ok: true; hold: ReplyHold } | { ok: false; shortfall: ReplyShortfall } {
+export function replyAllowance(b: ReplyBudget, countedPromptTokens: number, margin: PromptCountMargin = EXACT_PROMPT_COUNT): { ok: true; hold: ReplyHold } | { ok: false; shortfall: ReplyShortfall } {
+  const promptTokens = heldPromptTokens(countedPromptTokens, margin);
   const pricing = worstCasePricing(b.pricing);
   const worst = (maxTokens: number) => costUsd({ promptTokens, completionTokens: maxTokens }, pricing);
   const perToken = pricing.outputPerMTokUsd / 1e6;

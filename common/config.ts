@@ -403,6 +403,7 @@ function modelPrices(raw: string | undefined): Record<string, Pricing> {
   const checked = modelPricesSchema.safeParse(parsed);
   if (checked.success) return checked.data;
   const model = String(checked.error.issues[0].path[0]);
+  if (checked.error.issues[0].path[1] === 'promptCount') throw new Error(`AGENT_MODEL_PRICES: model ${JSON.stringify(model)}: promptCount must be like {"factor": 3, "overheadTokens": 600} (factor between 1 and 100, overheadTokens a whole number >= 0)`);
   throw new Error(`AGENT_MODEL_PRICES: model ${JSON.stringify(model)} needs inputPerMTokUsd and outputPerMTokUsd, numbers >= 0`);
 }
 

@@ -167,6 +167,22 @@ export interface Pricing {
   cacheWritePerMTokUsd?: number;
   /** Reasoning output tokens; absent: outputPerMTokUsd. */
   reasoningPerMTokUsd?: number;
+  /**
+   * How a hard budget holds a prompt it counted with o200k_base before
+   * sending it, for a model whose own tokenizer may count more: the count ×
+   * `factor` + `overheadTokens`. Absent: exact for models that tokenize with
+   * o200k_base (OpenAI's gpt-4o, gpt-4.1, gpt-5, o-series, the scripted
+   * provider's), else 3 × + 600 (measured in reports/tokenizer-margin.md).
+   */
+  promptCount?: PromptCountMargin;
+}
+
+/** A hard budget's margin on its own prompt count: held tokens = ceil(counted × factor) + overheadTokens. */
+export interface PromptCountMargin {
+  /** At least 1. */
+  factor: number;
+  /** A whole number, at least 0: what the provider adds to every request (a tool-use system prompt, a chat template). */
+  overheadTokens: number;
 }
 
 /** The workflow input exactly as `temporal workflow start --input` sends it. */

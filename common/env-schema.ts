@@ -4,6 +4,7 @@
 // rules that tie several variables together, are ./config's.
 import { z } from 'zod';
 import { got } from './schema-problem.js';
+import { promptCountSchema } from './input-schema.js';
 
 export const TOOLSET_CHECKS = ['refuse', 'warn'] as const;
 export const SEARCH_ATTRIBUTE_MODES = ['create', 'check'] as const;
@@ -81,8 +82,8 @@ export type CheckedEnv = z.infer<typeof envSchema>;
 
 const price = z.number().refine((n) => n >= 0);
 
-/** AGENT_MODEL_PRICES, once JSON.parse has read it: model name -> both prices, and the cache and reasoning rates when given (other keys are dropped). */
+/** AGENT_MODEL_PRICES, once JSON.parse has read it: model name -> both prices, and the cache and reasoning rates and the prompt-count margin when given (other keys are dropped). */
 export const modelPricesSchema = z.record(
   z.string(),
-  z.object({ inputPerMTokUsd: price, outputPerMTokUsd: price, cacheReadPerMTokUsd: price.optional(), cacheWritePerMTokUsd: price.optional(), reasoningPerMTokUsd: price.optional() }),
+  z.object({ inputPerMTokUsd: price, outputPerMTokUsd: price, cacheReadPerMTokUsd: price.optional(), cacheWritePerMTokUsd: price.optional(), reasoningPerMTokUsd: price.optional(), promptCount: promptCountSchema.optional() }),
 );

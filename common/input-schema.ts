@@ -24,6 +24,15 @@ export const MAX_TASK_CHARS = 100_000;
 export const MAX_TOOL_RESULT_CHARS_LIMIT = 400_000;
 const REQUIRED_TASK = 'is required and must be a non-empty string';
 
+/** A hard budget's margin on its own prompt count (Pricing.promptCount). */
+export const promptCountSchema = strictObject(
+  {
+    factor: numberWhere('must be a number between 1 and 100', (n) => n >= 1 && n <= 100),
+    overheadTokens: intBetween(0, 1_000_000),
+  },
+  'must be an object like {"factor": 3, "overheadTokens": 600}',
+);
+
 // One path segment of letters, digits, dot, dash and underscore, not starting
 // with a dot: it names a folder under the worker's workspace root and must not
 // reach the harness's own bookkeeping beside it.
@@ -62,7 +71,7 @@ export const inputSchema = strictObject(
     // Which names exist is the worker's catalogue, checked by ./input.
     tools: z.array(z.unknown(), 'must be an array of tool names').optional(),
     workspace: z.string(got(WORKSPACE_RULE)).regex(WORKSPACE_NAME, got(WORKSPACE_RULE)).optional(),
-    pricing: strictObject({ inputPerMTokUsd: nonNegative.optional(), outputPerMTokUsd: nonNegative.optional(), cacheReadPerMTokUsd: nonNegative.optional(), cacheWritePerMTokUsd: nonNegative.optional(), reasoningPerMTokUsd: nonNegative.optional() }, 'must be an object like {"inputPerMTokUsd": 2, "outputPerMTokUsd": 12}').optional(),
+    pricing: strictObject({ inputPerMTokUsd: nonNegative.optional(), outputPerMTokUsd: nonNegative.optional(), cacheReadPerMTokUsd: nonNegative.optional(), cacheWritePerMTokUsd: nonNegative.optional(), reasoningPerMTokUsd: nonNegative.optional(), promptCount: promptCountSchema.optional() }, 'must be an object like {"inputPerMTokUsd": 2, "outputPerMTokUsd": 12}').optional(),
     approvalTimeoutMs: positive.nullish(),
     budgetTimeoutMs: positive.nullish(),
     modelTimeoutMs: positive.optional(),

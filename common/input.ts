@@ -130,6 +130,7 @@ function extraRates(p: Partial<Pricing>): Partial<Pricing> {
     ...(p.cacheReadPerMTokUsd !== undefined ? { cacheReadPerMTokUsd: p.cacheReadPerMTokUsd } : {}),
     ...(p.cacheWritePerMTokUsd !== undefined ? { cacheWritePerMTokUsd: p.cacheWritePerMTokUsd } : {}),
     ...(p.reasoningPerMTokUsd !== undefined ? { reasoningPerMTokUsd: p.reasoningPerMTokUsd } : {}),
+    ...(p.promptCount !== undefined ? { promptCount: p.promptCount } : {}),
   };
 }
 

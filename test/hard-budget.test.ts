@@ -11,7 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { findTemporalCli } from '../worker/dev-server/temporal-cli.js';
 import type { RunStatusView } from '../common/contract.js';
 import { cancelSignal, statusQuery } from '../common/run-messages.js';
-import { freshWorkspace, marker, useHarness, waitFor } from './helpers/harness.js';
+import { addFault, freshWorkspace, marker, useHarness, waitFor } from './helpers/harness.js';
+import { costUsd } from '../common/budget-math.js';
 import { cliRunResult } from './helpers/temporal-cli.js';
 
 const h = useHarness();
@@ -167,6 +168,32 @@ describe('hard budget through the temporal CLI', () => {
     expect(h.events(r.workflowId).find((l) => l.type === 'usage_over_reservation')).toMatchObject({ maxTokens: 512, turn: 2 });
     // The call the lying reply asked for was not run, and says so.
     expect(r.toolRuns).toBe(1);
+  });
+
+  it('a model whose tokenizer counts 2.5 × ours + 300: held exactly, its first reply costs more than the hold and stops the run; with the measured margin every reply stays inside its hold', async () => {
+    const tokenizer = { type: 'tokenizer' as const, factor: 2.5, overheadTokens: 300 };
+    const limits = { maxBudgetUsd: 0.05, budgetMode: 'hard' as const, minReplyTokens: 32, maxReplyTokens: 64 };
+    const exactM = marker();
+    await addFault(h.providerUrl, { match: { taskIncludes: exactM }, fault: tokenizer, times: 10 });
+    const exact = await h.run({ task: `Which file mentions a timeout? ${exactM}`, model: 'plan', limits });
+    expect(exact).toMatchObject({ status: 'failed', errorType: 'UsageOverReservation', turns: 1 });
+    expect(exact.usageOverReservation?.reportedUsd).toBeGreaterThan(exact.usageOverReservation?.reservedUsd ?? Infinity);
+    expect(exact.costUsd).toBeLessThanOrEqual(0.05);
+
+    const m = marker();
+    await addFault(h.providerUrl, { match: { taskIncludes: m }, fault: tokenizer, times: 10 });
+    const pricing = { inputPerMTokUsd: 2, outputPerMTokUsd: 12, promptCount: { factor: 3, overheadTokens: 600 } };
+    const r = await h.run({ task: `Which file mentions a timeout? ${m}`, model: 'plan', limits, pricing });
+    expect(r).toMatchObject({ status: 'completed', turns: 3, usageOverReservation: null });
+    expect(r.costUsd).toBeLessThanOrEqual(0.05);
+    const turns = h.events(r.workflowId).filter((l) => l.type === 'turn');
+    expect(turns).toHaveLength(3);
+    for (const t of turns) {
+      // What the provider billed (its own count) at the run's prices never passed what was held for it.
+      const billed = costUsd({ promptTokens: Number(t.prompt_tokens), completionTokens: Number(t.completion_tokens) }, pricing);
+      expect(billed).toBeLessThanOrEqual(Number(t.heldUsd));
+      expect(Number(t.chargedUsd)).toBe(billed);
+    }
   });
 
   it('a model without a price is refused at start, naming it; the same input with its price runs', async () => {

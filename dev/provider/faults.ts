@@ -24,7 +24,14 @@ export type Fault =
   | { type: 'delay'; ms: number }
   | { type: 'down'; forMs: number; status?: number }
   /** A normal reply without its `usage` (every usage field of an Anthropic reply or stream), as some OpenAI-compatible servers send. */
-  | { type: 'no_usage' };
+  | { type: 'no_usage' }
+  /**
+   * A model whose own tokenizer counts more than o200k_base: the reply reports
+   * ceil(prompt × factor) + overheadTokens prompt tokens (as a provider bills
+   * a prompt its tokenizer splits finer, plus a template or tool-use system
+   * prompt it adds).
+   */
+  | { type: 'tokenizer'; factor: number; overheadTokens?: number };
 
 export interface FaultMatch {
   model?: string;
@@ -98,7 +105,8 @@ export function isFaultRule(v: unknown): v is FaultRule {
     r.match !== null &&
     typeof f === 'object' &&
     f !== null &&
-    ['status', 'malformed', 'truncated', 'reset', 'delay', 'no_usage', 'down'].includes(String(f.type)) &&
+    ['status', 'malformed', 'truncated', 'reset', 'delay', 'no_usage', 'down', 'tokenizer'].includes(String(f.type)) &&
+    (f.type !== 'tokenizer' || (typeof (f as { factor?: unknown }).factor === 'number' && (f as { factor: number }).factor > 0)) &&
     (f.type !== 'down' || (typeof (f as { forMs?: unknown }).forMs === 'number' && (f as { forMs: number }).forMs > 0)) &&
     (r.times === undefined || typeof r.times === 'number')
   );

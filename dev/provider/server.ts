@@ -167,6 +167,7 @@ export async function startProvider(opts: ProviderOptions = {}): Promise<Running
         ? { type: 'answer', content: summaryOf(String(messages[1]?.content ?? '')) }
         : script(input);
     const answer = await answerOf(model, scripted, messages, tools, maxTokens);
+    if (fault?.type === 'tokenizer') answer.usage.prompt = Math.ceil(answer.usage.prompt * fault.factor) + (fault.overheadTokens ?? 0);
     const usage = fault?.type !== 'no_usage';
     // Faults that strike part-way through the reply: after some events of a stream, half-way through a body.
     const cut = fault?.type === 'truncated' || (fault?.type === 'malformed' && stream) ? fault : null;
@@ -248,6 +249,7 @@ async function applyFault(
       await delay(fault.ms);
       return false;
     case 'no_usage':
+    case 'tokenizer':
     case 'truncated':
       return false;
     case 'reset':

@@ -2,7 +2,7 @@
 // the run's total pass its budget as the run adds it, not by a picodollar.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addUsd, childReservation, costUsd, replyAllowance, settleReply, worstCasePricing, type ReplyBudget } from '../../common/budget-math.js';
+import { addUsd, childReservation, costUsd, EXACT_PROMPT_COUNT, FOREIGN_PROMPT_COUNT, heldPromptTokens, promptCountMargin, replyAllowance, settleReply, worstCasePricing, type ReplyBudget } from '../../common/budget-math.js';
 
 const CHAPTER = { inputPerMTokUsd: 2, outputPerMTokUsd: 12 };
 const budget = (committedUsd: number, maxUsd: number, extra: Partial<ReplyBudget> = {}): ReplyBudget => ({
@@ -52,6 +52,51 @@ describe('replyAllowance', () => {
           expect(addUsd(committed, a.hold.reservedUsd)).toBeLessThanOrEqual(max);
           // The reply the provider may write costs at most the hold, counted the way the run counts it.
           expect(addUsd(committed, costUsd({ promptTokens: prompt, completionTokens: a.hold.maxTokens }, pricing))).toBeLessThanOrEqual(max);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('the prompt-count margin of a model whose tokenizer is not ours', () => {
+  it('is exact for o200k_base models and the scripted ones, 3 × + 600 for any other, and the pricing\'s own when it gives one', () => {
+    for (const m of ['gpt-4o-mini', 'gpt-4.1', 'openai/gpt-5', 'o3-mini', 'o4-mini', 'plan', 'runaway']) expect(promptCountMargin(m, CHAPTER), m).toEqual(EXACT_PROMPT_COUNT);
+    for (const m of ['claude-sonnet-4-5', 'anthropic/claude-3-5-haiku', 'gpt-4-turbo', 'gpt-3.5-turbo', 'llama-3.1-8b', 'smollm2', 'mistral-large', 'o1x', 'gemini-2.5-pro']) expect(promptCountMargin(m, CHAPTER), m).toEqual(FOREIGN_PROMPT_COUNT);
+    const own = { factor: 1.3, overheadTokens: 350 };
+    expect(promptCountMargin('claude-sonnet-4-5', { ...CHAPTER, promptCount: own })).toEqual(own);
+    expect(promptCountMargin('gpt-4o', { ...CHAPTER, promptCount: own })).toEqual(own);
+  });
+
+  it('holds the counted prompt times the factor plus the overhead, and parks on that worst case', () => {
+    const a = replyAllowance(budget(0, 0.1), 1000, FOREIGN_PROMPT_COUNT);
+    expect(a.ok && a.hold.promptTokens).toBe(3600);
+    // $0.01: 1000 counted tokens and a 256-token reply fit exactly ($0.005072); held as 3600, they do not ($0.010272).
+    expect(replyAllowance(budget(0, 0.01), 1000, EXACT_PROMPT_COUNT).ok).toBe(true);
+    const b = replyAllowance(budget(0, 0.01), 1000, FOREIGN_PROMPT_COUNT);
+    expect(b.ok).toBe(false);
+    if (b.ok) return;
+    expect(b.shortfall.promptTokens).toBe(3600);
+    expect(b.shortfall.needUsd).toBe(costUsd({ promptTokens: 3600, completionTokens: 256 }, CHAPTER));
+  });
+
+  it('property: whatever a foreign tokenizer counts up to factor × ours + overhead, the reply costs at most its hold', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 10_000_000 }).map((n) => n / 1e9),
+        fc.integer({ min: 1, max: 10_000_000 }).map((n) => n / 1e8),
+        fc.integer({ min: 1, max: 200_000 }),
+        fc.record({ factor: fc.integer({ min: 100, max: 500 }).map((n) => n / 100), overheadTokens: fc.integer({ min: 0, max: 2000 }) }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (committed, max, counted, margin, share) => {
+          const a = replyAllowance(budget(committed, max, { minReplyTokens: 1 }), counted, margin);
+          if (!a.ok) return;
+          expect(a.hold.promptTokens).toBe(heldPromptTokens(counted, margin));
+          // The provider's own count: anywhere from ours up to the margin's bound.
+          const billed = Math.floor(counted + share * (heldPromptTokens(counted, margin) - counted));
+          const r = settleReply({ promptTokens: billed, completionTokens: a.hold.maxTokens }, CHAPTER, a.hold, 1);
+          expect(r.over).toBeNull();
+          expect(addUsd(committed, r.chargedUsd)).toBeLessThanOrEqual(max);
         },
       ),
       { numRuns: 2000 },
