@@ -1,7 +1,7 @@
 // AgentClient as a team's code drives it: a real dev server, a real worker
 // and the real scripted provider, every run started, decided, steered and
 // stopped through the client's typed methods (no casts at the call sites).
-// Every run it starts is tracked, so it is replayed when the file ends.
+// Every run it starts is replayed when the file ends (the harness client records each start).
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,14 +30,9 @@ beforeAll(() => {
   agent = new AgentClient({ client: h.client, taskQueue: h.taskQueue });
 });
 
-/** Starts a run through the client and registers it for the file's replay check. */
+/** Starts a run through the client (its client is the harness's, which records the start for the file's replay check). */
 async function start(input: AgentInput, workflowId = `ac-${input.model ?? 'plan'}-${randomUUID().slice(0, 8)}`): Promise<AgentRunHandle> {
-  return tracked(await agent.start(input, { workflowId }));
-}
-
-function tracked(handle: AgentRunHandle): AgentRunHandle {
-  h.track(handle.workflowId, handle.runId);
-  return handle;
+  return agent.start(input, { workflowId });
 }
 
 /** The status once the run is parked on an approval of `callId` (an event: the status query says so). */
@@ -173,7 +168,7 @@ describe('AgentClient', () => {
     const same = await refusal(agent.resume(capped.workflowId));
     expect(same).toBeInstanceOf(InvalidInputError);
     expect((same as InvalidInputError).message).toBe(`run ${capped.workflowId} stopped at its turn cap after 2 turns: give a higher cap, e.g. limits.maxTurns: 4 (or null)`);
-    const resumed = tracked(await agent.resume(capped.workflowId, { limits: { maxTurns: 4 } }));
+    const resumed = await agent.resume(capped.workflowId, { limits: { maxTurns: 4 } });
     expect(await resumed.result()).toMatchObject({ status: 'max_turns_exceeded', turns: 4 });
 
     const done = await start({ task: 'Which file mentions a timeout?', model: 'plan' });
@@ -181,19 +176,19 @@ describe('AgentClient', () => {
     expect(await refusal(agent.resume(done.workflowId))).toBeInstanceOf(CannotResumeError);
     const past = await refusal(agent.fork(done.workflowId, { atTurn: 9 }));
     expect((past as InvalidInputError).message).toBe('atTurn 9: the source has 3 turns, so atTurn 9 is past its end');
-    const fork = tracked(await agent.fork(done.workflowId, { atTurn: 1 }));
+    const fork = await agent.fork(done.workflowId, { atTurn: 1 });
     expect(fork.workflowId).toMatch(new RegExp(`^${done.workflowId}-fork-`));
     const r = await fork.result();
     expect(r).toMatchObject({ status: 'completed', forkedFrom: { run: done.workflowId, atTurn: 1 } });
     // From an export, as from the run: the same turns.
-    const fromExport = tracked(await agent.fork(await done.export(), { atTurn: 1 }));
+    const fromExport = await agent.fork(await done.export(), { atTurn: 1 });
     expect((await fromExport.result()).output).toBe(r.output);
   });
 
   it('with no worker on the run\'s queue, a query or a decision is not sent (NoWorkerError); a signal is recorded, and never decides a call blind', async () => {
     const queue = `nobody-${randomUUID().slice(0, 8)}`;
     const ws = freshWorkspace();
-    const handle = tracked(await agent.start({ task: 'Free some space.', model: 'destructive', workspace: ws }, { workflowId: `ac-nw-${randomUUID().slice(0, 8)}`, taskQueue: queue }));
+    const handle = await agent.start({ task: 'Free some space.', model: 'destructive', workspace: ws }, { workflowId: `ac-nw-${randomUUID().slice(0, 8)}`, taskQueue: queue });
     expect((await handle.workers()).polling).toBe(false);
     const status = await refusal(handle.status());
     expect(status).toBeInstanceOf(NoWorkerError);

@@ -98,7 +98,6 @@ afterAll(async () => {
 
 async function start(protocol: Backend, input: AgentInput, speed: 'fast' | 'slow' = 'fast') {
   const handle = await h.client.workflow.start<typeof agentRun>('agentRun', { taskQueue: queues[`${protocol}-${speed}`], workflowId: `ai-sdk-${input.model ?? 'plan'}-${randomUUID().slice(0, 8)}`, args: [input] });
-  h.track(handle.workflowId, handle.firstExecutionRunId);
   return handle;
 }
 const run = async (protocol: Backend, input: AgentInput) => (await start(protocol, input)).result();

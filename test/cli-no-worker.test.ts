@@ -133,6 +133,7 @@ describe('with the run\'s worker stopped', () => {
 describe('run on a queue nobody polls', () => {
   it('prints its start line at once, then one warning line; the run waits there', { timeout: 120_000 }, async () => {
     const queue = `nobody-${randomUUID().slice(0, 8)}`;
+    h.replayQueue(queue);
     const id = `nw-run-${freshWorkspace()}`;
     const child = spawn(bin, ['run', '--model', 'plan', '--id', id], { env: env({ AGENT_TASK_QUEUE: queue }), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

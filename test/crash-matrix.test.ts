@@ -144,7 +144,7 @@ async function runCase(scenario: Scenario, kill: Kill): Promise<Outcome> {
       else await first.kill();
       second = await startWorkerProcess(common);
     }
-    const result = await within('the run\'s result', handle.result() as Promise<RunResult>, 240_000, report);
+    const result = await within('the run\'s result', handle.result(), 240_000, report);
     finished = true;
     await approver;
     // The result can reach us before the worker's sink writes the last line.

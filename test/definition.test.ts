@@ -86,7 +86,6 @@ describe('definitionHash in runs', () => {
     const q1 = `defs-first-${randomUUID().slice(0, 6)}`;
     const older = await h.startWorker({ taskQueue: q1, toolset: original });
     const first = await h.client.workflow.start<typeof agentRun>('agentRun', { taskQueue: q1, workflowId: `defs-first-${randomUUID().slice(0, 8)}`, args: [capped(2)] });
-    h.track(first.workflowId, first.firstExecutionRunId);
     const stopped = await first.result();
     const q2 = `defs-${randomUUID().slice(0, 6)}`;
     const q3 = `defs-allow-${randomUUID().slice(0, 6)}`;

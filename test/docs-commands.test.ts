@@ -232,6 +232,7 @@ describe('the README, screen by screen', () => {
 
   it('approve a run: npm start parks on the deletion, a second terminal reads its status and approves, npm start ends completed', { timeout: 240_000 }, async () => {
     const queue = `docs-start-${randomUUID().slice(0, 8)}`;
+    h.replayQueue(queue);
     const env = shellEnv({
       AGENT_TASK_QUEUE: queue,
       PORT: String(await findFreePort()),

@@ -14,6 +14,7 @@ import { findTemporalCli } from '../worker/dev-server/temporal-cli.js';
 import { approveSignal, statusQuery, transcriptQuery } from '../common/run-messages.js';
 import type { ChatMessage, RunResult } from '../common/contract.js';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
+import type { agentRun } from '../workflows/index.js';
 
 const exec = promisify(execFile);
 const { EventType } = proto.temporal.api.enums.v1;
@@ -44,9 +45,9 @@ async function reset(workflowId: string, how: string[]): Promise<string> {
 }
 
 /** The reset run to its end, approving c2 whenever it parks on it (the approval is asked again when the reset point precedes it). */
-async function finish(handle: WorkflowHandle): Promise<RunResult> {
+async function finish(handle: WorkflowHandle<typeof agentRun>): Promise<RunResult> {
   let done = false;
-  const result = (handle.result() as Promise<RunResult>).finally(() => (done = true));
+  const result = handle.result().finally(() => (done = true));
   await waitFor('the reset run to end', async () => {
     if (done) return true;
     const s = await handle.query(statusQuery).catch(() => null);
@@ -78,7 +79,7 @@ describe('temporal workflow reset of a run that deleted a file', () => {
     writeFileSync(file, 'a new access.log, written after the first run');
     const newRunId = await reset(handle.workflowId, ['--type', 'FirstWorkflowTask']);
     expect(newRunId).not.toBe(firstRunId);
-    const resetRun = h.client.workflow.getHandle(handle.workflowId, newRunId);
+    const resetRun = h.client.workflow.getHandle<typeof agentRun>(handle.workflowId, newRunId);
     const r = await finish(resetRun);
     expect(r.status).toBe('completed');
     // Nothing deleted again: the new file is there.
@@ -100,7 +101,7 @@ describe('temporal workflow reset of a run that deleted a file', () => {
       ...((await handle.fetchHistory()).events ?? []).filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED && Number(e.eventId) < scheduled).map((e) => Number(e.eventId)),
     );
     const newRunId = await reset(handle.workflowId, ['--event-id', String(completedTask)]);
-    const resetRun = h.client.workflow.getHandle(handle.workflowId, newRunId);
+    const resetRun = h.client.workflow.getHandle<typeof agentRun>(handle.workflowId, newRunId);
     const r = await finish(resetRun);
     expect(r.status).toBe('completed');
     expect(readFileSync(file, 'utf8')).toBe('another new access.log');
@@ -117,7 +118,7 @@ describe('temporal workflow reset of a run that deleted a file', () => {
     const completed = await eventId(handle, EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED, scheduled);
     const after = await eventId(handle, EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, completed);
     const newRunId = await reset(handle.workflowId, ['--event-id', String(after)]);
-    const resetRun = h.client.workflow.getHandle(handle.workflowId, newRunId);
+    const resetRun = h.client.workflow.getHandle<typeof agentRun>(handle.workflowId, newRunId);
     const r = await finish(resetRun);
     expect(r).toMatchObject({ status: 'completed', output: 'Deleted access.log to free space.' });
     expect(readFileSync(file, 'utf8')).toBe('yet another access.log');

@@ -16,7 +16,7 @@ import { dataConverter } from '../common/payload-codec.js';
 import type { PayloadKey } from '../common/payload-keys.js';
 import { findFreePort, startDevServer, type DevServer } from '../worker/dev-server/dev-server.js';
 import { createAgentWorker } from '../worker/create-worker.js';
-import { waitFor } from './helpers/harness.js';
+import { replayRuns, runsOnQueues, waitFor } from './helpers/harness.js';
 import type { agentRun } from '../workflows/index.js';
 
 const KEYS: PayloadKey[] = [{ id: 'k-2026', key: new Uint8Array(randomBytes(32)) }];
@@ -25,12 +25,18 @@ const dbFile = join(dir, 'temporal.db');
 const workspaceRoot = join(dir, 'ws');
 let server: DevServer;
 const connections: { close(): Promise<void> }[] = [];
+// This file's own server goes when the file ends: every run on these queues replays first.
+const queues = new Set<string>();
 
 beforeAll(async () => {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   server = await startDevServer({ port: await findFreePort(), uiPort: null, dbFile, logFile: join(dir, 'server.log'), startTimeoutMs: 90_000 });
 }, 120_000);
 afterAll(async () => {
+  if (server) {
+    const c = await client(KEYS);
+    await replayRuns(c, await runsOnQueues(c, queues), KEYS);
+  }
   for (const c of connections) await c.close().catch(() => {});
   await server?.stop();
 });
@@ -42,6 +48,7 @@ async function client(payloadKeys: readonly PayloadKey[] | null): Promise<Client
 }
 
 async function worker(taskQueue: string, payloadKeys: readonly PayloadKey[] | null): Promise<{ worker: Worker; done: Promise<void> }> {
+  queues.add(taskQueue);
   const connection = await NativeConnection.connect({ address: server.address });
   connections.push(connection);
   const w = await createAgentWorker({

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { findFreePort, startDevServer } from '../worker/dev-server/dev-server.js';
 import { dataConverter } from '../common/payload-codec.js';
 import { approveSignal, statusQuery } from '../common/run-messages.js';
-import { freshWorkspace, useHarness, waitFor } from './helpers/harness.js';
+import { freshWorkspace, replayRuns, useHarness, waitFor } from './helpers/harness.js';
 import { startWorkerProcess } from './helpers/worker-process.js';
 import type { agentRun } from '../workflows/index.js';
 
@@ -51,6 +51,8 @@ describe('server restart', () => {
         const lines = h.trace(id).filter((l) => l.step === undefined);
         expect(lines.map((l) => l.seq)).toEqual(lines.map((_, i) => i + 1));
       }
+      // This server goes with the test: its runs replay here, not at the end of the file.
+      await replayRuns(client, [slow, parked].map((r) => ({ workflowId: r.workflowId, runId: r.firstExecutionRunId })));
     } finally {
       await worker.kill();
       await client.connection.close();

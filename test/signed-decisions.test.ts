@@ -198,7 +198,6 @@ describe('a worker with AGENT_APPROVERS', () => {
   async function parked(ws = freshWorkspace(), taskQueue = queue): Promise<{ handle: WorkflowHandle; ws: string }> {
     const id = `signed-${ws}`;
     const handle = await h.client.workflow.start<typeof agentRun>('agentRun', { taskQueue, workflowId: id, args: [{ task, model: 'destructive', workspace: ws }] });
-    h.track(id, handle.firstExecutionRunId);
     await waitForApproval(handle, 'c2');
     return { handle, ws };
   }
@@ -333,7 +332,6 @@ describe('a worker with AGENT_APPROVERS', () => {
   it('raiseBudget when the policy lists it: unsigned or with a tampered amount refused; AgentClient signed raise applies', async () => {
     const id = `signed-hard-${randomUUID().slice(0, 8)}`;
     const handle = await h.client.workflow.start<typeof agentRun>('agentRun', { taskQueue: queue, workflowId: id, args: [{ task: 'Keep listing.', model: 'runaway', limits: { maxTurns: 40, maxBudgetUsd: 0.005, budgetMode: 'hard' } }] });
-    h.track(id, handle.firstExecutionRunId);
     await waitFor('the run parked awaiting_budget', async () => ((await handle.query(statusQuery)).agentStatus === 'awaiting_budget' ? true : null));
     const refusedWith = async (input: object) => {
       const p = handle.executeUpdate(raiseBudgetUpdate, { args: [input as never] });
@@ -373,7 +371,6 @@ describe('a worker with AGENT_APPROVERS', () => {
     const id = `signed-can-${randomUUID().slice(0, 8)}`;
     // A tiny history threshold: the run continues as new after every turn.
     const handle = await h.client.workflow.start<typeof agentRun>('agentRun', { taskQueue: queue, workflowId: id, args: [{ task: 'Keep listing files.', model: 'runaway', continueAsNewAtHistoryBytes: 1024, limits: { maxTurns: 400, maxBudgetUsd: null } }] });
-    h.track(id, handle.firstExecutionRunId);
     const steer = signOther({ message: 'stop after this one', by: 'alice' }, { workflowId: id, decision: 'steer', by: 'alice', key: key(alice) });
     await handle.signal(steerSignal, steer);
     const queued = await waitFor('the steer queued', () => h.trace(id).find((l) => l.type === 'steer_queued') ?? null);

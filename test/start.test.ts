@@ -3,6 +3,7 @@
 // everything it started; a server left behind by a killed `npm start` is
 // stopped and replaced, a server of a live one is shared; SIGTERM stops it
 // all. Each checked by pid and port after the process has exited.
+import { Client, Connection } from '@temporalio/client';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -10,9 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
+import { dataConverter } from '../common/payload-codec.js';
 import { PROJECT_ROOT } from '../common/project-root.js';
 import { findFreePort, isPortFree } from '../worker/dev-server/dev-server.js';
-import { waitFor } from './helpers/harness.js';
+import { replayRuns, runsOnQueues, waitFor } from './helpers/harness.js';
 import { descendantsOf, isAlive, parentOf, processesWith } from './helpers/processes.js';
 import { isDocumented } from './helpers/documented.js';
 
@@ -197,6 +199,15 @@ describe('npm start and the dev server of another npm start', () => {
       expect(second.output()).toContain(`reusing the scripted provider on port ${env.PORT}\n`);
       expect(second.output()).toMatch(/status=completed\n$/);
       expect(isAlive(serverPid)).toBe(true);
+      // The run lives on this stack's server, which the test stops: it replays now.
+      const client = new Client({ connection: await Connection.connect({ address: `127.0.0.1:${env.TEMPORAL_DEV_PORT}` }), dataConverter: dataConverter() });
+      try {
+        const runs = await runsOnQueues(client, new Set([env.AGENT_TASK_QUEUE]));
+        expect(runs).toHaveLength(1);
+        await replayRuns(client, runs);
+      } finally {
+        await client.connection.close();
+      }
 
       // The first killed outright: its server is left with another parent.
       first.child.kill('SIGKILL');

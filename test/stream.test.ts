@@ -209,7 +209,6 @@ describe('the live stream, read from another process', () => {
       const workflowId = `stream-stop-${freshWorkspace()}`;
       const tag = marker();
       const handle = await h.client.workflow.start<typeof agentRun>('agentRun', { taskQueue: worker.taskQueue, workflowId, args: [{ task: `Say a lot. ${tag}`, model: 'chatty', workspace: freshWorkspace() }] });
-      h.track(workflowId);
       // The Stop lands while the reply streams: once the provider has written its first text (a subscriber may start later
       // than that on a loaded machine; it reads the closed run's window then).
       await waitFor('the reply to be streaming', async () => ((await providerRequests(slow.url, tag)).some((r) => r.pending && r.firstTextAt !== undefined) ? true : null));

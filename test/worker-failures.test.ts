@@ -13,7 +13,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { PROJECT_ROOT } from '../common/project-root.js';
 import { dataConverter } from '../common/payload-codec.js';
 import { findFreePort, startDevServer } from '../worker/dev-server/dev-server.js';
-import { useHarness, waitFor } from './helpers/harness.js';
+import { replayRuns, useHarness, waitFor } from './helpers/harness.js';
 import { startWorkerProcess } from './helpers/worker-process.js';
 import { startWorkerProcess as startBareWorkerProcess } from './helpers/spawn-worker.js';
 import { descendantsOf, isAlive, processesWith } from './helpers/processes.js';
@@ -142,8 +142,9 @@ describe('a running worker', () => {
 
       const client = new Client({ connection: await Connection.connect({ address: server.address }), dataConverter: dataConverter() });
       try {
-        const result = await client.workflow.execute<typeof agentRun>('agentRun', { taskQueue, workflowId: `after-outage-${randomUUID().slice(0, 8)}`, args: [{ task: 'Which file mentions a timeout?', model: 'plan' }] });
-        expect(result.status).toBe('completed');
+        const handle = await client.workflow.start<typeof agentRun>('agentRun', { taskQueue, workflowId: `after-outage-${randomUUID().slice(0, 8)}`, args: [{ task: 'Which file mentions a timeout?', model: 'plan' }] });
+        expect((await handle.result()).status).toBe('completed');
+        await replayRuns(client, [{ workflowId: handle.workflowId, runId: handle.firstExecutionRunId }]);
       } finally {
         await client.connection.close();
       }

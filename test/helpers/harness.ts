@@ -2,7 +2,7 @@
 // temp workspace root and trace folder) on the shared dev server, a client,
 // and helpers to start runs, wait for states, read traces and inject
 // provider faults.
-import { Client, Connection, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import { Client, Connection, type WorkflowClientInterceptor, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { readTrace, type TraceLine } from '../../common/trace-format.js';
 import { dataConverter } from '../../common/payload-codec.js';
 import type { PayloadKey } from '../../common/payload-keys.js';
 import { createAgentWorker } from '../../worker/create-worker.js';
+import { queuesToReplay, replayRunsOnQueue } from './replay-queues.js';
 import { TEST_CACHE } from './spawn-worker.js';
 import { everyExecution, replayFailures } from '../replay/executions.js';
 import type { WriteHooks } from '../../activities/tools/context.js';
@@ -35,11 +36,14 @@ export interface Harness {
   /** Starts agentRun on the file's queue, typed by the workflow (its result is a RunResult), and replays the run when the file ends. */
   start(input: AgentInput, id?: string): Promise<WorkflowHandleWithFirstExecutionRunId<typeof agentRun>>;
   /**
-   * A run this file started another way (AgentClient, the CLI): replayed
+   * A run this file started another way than through `client` (the CLI, a
+   * client of its own) on a queue no worker of the harness polls: replayed
    * with the others when the file ends. Without a run id, every run of the
    * workflow id the server lists is.
    */
   track(workflowId: string, runId?: string): void;
+  /** A queue this file's runs use that no worker of the harness polls (a worker process's): every run on it is replayed when the file ends. */
+  replayQueue(taskQueue: string): void;
   run(input: AgentInput): Promise<RunResult>;
   trace(runId: string, chainId?: string): TraceLine[];
   /** The workflow's own events (no lines written by activities): seq 1..n. */
@@ -89,7 +93,7 @@ export interface HarnessOptions {
   worker?: boolean;
   /** Payload keys for the file's client and worker (absent: AGENT_PAYLOAD_KEYS, unset in the suite: none). */
   payloadKeys?: readonly PayloadKey[];
-  /** false: replay only the runs h.start started or h.track named, not every run on the file's queues (for a file whose runs ran other code on purpose). */
+  /** false: replay only the runs `client` started or h.track named, not every run on the file's queues (for a file whose runs ran other code on purpose). */
   replayQueues?: boolean;
 }
 
@@ -108,17 +112,43 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
   let workerDone: Promise<void>;
   let nativeConnection: NativeConnection;
 
+  // Every run the file's client started (h.start, client.workflow.start or
+  // execute, signalWithStart, updateWithStart, an AgentClient over it), on
+  // whatever queue: recorded by the client itself, so no test has to.
   const started: { workflowId: string; runId: string }[] = [];
   const tracked: { workflowId: string; runId?: string }[] = [];
-  // Every queue a worker of this file polled: the runs on them are replayed
-  // at the end too, however a test started them (the CLI, a raw client, a child).
+  // Every queue a worker of this file polled, with those of its worker
+  // processes and those h.replayQueue named (test/helpers/replay-queues.ts):
+  // the runs on them are replayed at the end too, however a test started
+  // them (the CLI, a raw client, a child).
   const queues = new Set<string>([h.taskQueue]);
+  const recordStarts: WorkflowClientInterceptor = {
+    async startWithDetails(input, next) {
+      const out = await next(input);
+      started.push({ workflowId: input.options.workflowId, runId: out.runId });
+      return out;
+    },
+    async signalWithStart(input, next) {
+      const runId = await next(input);
+      started.push({ workflowId: input.options.workflowId, runId });
+      return runId;
+    },
+    async startUpdateWithStart(input, next) {
+      const out = await next(input);
+      if (out.workflowExecution.runId) started.push({ workflowId: out.workflowExecution.workflowId, runId: out.workflowExecution.runId });
+      return out;
+    },
+  };
   beforeAll(async () => {
     if (!runtimeInstalled) {
       Runtime.install({ logger: new DefaultLogger('ERROR') });
       runtimeInstalled = true;
     }
-    h.client = new Client({ connection: await Connection.connect({ address }), dataConverter: dataConverter(opts.payloadKeys ? { payloadKeys: opts.payloadKeys } : {}) });
+    h.client = new Client({
+      connection: await Connection.connect({ address }),
+      dataConverter: dataConverter(opts.payloadKeys ? { payloadKeys: opts.payloadKeys } : {}),
+      interceptors: { workflow: [recordStarts] },
+    });
     if (opts.worker === false) return;
     nativeConnection = await NativeConnection.connect({ address });
     const llm = opts.llm ? await opts.llm() : { url: providerUrl, apiKey: undefined, model: undefined };
@@ -146,8 +176,8 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
     if (h.client) {
       // A tracked run's first execution, when the test did not know it: any run of the id (the replay lists the others).
       for (const t of tracked) started.push({ workflowId: t.workflowId, runId: t.runId ?? (await h.client.workflow.getHandle(t.workflowId).describe()).runId });
-      if (opts.replayQueues !== false) started.push(...(await runsOnQueues(h.client, queues)));
-      await replayAll(h.client, started, opts.payloadKeys);
+      if (opts.replayQueues !== false) started.push(...(await runsOnQueues(h.client, new Set([...queues, ...queuesToReplay()]))));
+      await replayRuns(h.client, started, opts.payloadKeys);
     }
     await h.client?.connection.close();
     await nativeConnection?.close();
@@ -159,12 +189,12 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
       workflowId: id ?? `${input.model ?? 'plan'}-${randomUUID().slice(0, 8)}`,
       args: [input],
     });
-    started.push({ workflowId: handle.workflowId, runId: handle.firstExecutionRunId });
     return handle;
   };
   h.track = (workflowId, runId) => {
     tracked.push({ workflowId, ...(runId !== undefined ? { runId } : {}) });
   };
+  h.replayQueue = replayRunsOnQueue;
   h.startWorker = async (extra = {}) => {
     const w = await h.prepareWorker(extra);
     w.run();
@@ -252,7 +282,7 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | null | u
 }
 
 /** Every execution visibility lists on these task queues (the dev server's visibility is written with the run, so none is missed). */
-async function runsOnQueues(client: Client, queues: ReadonlySet<string>): Promise<{ workflowId: string; runId: string }[]> {
+export async function runsOnQueues(client: Client, queues: ReadonlySet<string>): Promise<{ workflowId: string; runId: string }[]> {
   const runs: { workflowId: string; runId: string }[] = [];
   for (const q of queues) {
     for await (const w of client.workflow.list({ query: `TaskQueue = ${JSON.stringify(q)}` })) runs.push({ workflowId: w.workflowId, runId: w.runId });
@@ -260,8 +290,13 @@ async function runsOnQueues(client: Client, queues: ReadonlySet<string>): Promis
   return runs;
 }
 
-/** Replays every execution of these runs (see test/replay/executions.ts); throws naming every one that diverges. */
-async function replayAll(client: Client, runs: readonly { workflowId: string; runId: string }[], payloadKeys: readonly PayloadKey[] | undefined): Promise<void> {
+/**
+ * Replays every execution of these runs (see test/replay/executions.ts) on
+ * this code; throws naming every one that diverges. The harness calls it for
+ * the shared server's runs when a file ends; a test whose runs live on a
+ * server of its own calls it before that server stops.
+ */
+export async function replayRuns(client: Client, runs: readonly { workflowId: string; runId: string }[], payloadKeys?: readonly PayloadKey[]): Promise<void> {
   const executions = await everyExecution(client, runs);
   const failures = await replayFailures({ codePath: inject('workflowBundlePath') }, executions, payloadKeys ? { dataConverter: dataConverter({ payloadKeys }) } : {});
   if (failures.length) throw new Error(`${failures.length} of ${executions.length} executions (of ${runs.length} runs) do not replay:\n${failures.join('\n')}`);

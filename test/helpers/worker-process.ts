@@ -1,6 +1,7 @@
 // The suite's worker processes: test/helpers/spawn-worker.ts wired to the shared
 // dev server, provider and workflow bundle.
 import { inject } from 'vitest';
+import { replayRunsOnQueue } from './replay-queues.js';
 import { startWorkerProcess as start, type WorkerProcess } from './spawn-worker.js';
 
 export type { WorkerProcess };
@@ -12,6 +13,9 @@ export function startWorkerProcess(opts: {
   address?: string;
   env?: Record<string, string>;
 }): Promise<WorkerProcess> {
+  // Its runs replay at the end of the file, as the harness's own workers' do
+  // (a run on a server of the test's own is the test's to replay: replayRuns).
+  if (opts.address === undefined || opts.address === inject('temporalAddress')) replayRunsOnQueue(opts.taskQueue);
   return start({
     address: opts.address ?? inject('temporalAddress'),
     llmBaseUrl: inject('providerUrl'),
