@@ -12,8 +12,8 @@ import type { ChatMessage } from '../common/contract.js';
 import { ensureWorkspace } from '../activities/tools/workspace.js';
 import { freshWorkspace, useHarness } from './helpers/harness.js';
 import { bytesPerTurn, chainEvents } from '../client/run-history.js';
+import { propertyParams } from './helpers/property.js';
 
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
 
 function transcript(turns: number[]): ChatMessage[] {
   const m: ChatMessage[] = [{ role: 'user', content: 'read' }];
@@ -52,7 +52,7 @@ describe('elideForWindow', () => {
         if (unprotected > 0) expect(cut.estimatedAfter).toBeLessThanOrEqual(windowTokens * LOW_WATERMARK);
         expect(messages.filter(isElided).length).toBeGreaterThanOrEqual(0);
       }),
-      { numRuns: RUNS },
+      propertyParams(),
     );
   });
 });
@@ -82,7 +82,7 @@ describe('planSummary and applySummary', () => {
           expect(results).toEqual(calls);
         }
       }),
-      { numRuns: RUNS },
+      propertyParams(),
     );
   });
 });

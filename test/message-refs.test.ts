@@ -17,8 +17,8 @@ import { approveSignal, transcriptQuery } from '../common/run-messages.js';
 import { freshWorkspace, marker, useHarness, waitForApproval } from './helpers/harness.js';
 import { modelCallInputs } from '../client/run-history.js';
 import type { agentRun } from '../workflows/index.js';
+import { propertyParams } from './helpers/property.js';
 
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
 
 describe('addresses', () => {
   it('the workflow (pure JS) and the store (node:crypto) give every JSON text the same address', () => {
@@ -27,7 +27,7 @@ describe('addresses', () => {
       fc.property(fc.oneof(fc.string({ unit: 'binary' }), fc.jsonValue().map((v) => JSON.stringify(v)), fc.string({ unit: 'grapheme' })), (s) => {
         expect(addressOf(s)).toBe(node(s));
       }),
-      { numRuns: RUNS },
+      propertyParams(),
     );
     // Lengths on every side of a 64-byte block and of base64's 3-byte groups.
     for (let n = 0; n < 130; n++) expect(addressOf('é'.repeat(n))).toBe(node('é'.repeat(n)));
@@ -91,7 +91,7 @@ describe('the prompt by address, whatever the store loses', () => {
           messages.push(reply);
         }
       }),
-      { numRuns: Math.min(RUNS, 150) },
+      propertyParams(150),
     );
   });
 });

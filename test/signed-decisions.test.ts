@@ -39,6 +39,7 @@ import { ENV_NAMES, OPTION_NAMES } from '../worker/setting-names.js';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
 import { temporalCli, temporalOk } from './helpers/temporal-cli.js';
 import type { agentRun } from '../workflows/index.js';
+import { propertyParams } from './helpers/property.js';
 
 const h = useHarness();
 const task = 'Which file mentions a timeout?';
@@ -83,6 +84,7 @@ describe('canonical JSON, sign and verify (properties)', () => {
           expect(canonicalJson(reversed)).toBe(text);
         }
       }),
+      propertyParams(),
     );
   });
 
@@ -93,6 +95,7 @@ describe('canonical JSON, sign and verify (properties)', () => {
         expect(Object.keys(JSON.parse(text) as object)).toEqual(['argsHash', 'by', 'callId', 'decision', 'expiresAt', 'workflowId']);
         expect(text).toBe(canonicalJson(f));
       }),
+      propertyParams(),
     );
   });
 
@@ -106,7 +109,7 @@ describe('canonical JSON, sign and verify (properties)', () => {
         const changed = { ...f, [field]: `${String(f[field])}${junk}` } as SignedFields;
         expect(verifySignature(changed, sig, k1.publicKey)).toBe(false);
       }),
-      { numRuns: 60 },
+      propertyParams(60),
     );
   });
 
@@ -117,6 +120,7 @@ describe('canonical JSON, sign and verify (properties)', () => {
         expect(toBase64(b)).toBe(Buffer.from(b).toString('base64'));
         expect(Array.from(fromBase64(toBase64(b)) ?? [-1])).toEqual(Array.from(b));
       }),
+      propertyParams(),
     );
     expect(fromBase64('not base64!')).toBeNull();
     expect(verifySignature({ argsHash: ARGS_HASH, by: 'a', callId: 'c', decision: 'approve', expiresAt: inAMinute(), workflowId: 'w' }, 'AAAA', alice.publicKey)).toBe(false);

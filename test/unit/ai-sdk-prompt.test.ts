@@ -9,10 +9,9 @@ import { fromPrompt, HARNESS_OPTIONS_KEY, normalizeTranscript, replyOf, toFuncti
 import { foldParts } from '../../common/ai-sdk-stream.js';
 import { declinedText, toolErrorText } from '../../common/transcript-text.js';
 import type { ChatMessage, ToolCall } from '../../common/contract.js';
+import { propertyParams } from '../helpers/property.js';
 
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
-const SEED = process.env.PROPERTY_SEED === undefined ? undefined : Number(process.env.PROPERTY_SEED);
-const params = { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }) };
+const params = propertyParams();
 
 /** JSON as JSON.parse gives it back (no -0, no undefined), so inputs compare exactly. */
 const canonical = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;

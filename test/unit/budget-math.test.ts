@@ -3,6 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { addUsd, childReservation, costUsd, EXACT_PROMPT_COUNT, FOREIGN_PROMPT_COUNT, heldPromptTokens, promptCountMargin, replyAllowance, settleReply, worstCasePricing, type ReplyBudget } from '../../common/budget-math.js';
+import { propertyParams } from '../helpers/property.js';
 
 const CHAPTER = { inputPerMTokUsd: 2, outputPerMTokUsd: 12 };
 const budget = (committedUsd: number, maxUsd: number, extra: Partial<ReplyBudget> = {}): ReplyBudget => ({
@@ -54,7 +55,7 @@ describe('replyAllowance', () => {
           expect(addUsd(committed, costUsd({ promptTokens: prompt, completionTokens: a.hold.maxTokens }, pricing))).toBeLessThanOrEqual(max);
         },
       ),
-      { numRuns: 2000 },
+      propertyParams(2000),
     );
   });
 });
@@ -99,7 +100,7 @@ describe('the prompt-count margin of a model whose tokenizer is not ours', () =>
           expect(addUsd(committed, r.chargedUsd)).toBeLessThanOrEqual(max);
         },
       ),
-      { numRuns: 2000 },
+      propertyParams(2000),
     );
   });
 });
@@ -118,7 +119,7 @@ describe('childReservation', () => {
         for (const cap of caps) committed = addUsd(committed, childReservation(cap, committed, max));
         expect(committed).toBeLessThanOrEqual(max);
       }),
-      { numRuns: 2000 },
+      propertyParams(2000),
     );
   });
 });
@@ -156,6 +157,7 @@ describe('cache and reasoning rates', () => {
         const parts = { promptTokens: prompt, completionTokens: completion, cacheReadTokens: Math.min(read, prompt), cacheWriteTokens: Math.min(write, prompt - Math.min(read, prompt)), reasoningTokens: Math.min(reasoning, completion) };
         expect(costUsd(parts, plain)).toBeCloseTo(old, 9);
       }),
+      propertyParams(),
     );
   });
 

@@ -9,6 +9,7 @@ import { parseInput, type PriceOf } from '../../common/input.js';
 import { BUILT_IN_DEFAULTS } from '../../common/defaults.js';
 import { LEGACY_TOOL_SPECS } from '../../common/legacy-tool-specs.js';
 import type { RunConfig } from '../../common/contract.js';
+import { propertyParams } from '../helpers/property.js';
 
 const priceOf: PriceOf = (model) => ({ sentModel: model, pricing: { inputPerMTokUsd: 0.5, outputPerMTokUsd: 1.5 } });
 const parse = (raw: unknown, d = BUILT_IN_DEFAULTS) => parseInput(raw, d, LEGACY_TOOL_SPECS, priceOf);
@@ -110,7 +111,7 @@ describe('over generated valid inputs', () => {
         expect(cfg.pricing).toEqual({ inputPerMTokUsd: input.pricing?.inputPerMTokUsd ?? fallback.inputPerMTokUsd, outputPerMTokUsd: input.pricing?.outputPerMTokUsd ?? fallback.outputPerMTokUsd });
         if (hard) expect(cfg.hardBudget).toEqual({ minReplyTokens: (input.limits && 'minReplyTokens' in input.limits ? input.limits.minReplyTokens : undefined) ?? 256, maxReplyTokens: 4096, budgetTimeoutMs: null });
       }),
-      { numRuns: 500 },
+      propertyParams(500),
     );
   });
 });

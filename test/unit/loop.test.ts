@@ -10,6 +10,7 @@ import { initialState, recordSpend, rememberResult } from '../../workflows/run-s
 import { turnCostUsd } from '../../common/turn-cost.js';
 import type { ChatMessage, ModelReply, ToolCall } from '../../common/contract.js';
 import { specs } from '../helpers/builtin-specs.js';
+import { propertyParams } from '../helpers/property.js';
 
 const call = (id: string, name = 'list_files', args = '{}'): ToolCall => ({ id, type: 'function', function: { name, arguments: args } });
 const cfg = (extra: object = {}) => parseInput({ task: 't', ...extra });
@@ -124,6 +125,7 @@ describe('the bounded cache', () => {
           expect(Object.keys(s.cache)).toEqual(order.slice(order.length - Object.keys(s.cache).length));
         }
       }),
+      propertyParams(),
     );
   });
 });

@@ -19,10 +19,9 @@ import {
   steerSchema,
   verdictSchema,
 } from '../../common/signal-schemas.js';
+import { propertyParams } from '../helpers/property.js';
 
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
-const SEED = process.env.PROPERTY_SEED === undefined ? undefined : Number(process.env.PROPERTY_SEED);
-const params = { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }) };
+const params = propertyParams();
 
 const json = fc.jsonValue({ maxDepth: 2 });
 const nonBlank = fc.string({ minLength: 1, maxLength: 40 }).filter((s) => s.trim() !== '');

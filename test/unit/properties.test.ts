@@ -19,10 +19,9 @@ import { initialState, recordChildSpend } from '../../workflows/run-state.js';
 import { turnCostUsd } from '../../common/turn-cost.js';
 import { specs } from '../helpers/builtin-specs.js';
 import type { ChatMessage, ModelReply, RunConfig, ToolCall, ToolName } from '../../common/contract.js';
+import { propertyParams } from '../helpers/property.js';
 
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
-const SEED = process.env.PROPERTY_SEED === undefined ? undefined : Number(process.env.PROPERTY_SEED);
-const params = { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }) };
+const params = propertyParams();
 
 // --- approvals: any batch of decision messages, in any order, valid or not
 

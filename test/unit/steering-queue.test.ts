@@ -11,10 +11,9 @@ import { describe, expect, it } from 'vitest';
 import { SteeringQueue, steerInputProblem, steerMessage } from '../../workflows/steering-queue.js';
 import { protocolError } from '../../dev/provider/protocol.js';
 import type { ChatMessage, ToolCall } from '../../common/contract.js';
+import { propertyParams } from '../helpers/property.js';
 
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
-const SEED = process.env.PROPERTY_SEED === undefined ? undefined : Number(process.env.PROPERTY_SEED);
-const params = { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }) };
+const params = propertyParams();
 
 describe('steer payloads', () => {
   it.each([

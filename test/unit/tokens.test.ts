@@ -10,6 +10,7 @@ import o200k_base from 'js-tiktoken/ranks/o200k_base';
 import { describe, expect, it } from 'vitest';
 import { BytePairEncoder, runSync } from '../../common/byte-pair.js';
 import { countCompletionTokens, countCompletionTokensAsync, countPromptTokens, countPromptTokensAsync, countTokens, countTokensAsync, truncateToTokens, truncateToTokensAsync } from '../../common/tokens.js';
+import { propertyParams } from '../helpers/property.js';
 
 const reference = new Tiktoken(o200k_base);
 const ours = new BytePairEncoder(o200k_base);
@@ -40,7 +41,7 @@ describe('o200k_base byte-pair encoding', () => {
         expect(encode(text)).toEqual(want);
         expect(countTokens(text)).toBe(want.length);
       }),
-      { numRuns: 400 },
+      propertyParams(400),
     );
   });
 
@@ -49,7 +50,7 @@ describe('o200k_base byte-pair encoding', () => {
       fc.property(runText, (text) => {
         expect(encode(text)).toEqual(reference.encode(text));
       }),
-      { numRuns: 200 },
+      propertyParams(200),
     );
   });
 
@@ -61,7 +62,7 @@ describe('o200k_base byte-pair encoding', () => {
         const want = tokens.length <= max ? text : reference.decode(tokens.slice(0, max));
         expect(truncateToTokens(text, max)).toBe(want);
       }),
-      { numRuns: 200 },
+      propertyParams(200),
     );
   });
 

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { argumentProblem } from '../../common/tool-args.js';
 import { BUILTIN_SPECS } from '../helpers/builtin-specs.js';
 import type { ToolSpec } from '../../common/tool-spec.js';
+import { propertyParams } from '../helpers/property.js';
 
 describe('tool schemas', () => {
   it('every tool schema is a valid JSON Schema', () => {
@@ -31,7 +32,7 @@ describe('tool schemas', () => {
         expect(problem === null).toBe(checks.get(name)!(a));
         if (problem) expect(problem).toMatch(new RegExp(`^invalid arguments for ${name}: `));
       }),
-      { numRuns: 2000 },
+      propertyParams(2000),
     );
   });
 });

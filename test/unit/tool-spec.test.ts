@@ -8,8 +8,8 @@ import { defineSubAgent, defineTool } from '../../activities/tools/define-tool.j
 import { Toolset } from '../../activities/tools/toolset.js';
 import { needsApproval, normalisePath, specProblem, type ApprovalRule } from '../../common/tool-spec.js';
 import { BUILTIN_SPECS } from '../helpers/builtin-specs.js';
+import { propertyParams } from '../helpers/property.js';
 
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
 const segment = fc.constantFrom('tmp', 'notes', 'a.txt', '.', '..', '', 'tmpx', 'tmp.d', '...');
 const pathLike = fc.array(segment, { minLength: 1, maxLength: 6 }).chain((parts) =>
   fc.constantFrom('/', '//', '\\').map((sep) => parts.join(sep)),
@@ -29,7 +29,7 @@ describe('approval rules', () => {
         // And no needless asking: a path that never climbs out of the workspace and lands inside goes through.
         if (inside && normalisePath(p) !== null) expect(asked).toBe(false);
       }),
-      { numRuns: RUNS },
+      propertyParams(),
     );
   });
 
@@ -43,7 +43,7 @@ describe('approval rules', () => {
         if (ours !== null) expect(ours).toBe(landed);
         if (climbs) expect(ours).toBeNull();
       }),
-      { numRuns: RUNS },
+      propertyParams(),
     );
   });
 
