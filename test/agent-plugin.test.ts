@@ -171,9 +171,9 @@ describe('AgentPlugin in a team’s worker', () => {
     expect(await team.result()).toBe('hello ada');
     store.set('k1', 'the answer is 42');
     const run = track(
-      await client.workflow.start('agentRun', { taskQueue, workflowId: `plugin-recall-${randomUUID().slice(0, 8)}`, args: [input(script([[{ name: 'recall', args: { key: 'k1' } }]]))] }),
+      await client.workflow.start<typeof agentRun>('agentRun', { taskQueue, workflowId: `plugin-recall-${randomUUID().slice(0, 8)}`, args: [input(script([[{ name: 'recall', args: { key: 'k1' } }]]))] }),
     );
-    const result = await (run as WorkflowHandle<typeof agentRun>).result();
+    const result = await run.result();
     expect(result).toMatchObject({ status: 'completed', output: 'Done. The last tool said: k1: the answer is 42', toolRuns: 1 });
   });
 
@@ -210,12 +210,12 @@ describe('AgentPlugin in a team’s worker', () => {
   it('the parent’s cancellation reaches the child agent’s running tool', async () => {
     const parent = track(await client.workflow.start(review, { taskQueue, workflowId: `review-stop-${randomUUID().slice(0, 8)}`, args: [input(script([[{ name: 'wait_for_stop', args: {} }]]))] }));
     await waitFor('the tool to start', () => stops.started > 0);
-    const child = client.workflow.getHandle(`${parent.workflowId}-agent`);
+    const child = client.workflow.getHandle<typeof agentRun>(`${parent.workflowId}-agent`);
     expect((await child.query(statusQuery)).status).toBe('running');
     await parent.cancel();
     await waitFor('the Stop to reach the tool', () => stops.aborted);
     // The child ends as a stopped run; the parent, cancelled, fails with the cancellation.
-    const childResult = await (child as WorkflowHandle<typeof agentRun>).result();
+    const childResult = await child.result();
     expect(childResult).toMatchObject({ status: 'interrupted', interruption: { type: 'cancelled' } });
     const outcome = await parent.result().then(
       (r) => ({ completed: r.agent.status }),
