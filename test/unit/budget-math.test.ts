@@ -5,6 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { addUsd, childReservation, costUsd, EXACT_PROMPT_COUNT, FOREIGN_PROMPT_COUNT, heldPromptTokens, promptCountMargin, replyAllowance, settleReply, worstCasePricing, type ReplyBudget } from '../../common/budget-math.js';
 import { propertyParams } from '../helpers/property.js';
 
+// What a run has committed, its budget and a prompt's size, as the properties generate them.
+const committedUsd = fc.integer({ min: 0, max: 10_000_000 }).map((n) => n / 1e9);
+const budgetUsd = fc.integer({ min: 1, max: 10_000_000 }).map((n) => n / 1e8);
+const promptTokenCount = fc.integer({ min: 1, max: 200_000 });
+
 const CHAPTER = { inputPerMTokUsd: 2, outputPerMTokUsd: 12 };
 const budget = (committedUsd: number, maxUsd: number, extra: Partial<ReplyBudget> = {}): ReplyBudget => ({
   committedUsd,
@@ -41,9 +46,9 @@ describe('replyAllowance', () => {
   it('property: a hold never takes the total past the budget', () => {
     fc.assert(
       fc.property(
-        fc.integer({ min: 0, max: 10_000_000 }).map((n) => n / 1e9),
-        fc.integer({ min: 1, max: 10_000_000 }).map((n) => n / 1e8),
-        fc.integer({ min: 1, max: 200_000 }),
+        committedUsd,
+        budgetUsd,
+        promptTokenCount,
         fc.integer({ min: 0, max: 3000 }).map((n) => n / 100),
         fc.integer({ min: 0, max: 6000 }).map((n) => n / 100),
         (committed, max, prompt, inP, outP) => {
@@ -84,9 +89,9 @@ describe('the prompt-count margin of a model whose tokenizer is not ours', () =>
   it('property: whatever a foreign tokenizer counts up to factor × ours + overhead, the reply costs at most its hold', () => {
     fc.assert(
       fc.property(
-        fc.integer({ min: 0, max: 10_000_000 }).map((n) => n / 1e9),
-        fc.integer({ min: 1, max: 10_000_000 }).map((n) => n / 1e8),
-        fc.integer({ min: 1, max: 200_000 }),
+        committedUsd,
+        budgetUsd,
+        promptTokenCount,
         fc.record({ factor: fc.integer({ min: 100, max: 500 }).map((n) => n / 100), overheadTokens: fc.integer({ min: 0, max: 2000 }) }),
         fc.double({ min: 0, max: 1, noNaN: true }),
         (committed, max, counted, margin, share) => {
