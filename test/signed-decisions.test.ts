@@ -375,18 +375,23 @@ describe('a worker with AGENT_APPROVERS', () => {
     const id = `signed-can-${randomUUID().slice(0, 8)}`;
     // A tiny history threshold: the run continues as new after every turn.
     const handle = await h.client.workflow.start<typeof agentRun>('agentRun', { taskQueue: queue, workflowId: id, args: [{ task: 'Keep listing files.', model: 'runaway', continueAsNewAtHistoryBytes: 1024, limits: { maxTurns: 400, maxBudgetUsd: null } }] });
-    const steer = signOther({ message: 'stop after this one', by: 'alice' }, { workflowId: id, decision: 'steer', by: 'alice', key: key(alice) });
-    await handle.signal(steerSignal, steer);
-    const queued = await waitFor('the steer queued', () => h.trace(id).find((l) => l.type === 'steer_queued') ?? null);
-    await waitFor('a continue-as-new after it', () => h.trace(id).find((l) => l.type === 'continued_as_new' && Number(l.seq) > Number(queued.seq)) ?? null);
-    const secondExecution = (await handle.describe()).runId;
-    expect(secondExecution).not.toBe(handle.firstExecutionRunId);
-    await handle.signal(steerSignal, steer);
-    const ignored = await waitFor('the replayed signal ignored', () => h.trace(id).find((l) => l.type === 'signal_ignored') ?? null);
-    expect(ignored).toMatchObject({ signal: 'steer', reason: expect.stringMatching(/^signature already used/) });
-    await handle.signal(cancelSignal, { reason: 'done' });
-    await handle.result();
-    expect(h.trace(id).filter((l) => l.type === 'steered')).toHaveLength(1);
+    try {
+      const steer = signOther({ message: 'stop after this one', by: 'alice' }, { workflowId: id, decision: 'steer', by: 'alice', key: key(alice) });
+      await handle.signal(steerSignal, steer);
+      const queued = await waitFor('the steer queued', () => h.trace(id).find((l) => l.type === 'steer_queued') ?? null);
+      await waitFor('a continue-as-new after it', () => h.trace(id).find((l) => l.type === 'continued_as_new' && Number(l.seq) > Number(queued.seq)) ?? null);
+      // The trace line is written as the run decides to continue; the server has the next execution once that task completes.
+      await waitFor('the next execution on the server', async () => ((await handle.describe()).runId !== handle.firstExecutionRunId ? true : null));
+      await handle.signal(steerSignal, steer);
+      const ignored = await waitFor('the replayed signal ignored', () => h.trace(id).find((l) => l.type === 'signal_ignored') ?? null);
+      expect(ignored).toMatchObject({ signal: 'steer', reason: expect.stringMatching(/^signature already used/) });
+      await handle.signal(cancelSignal, { reason: 'done' });
+      await handle.result();
+      expect(h.trace(id).filter((l) => l.type === 'steered')).toHaveLength(1);
+    } finally {
+      // A failed check must not leave a run continuing as new after every turn (the file's replay would chase it).
+      if ((await handle.describe()).status.name === 'RUNNING') await handle.terminate('the test failed before it stopped the run');
+    }
   });
 
   it('a policy naming a tool the worker does not offer (a typo) stops the worker at start, naming it and the tools offered', async () => {
