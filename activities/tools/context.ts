@@ -1,10 +1,20 @@
 import type { EffectGuard } from '../effects/protocol.js';
+import { workspaceFiles, type WorkspaceFiles } from './files.js';
 import { ensureWorkspace } from './workspace.js';
 
 /** What a tool implementation gets from the activity that runs it. */
 export interface ToolContext {
   /** Real path of the run's workspace; every path must stay inside it. */
   root: string;
+  /**
+   * The workspace, sealed (./files.ts): read, write, remove and resolve a
+   * path relative to it. Links are resolved and judged where they land, files
+   * are opened without following links and checked on the open descriptor
+   * (regular files only, inside the workspace), secrets are refused, and a
+   * call no person approved changes nothing its approval rule would have
+   * asked about. A tool that touches files uses these, not node:fs.
+   */
+  files: WorkspaceFiles;
   /** One per logical operation (the tool call), stable across retries. */
   idempotencyKey: string;
   /**
@@ -43,6 +53,8 @@ export interface WriteHooks {
   beforeAct?: (signal: AbortSignal) => Promise<void>;
   /** After the intent is recorded, just before the irreversible step. */
   beforeCommit?: (signal: AbortSignal) => Promise<void>;
+  /** Right before ctx.files opens a resolved path (reads too): a test swaps a link here. */
+  beforeOpen?: (path: string) => void;
 }
 
 /**
@@ -50,9 +62,11 @@ export interface WriteHooks {
  * in-process loop and the unit tests: a seeded workspace under `base`, no
  * effect protocol (nothing retries), no cancellation, no progress reporting.
  */
-export function plainToolContext(base: string, idempotencyKey = 'plain'): ToolContext {
+export function plainToolContext(base: string, idempotencyKey = 'plain', hooks: WriteHooks = {}): ToolContext {
+  const root = ensureWorkspace(base, 'w');
   return {
-    root: ensureWorkspace(base, 'w'),
+    root,
+    files: workspaceFiles(root, { beforeOpen: hooks.beforeOpen }),
     idempotencyKey,
     effect: { confirm: async () => {} },
     deadline: Number.POSITIVE_INFINITY,
@@ -60,6 +74,6 @@ export function plainToolContext(base: string, idempotencyKey = 'plain'): ToolCo
     progress: () => {},
     sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
     resumeFromStep: 0,
-    hooks: {},
+    hooks,
   };
 }

@@ -11,5 +11,6 @@ export type { ToolContext, WriteHooks } from './context.js';
 export { NothingChanged, ToolError } from './tool-error.js';
 export { NO_ARGS, PATH_ARG, PATH_ONLY } from './parameters.js';
 export { assertReadable, resolveInside } from './workspace.js';
+export type { FileText, ResolvedPath, WorkspaceFiles } from './files.js';
 export type { ApprovalRule, JsonSchema, SubAgentSpec, ToolActivityOptions } from '../../common/tool-spec.js';
 export type { EffectGuard } from '../effects/protocol.js';

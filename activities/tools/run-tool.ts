@@ -23,6 +23,7 @@ import type { ToolContext, WriteHooks } from './context.js';
 import { NothingChanged, ToolError } from './tool-error.js';
 import type { Toolset } from './toolset.js';
 import { ensureWorkspace } from './workspace.js';
+import { approvalGuard, resolvedApprovalProblem, workspaceFiles } from './files.js';
 import { withWorkflowId, type RunToolInput } from '../../common/activity-contract.js';
 import { heartbeatEvery } from '../../common/heartbeat.js';
 import { RunningCalls } from '../running-calls.js';
@@ -106,6 +107,10 @@ export function createRunTool(deps: RunToolDeps) {
       if (deps.liveProgress) (live.publisher ??= new LivePublisher()).line(line);
     };
     const root = ensureWorkspace(deps.workspaceRoot, input.workspace);
+    // The workflow judged the approval rule on the paths as written; here they
+    // are resolved and judged again, before anything is claimed or run.
+    const unasked = resolvedApprovalProblem(root, input.toolName, tool.needsApproval ?? false, input.args);
+    if (unasked) return { ok: false, error: unasked, permanent: false };
     const call = calls.enter(activity);
     // Heartbeat on a timer, not only on progress: the heartbeat's answer is how
     // a Stop taken by a loop in another process reaches this one. The worker
@@ -118,6 +123,8 @@ export function createRunTool(deps: RunToolDeps) {
     const ticker = setInterval(() => beat({ step, label: lastLabel }), heartbeatEvery(deps.heartbeatEveryMs, activity.info.heartbeatTimeoutMs));
     const ctx: ToolContext = {
       root,
+      // Sealed for this call: a change it makes is judged against the approval it got (./files.ts approvalGuard).
+      files: workspaceFiles(root, { mayChange: approvalGuard(tool.needsApproval ?? false, input.args), beforeOpen: deps.writeHooks?.beforeOpen }),
       idempotencyKey: input.idempotencyKey,
       effect: { confirm: async () => {} },
       deadline,

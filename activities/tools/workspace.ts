@@ -1,8 +1,8 @@
 // Confines every path a tool touches to the run's workspace folder, and seeds
 // a new workspace with the three demo files the scripted scenarios read.
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { existsSync, lstatSync, mkdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 import { crashPoint } from './crash-point.js';
 import { ToolError } from './tool-error.js';
@@ -59,23 +59,72 @@ export function ensureWorkspace(root: string, name: string): string {
 // look-alike slashes and dots.
 const DECEPTIVE = /[\u0000-\u001f\u007f\u200b-\u200f\u202a-\u202e\u2066-\u2069\u2215\u2044\uff0f\uff3c\u2024\ufe52\uff0e]/u;
 
-/** The absolute path for `rel` inside `root`, or a ToolError the model can act on. */
-export function resolveInside(root: string, rel: string): string {
-  const hint = 'Use a path relative to the workspace, like "errors.log" (call list_files to see what exists).';
-  if (DECEPTIVE.test(rel)) throw new ToolError(`path ${JSON.stringify(rel)} contains control or look-alike characters. ${hint}`);
-  if (rel.includes('\\')) throw new ToolError(`path ${JSON.stringify(rel)} uses backslashes. ${hint}`);
-  if (isAbsolute(rel)) throw new ToolError(`path ${JSON.stringify(rel)} is absolute; only workspace paths are allowed. ${hint}`);
-  if (rel.split('/').includes('..')) throw new ToolError(`path ${JSON.stringify(rel)} climbs out with "..". ${hint}`);
-  const full = resolve(root, rel.normalize('NFC'));
-  if (!isWithin(root, full)) throw new ToolError(`path ${JSON.stringify(rel)} is outside the workspace. ${hint}`);
-  // A symlink inside the workspace may point outside it: check where the
-  // path really lands (or, for a missing file, where its folder lands).
-  const real = existsSync(full) ? realpathSync(full) : existsSync(dirname(full)) ? join(realpathSync(dirname(full)), '_') : full;
-  if (!isWithin(root, real)) throw new ToolError(`path ${JSON.stringify(rel)} leads outside the workspace through a symbolic link. ${hint}`);
-  return full;
+const HINT = 'Use a path relative to the workspace, like "errors.log" (call list_files to see what exists).';
+
+/** Where a workspace path really lands: its absolute real path, and that path relative to the workspace ('/'-separated). */
+export interface ResolvedPath {
+  path: string;
+  rel: string;
 }
 
-function isWithin(root: string, p: string): boolean {
+/**
+ * Where `rel` really lands inside `root`, or a ToolError the model can act on.
+ * The path is resolved through the real path of its deepest existing ancestor
+ * (every symbolic link on the way followed, the missing rest appended), so a
+ * missing folder under a link (`tmp/ext/newdir/x` with `tmp/ext -> /outside`)
+ * is judged where it would be created, not skipped. A link that points
+ * nowhere is refused: a later mkdir or open would follow it to wherever it
+ * names. Resolving is not opening: the helpers of ./files.ts open what this
+ * returns without following links and check the open descriptor again.
+ */
+export function resolveReal(root: string, rel: string): ResolvedPath {
+  const say = (why: string) => new ToolError(`path ${JSON.stringify(rel)} ${why}. ${HINT}`);
+  if (typeof rel !== 'string' || rel === '') throw say('is empty');
+  if (DECEPTIVE.test(rel)) throw say('contains control or look-alike characters');
+  if (rel.includes('\\')) throw say('uses backslashes');
+  if (isAbsolute(rel)) throw say('is absolute; only workspace paths are allowed');
+  if (rel.split('/').includes('..')) throw say('climbs out with ".."');
+  const base = realpathSync(root);
+  const full = resolve(base, rel.normalize('NFC'));
+  if (!isWithin(base, full)) throw say('is outside the workspace');
+  const missing: string[] = [];
+  let at = full;
+  let real: string;
+  for (;;) {
+    try {
+      real = realpathSync(at);
+      break;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOTDIR') throw say('goes through something that is not a folder');
+      if (code === 'ELOOP') throw say('goes through a loop of symbolic links');
+      if (code !== 'ENOENT') throw err;
+      if (isLink(at)) throw say(`goes through a symbolic link that points nowhere (${JSON.stringify(relative(base, at))})`);
+      missing.unshift(basename(at));
+      // The workspace itself exists (realpathSync(root) above), so this ends there at the latest.
+      at = dirname(at);
+    }
+  }
+  const landed = join(real, ...missing);
+  if (!isWithin(base, landed)) throw say('leads outside the workspace through a symbolic link');
+  return { path: landed, rel: relative(base, landed).split(sep).join('/') };
+}
+
+/** The real absolute path for `rel` inside `root` (resolveReal's), or a ToolError the model can act on. */
+export function resolveInside(root: string, rel: string): string {
+  return resolveReal(root, rel).path;
+}
+
+function isLink(p: string): boolean {
+  try {
+    return lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+/** Is `p` strictly inside `root` (both absolute)? */
+export function isWithin(root: string, p: string): boolean {
   const r = relative(root, p);
   return r !== '' && !r.startsWith('..' + sep) && r !== '..' && !isAbsolute(r);
 }
@@ -84,6 +133,11 @@ function isWithin(root: string, p: string): boolean {
 // stop, so secrets are refused by name, before the file system is asked.
 const SECRET = [/^\.env(\..*)?$/, /\.pem$/, /\.key$/, /^id_(rsa|ed25519|ecdsa)/, /^\.git$/, /^secrets?$/];
 
+/**
+ * Refuses a secret file (`.env`, keys, `.git`, `secrets/`) by name, as a
+ * permanent ToolError. The helpers of ./files.ts call it on the path as
+ * written and on where it resolves: `readme.txt -> .env` is `.env`.
+ */
 export function assertReadable(root: string, full: string): void {
   const parts = relative(root, full).split(sep);
   if (parts.some((p) => SECRET.some((re) => re.test(p)))) {

@@ -3,10 +3,10 @@
 //   AGENT_TOOLS_MODULES=examples/tools/notes.ts npm run worker
 // or, in a team's own worker, as values: new AgentPlugin({ tools: [writeNote, countWords], ... }),
 // and name them in a run's input: {"task": "...", "tools": ["write_note", "count_words"]}.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
 // The public tools entry (`temporal-agent-harness/tools` in a project of its own).
-import { assertReadable, defineTool, NothingChanged, PATH_ARG, resolveInside, ToolError } from '../../activities/tools/index.js';
+// Files go through ctx.files, never node:fs: it keeps every path inside the
+// workspace, through links, past secrets, and within the approval the call got.
+import { defineTool, PATH_ARG } from '../../activities/tools/index.js';
 
 /**
  * A write: asks a person unless the note goes under tmp/. The harness claims
@@ -30,16 +30,12 @@ export const writeNote = defineTool({
   activity: { startToCloseTimeoutMs: 10_000, retry: { maximumAttempts: 3 } },
   // `path` and `text` are typed from `parameters`, and checked against it before `run` is called.
   async run(ctx, { path: rel, text }) {
-    let full: string;
-    try {
-      full = resolveInside(ctx.root, rel);
-    } catch (err) {
-      // A bad path: nothing was written, so the call may be tried again.
-      throw new NothingChanged(err);
-    }
     await ctx.effect.confirm();
-    mkdirSync(dirname(full), { recursive: true });
-    writeFileSync(full, text);
+    // Resolved, judged (inside the workspace, not a secret, within the approval
+    // this call got), opened without following links and checked on the open
+    // file. A refusal throws NothingChanged: nothing was written, the claim is
+    // released and the model reads why.
+    await ctx.files.write(rel, text, { createFolders: true });
     return `wrote ${text.length} characters to ${rel}`;
   },
 });
@@ -52,15 +48,10 @@ export const countWords = defineTool({
   readOnly: true,
   activity: { local: true },
   async run(ctx, { path: rel }) {
-    const full = resolveInside(ctx.root, rel);
-    assertReadable(ctx.root, full);
-    let text: string;
-    try {
-      text = readFileSync(full, 'utf8');
-    } catch {
-      throw new ToolError(`no such file: ${rel}. Call list_files to see what exists.`);
-    }
-    return `${rel}: ${text.split(/\s+/u).filter((w) => w !== '').length} words`;
+    // A regular file of the workspace only (a FIFO is refused, never waited on), at most 1 MiB of it.
+    const { text, truncated } = await ctx.files.read(rel);
+    const words = text.split(/\s+/u).filter((w) => w !== '').length;
+    return truncated ? `${rel}: ${words} words in its first MiB` : `${rel}: ${words} words`;
   },
 });
 
