@@ -63,7 +63,9 @@ const HINT = 'Use a path relative to the workspace, like "errors.log" (call list
 
 /** Where a workspace path really lands: its absolute real path, and that path relative to the workspace ('/'-separated). */
 export interface ResolvedPath {
+  /** The absolute real path (every link on the way resolved). */
   path: string;
+  /** The same, relative to the workspace, with '/' separators: what approval rules and the secret policy judge. */
   rel: string;
 }
 
