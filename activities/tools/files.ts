@@ -12,7 +12,7 @@
 // workspace and still allowed. Whatever a link swapped between resolving and
 // opening changed, the descriptor says so and the call is refused.
 import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, mkdirSync, openSync, readlinkSync, readSync, realpathSync, unlinkSync, writeSync, type Stats } from 'node:fs';
-import { basename, dirname, join, relative, sep } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { needsApproval, normalisePath, type ApprovalRule } from '../../common/tool-spec.js';
 import { NothingChanged, ToolError } from './tool-error.js';
 import { assertReadable, isWithin, resolveReal, type ResolvedPath } from './workspace.js';
@@ -184,6 +184,11 @@ export function workspaceFiles(root: string, opts: FilesOptions = {}): Workspace
       let checked: { fd: number; st: Stats; at: ResolvedPath };
       try {
         target = resolveChecked(rel);
+        // The entry named is what goes: a link is neither removed nor followed
+        // to its target (a person approving "alias.txt" was not shown the file it names).
+        if (lstatOrNull(resolve(base, rel.normalize('NFC')))?.isSymbolicLink()) {
+          throw new ToolError(`${rel} is a symbolic link (to ${JSON.stringify(target.rel)}): only regular files are deleted, never a link or, through it, its target.`);
+        }
         changeAllowed(rel, target);
         checked = openChecked(rel, target, O_RDONLY, true);
       } catch (err) {
