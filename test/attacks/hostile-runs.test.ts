@@ -224,7 +224,14 @@ const message: fc.Arbitrary<Message> = fc.oneof(
   },
 );
 
+/** The run's workflow id: ours, or one a caller picked (long, not ASCII, with slashes and dots). */
+const workflowIdOf = fc.oneof(
+  { weight: 4, arbitrary: fc.constant(undefined) },
+  { weight: 1, arbitrary: fc.constantFrom('日本語のワークフロー識別子です日本語のワークフロー識', 'w'.repeat(900), 'a/b/../../c', ' spaced .. id ', '..') },
+);
+
 const hostileCase = fc.record({
+  workflowId: workflowIdOf,
   replies: fc.array(hostileReply, { minLength: 1, maxLength: 4 }),
   mutation: inputMutation,
   atStart: fc.array(message, { maxLength: 4 }),
@@ -298,14 +305,14 @@ async function liveStatus(handle: WorkflowHandle<typeof agentRun>): Promise<RunS
 }
 
 /** The run's exit: its result's status, or `failed` for a run refused as a workflow failure with a typed error (InvalidInput). */
-async function exitOf(handle: WorkflowHandle<typeof agentRun>): Promise<{ status: string; detail: string }> {
+async function exitOf(handle: WorkflowHandle<typeof agentRun>): Promise<{ status: string; detail: string; result: boolean }> {
   try {
     const r: RunResult = await handle.result();
-    return { status: r.status, detail: r.error ?? '' };
+    return { status: r.status, detail: r.error ?? '', result: true };
   } catch (err) {
-    if (err instanceof WorkflowFailedError && err.cause instanceof ApplicationFailure && err.cause.type) return { status: 'failed', detail: `${err.cause.type}: ${err.cause.message}` };
+    if (err instanceof WorkflowFailedError && err.cause instanceof ApplicationFailure && err.cause.type) return { status: 'failed', detail: `${err.cause.type}: ${err.cause.message}`, result: false };
     const d = await handle.describe();
-    return { status: `workflow ${d.status.name}`, detail: String(err) };
+    return { status: `workflow ${d.status.name}`, detail: String(err), result: false };
   }
 }
 
@@ -318,7 +325,7 @@ async function runCase(c: HostileCase): Promise<void> {
   const input = { ...baseInput(m, ws), ...(c.mutation ?? {}) } as AgentInput;
   let handle: WorkflowHandle<typeof agentRun>;
   try {
-    handle = await h.start(input);
+    handle = await h.start(input, c.workflowId === undefined ? undefined : `${c.workflowId}${m}`);
   } catch (err) {
     // The client refused to send it (a value its converter cannot encode): nothing reached the server.
     expect(String(err)).not.toMatch(/internal/i);
@@ -351,6 +358,8 @@ async function runCase(c: HostileCase): Promise<void> {
   const exit = await exitOf(handle);
   expect(EXITS as readonly string[], `run ${handle.workflowId} ended ${exit.status}: ${exit.detail}`).toContain(exit.status);
   await clearFaults(h.providerUrl, m);
+  // A run that returned its result left a trace that says how it ended.
+  if (exit.result) expect(h.trace(handle.workflowId).map((l) => l.type), `trace of ${handle.workflowId}`).toContain('run_stopped');
 
   // Nothing outside the workspace changed; no secret reached the model.
   expect(snapshot(outside)).toEqual(before);
@@ -359,10 +368,48 @@ async function runCase(c: HostileCase): Promise<void> {
   expect(JSON.stringify(transcript)).not.toContain(SECRET);
 }
 
+/** The issue's reproductions, run first in every property run beside the generated cases (test/attacks/*.test.ts hold each as a test of its own). */
+const REPRODUCTIONS: HostileCase[] = [
+  // A call id over the search attribute's 2,048 bytes on a call that parks.
+  { workflowId: undefined, replies: [{ type: 'raw_calls', calls: [{ id: 'c'.repeat(5_001), name: 'delete_file', arguments: '{"path": "notes.txt"}' }] }], mutation: null, atStart: [], whileParked: [] },
+  // A link to a secret outside the workspace, read by its innocent name.
+  { workflowId: undefined, replies: [{ type: 'raw_calls', calls: [{ id: 'c1', name: 'read_file', arguments: '{"path": "readme.txt"}' }] }], mutation: null, atStart: [], whileParked: [] },
+  // A deletion through a link out of the workspace, approved by whoever is asked.
+  {
+    workflowId: undefined,
+    replies: [{ type: 'raw_calls', calls: [{ id: 'c2', name: 'delete_file', arguments: '{"path": "ext/keep.txt"}' }] }],
+    mutation: null,
+    atStart: [],
+    whileParked: [{ kind: 'signal', name: 'approve', arg: { callId: 'c2', by: 'mallory' } }],
+  },
+  // Arguments 5,000 deep, inside the 16 KiB cap.
+  { workflowId: undefined, replies: [{ type: 'raw_calls', calls: [{ id: 'c1', name: 'list_files', arguments: `{"x": ${deep(5_000, '0')}}` }] }], mutation: null, atStart: [], whileParked: [] },
+  // A signal that says gzip and is not, sent while the run waits for a person.
+  {
+    workflowId: undefined,
+    replies: [{ type: 'raw_calls', calls: [{ id: 'c2', name: 'delete_file', arguments: '{"path": "notes.txt"}' }] }],
+    mutation: null,
+    atStart: [],
+    whileParked: [{ kind: 'raw', name: 'approve', encoding: 'binary/gzip', data: 'garbage' }],
+  },
+  // The bomb, at start.
+  { workflowId: undefined, replies: [{ type: 'answer', content: 'done' }], mutation: null, atStart: [{ kind: 'raw', name: 'steer', encoding: 'binary/gzip', data: 'bomb' }], whileParked: [] },
+  // A workspace that climbs out of the root.
+  { workflowId: undefined, replies: [{ type: 'answer', content: 'done' }], mutation: { workspace: '../victim' }, atStart: [], whileParked: [] },
+  // A 27-character Japanese workflow id: its trace file's name is over 255 bytes.
+  {
+    workflowId: '日本語のワークフロー識別子です日本語のワークフロー識',
+    replies: [{ type: 'raw_calls', calls: [{ id: 'c1', name: 'list_files', arguments: '{}' }] }],
+    mutation: null,
+    atStart: [],
+    whileParked: [],
+  },
+];
+
 describe('hostile runs (property)', () => {
   it(`${RUNS} generated runs: each ends in one of the five exits or parks answering queries, memory bounded, nothing outside its workspace changed`, async () => {
     const startRss = process.resourceUsage().maxRSS / 1024;
-    await fc.assert(fc.asyncProperty(hostileCase, runCase), { numRuns: RUNS, ...(SEED !== undefined ? { seed: SEED } : {}), endOnFailure: true });
+    await fc.assert(fc.asyncProperty(hostileCase, runCase), { numRuns: RUNS + REPRODUCTIONS.length, examples: REPRODUCTIONS.map((c) => [c]), ...(SEED !== undefined ? { seed: SEED } : {}), endOnFailure: true });
     const grewMb = process.resourceUsage().maxRSS / 1024 - startRss;
     expect(grewMb, `peak RSS grew by ${grewMb.toFixed(0)} MB over ${RUNS} hostile runs`).toBeLessThan(MAX_RSS_GROWTH_MB);
   }, 900_000);
