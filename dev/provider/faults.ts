@@ -7,8 +7,17 @@
 // Every fault applies to both protocols (chat completions and Anthropic
 // Messages, errors in each one's shape) and to streamed replies.
 
+import type { ScriptedReply } from './scenarios.js';
+
 export type Fault =
   | { type: 'status'; status: number; message?: string; retryAfterSec?: number }
+  /**
+   * The model says this instead of its scenario's reply: whatever a test (the
+   * attack suite's properties) wants a hostile model to send, call ids,
+   * argument text and content verbatim, through the normal answer path (both
+   * protocols, streamed or not, usage counted).
+   */
+  | { type: 'reply'; reply: ScriptedReply }
   /**
    * A body that is not JSON; in a stream, `afterParts` good events (default
    * 2) then one event whose data is not JSON, and the stream ends there.
@@ -105,9 +114,26 @@ export function isFaultRule(v: unknown): v is FaultRule {
     r.match !== null &&
     typeof f === 'object' &&
     f !== null &&
-    ['status', 'malformed', 'truncated', 'reset', 'delay', 'no_usage', 'down', 'tokenizer'].includes(String(f.type)) &&
+    ['status', 'malformed', 'truncated', 'reset', 'delay', 'no_usage', 'down', 'tokenizer', 'reply'].includes(String(f.type)) &&
+    (f.type !== 'reply' || isScriptedReply((f as { reply?: unknown }).reply)) &&
     (f.type !== 'tokenizer' || (typeof (f as { factor?: unknown }).factor === 'number' && (f as { factor: number }).factor > 0)) &&
     (f.type !== 'down' || (typeof (f as { forMs?: unknown }).forMs === 'number' && (f as { forMs: number }).forMs > 0)) &&
     (r.times === undefined || typeof r.times === 'number')
   );
+}
+
+/** A reply a `reply` fault may carry: an answer's text, or calls whose ids, names and argument text are strings (anything else the wire cannot carry as chat completions does). */
+function isScriptedReply(v: unknown): v is ScriptedReply {
+  if (typeof v !== 'object' || v === null) return false;
+  const r = v as { type?: unknown; content?: unknown; calls?: unknown };
+  if (r.content !== undefined && typeof r.content !== 'string') return false;
+  if (r.type === 'answer') return typeof r.content === 'string';
+  if (r.type !== 'calls' && r.type !== 'raw_calls') return false;
+  if (!Array.isArray(r.calls)) return false;
+  return r.calls.every((c: unknown) => {
+    if (typeof c !== 'object' || c === null) return false;
+    const call = c as { id?: unknown; name?: unknown; arguments?: unknown; args?: unknown };
+    const body = r.type === 'raw_calls' ? typeof call.arguments === 'string' : typeof call.args === 'object' && call.args !== null;
+    return typeof call.id === 'string' && typeof call.name === 'string' && body;
+  });
 }

@@ -41,7 +41,7 @@ export async function answerOf(model: string, script: ScriptedReply, messages: W
       : script.type === 'raw_calls'
         ? script.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }))
         : undefined;
-  let content = script.type === 'answer' ? script.content : script.type === 'calls' ? (script.content ?? null) : null;
+  let content = script.type === 'answer' ? script.content : (script.content ?? null);
   const prompt = await countPromptTokensAsync(messages, tools);
   let out = await countCompletionTokensAsync(content, toolCalls);
   let cut = false;

@@ -23,7 +23,7 @@ export type ScriptedReply = (
   /** `content`: text said beside the calls, as agents narrate what they do next. */
   | { type: 'calls'; calls: ScriptedCall[]; content?: string }
   /** Arguments sent verbatim, for replies whose JSON is broken on purpose. */
-  | { type: 'raw_calls'; calls: { id: string; name: string; arguments: string }[] }
+  | { type: 'raw_calls'; calls: { id: string; name: string; arguments: string }[]; content?: string }
 ) & {
   /**
    * The reply's usage lies: it reports more completion tokens than the

@@ -163,9 +163,11 @@ export async function startProvider(opts: ProviderOptions = {}): Promise<Running
     if (broken) return reply(400, error(400, broken, 'invalid_request_error'));
     // A harness asking for a summary of old turns (context strategy "summarize").
     const scripted: ScriptedReply =
-      messages[0]?.role === 'system' && messages[0].content === SUMMARY_INSTRUCTION
-        ? { type: 'answer', content: summaryOf(String(messages[1]?.content ?? '')) }
-        : script(input);
+      fault?.type === 'reply'
+        ? fault.reply
+        : messages[0]?.role === 'system' && messages[0].content === SUMMARY_INSTRUCTION
+          ? { type: 'answer', content: summaryOf(String(messages[1]?.content ?? '')) }
+          : script(input);
     const answer = await answerOf(model, scripted, messages, tools, maxTokens);
     if (fault?.type === 'tokenizer') answer.usage.prompt = Math.ceil(answer.usage.prompt * fault.factor) + (fault.overheadTokens ?? 0);
     const usage = fault?.type !== 'no_usage';
@@ -250,6 +252,7 @@ async function applyFault(
       return false;
     case 'no_usage':
     case 'tokenizer':
+    case 'reply':
     case 'truncated':
       return false;
     case 'reset':
