@@ -297,7 +297,8 @@ async function prepare(opts: ResolvedPluginOptions, mcpServers: readonly McpServ
       closers.push(() => opened.close());
       effects = opened;
     }
-    const trace = new TraceWriter(opts.traceDir);
+    // Both carry the namespace: retention of another namespace sharing the folders leaves them alone.
+    const trace = new TraceWriter(opts.traceDir, namespace);
     const calls = new RunningCalls();
     const activities = createActivities({
       ...('provider' in opts.model ? { baseUrl: '', provider: opts.model.provider } : { baseUrl: opts.model.baseUrl, apiKey: opts.model.apiKey }),
@@ -306,7 +307,7 @@ async function prepare(opts: ResolvedPluginOptions, mcpServers: readonly McpServ
       liveProgress: opts.liveProgress,
       workspaceRoot: opts.workspaceRoot,
       effects,
-      messageStore: new MessageStore(opts.messageStoreDir),
+      messageStore: new MessageStore(opts.messageStoreDir, namespace),
       trace,
       defaults: opts.runDefaults,
       prices: opts.modelPrices,
