@@ -16,10 +16,10 @@ import { DEFAULT_DEFINITION_CHANGE } from '../common/definition.js';
  * `prices`: what this worker knows each model costs (a hard budget refuses a model it has no price for);
  * `sentModel`: LLM_MODEL, which replaces every run's model on the wire, so it is the one priced.
  */
-export function createResolveConfig(defaults: RunDefaults, catalogue: readonly ToolSpec[], heartbeatTimeoutMs: number, prices: Readonly<Record<string, Pricing>> = {}, sentModel?: string) {
+export function createResolveConfig(defaults: RunDefaults, catalogue: readonly ToolSpec[], heartbeatTimeoutMs: number, prices: Readonly<Record<string, Pricing>> = {}, sentModel?: string, pricesSetting?: string) {
   const priceOf: PriceOf = (model) => {
     const name = sentModel ?? model;
-    return { sentModel: name, pricing: Object.hasOwn(prices, name) ? prices[name] : null };
+    return { sentModel: name, pricing: Object.hasOwn(prices, name) ? prices[name] : null, ...(pricesSetting !== undefined ? { setting: pricesSetting } : {}) };
   };
   return async function resolveConfig(input: unknown): Promise<ResolvedConfig> {
     try {

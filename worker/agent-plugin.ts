@@ -316,6 +316,7 @@ async function prepare(opts: ResolvedPluginOptions, mcpServers: readonly McpServ
       calls,
       heartbeatEveryMs: opts.heartbeatEveryMs,
       requireArgsHashSetting: names.requireArgsHash,
+      pricesSetting: names.modelPrices,
     });
     for (const note of route.notes) opts.log.log(note);
     return { toolset, taskQueue: route.taskQueue, effects, activities, trace, calls, mcp, connection, namespace, closers };
