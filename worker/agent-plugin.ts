@@ -25,7 +25,7 @@ import type { Toolset } from '../activities/tools/toolset.js';
 import { parseMcpConfig, readMcpConfig, type McpServerConfig } from '../activities/tools/mcp/config.js';
 import { loadMcpTools, type McpToolSource } from '../activities/tools/mcp/source.js';
 import type { AgentActivities } from '../common/activity-contract.js';
-import { codecPlugin, withHarnessCodec } from '../common/codec-plugin.js';
+import { codecPlugin, encryptsPayloads, withHarnessCodec } from '../common/codec-plugin.js';
 import { WORKFLOW_INTERCEPTOR_MODULES } from './workflows-path.js';
 import { isEffectStore, resolveOptions, type AgentPluginOptions, type PluginTracing, type ResolvedPluginOptions } from './plugin-options.js';
 import { requireSearchAttributes } from './search-attribute-check.js';
@@ -317,6 +317,7 @@ async function prepare(opts: ResolvedPluginOptions, mcpServers: readonly McpServ
       heartbeatEveryMs: opts.heartbeatEveryMs,
       requireArgsHashSetting: names.requireArgsHash,
       pricesSetting: names.modelPrices,
+      payloadsEncrypted: encryptsPayloads(opts.payloadKeys),
     });
     for (const note of route.notes) opts.log.log(note);
     return { toolset, taskQueue: route.taskQueue, effects, activities, trace, calls, mcp, connection, namespace, closers };
