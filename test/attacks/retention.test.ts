@@ -10,8 +10,12 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, utimesSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FolderEffectStore } from '../../activities/effects/folder-store.js';
+import { PostgresEffectStore } from '../../activities/effects/postgres-store.js';
+import type { EffectRecord, EffectStore } from '../../activities/effects/record.js';
+import { sweepLedger } from '../../activities/effects/retention.js';
+import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { sweepTraces } from '../../activities/trace-retention.js';
 import { namespaceFolder } from '../../activities/message-store.js';
 import { approveSignal, statusQuery, transcriptQuery } from '../../common/run-messages.js';
@@ -90,6 +94,53 @@ describe('retention in another namespace sharing the workspace', () => {
     // What let B tell: the record names its namespace; B says what it left alone.
     expect(record.namespace).toBe('default');
     expect(worker.output()).toMatch(/retention: ledger \S+ \S+: removed 0 records, .*of other namespaces \(or of older code\) left alone/);
+  });
+});
+
+describe.each(['folder', 'postgres'] as const)('one ledger pass on the %s store, judged by whose the record is', (kind) => {
+  let postgres: TestPostgres | null = null;
+  let store: EffectStore;
+  beforeAll(async () => {
+    if (kind === 'postgres') postgres = await startPostgres();
+    store = kind === 'folder' ? new FolderEffectStore(mkdtempSync(join(tmpdir(), 'attack-ledger-'))) : PostgresEffectStore.open((postgres as TestPostgres).url(`ledger_${randomUUID().slice(0, 8)}`));
+  }, 120_000);
+  afterAll(async () => {
+    await store?.close();
+    await postgres?.stop();
+  });
+
+  it('keeps another namespace\'s records and older code\'s (none), and removes its own unknown one only past the server\'s retention', { timeout: 60_000 }, async () => {
+    const day = 86_400_000;
+    const record = (id: string, namespace: string | null): EffectRecord => ({
+      key: `${id}@chain/m1/c1`,
+      workflowId: id,
+      ...(namespace === null ? {} : { namespace }),
+      toolName: 'delete_file',
+      state: 'done',
+      holder: { runId: 'r', attempt: 1, worker: 'w', token: 't' },
+      claimedAt: Date.now() - 2 * day,
+      leaseUntil: Date.now() - 2 * day,
+      outcome: { ok: true, content: 'deleted access.log' },
+      doneAt: Date.now() - 2 * day,
+    });
+    // Ids this server (namespace default) has never seen: to it, all three are "not found".
+    const mine = record(`mine-${randomUUID().slice(0, 8)}`, 'default');
+    const theirs = record(`theirs-${randomUUID().slice(0, 8)}`, 'team-a');
+    const legacy = record(`legacy-${randomUUID().slice(0, 8)}`, null);
+    for (const r of [mine, theirs, legacy]) expect(await store.create(r)).toBe(1);
+    const keys = async () => (await store.oldest(Number.POSITIVE_INFINITY, 100)).map((r) => r.key).sort();
+    // The namespace is stored and read back.
+    expect((await store.read(theirs.key)).found?.record.namespace).toBe('team-a');
+    // Retention of 3 days reported by the server: the records were written 2 days ago; everything stays, even over a 1-byte limit.
+    const a = await sweepLedger(store, h.client, { maxAgeMs: 1, maxBytes: 1, namespace: 'default', namespaceRetentionMs: 3 * day });
+    expect(a).toMatchObject({ removed: 0, keptOthers: 2 });
+    expect(await keys()).toEqual([mine.key, theirs.key, legacy.key].sort());
+    // The server does not say its retention: unknown stays unknown.
+    expect((await sweepLedger(store, h.client, { maxAgeMs: 1, maxBytes: 1, namespace: 'default', namespaceRetentionMs: null })).removed).toBe(0);
+    // A retention of 1 day has passed since the last write: its own record goes, the others stay.
+    const b = await sweepLedger(store, h.client, { maxAgeMs: 1, maxBytes: null, namespace: 'default', namespaceRetentionMs: day });
+    expect(b).toMatchObject({ removed: 1, keptOthers: 2 });
+    expect(await keys()).toEqual([theirs.key, legacy.key].sort());
   });
 });
 
