@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 import { builtinModules } from 'node:module';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.temporal/**', '.data/**', 'eslint.config.mjs', 'bin/**', 'scripts/**', 'bench/peer/**', 'examples/consumer/**', 'dist/**'] },
+  { ignores: ['node_modules/**', '.temporal/**', '.data/**', 'eslint.config.mjs', 'bin/**', 'scripts/**', 'bench/peer/**', 'examples/consumer/**', 'dist/**', 'common/failure-converter.cjs'] },
   ...tseslint.configs.recommended,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },

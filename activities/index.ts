@@ -23,6 +23,10 @@ export type ActivityDeps = ModelDeps &
     prices?: Readonly<Record<string, Pricing>>;
     /** What a refusal of defaults.requireArgsHash calls the setting (default: its environment variable). */
     requireArgsHashSetting?: string;
+    /** What a refusal for a model without a price calls `prices`' setting: the plugin option or the variable it came from (default AGENT_MODEL_PRICES). */
+    pricesSetting?: string;
+    /** Whether this worker encrypts payloads: recorded in each run's configuration (RunConfig.payloadsEncrypted). */
+    payloadsEncrypted?: boolean;
   };
 
 /** Checked against the contract the workflow calls (common/activity-contract.ts). */
@@ -39,7 +43,7 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
     throw new Error(`${deps.requireArgsHashSetting ?? 'AGENT_REQUIRE_ARGS_HASH'} names ${unknown.map((n) => JSON.stringify(n)).join(', ')}, which this worker does not offer (it offers ${catalogue.map((s) => s.name).join(', ')})`);
   }
   return {
-    resolveConfig: createResolveConfig({ ...BUILT_IN_DEFAULTS, tools: defaultTools, ...deps.defaults }, catalogue, heartbeatTimeoutFor(deps.heartbeatEveryMs), modelPrices(deps.prices), deps.model),
+    resolveConfig: createResolveConfig({ ...BUILT_IN_DEFAULTS, tools: defaultTools, ...deps.defaults }, catalogue, heartbeatTimeoutFor(deps.heartbeatEveryMs), modelPrices(deps.prices), deps.model, deps.pricesSetting, deps.payloadsEncrypted === true),
     // Inputs with every message whole: histories and in-flight calls from before addresses.
     callModel,
     // Inputs with messages by address. A new name, so that during a rolling

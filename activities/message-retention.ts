@@ -5,6 +5,10 @@
 // run that is working keeps its messages fresh), and past the size limit the
 // least recently used go first. A run that later needs a removed message sends
 // it inline (MessageStoreMiss): nothing is lost, the prompt travels whole once.
+// One pass sweeps one folder: the worker sweeps its own namespace's
+// (message-store.ts namespaceFolder), never another namespace's, and the
+// store's root, where older code filed messages for every namespace: no
+// worker of this version reads those, so they only age out.
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FileRetention, FileSweep } from './trace-retention.js';

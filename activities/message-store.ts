@@ -8,6 +8,9 @@
 // The worker's retention (activities/message-retention.ts) removes files not
 // used for a while: filing or reading a text touches its file (at most every
 // TOUCH_EVERY_MS), so a run that is working keeps its messages.
+// Each namespace files under a folder of its own (namespaceFolder), so the
+// retention of another namespace sharing the folder never sweeps its
+// messages. Prompts are private: files are created 0600, folders 0700.
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -36,6 +39,15 @@ const isChainNode = (v: unknown): v is { prev: string | null; refs: string[] } =
 /** How many addresses the resolved prompt lists held in memory may hold in all (pointers to shared strings). */
 const MEMORY_LIST_SLOTS = 1_000_000;
 
+/** The folder of a namespace's messages inside the store: its name when plain, else a hash (`=` marks it: no plain name has one). */
+export function namespaceFolder(root: string, namespace: string): string {
+  const plain = /^[A-Za-z0-9._-]{1,100}$/.test(namespace) && namespace !== '.' && namespace !== '..';
+  return join(root, 'namespaces', plain ? namespace : `=${createHash('sha256').update(namespace).digest('hex').slice(0, 32)}`);
+}
+
+const PRIVATE_FILE = 0o600;
+const PRIVATE_DIR = 0o700;
+
 export class MessageStore {
   /** Addresses this process wrote or read recently: no file system call for them again. */
   private readonly known = new Map<string, string>();
@@ -46,7 +58,12 @@ export class MessageStore {
   /** When each known text's file was last written or touched. */
   private readonly touched = new Map<string, number>();
 
-  constructor(readonly dir: string) {}
+  /** Where this store's files are: the namespace's folder in `root` (`root` itself without a namespace: older code's layout). */
+  readonly dir: string;
+
+  constructor(root: string, namespace?: string) {
+    this.dir = namespace === undefined ? root : namespaceFolder(root, namespace);
+  }
 
   private path(ref: string): string {
     return join(this.dir, ref.slice(0, 2), `${ref}.json`);
@@ -60,10 +77,10 @@ export class MessageStore {
       return ref;
     }
     const file = this.path(ref);
-    await mkdir(join(this.dir, ref.slice(0, 2)), { recursive: true });
+    await mkdir(join(this.dir, ref.slice(0, 2)), { recursive: true, mode: PRIVATE_DIR });
     // Written aside and renamed: a reader never sees half a file.
     const tmp = `${file}.${randomUUID()}.tmp`;
-    await writeFile(tmp, json);
+    await writeFile(tmp, json, { mode: PRIVATE_FILE });
     await rename(tmp, file);
     this.remember(ref, json);
     this.touched.set(ref, Date.now());

@@ -16,15 +16,25 @@ import { DEFAULT_DEFINITION_CHANGE } from '../common/definition.js';
  * `prices`: what this worker knows each model costs (a hard budget refuses a model it has no price for);
  * `sentModel`: LLM_MODEL, which replaces every run's model on the wire, so it is the one priced.
  */
-export function createResolveConfig(defaults: RunDefaults, catalogue: readonly ToolSpec[], heartbeatTimeoutMs: number, prices: Readonly<Record<string, Pricing>> = {}, sentModel?: string) {
+export function createResolveConfig(
+  defaults: RunDefaults,
+  catalogue: readonly ToolSpec[],
+  heartbeatTimeoutMs: number,
+  prices: Readonly<Record<string, Pricing>> = {},
+  sentModel?: string,
+  pricesSetting?: string,
+  payloadsEncrypted = false,
+) {
   const priceOf: PriceOf = (model) => {
     const name = sentModel ?? model;
-    return { sentModel: name, pricing: Object.hasOwn(prices, name) ? prices[name] : null };
+    return { sentModel: name, pricing: Object.hasOwn(prices, name) ? prices[name] : null, ...(pricesSetting !== undefined ? { setting: pricesSetting } : {}) };
   };
   return async function resolveConfig(input: unknown): Promise<ResolvedConfig> {
     try {
       // The worker's definition-change policy is recorded with the configuration, so a replay decides as the run did.
-      return { ok: true, cfg: { ...parseInput(input, defaults, catalogue, priceOf), heartbeatTimeoutMs, definitionChange: defaults.definitionChange ?? DEFAULT_DEFINITION_CHANGE } };
+      // So is whether this worker encrypts payloads: what is not encrypted then carries no tool or model text (workflows/visibility.ts).
+      const cfg = { ...parseInput(input, defaults, catalogue, priceOf), heartbeatTimeoutMs, definitionChange: defaults.definitionChange ?? DEFAULT_DEFINITION_CHANGE };
+      return { ok: true, cfg: payloadsEncrypted ? { ...cfg, payloadsEncrypted: true } : cfg };
     } catch (err) {
       // Bad input is an answer, not an activity failure: the workflow fails the run with it at once.
       if (err instanceof InputError) return { ok: false, field: err.field, message: err.message };

@@ -7,6 +7,10 @@
 // both append one key nor lose each other's line to a rewrite; a rewrite goes
 // through a temporary file of its own and a rename, so a reader sees the file
 // before it or after it, never half of it.
+// Every line names the worker's namespace, so retention in another namespace
+// sharing TRACE_DIR leaves the file alone (activities/trace-retention.ts).
+// Traces hold decrypted prompts and tool output: files are created 0600 and
+// folders 0700, readable by the worker's user only.
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
@@ -27,8 +31,12 @@ export class TraceWriter {
   /** How long write() waited for other writers' locks, in all (for the bench). */
   lockWaitMs = 0;
 
-  constructor(readonly dir: string) {
-    mkdirSync(dir, { recursive: true });
+  /** `namespace`: the worker's Temporal namespace, written into every line (absent: lines without one, never removed by retention). */
+  constructor(
+    readonly dir: string,
+    readonly namespace?: string,
+  ) {
+    mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR });
   }
 
   /**
@@ -57,8 +65,9 @@ export class TraceWriter {
     const lines = this.linesFor(file);
     if (opts.onlyIfMissing && lines.has(key)) return 'duplicate';
     // runId: the workflow id under the name the trace was published with (the contract); workflowId: the same, by its name.
-    const content = JSON.stringify({ runId: workflowId, workflowId, ...event });
-    const full = JSON.stringify({ ts: new Date().toISOString(), runId: workflowId, workflowId, ...event });
+    const ns = this.namespace !== undefined ? { namespace: this.namespace } : {};
+    const content = JSON.stringify({ runId: workflowId, workflowId, ...ns, ...event });
+    const full = JSON.stringify({ ts: new Date().toISOString(), runId: workflowId, workflowId, ...ns, ...event });
     const prior = lines.get(key);
     if (prior === content) return 'duplicate';
     if (prior !== undefined) {
@@ -68,11 +77,11 @@ export class TraceWriter {
         .map((l) => (lineKey(JSON.parse(l) as TraceLine) === key ? full : l));
       // A name of this writer's own: no other process's rewrite can clobber it half-written.
       const tmp = `${file}.${process.pid}.${Date.now().toString(36)}.tmp`;
-      writeFileSync(tmp, rewritten.join('\n') + '\n');
+      writeFileSync(tmp, rewritten.join('\n') + '\n', { mode: PRIVATE_FILE });
       renameSync(tmp, file);
     } else {
       // One write(2) of the whole line with O_APPEND: a reader sees it whole or not at all (readers skip an unfinished last line).
-      const fd = openSync(file, 'a');
+      const fd = openSync(file, 'a', PRIVATE_FILE);
       try {
         writeSync(fd, full + '\n');
       } finally {
@@ -97,7 +106,7 @@ export class TraceWriter {
     const started = Date.now();
     for (let spins = 0; ; spins++) {
       try {
-        const fd = openSync(lock, 'wx');
+        const fd = openSync(lock, 'wx', PRIVATE_FILE);
         writeSync(fd, me);
         closeSync(fd);
         if (spins) this.lockWaitMs += Date.now() - started;
@@ -140,6 +149,10 @@ export class TraceWriter {
     return lines;
   }
 }
+
+/** Modes of what the worker creates for traces: its user's only (the umask may narrow them further, never widen). */
+export const PRIVATE_FILE = 0o600;
+export const PRIVATE_DIR = 0o700;
 
 /** A lock older than this is a dead writer's, wherever it ran: a live one holds it for a read and a write. */
 export const STALE_LOCK_MS = 10_000;
@@ -186,7 +199,7 @@ function breakLock(lock: string, staleText: string): void {
   const breaker = `${lock}.break`;
   let fd: number;
   try {
-    fd = openSync(breaker, 'wx');
+    fd = openSync(breaker, 'wx', PRIVATE_FILE);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     try {

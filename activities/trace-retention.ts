@@ -1,10 +1,18 @@
 // Retention of the trace files (TRACE_DIR): one file per run chain, named by
 // its workflow id and chain id. A file goes when its workflow is closed and has
 // been for longer than the maximum age (by default the namespace's
-// retention), or when the server no longer knows the workflow; past the size
-// limit the least recently written files of closed workflows go first. A
-// running workflow's files stay, whatever their age and the size.
-import { readdir, rm, stat } from 'node:fs/promises';
+// retention); past the size limit the least recently written files of closed
+// workflows go first. A running workflow's files stay, whatever their age and
+// the size.
+//
+// TRACE_DIR may be shared by the workers of several namespaces: every line
+// names its writer's namespace, and a sweep judges only files whose first
+// line names its own (another namespace's server would answer "not found" for
+// a workflow running there). A file without a namespace (older code) is kept.
+// A workflow the server does not know is unknown, not forgotten: its file
+// goes only once the namespace's retention has passed since it was last
+// written (activities/workflow-state.ts).
+import { open, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { removable, type WorkflowState } from './workflow-state.js';
 
@@ -13,11 +21,20 @@ export interface FileRetention {
   maxBytes: number | null;
 }
 
+export interface TraceRetention extends FileRetention {
+  /** The sweeper's namespace: only files whose lines name it are judged. */
+  namespace: string;
+  /** The namespace's retention as its server reports it (null: it did not say; files of workflows it does not know stay). */
+  namespaceRetentionMs: number | null;
+}
+
 export interface FileSweep {
   removed: number;
   files: number;
   bytes: number;
   keptInFlight: number;
+  /** Files looked at that belong to another namespace or to none (older code), kept untouched. */
+  keptOthers?: number;
 }
 
 const RUN_ID = /^(.*)\.([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
@@ -34,7 +51,39 @@ export function traceWorkflowId(fileName: string): string | null {
   }
 }
 
-export async function sweepTraces(dir: string, stateOf: (workflowId: string) => Promise<WorkflowState>, limits: FileRetention, now = Date.now()): Promise<FileSweep> {
+/** How much of a file's start is read for its first line: lines are small, and a huge one is not a line of ours. */
+const HEAD_BYTES = 64 * 1024;
+
+/** The namespace and workflow id the file's first line names (nulls when it names none, or is unreadable). */
+export async function traceOwner(path: string): Promise<{ namespace: string | null; workflowId: string | null }> {
+  const none = { namespace: null, workflowId: null };
+  let text: string;
+  try {
+    const fh = await open(path, 'r');
+    try {
+      const buf = Buffer.alloc(HEAD_BYTES);
+      const { bytesRead } = await fh.read(buf, 0, HEAD_BYTES, 0);
+      text = buf.subarray(0, bytesRead).toString('utf8');
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    return none;
+  }
+  const nl = text.indexOf('\n');
+  if (nl < 0) return none;
+  try {
+    const line = JSON.parse(text.slice(0, nl)) as { namespace?: unknown; workflowId?: unknown };
+    return {
+      namespace: typeof line.namespace === 'string' ? line.namespace : null,
+      workflowId: typeof line.workflowId === 'string' ? line.workflowId : null,
+    };
+  } catch {
+    return none;
+  }
+}
+
+export async function sweepTraces(dir: string, stateOf: (workflowId: string) => Promise<WorkflowState>, limits: TraceRetention, now = Date.now()): Promise<FileSweep> {
   const files: { path: string; workflowId: string; mtime: number; size: number }[] = [];
   for (const name of await readdir(dir).catch(() => [] as string[])) {
     const workflowId = traceWorkflowId(name);
@@ -44,12 +93,20 @@ export async function sweepTraces(dir: string, stateOf: (workflowId: string) => 
   }
   files.sort((a, b) => a.mtime - b.mtime);
   const cutoff = now - limits.maxAgeMs;
+  const unknownBefore = limits.namespaceRetentionMs === null ? null : now - limits.namespaceRetentionMs;
   const inFlight = new Set<string>();
+  const others = new Set<string>();
   const gone = new Set<string>();
   const drop = async (f: (typeof files)[number], closedBefore: number) => {
-    const s = await stateOf(f.workflowId);
+    // Whose it is, by its own first line (the name may be shortened): never judged by another namespace's server.
+    const owner = await traceOwner(f.path);
+    if (owner.namespace !== limits.namespace) {
+      others.add(f.path);
+      return;
+    }
+    const s = await stateOf(owner.workflowId ?? f.workflowId);
     if (s.running) inFlight.add(f.path);
-    else if (removable(s, closedBefore)) {
+    else if (removable(s, { closedBefore, unknownBefore }, f.mtime)) {
       await rm(f.path, { force: true });
       gone.add(f.path);
     }
@@ -63,5 +120,5 @@ export async function sweepTraces(dir: string, stateOf: (workflowId: string) => 
     await drop(f, Number.POSITIVE_INFINITY);
     if (gone.has(f.path)) bytes -= f.size;
   }
-  return { removed: gone.size, files: files.length - gone.size, bytes, keptInFlight: inFlight.size };
+  return { removed: gone.size, files: files.length - gone.size, bytes, keptInFlight: inFlight.size, keptOthers: others.size };
 }

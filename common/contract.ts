@@ -334,6 +334,14 @@ export interface RunConfig {
    */
   definitionChange?: DefinitionChangePolicy;
   /**
+   * Whether the worker that started the run encrypts payloads
+   * (AGENT_PAYLOAD_KEYS, or the plugin's payloadKeys), recorded so a replay
+   * shows what the run showed. Then what is not encrypted (the
+   * AgentExitReason search attribute) carries no tool or model text: a
+   * generic line naming the exit and the error type. Absent: false.
+   */
+  payloadsEncrypted?: boolean;
+  /**
    * The worker's approvers policy (AGENT_APPROVERS) when the run started:
    * public keys and who may decide what. Decisions it lists must be signed
    * (common/signed-decision.ts). Absent (configurations recorded before it,

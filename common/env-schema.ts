@@ -24,6 +24,11 @@ const positiveInt = z
   .transform(Number)
   .optional();
 
+/** A TCP port: a whole number from 1 to 65535 (99999 or "abc" would otherwise reach listen() and fail there, or bind a random port). */
+const PORT_RULE = 'must be a port number from 1 to 65535';
+const isPort = (s: string) => /^\d+$/.test(s) && Number(s) >= 1 && Number(s) <= 65535;
+const port = z.string().refine(isPort, got(PORT_RULE)).transform(Number).optional();
+
 /** An http: or https: URL: what the model calls' fetch takes. */
 export function isHttpUrl(s: string): boolean {
   try {
@@ -36,8 +41,8 @@ export function isHttpUrl(s: string): boolean {
 
 /** In the order the variables were checked before they had a schema, so an environment with two mistakes names the same one first. */
 export const envSchema = z.object({
-  TEMPORAL_DEV_PORT: positiveInt,
-  PORT: positiveInt,
+  TEMPORAL_DEV_PORT: port,
+  PORT: port,
   AGENT_TOOLSET_CHECK: z.enum(TOOLSET_CHECKS, got(`must be one of ${TOOLSET_CHECKS.join(', ')}`)).optional(),
   AGENT_RETENTION: z.enum(['on', 'off'], got('must be on or off')).optional(),
   AGENT_RETENTION_MAX_AGE_MS: positiveInt,
@@ -47,7 +52,7 @@ export const envSchema = z.object({
   AGENT_RETENTION_INTERVAL_MS: positiveInt,
   AGENT_RETENTION_LOG: z.enum(['changes', 'passes'], got('must be changes or passes')).optional(),
   AGENT_DEFINITION_CHANGE: z.enum(['refuse', 'allow'], got('must be refuse or allow')).optional(),
-  TEMPORAL_UI_PORT: positiveInt,
+  TEMPORAL_UI_PORT: port,
   // 0 passes here: ./config refuses it with the reason (ZERO_CACHE_REFUSED).
   WORKER_MAX_CACHED_WORKFLOWS: z
     .string()
@@ -59,7 +64,7 @@ export const envSchema = z.object({
   AGENT_SEARCH_ATTRIBUTES: z.enum(SEARCH_ATTRIBUTE_MODES, got(`must be one of ${SEARCH_ATTRIBUTE_MODES.join(', ')}`)).optional(),
   METRICS_PORT: z
     .string()
-    .refine((s) => s === 'off' || (Number.isInteger(Number(s)) && Number(s) > 0), got('must be a positive integer'))
+    .refine((s) => s === 'off' || isPort(s), got(`${PORT_RULE}, or off`))
     .transform((s) => (s === 'off' ? null : Number(s)))
     .optional(),
   AGENT_DEFAULT_MAX_TURNS: positiveInt,
@@ -76,6 +81,8 @@ export const envSchema = z.object({
   LLM_PROVIDER: z.enum(LLM_PROVIDERS, got(`must be one of ${LLM_PROVIDERS.join(', ')}`)).optional(),
   // Each batch a worker publishes on a run's stream is a signal (a Cloud Action): a deployment nobody watches may keep to `events`.
   AGENT_LIVE_STREAM: z.enum(['full', 'events'], got('must be full or events')).optional(),
+  // The codec server's (npm run codec-server); checked here so it refuses at start, naming the variable.
+  CODEC_PORT: port,
 });
 
 export type CheckedEnv = z.infer<typeof envSchema>;

@@ -13,7 +13,8 @@ import { LEGACY_TOOL_SPECS } from './legacy-tool-specs.js';
 import type { HardBudgetConfig, Pricing, RunConfig, RunDefaults } from './contract.js';
 
 /** The model a run's calls are sent to (LLM_MODEL may override the run's) and its price, null when the worker knows none. */
-export type PriceOf = (model: string) => { sentModel: string; pricing: Pricing | null };
+/** `setting`: where the worker's prices come from, for the refusal (default AGENT_MODEL_PRICES). */
+export type PriceOf = (model: string) => { sentModel: string; pricing: Pricing | null; setting?: string };
 
 export { InputError } from './input-error.js';
 
@@ -111,9 +112,9 @@ function hardBudgetOf(input: CheckedInput, maxBudgetUsd: number | null, model: s
 function hardPricing(given: Partial<Pricing>, prices: Pricing, model: string, priceOf: PriceOf | undefined): Pricing {
   if (given.inputPerMTokUsd !== undefined && given.outputPerMTokUsd !== undefined) return prices;
   if (!priceOf) return prices;
-  const { sentModel, pricing: known } = priceOf(model);
+  const { sentModel, pricing: known, setting } = priceOf(model);
   if (!known) {
-    throw new InputError('model', `${JSON.stringify(sentModel)} has no price, and a hard budget (limits.budgetMode "hard") needs one: give "pricing" in the input or list the model in the worker's AGENT_MODEL_PRICES`);
+    throw new InputError('model', `${JSON.stringify(sentModel)} has no price, and a hard budget (limits.budgetMode "hard") needs one: give "pricing" in the input or list the model in the worker's ${setting ?? 'AGENT_MODEL_PRICES'}`);
   }
   return {
     inputPerMTokUsd: given.inputPerMTokUsd === undefined ? known.inputPerMTokUsd : prices.inputPerMTokUsd,

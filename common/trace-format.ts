@@ -18,6 +18,8 @@ export interface TraceLine {
   runId: string;
   /** The workflow id; absent on lines written before it was added. */
   workflowId?: string;
+  /** The Temporal namespace of the worker that wrote it; absent on lines written before it was added. */
+  namespace?: string;
   seq: number;
   type: string;
   /** Only on lines written by activities: the step within the call they belong to. */

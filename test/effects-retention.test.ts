@@ -97,7 +97,9 @@ describe('trace and message retention, one pass', () => {
     const dir = mkdtempSync(join(tmpdir(), 'trace-retention-'));
     const file = (id: string, secondsAgo: number) => {
       const path = join(dir, `${id}.0199b1e2-7c3d-7e4f-8a5b-6c7d8e9f0a1b.jsonl`);
-      writeFileSync(path, 'x'.repeat(100));
+      // A first line naming the sweeper's namespace (the files it judges), padded to 100 bytes.
+      const line = JSON.stringify({ runId: id, workflowId: id, namespace: 'default', seq: 1, type: 'run_started' });
+      writeFileSync(path, `${line}${' '.repeat(99 - line.length)}\n`);
       const t = new Date(Date.now() - secondsAgo * 1000);
       utimesSync(path, t, t);
     };
@@ -107,9 +109,9 @@ describe('trace and message retention, one pass', () => {
     const states = { running: { running: true }, 'closed-old': { running: false, closedAt: Date.now() - 30_000 }, 'closed-new': { running: false, closedAt: Date.now() - 20_000 } } as const;
     const stateOf = async (id: string) => states[id as keyof typeof states];
     // By age (25 s): only the closed one closed before it.
-    expect(await sweepTraces(dir, stateOf, { maxAgeMs: 25_000, maxBytes: null })).toEqual({ removed: 1, files: 2, bytes: 200, keptInFlight: 1 });
+    expect(await sweepTraces(dir, stateOf, { maxAgeMs: 25_000, maxBytes: null, namespace: 'default', namespaceRetentionMs: null })).toEqual({ removed: 1, files: 2, bytes: 200, keptInFlight: 1, keptOthers: 0 });
     // By size: the running one is the oldest, yet stays.
-    expect(await sweepTraces(dir, stateOf, { maxAgeMs: 3_600_000, maxBytes: 150 })).toEqual({ removed: 1, files: 1, bytes: 100, keptInFlight: 1 });
+    expect(await sweepTraces(dir, stateOf, { maxAgeMs: 3_600_000, maxBytes: 150, namespace: 'default', namespaceRetentionMs: null })).toEqual({ removed: 1, files: 1, bytes: 100, keptInFlight: 1, keptOthers: 0 });
     expect(readdirSync(dir)).toEqual(['running.0199b1e2-7c3d-7e4f-8a5b-6c7d8e9f0a1b.jsonl']);
   });
 
@@ -134,7 +136,7 @@ describe('trace and message retention, one pass', () => {
 });
 
 describe('ledger retention, one pass', () => {
-  it('by size: the oldest records of closed or forgotten workflows go first, a running workflow\'s never', { timeout: 120_000 }, async () => {
+  it('by size: the oldest records of closed or forgotten workflows go first, a running workflow\'s never, an unknown one\'s only past the namespace\'s retention', { timeout: 120_000 }, async () => {
     const worker = await h.startWorker({ taskQueue: `retention-size-${randomUUID().slice(0, 8)}` });
     const store = new FolderEffectStore(mkdtempSync(join(tmpdir(), 'retention-size-')));
     try {
@@ -147,6 +149,7 @@ describe('ledger retention, one pass', () => {
       const record = (workflowId: string, i: number): EffectRecord => ({
         key: `${workflowId}@chain/m${i}/c${i}`,
         workflowId,
+        namespace: 'default',
         toolName: 'delete_file',
         state: 'done',
         holder: { runId: 'r', attempt: 1, worker: 'w', token: 't' },
@@ -161,14 +164,21 @@ describe('ledger retention, one pass', () => {
       const one = (await store.size()).bytes / 4;
 
       // Room for two records: the two oldest removable ones go (the forgotten and the older closed one).
-      const a = await sweepLedger(store, h.client, { maxAgeMs: 365 * 86_400_000, maxBytes: Math.ceil(one * 2.5), batch: 2 });
+      // The server reports a retention of 30 s: the record of a workflow it does not know, last written a minute ago, goes as forgotten.
+      const ns = { namespace: 'default', namespaceRetentionMs: 30_000 };
+      const a = await sweepLedger(store, h.client, { maxAgeMs: 365 * 86_400_000, maxBytes: Math.ceil(one * 2.5), batch: 2, ...ns });
       expect(a.removed).toBeGreaterThanOrEqual(2);
       expect((await store.oldest(Number.POSITIVE_INFINITY, 10)).map((r) => r.key)).toContain(records[0].key);
       expect((await store.oldest(Number.POSITIVE_INFINITY, 10)).map((r) => r.key)).not.toContain(records[1].key);
       // No room at all: everything removable goes; the running workflow's record stays, over the limit.
-      const b = await sweepLedger(store, h.client, { maxAgeMs: 365 * 86_400_000, maxBytes: 1 });
+      const b = await sweepLedger(store, h.client, { maxAgeMs: 365 * 86_400_000, maxBytes: 1, ...ns });
       expect((await store.oldest(Number.POSITIVE_INFINITY, 10)).map((r) => r.key)).toEqual([records[0].key]);
       expect(b).toMatchObject({ keptInFlight: 1, size: { records: 1 } });
+      // A workflow the server does not know, last written within the namespace's retention: unknown, kept.
+      const unknown = { ...record('never-seen-by-this-server', 5), claimedAt: Date.now(), doneAt: Date.now() };
+      expect(await store.create(unknown)).toBe(1);
+      await sweepLedger(store, h.client, { maxAgeMs: 1, maxBytes: 1, namespace: 'default', namespaceRetentionMs: 3_600_000 });
+      expect((await store.oldest(Number.POSITIVE_INFINITY, 10)).map((r) => r.key)).toEqual([records[0].key, unknown.key]);
       // The default maximum age is the namespace's retention, read from the server.
       expect(await namespaceRetentionMs(h.client, 'default')).toBeGreaterThan(0);
     } finally {

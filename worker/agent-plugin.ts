@@ -25,7 +25,7 @@ import type { Toolset } from '../activities/tools/toolset.js';
 import { parseMcpConfig, readMcpConfig, type McpServerConfig } from '../activities/tools/mcp/config.js';
 import { loadMcpTools, type McpToolSource } from '../activities/tools/mcp/source.js';
 import type { AgentActivities } from '../common/activity-contract.js';
-import { codecPlugin, withHarnessCodec } from '../common/codec-plugin.js';
+import { codecPlugin, encryptsPayloads, withHarnessCodec } from '../common/codec-plugin.js';
 import { WORKFLOW_INTERCEPTOR_MODULES } from './workflows-path.js';
 import { isEffectStore, resolveOptions, type AgentPluginOptions, type PluginTracing, type ResolvedPluginOptions } from './plugin-options.js';
 import { requireSearchAttributes } from './search-attribute-check.js';
@@ -297,7 +297,8 @@ async function prepare(opts: ResolvedPluginOptions, mcpServers: readonly McpServ
       closers.push(() => opened.close());
       effects = opened;
     }
-    const trace = new TraceWriter(opts.traceDir);
+    // Both carry the namespace: retention of another namespace sharing the folders leaves them alone.
+    const trace = new TraceWriter(opts.traceDir, namespace);
     const calls = new RunningCalls();
     const activities = createActivities({
       ...('provider' in opts.model ? { baseUrl: '', provider: opts.model.provider } : { baseUrl: opts.model.baseUrl, apiKey: opts.model.apiKey }),
@@ -306,7 +307,7 @@ async function prepare(opts: ResolvedPluginOptions, mcpServers: readonly McpServ
       liveProgress: opts.liveProgress,
       workspaceRoot: opts.workspaceRoot,
       effects,
-      messageStore: new MessageStore(opts.messageStoreDir),
+      messageStore: new MessageStore(opts.messageStoreDir, namespace),
       trace,
       defaults: opts.runDefaults,
       prices: opts.modelPrices,
@@ -315,6 +316,8 @@ async function prepare(opts: ResolvedPluginOptions, mcpServers: readonly McpServ
       calls,
       heartbeatEveryMs: opts.heartbeatEveryMs,
       requireArgsHashSetting: names.requireArgsHash,
+      pricesSetting: names.modelPrices,
+      payloadsEncrypted: encryptsPayloads(opts.payloadKeys),
     });
     for (const note of route.notes) opts.log.log(note);
     return { toolset, taskQueue: route.taskQueue, effects, activities, trace, calls, mcp, connection, namespace, closers };

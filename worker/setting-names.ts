@@ -25,6 +25,8 @@ export interface SettingNames {
   versioning: string;
   /** The retention's maximum age. */
   retentionMaxAge: string;
+  /** The prices of the models the worker knows (what a hard budget may run on). */
+  modelPrices: string;
   /** Why a workflow cache of 0 is refused, in full. */
   zeroCache: string;
 }
@@ -44,6 +46,7 @@ export const ENV_NAMES: SettingNames = {
   ownQueue: 'unset AGENT_TASK_QUEUE for one named after its tools, or name one',
   versioning: 'WORKER_DEPLOYMENT_NAME, WORKER_BUILD_ID',
   retentionMaxAge: 'AGENT_RETENTION_MAX_AGE_MS',
+  modelPrices: 'AGENT_MODEL_PRICES',
   zeroCache: ZERO_CACHE_REFUSED,
 };
 
@@ -58,5 +61,6 @@ export const OPTION_NAMES: SettingNames = {
   ownQueue: "name another in Worker.create's taskQueue, or set AgentPlugin option ownQueue: true for one named after its tools",
   versioning: "Worker.create's workerDeploymentOptions",
   retentionMaxAge: 'AgentPlugin option retention.maxAgeMs',
+  modelPrices: 'AgentPlugin option modelPrices',
   zeroCache: `Worker.create's maxCachedWorkflows: 0 is refused by AgentPlugin: ${ZERO_CACHE_WHY}; stickyQueueScheduleToStartTimeout shortens how long a run waits for a dead worker.`,
 };

@@ -12,6 +12,7 @@ import { openEffectStore } from '../activities/effects/open-store.js';
 import type { EffectStore } from '../activities/effects/record.js';
 import { sweepLedger } from '../activities/effects/retention.js';
 import { sweepMessages } from '../activities/message-retention.js';
+import { namespaceFolder } from '../activities/message-store.js';
 import { sweepTraces } from '../activities/trace-retention.js';
 import { namespaceRetentionMs, workflowStates } from '../activities/workflow-state.js';
 import { ENV_NAMES, type SettingNames } from './setting-names.js';
@@ -63,28 +64,36 @@ export async function startRetention(t: RetentionTarget): Promise<() => Promise<
         'a run reset after its ledger records are gone may do its writes again',
     );
   }
+  // Only this namespace's records and traces are judged, and by this namespace's server: see activities/workflow-state.ts.
+  const own = { namespace: t.namespace, namespaceRetentionMs: namespaceMs };
+  const others = (n: number | undefined) => (n ? `, ${n} of other namespaces (or of older code) left alone` : '');
   const pass = async () => {
     const stateOf = workflowStates(client);
     const parts: [string, () => Promise<string | null>][] = [
       [
         `ledger ${effects.where}`,
         async () => {
-          const x = await sweepLedger(effects, client, { maxAgeMs, maxBytes: r.ledgerMaxBytes });
-          return x.removed === 0 && !r.logEveryPass ? null : `removed ${x.removed} records, ${x.size.records} left (${x.size.bytes} bytes), ${x.keptInFlight} of running workflows kept`;
+          const x = await sweepLedger(effects, client, { maxAgeMs, maxBytes: r.ledgerMaxBytes, ...own });
+          return x.removed === 0 && !r.logEveryPass
+            ? null
+            : `removed ${x.removed} records, ${x.size.records} left (${x.size.bytes} bytes), ${x.keptInFlight} of running workflows kept${others(x.keptOthers)}`;
         },
       ],
       [
         `traces ${t.traceDir}`,
         async () => {
-          const x = await sweepTraces(t.traceDir, stateOf, { maxAgeMs, maxBytes: r.traceMaxBytes });
-          return x.removed === 0 && !r.logEveryPass ? null : `removed ${x.removed} files, ${x.files} left (${x.bytes} bytes), ${x.keptInFlight} of running workflows kept`;
+          const x = await sweepTraces(t.traceDir, stateOf, { maxAgeMs, maxBytes: r.traceMaxBytes, ...own });
+          return x.removed === 0 && !r.logEveryPass ? null : `removed ${x.removed} files, ${x.files} left (${x.bytes} bytes), ${x.keptInFlight} of running workflows kept${others(x.keptOthers)}`;
         },
       ],
       [
         `messages ${t.messageStoreDir}`,
         async () => {
-          const x = await sweepMessages(t.messageStoreDir, { maxAgeMs, maxBytes: r.messageStoreMaxBytes });
-          return x.removed === 0 && !r.logEveryPass ? null : `removed ${x.removed} files, ${x.files} left (${x.bytes} bytes)`;
+          // This namespace's folder, then the root older code filed every namespace's messages in (read by no worker of this version).
+          const x = await sweepMessages(namespaceFolder(t.messageStoreDir, t.namespace), { maxAgeMs, maxBytes: r.messageStoreMaxBytes });
+          const legacy = await sweepMessages(t.messageStoreDir, { maxAgeMs, maxBytes: null });
+          const removed = x.removed + legacy.removed;
+          return removed === 0 && !r.logEveryPass ? null : `removed ${removed} files, ${x.files + legacy.files} left (${x.bytes + legacy.bytes} bytes)`;
         },
       ],
     ];

@@ -98,12 +98,23 @@ export function statusAttributes(v: VisibleState, exit: Exit | undefined, parent
     { key: AGENT_AWAITING_TOOL, value: awaiting ? awaiting.toolName : null },
     { key: AGENT_AWAITING_CALL, value: awaiting ? awaiting.callId : null },
     ...(argsHash ? [{ key: AGENT_PENDING_ARGS_HASH, value: awaiting?.type === 'approval' ? (awaiting.argsHash ?? null) : null }] : []),
-    ...(exit ? [{ key: AGENT_EXIT_REASON, value: searchableText(exit.reason) }] : []),
+    ...(exit ? [{ key: AGENT_EXIT_REASON, value: searchableText(v.cfg.payloadsEncrypted === true ? sealedReason(exit) : exit.reason) }] : []),
     ...(exit?.status === 'failed' ? [{ key: AGENT_ERROR_TYPE, value: exit.errorType }] : []),
     ...(parent ? [{ key: AGENT_PARENT, value: parent }] : []),
     // Only forks set it: runs recorded before forks never upsert it.
     ...(v.cfg.forkFrom?.run ? [{ key: AGENT_FORK_OF, value: v.cfg.forkFrom.run }] : []),
   ];
+}
+
+/**
+ * The exit reason shown in AgentExitReason when payloads are encrypted:
+ * search attributes are not (the server indexes them), and a reason may quote
+ * a tool's error or the model's words. It names the exit and the error type
+ * only; the reason itself stays in the encrypted result, status and trace.
+ */
+export function sealedReason(exit: Exit): string {
+  const what = exit.status === 'failed' ? `failed (${exit.errorType})` : exit.interruption ? `${exit.status} (${exit.interruption.type})` : exit.status;
+  return `${what}, the reason is in the encrypted result`;
 }
 
 /**

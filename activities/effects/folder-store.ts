@@ -5,7 +5,8 @@
 // anyone can see it. So two attempts never both win a claim or a change, and a
 // crash leaves the previous version or the next one, never half. Every file and
 // the folders that name it are fsynced before the write counts: a power cut
-// does not take back a claim that an attempt acted on.
+// does not take back a claim that an attempt acted on. Records hold tool
+// results: files are 0600 and folders 0700, the worker's user's only.
 import { createHash, randomUUID } from 'node:crypto';
 import { constants, existsSync } from 'node:fs';
 import { link, mkdir, open, readdir, readFile, rm, stat, unlink } from 'node:fs/promises';
@@ -122,7 +123,7 @@ export class FolderEffectStore implements EffectStore {
   private async put(dir: string, n: number, data: OnDisk): Promise<boolean> {
     const created = !existsSync(dir);
     if (created) {
-      await mkdir(dir, { recursive: true });
+      await mkdir(dir, { recursive: true, mode: 0o700 });
       await fsyncDir(dirname(dir));
       await fsyncDir(dirname(dirname(dir)));
     }

@@ -32,6 +32,8 @@ CREATE TABLE IF NOT EXISTS ${TABLE} (
   version        integer NOT NULL
 );
 CREATE INDEX IF NOT EXISTS ${TABLE}_claimed_at ON ${TABLE} (claimed_at);
+-- The claiming workflow's namespace: retention removes only its own (NULL: a row of older code, kept).
+ALTER TABLE ${TABLE} ADD COLUMN IF NOT EXISTS namespace text;
 `;
 
 interface Row {
@@ -49,10 +51,12 @@ interface Row {
   unknown_by: string | null;
   unknown_reason: string | null;
   version: number;
+  namespace: string | null;
 }
 
-const COLUMNS = 'key, workflow_id, tool_name, state, holder, claimed_at, lease_until, outcome, done_at, late, unknown_at, unknown_by, unknown_reason';
-/** The values of COLUMNS for a record, in order ($1…$13). */
+const COLUMNS = 'key, workflow_id, tool_name, state, holder, claimed_at, lease_until, outcome, done_at, late, unknown_at, unknown_by, unknown_reason, namespace';
+const COLUMN_COUNT = COLUMNS.split(', ').length;
+/** The values of COLUMNS for a record, in order ($1…$14). */
 function values(r: EffectRecord): unknown[] {
   const ts = (ms: number | undefined) => (ms === undefined ? null : new Date(ms));
   return [
@@ -69,6 +73,7 @@ function values(r: EffectRecord): unknown[] {
     ts(r.unknownAt),
     r.unknownBy ?? null,
     r.unknownReason ?? null,
+    r.namespace ?? null,
   ];
 }
 
@@ -76,6 +81,7 @@ function toRecord(row: Row): EffectRecord {
   return {
     key: row.key,
     workflowId: row.workflow_id,
+    ...(row.namespace !== null && row.namespace !== undefined ? { namespace: row.namespace } : {}),
     toolName: row.tool_name,
     state: row.state as EffectRecord['state'],
     holder: row.holder,
@@ -124,7 +130,7 @@ export class PostgresEffectStore implements EffectStore {
     await this.setUp();
     // A released claim (a tombstone) is claimed again at a higher version; any other row wins.
     const { rows } = await this.pool.query<{ version: number }>(
-      `INSERT INTO ${TABLE} (${COLUMNS}, version) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13, 1)
+      `INSERT INTO ${TABLE} (${COLUMNS}, version) VALUES (${Array.from({ length: COLUMN_COUNT }, (_, i) => `$${i + 1}`).join(',')}, 1)
        ON CONFLICT (key) DO UPDATE SET ${COLUMNS.split(', ').slice(1).map((c) => `${c} = EXCLUDED.${c}`).join(', ')}, version = ${TABLE}.version + 1
        WHERE ${TABLE}.state = 'released'
        RETURNING version`,
@@ -137,7 +143,7 @@ export class PostgresEffectStore implements EffectStore {
     await this.setUp();
     const cols = COLUMNS.split(', ');
     const { rowCount } = await this.pool.query(
-      `UPDATE ${TABLE} SET ${cols.slice(1).map((c, i) => `${c} = $${i + 2}`).join(', ')}, version = version + 1 WHERE key = $1 AND version = $14`,
+      `UPDATE ${TABLE} SET ${cols.slice(1).map((c, i) => `${c} = $${i + 2}`).join(', ')}, version = version + 1 WHERE key = $1 AND version = $${COLUMN_COUNT + 1}`,
       [...values(record), version],
     );
     return rowCount === 1;

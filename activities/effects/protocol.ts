@@ -26,6 +26,8 @@ import { doneByEarlierRun, outcomeUnknown } from './wording.js';
 /** Who is asking: one attempt of one tool activity. */
 export interface WriteAttempt {
   workflowId: string;
+  /** The workflow's namespace: recorded, so retention in another namespace never removes the record. */
+  namespace?: string;
   /** Temporal's run id of the workflow execution. */
   runId: string;
   attempt: number;
@@ -199,6 +201,7 @@ function newClaim(call: WriteCall, now: number): EffectRecord {
   return {
     key: call.key,
     workflowId: call.attempt.workflowId,
+    ...(call.attempt.namespace !== undefined ? { namespace: call.attempt.namespace } : {}),
     toolName: call.toolName,
     state: 'claimed',
     holder: { runId, attempt, worker, token: randomUUID() },

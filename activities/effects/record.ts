@@ -24,6 +24,12 @@ export type EffectState = 'claimed' | 'done' | 'unknown';
 export interface EffectRecord {
   key: string;
   workflowId: string;
+  /**
+   * The Temporal namespace of the workflow that claimed it. Retention removes
+   * only its own namespace's records (a shared ledger is asked about by each
+   * namespace's workers); a record without one (older code) is never removed.
+   */
+  namespace?: string;
   toolName: string;
   state: EffectState;
   holder: Holder;

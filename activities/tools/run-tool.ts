@@ -159,7 +159,7 @@ export function createRunTool(deps: RunToolDeps) {
               store: effects,
               key: input.idempotencyKey,
               toolName: input.toolName,
-              attempt: { workflowId: info.workflowExecution?.workflowId ?? input.workflowId, runId: info.workflowExecution?.runId ?? '', attempt, worker: WORKER_IDENTITY },
+              attempt: { workflowId: info.workflowExecution?.workflowId ?? input.workflowId, namespace: info.workflowNamespace, runId: info.workflowExecution?.runId ?? '', attempt, worker: WORKER_IDENTITY },
               deadline,
               leaseMs: info.heartbeatTimeoutMs || DEFAULT_LEASE_MS,
               signal: call.signal,

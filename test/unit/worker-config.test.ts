@@ -14,8 +14,8 @@ describe('worker configuration', () => {
   });
 
   it('a typed variable set wrong stops the process in one line naming it and quoting the value; an empty one counts as unset', () => {
-    expect(() => loadConfig({ PORT: '80a' })).toThrow(/^PORT must be a positive integer, got "80a"$/);
-    expect(() => loadConfig({ METRICS_PORT: 'on' })).toThrow(/^METRICS_PORT must be a positive integer, got "on"$/);
+    expect(() => loadConfig({ PORT: '80a' })).toThrow(/^PORT must be a port number from 1 to 65535, got "80a"$/);
+    expect(() => loadConfig({ METRICS_PORT: 'on' })).toThrow(/^METRICS_PORT must be a port number from 1 to 65535, or off, got "on"$/);
     expect(() => loadConfig({ AGENT_TOOLSET_CHECK: 'ignore' })).toThrow(/^AGENT_TOOLSET_CHECK must be one of refuse, warn, got "ignore"$/);
     expect(() => loadConfig({ AGENT_DEFAULT_BUDGET_USD: '-1' })).toThrow(/^AGENT_DEFAULT_BUDGET_USD must be a number > 0, got "-1"$/);
     expect(() => loadConfig({ LLM_BASE_URL: 'htp://127.0.0.1:8787/v1' })).toThrow(/^LLM_BASE_URL must be an http: or https: URL, got "htp:\/\/127\.0\.0\.1:8787\/v1"$/);
