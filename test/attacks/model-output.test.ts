@@ -1,0 +1,133 @@
+// Attacks through what the MODEL sizes (issue 33, item 4): call ids, argument
+// nesting, and everything they reach — search attributes, a child's workflow
+// id, the trace's file name. Each ran a run out of the five exits before: the
+// server terminated it, or every workflow task failed or timed out. Now each
+// ends in an exit with a reason naming the limit, and a run_stopped line.
+import { WorkflowFailedError } from '@temporalio/client';
+import { describe, expect, it } from 'vitest';
+import { BUILTIN_TOOLS } from '../../activities/tools/builtin.js';
+import { defineTool } from '../../activities/tools/define-tool.js';
+import { Toolset } from '../../activities/tools/toolset.js';
+import { canonicalJson } from '../../common/args-hash.js';
+import { MAX_CALL_ID_CHARS, utf8Length } from '../../common/bounds.js';
+import type { ChatMessage, RunResult } from '../../common/contract.js';
+import { transcriptQuery } from '../../common/run-messages.js';
+import { AGENT_EXIT_REASON, AGENT_MODEL, AGENT_PARENT, AGENT_STATUS } from '../../common/search-attributes.js';
+import { MAX_ARGUMENT_DEPTH } from '../../workflows/tool-calls.js';
+import type { agentRun } from '../../workflows/index.js';
+import { useHarness } from '../helpers/harness.js';
+
+const h = useHarness();
+
+/** The run's result; a run the server terminated (or that failed as a workflow) is an error naming how it ended. */
+async function resultOf(workflowId: string): Promise<RunResult> {
+  try {
+    return await h.client.workflow.getHandle<typeof agentRun>(workflowId).result();
+  } catch (err) {
+    if (err instanceof WorkflowFailedError) throw new Error(`the run ended outside the five exits: ${err.message} (${err.cause?.message ?? ''})`);
+    throw err;
+  }
+}
+
+const toolResults = (t: ChatMessage[]) => t.flatMap((m) => (m.role === 'tool' ? [m] : []));
+
+describe('call ids the model sizes', () => {
+  it('a 5,001-character call id ends the run failed naming the limit (it was terminated by the server: a search attribute over 2 KiB)', async () => {
+    const handle = await h.start({ task: 'List the files.', model: 'long_call_id' });
+    const r = await resultOf(handle.workflowId);
+    expect(r).toMatchObject({ status: 'failed', errorType: 'ProtocolError', toolRuns: 0 });
+    expect(r.error).toContain(`tool call id of 5001 characters`);
+    expect(r.error).toContain(`at most ${MAX_CALL_ID_CHARS} characters`);
+    // The reason quotes the id cut, not whole.
+    expect(r.error?.length).toBeLessThan(400);
+    expect(h.events(handle.workflowId).at(-1)).toMatchObject({ type: 'run_stopped', status: 'failed' });
+    const attrs = (await handle.describe()).typedSearchAttributes;
+    expect(attrs.get(AGENT_STATUS)).toBe('failed');
+    expect(attrs.get(AGENT_EXIT_REASON)).toContain('at most 128 characters');
+  });
+
+  it('a call id with control characters ends the run failed naming them, before any tool runs', async () => {
+    const handle = await h.start({ task: 'List the files.', model: 'control_call_id' });
+    const r = await resultOf(handle.workflowId);
+    expect(r).toMatchObject({ status: 'failed', errorType: 'ProtocolError', toolRuns: 0 });
+    expect(r.error).toContain('tool call id with control characters');
+    expect(h.events(handle.workflowId).at(-1)).toMatchObject({ type: 'run_stopped', status: 'failed' });
+  });
+
+  it('a 1,101-character call id on `research` ends the run failed before any child starts (its id failed every workflow task)', async () => {
+    const handle = await h.start({ task: 'Find out which file mentions a timeout.', model: 'research_long_id', tools: ['research', 'list_files', 'read_file'] });
+    const r = await resultOf(handle.workflowId);
+    expect(r).toMatchObject({ status: 'failed', errorType: 'ProtocolError', toolRuns: 0, children: { runs: 0 } });
+    expect(r.error).toContain('tool call id of 1101 characters');
+    expect(h.events(handle.workflowId).at(-1)).toMatchObject({ type: 'run_stopped', status: 'failed' });
+  });
+
+  it('a parent whose own workflow id is long (950 characters) still starts its `research` child: the child id is cut and hashed under the server limit', async () => {
+    const parentId = `long-parent-${'p'.repeat(950 - 'long-parent-'.length)}`;
+    const handle = await h.start({ task: 'Find out which file mentions a timeout.', model: 'research', tools: ['research'] }, parentId);
+    const r = await resultOf(handle.workflowId);
+    expect(r).toMatchObject({ status: 'completed', children: { runs: 1 } });
+    expect(r.output).toContain('errors.log mentions a timeout');
+    // The child: found by its parent, its id under the server's 1,000 bytes and ending in the tool's name.
+    const children: string[] = [];
+    for await (const w of h.client.workflow.list({ query: `AgentParent = ${JSON.stringify(parentId)}` })) children.push(w.workflowId);
+    expect(children).toHaveLength(1);
+    const [childId] = children;
+    expect(utf8Length(childId)).toBeLessThanOrEqual(800);
+    expect(childId).toMatch(/^long-parent-p+…#[0-9a-f]{32}\/research$/);
+    expect((await h.client.workflow.getHandle(childId).describe()).typedSearchAttributes.get(AGENT_PARENT)).toBe(parentId);
+    // Both traces are written (a 950-character id made a file name past 255 bytes) and read by their workflow ids.
+    expect(h.events(parentId).at(-1)).toMatchObject({ type: 'run_stopped', status: 'completed' });
+    expect(h.events(childId).at(-1)).toMatchObject({ type: 'run_stopped', status: 'completed' });
+  });
+});
+
+describe('values the model nests', () => {
+  it('canonical JSON of a value nested 5,000 deep returns (the recursive walk overflowed the stack)', () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 5000; i++) deep = [deep];
+    expect(canonicalJson({ value: deep })).toBe(`{"value":${'['.repeat(5000)}1${']'.repeat(5000)}}`);
+    // And the same text as before for what a model really sends.
+    expect(canonicalJson({ b: [1, { d: null, c: 'x' }], a: true })).toBe('{"a":true,"b":[1,{"c":"x","d":null}]}');
+  });
+
+  it(`arguments nested 5,000 deep for a tool that takes any value: a tool error naming the limit of ${MAX_ARGUMENT_DEPTH}, and the run goes on (every workflow task timed out)`, async () => {
+    let kept = 0;
+    const keepValue = defineTool({
+      name: 'keep_value',
+      description: 'Keeps any JSON value.',
+      parameters: { type: 'object', properties: { value: {} }, required: ['value'] },
+      readOnly: true,
+      run: async () => `kept ${++kept}`,
+    });
+    const worker = await h.startWorker({ taskQueue: `${h.taskQueue}-deep`, toolset: new Toolset([...BUILTIN_TOOLS, keepValue]) });
+    try {
+      const handle = await h.client.workflow.start<typeof agentRun>('agentRun', {
+        taskQueue: worker.taskQueue,
+        workflowId: `deep-args-${Date.now()}`,
+        args: [{ task: 'Keep this value.', model: 'deep_args', tools: ['keep_value'] }],
+      });
+      const r = await resultOf(handle.workflowId);
+      expect(r).toMatchObject({ status: 'completed', turns: 2, toolRuns: 0 });
+      const [result] = toolResults(await handle.query(transcriptQuery));
+      expect(result.content).toContain(`the arguments of keep_value are nested more than ${MAX_ARGUMENT_DEPTH} levels deep; the limit is ${MAX_ARGUMENT_DEPTH}`);
+      expect(kept).toBe(0);
+      expect(h.events(handle.workflowId).at(-1)).toMatchObject({ type: 'run_stopped', status: 'completed' });
+    } finally {
+      await worker.shutdown();
+    }
+  });
+});
+
+describe('what a caller names, shown in search attributes', () => {
+  it('a 3,000-character model name ends the run in an exit, its AgentModel cut under the server limit (the upsert got the run terminated)', async () => {
+    const model = `m${'x'.repeat(2999)}`;
+    const handle = await h.start({ task: 'List the files.', model }, `long-model-${Date.now()}`);
+    const r = await resultOf(handle.workflowId);
+    expect(r.status).toBe('failed');
+    expect(h.events(handle.workflowId).at(-1)).toMatchObject({ type: 'run_stopped', status: 'failed' });
+    const shown = (await handle.describe()).typedSearchAttributes.get(AGENT_MODEL) ?? '';
+    expect(utf8Length(shown)).toBeLessThanOrEqual(1000);
+    expect(shown.startsWith('mxxx')).toBe(true);
+  });
+});
