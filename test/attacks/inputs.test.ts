@@ -1,0 +1,98 @@
+// Attacks through what a CALLER sizes (issue 33, item 4): numbers JSON cannot
+// carry, inputs nested past any stack, and workflow ids that make file names
+// too long. Driven through the real `temporal` CLI where the finding came
+// from it, and the project's own CLI to read the trace back.
+import { WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { execFile } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { utf8Length } from '../../common/bounds.js';
+import { statusQuery } from '../../common/run-messages.js';
+import { AGENT_ERROR_TYPE, AGENT_STATUS } from '../../common/search-attributes.js';
+import type { agentRun } from '../../workflows/index.js';
+import { freshWorkspace, useHarness } from '../helpers/harness.js';
+import { temporalOk } from '../helpers/temporal-cli.js';
+
+const h = useHarness();
+const exec = promisify(execFile);
+
+/** Starts agentRun through `temporal workflow start --input` with this JSON text, verbatim. */
+async function cliStart(input: string): Promise<string> {
+  const id = `attack-input-${freshWorkspace()}`;
+  await temporalOk(h.address, 'workflow', 'start', '--type', 'agentRun', '--task-queue', h.taskQueue, '--workflow-id', id, '--input', input);
+  h.track(id);
+  return id;
+}
+
+/** The run's failure as InvalidInput, at once (no workflow task failed or retried); its message. */
+async function invalidInput(workflowId: string): Promise<string> {
+  const handle = h.client.workflow.getHandle<typeof agentRun>(workflowId);
+  const err = await handle.result().then(
+    (r) => new Error(`the run was accepted and ended ${r.status}: ${r.error ?? r.output ?? ''}`),
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(WorkflowFailedError);
+  const cause = (err as WorkflowFailedError).cause;
+  expect(cause).toBeInstanceOf(ApplicationFailure);
+  expect(cause).toMatchObject({ type: 'InvalidInput', nonRetryable: true });
+  expect(await handle.query(statusQuery)).toMatchObject({ status: 'failed', errorType: 'InvalidInput' });
+  const attrs = (await handle.describe()).typedSearchAttributes;
+  expect(attrs.get(AGENT_STATUS)).toBe('failed');
+  expect(attrs.get(AGENT_ERROR_TYPE)).toBe('InvalidInput');
+  const events = (await handle.fetchHistory()).events ?? [];
+  expect(events.some((e) => e.workflowTaskFailedEventAttributes)).toBe(false);
+  return cause?.message ?? '';
+}
+
+describe('numbers JSON cannot carry', () => {
+  it.each([
+    ['limits.maxBudgetUsd', '{"task":"List the files.","model":"runaway","limits":{"maxTurns":3,"maxBudgetUsd":1e400}}'],
+    ['approvalTimeoutMs', '{"task":"Delete the log.","model":"destructive","approvalTimeoutMs":1e400}'],
+    ['limits.maxTurns', '{"task":"List the files.","model":"runaway","limits":{"maxTurns":1e400,"maxBudgetUsd":0.01}}'],
+    ['budgetTimeoutMs', '{"task":"List the files.","model":"runaway","limits":{"budgetMode":"hard","maxBudgetUsd":0.01},"budgetTimeoutMs":-1e400}'],
+  ])('%s: 1e400 through `temporal workflow start --input` is refused as InvalidInput naming the field (it arrived as null: no limit, an endless wait)', async (field, input) => {
+    const message = await invalidInput(await cliStart(input));
+    expect(message).toContain(`invalid input: ${field} must be a finite number, got ${input.includes('-1e400') ? '-Infinity' : 'Infinity'}`);
+  });
+});
+
+describe('inputs nested past any stack', () => {
+  it('a start input nested 5,000 deep is refused as InvalidInput naming the field and the limit, at once', async () => {
+    // 5,000: the `temporal` CLI's own JSON check stops at 10,000.
+    const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
+    const message = await invalidInput(await cliStart(`{"task":"List the files.","tools":[${deep}]}`));
+    expect(message).toMatch(/^invalid input: tools(\[0\])+ is nested more than 64 levels deep; the limit is 64$/);
+  });
+});
+
+describe('file names made from workflow ids', () => {
+  const bin = join(import.meta.dirname, '..', '..', 'bin', 'agent-harness.mjs');
+  const env = () => ({ ...process.env, TEMPORAL_ADDRESS: h.address, AGENT_TASK_QUEUE: h.taskQueue, TRACE_DIR: h.traceDir });
+
+  it.each([
+    ['a 27-character Japanese id', `注文の処理を今すぐ開始してください一二三四五六七八九十`],
+    ['a 240-character ASCII id', `orders-${'x'.repeat(233)}`],
+  ])('%s: the run completes, its trace file name fits, and `agent-harness trace <id>` reads it (ENAMETOOLONG failed the run after its first turn)', async (_label, id) => {
+    expect([...id].length === 27 || id.length === 240).toBe(true);
+    const handle = await h.start({ task: 'Which file mentions a timeout?', model: 'plan' }, id);
+    const r = await handle.result();
+    expect(r.status).toBe('completed');
+    const files = readdirSync(h.traceDir).filter((f) => f.endsWith(`.${handle.firstExecutionRunId}.jsonl`));
+    expect(files).toHaveLength(1);
+    expect(utf8Length(files[0])).toBeLessThanOrEqual(255);
+    expect(h.events(id).at(-1)).toMatchObject({ type: 'run_stopped', status: 'completed', workflowId: id });
+    const printed = await exec(bin, ['trace', id], { env: env(), timeout: 60_000 });
+    expect(printed.stdout).toContain('"type":"run_stopped"');
+    expect(printed.stdout).toContain(JSON.stringify(id));
+  });
+
+  it('a short plain-ASCII id keeps its readable trace file name', async () => {
+    const id = `orders-${freshWorkspace()}`;
+    const handle = await h.start({ task: 'Which file mentions a timeout?', model: 'plan' }, id);
+    await handle.result();
+    expect(readdirSync(h.traceDir)).toContain(`${id}.${handle.firstExecutionRunId}.jsonl`);
+  });
+});
