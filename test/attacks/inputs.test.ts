@@ -5,10 +5,14 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { execFile } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, utimesSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { TraceWriter } from '../../activities/trace-file.js';
+import { sweepTraces } from '../../activities/trace-retention.js';
+import type { WorkflowState } from '../../activities/workflow-state.js';
 import { utf8Length } from '../../common/bounds.js';
 import { statusQuery } from '../../common/run-messages.js';
 import { AGENT_ERROR_TYPE, AGENT_STATUS } from '../../common/search-attributes.js';
@@ -94,5 +98,27 @@ describe('file names made from workflow ids', () => {
     const handle = await h.start({ task: 'Which file mentions a timeout?', model: 'plan' }, id);
     await handle.result();
     expect(readdirSync(h.traceDir)).toContain(`${id}.${handle.firstExecutionRunId}.jsonl`);
+  });
+});
+
+describe('retention of hashed trace files', () => {
+  it("asks the server about the workflow id written inside, not the hash in the name: a running run's trace stays", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'attack-trace-'));
+    const id = '注文の処理を今すぐ開始してください一二三四五六七八九十';
+    const chain = '01a244f9-58b7-78da-a74e-381e465233a3';
+    new TraceWriter(dir).write(id, chain, { seq: 1, type: 'run_started' });
+    const [name] = readdirSync(dir);
+    expect(name).toMatch(/^_+\+[0-9a-f]{32}\.01a244f9-58b7-78da-a74e-381e465233a3\.jsonl$/);
+    // Old enough for the sweep to ask about it.
+    utimesSync(join(dir, name), new Date(0), new Date(0));
+    const asked: string[] = [];
+    const stateOf = async (workflowId: string): Promise<WorkflowState> => {
+      asked.push(workflowId);
+      return workflowId === id ? { running: true } : { running: false, closedAt: null };
+    };
+    const swept = await sweepTraces(dir, stateOf, { maxAgeMs: 1000, maxBytes: null });
+    expect(asked).toEqual([id]);
+    expect(swept).toMatchObject({ removed: 0, keptInFlight: 1 });
+    expect(readdirSync(dir)).toEqual([name]);
   });
 });
