@@ -4,6 +4,8 @@
 // server terminated it, or every workflow task failed or timed out. Now each
 // ends in an exit with a reason naming the limit, and a run_stopped line.
 import { WorkflowFailedError } from '@temporalio/client';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_TOOLS } from '../../activities/tools/builtin.js';
 import { defineTool } from '../../activities/tools/define-tool.js';
@@ -115,6 +117,43 @@ describe('values the model nests', () => {
       expect(h.events(handle.workflowId).at(-1)).toMatchObject({ type: 'run_stopped', status: 'completed' });
     } finally {
       await worker.shutdown();
+    }
+  });
+});
+
+describe('arguments a provider sends as an object', () => {
+  it('nested 7,000 deep in 14 KB (JSON.stringify overflows): the model call still returns, and the call is refused for its depth (the model call failed and was retried as an outage)', async () => {
+    // A provider of its own over real HTTP: the scripted one always sends arguments as text.
+    // Its body is written by hand: JSON.stringify cannot encode it either.
+    const deep = `{"value":${'['.repeat(7000)}${']'.repeat(7000)}}`;
+    const usage = '"usage":{"prompt_tokens":10,"completion_tokens":5}';
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        const asked = (JSON.parse(body) as { messages: { role: string; content?: string }[] }).messages;
+        const told = asked.find((m) => m.role === 'tool')?.content;
+        const message = told === undefined
+          ? `{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"list_files","arguments":${deep}}}]}`
+          : JSON.stringify({ role: 'assistant', content: `The tool said: ${told}` });
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(`{"id":"x","object":"chat.completion","choices":[{"index":0,"message":${message},"finish_reason":"${told === undefined ? 'tool_calls' : 'stop'}"}],${usage}}`);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const worker = await h.startWorker({ taskQueue: `${h.taskQueue}-objargs`, llmBaseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1` });
+    try {
+      const handle = await h.client.workflow.start<typeof agentRun>('agentRun', {
+        taskQueue: worker.taskQueue,
+        workflowId: `object-args-${Date.now()}`,
+        args: [{ task: 'List the files.', model: 'plan', modelOutageMs: 5000 }],
+      });
+      const r = await resultOf(handle.workflowId);
+      expect(r).toMatchObject({ status: 'completed', turns: 2, toolRuns: 0 });
+      expect(r.output).toContain(`the arguments of list_files are nested more than ${MAX_ARGUMENT_DEPTH} levels deep`);
+    } finally {
+      await worker.shutdown();
+      server.close();
     }
   });
 });
