@@ -17,8 +17,8 @@ import { utf8Length } from '../../common/bounds.js';
 import { statusQuery } from '../../common/run-messages.js';
 import { AGENT_ERROR_TYPE, AGENT_STATUS } from '../../common/search-attributes.js';
 import type { agentRun } from '../../workflows/index.js';
-import { freshWorkspace, useHarness } from '../helpers/harness.js';
-import { temporalOk } from '../helpers/temporal-cli.js';
+import { freshWorkspace, useHarness, waitFor } from '../helpers/harness.js';
+import { temporalCli, temporalOk } from '../helpers/temporal-cli.js';
 
 const h = useHarness();
 const exec = promisify(execFile);
@@ -60,6 +60,20 @@ describe('numbers JSON cannot carry', () => {
   ])('%s: 1e400 through `temporal workflow start --input` is refused as InvalidInput naming the field (it arrived as null: no limit, an endless wait)', async (field, input) => {
     const message = await invalidInput(await cliStart(input));
     expect(message).toContain(`invalid input: ${field} must be a finite number, got ${input.includes('-1e400') ? '-Infinity' : 'Infinity'}`);
+  });
+});
+
+describe('numbers an update carries', () => {
+  it('raiseBudget to 1e400 through `temporal workflow update execute` is refused naming the field and Infinity (it said "got null"); the run stays parked, then takes a real raise', async () => {
+    const id = await cliStart(JSON.stringify({ task: 'Which file mentions a timeout?', model: 'plan', limits: { maxTurns: 10, maxBudgetUsd: 0.004, budgetMode: 'hard', minReplyTokens: 256 } }));
+    const handle = h.client.workflow.getHandle<typeof agentRun>(id);
+    await waitFor('the run to park on its budget', async () => ((await handle.query(statusQuery)).agentStatus === 'awaiting_budget' ? true : null));
+    const refused = await temporalCli(h.address, 'workflow', 'update', 'execute', '--workflow-id', id, '--name', 'raiseBudget', '--input', '{"maxBudgetUsd":1e400,"by":"alice"}');
+    expect(refused.code).not.toBe(0);
+    expect(`${refused.stderr}${refused.stdout}`).toContain('maxBudgetUsd must be a finite number, got Infinity');
+    expect(await handle.query(statusQuery)).toMatchObject({ agentStatus: 'awaiting_budget', budget: { maxBudgetUsd: 0.004 } });
+    await temporalOk(h.address, 'workflow', 'update', 'execute', '--workflow-id', id, '--name', 'raiseBudget', '--input', '{"maxBudgetUsd":0.02,"by":"alice"}');
+    expect(await handle.result()).toMatchObject({ status: 'completed' });
   });
 });
 
