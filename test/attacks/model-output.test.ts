@@ -4,6 +4,7 @@
 // server terminated it, or every workflow task failed or timed out. Now each
 // ends in an exit with a reason naming the limit, and a run_stopped line.
 import { WorkflowFailedError } from '@temporalio/client';
+import fc from 'fast-check';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
@@ -12,10 +13,16 @@ import { defineTool } from '../../activities/tools/define-tool.js';
 import { Toolset } from '../../activities/tools/toolset.js';
 import { canonicalJson } from '../../common/args-hash.js';
 import { MAX_CALL_ID_CHARS, utf8Length } from '../../common/bounds.js';
-import type { ChatMessage, RunResult } from '../../common/contract.js';
+import { parseInput } from '../../common/input.js';
+import type { ChatMessage, ExitStatus, ModelReply, RunResult, ToolCall } from '../../common/contract.js';
 import { transcriptQuery } from '../../common/run-messages.js';
 import { AGENT_EXIT_REASON, AGENT_MODEL, AGENT_PARENT, AGENT_STATUS } from '../../common/search-attributes.js';
-import { MAX_ARGUMENT_DEPTH } from '../../workflows/tool-calls.js';
+import { takeReply } from '../../workflows/next-step.js';
+import { initialState } from '../../workflows/run-state.js';
+import { MAX_ARGUMENT_DEPTH, nestingDepth, parseCall, subAgentChildId } from '../../workflows/tool-calls.js';
+import { statusAttributes } from '../../workflows/visibility.js';
+import { specs } from '../helpers/builtin-specs.js';
+import { propertyParams } from '../helpers/property.js';
 import type { agentRun } from '../../workflows/index.js';
 import { useHarness } from '../helpers/harness.js';
 
@@ -168,5 +175,70 @@ describe('what a caller names, shown in search attributes', () => {
     const shown = (await handle.describe()).typedSearchAttributes.get(AGENT_MODEL) ?? '';
     expect(utf8Length(shown)).toBeLessThanOrEqual(1000);
     expect(shown.startsWith('mxxx')).toBe(true);
+  });
+});
+
+describe('any reply a model can send (property, workflow code without a server)', () => {
+  const EXITS: readonly ExitStatus[] = ['completed', 'failed', 'max_turns_exceeded', 'budget_exceeded', 'interrupted'];
+  const anySpec = { name: 'keep_value', description: 'Keeps any JSON value.', parameters: { type: 'object', properties: { value: {} } }, readOnly: true };
+  const enabled = [...specs('list_files', 'read_file', 'delete_file'), anySpec] as Parameters<typeof parseCall>[1];
+  const cfg = parseInput({ task: 't', model: 'm'.repeat(3000) });
+  const nested = (n: number, open: string, close: string) => `{"value":${open.repeat(n)}${close.repeat(n)}}`;
+  const callId = fc.oneof(
+    fc.string({ maxLength: 40 }),
+    fc.string({ minLength: 100, maxLength: 6000 }),
+    fc.string({ unit: 'grapheme', maxLength: 300 }),
+    fc.constantFrom('', 'c1', 'c1\u0000', 'c1\n', '\u2028', 'r1/../research', '注文'.repeat(40)),
+  );
+  const args = fc.oneof(
+    fc.json({ maxDepth: 4 }),
+    fc.integer({ min: 0, max: 8000 }).map((n) => nested(n, '[', ']')),
+    fc.integer({ min: 0, max: 5000 }).map((n) => nested(n, '{"a":', '}')),
+    fc.string({ maxLength: 200 }),
+    fc.constant('x'.repeat(20_000)),
+  );
+  const call = fc.record({ id: callId, name: fc.oneof(fc.constantFrom('list_files', 'read_file', 'delete_file', 'keep_value', 'research'), fc.string({ maxLength: 3000 })), arguments: args });
+  const reply = fc.array(call, { minLength: 0, maxLength: 3 }).map((calls): ModelReply => ({
+    message: { role: 'assistant', content: calls.length ? null : 'done', ...(calls.length ? { tool_calls: calls.map((c): ToolCall => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) } : {}) },
+    usage: { promptTokens: 10, completionTokens: 5 },
+    finishReason: calls.length ? 'tool_calls' : 'stop',
+  }));
+
+  it('ends the run in one of the five exits or yields calls whose every size is bounded; nothing throws', () => {
+    const bytes = (v: unknown) => (typeof v === 'string' ? utf8Length(v) : 0);
+    fc.assert(
+      fc.property(reply, (r) => {
+        const s = initialState(cfg);
+        const exit = takeReply(s, r, cfg.pricing);
+        if (exit) {
+          expect(EXITS).toContain(exit.status);
+          expect(utf8Length(exit.reason)).toBeLessThan(2000);
+          return;
+        }
+        const calls = r.message.tool_calls ?? [];
+        for (const [i, c] of calls.entries()) {
+          expect(c.id.length).toBeLessThanOrEqual(MAX_CALL_ID_CHARS);
+          const parsed = parseCall(c, enabled);
+          if (parsed.ok) {
+            expect(nestingDepth(parsed.args, MAX_ARGUMENT_DEPTH)).toBeLessThanOrEqual(MAX_ARGUMENT_DEPTH);
+            canonicalJson(parsed.args);
+            JSON.stringify(parsed.args);
+          } else {
+            expect(parsed.error.length).toBeLessThan(2000);
+          }
+          // Parked on it, and ended after it: every attribute the server would take; a child id it would take.
+          const interruption = { type: 'approval' as const, callId: c.id, toolName: c.function.name.slice(0, 64), args: parsed.ok ? parsed.args : {}, argsHash: 'a'.repeat(64) };
+          const parent = `p${'x'.repeat(998)}`;
+          for (const attrs of [
+            statusAttributes({ cfg, state: s, status: 'interrupted', interruption }, undefined, parent, true),
+            statusAttributes({ cfg, state: s, status: 'failed', interruption: null }, { status: 'failed', interruption: null, reason: `${c.id} ${c.function.name} ${'語'.repeat(1000)}`, error: '', errorType: c.function.name }, parent, true),
+          ]) {
+            for (const a of attrs) expect(bytes(a.value), a.key.name).toBeLessThanOrEqual(2048);
+          }
+          expect(utf8Length(subAgentChildId(parent, { call: c, messageIndex: 2 * i + 2 }, 'research'))).toBeLessThanOrEqual(1000);
+        }
+      }),
+      propertyParams(200),
+    );
   });
 });
