@@ -3,6 +3,7 @@
 // too long. Driven through the real `temporal` CLI where the finding came
 // from it, and the project's own CLI to read the trace back.
 import { WorkflowFailedError } from '@temporalio/client';
+import fc from 'fast-check';
 import { ApplicationFailure } from '@temporalio/common';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, utimesSync } from 'node:fs';
@@ -14,6 +15,9 @@ import { TraceWriter } from '../../activities/trace-file.js';
 import { sweepTraces } from '../../activities/trace-retention.js';
 import type { WorkflowState } from '../../activities/workflow-state.js';
 import { utf8Length } from '../../common/bounds.js';
+import { InputError, inputShapeProblem, parseInput } from '../../common/input.js';
+import type { ExitStatus } from '../../common/contract.js';
+import { propertyParams } from '../helpers/property.js';
 import { statusQuery } from '../../common/run-messages.js';
 import { AGENT_ERROR_TYPE, AGENT_STATUS } from '../../common/search-attributes.js';
 import type { agentRun } from '../../workflows/index.js';
@@ -134,5 +138,78 @@ describe('retention of hashed trace files', () => {
     expect(asked).toEqual([id]);
     expect(swept).toMatchObject({ removed: 0, keptInFlight: 1 });
     expect(readdirSync(dir)).toEqual([name]);
+  });
+});
+
+/** A field of the input and a hostile value for it, as JSON text (so 1e400 can be written). */
+const FIELDS = ['limits.maxTurns', 'limits.maxBudgetUsd', 'approvalTimeoutMs', 'modelTimeoutMs', 'toolTimeoutMs', 'maxToolResultChars', 'continueAsNewAtHistoryBytes', 'pricing.inputPerMTokUsd', 'context.windowTokens', 'model', 'system', 'workspace', 'tools', 'toolErrors', 'forkFrom'] as const;
+const hostileText = fc.oneof(
+  fc.constantFrom('1e400', '-1e400', '1e308', 'null', '0', '-1', '2.5', '15', '0.05', 'true', '"x"', '[]', '{}', '""'),
+  fc.integer({ min: 1, max: 6000 }).map((n) => `${'['.repeat(n)}${']'.repeat(n)}`),
+  fc.string({ maxLength: 3000 }).map((t) => JSON.stringify(t)),
+  fc.json({ maxDepth: 3 }),
+);
+const hostileInput = fc.array(fc.tuple(fc.constantFrom(...FIELDS), hostileText), { maxLength: 3 }).map((fields) => {
+  const top: Record<string, string[]> = {};
+  const nested: Record<string, Record<string, string>> = {};
+  for (const [field, value] of fields) {
+    const [head, tail] = field.split('.');
+    if (tail === undefined) top[head] = [value];
+    else (nested[head] ??= {})[tail] = value;
+  }
+  const parts = ['"task":"Which file mentions a timeout?"', '"model":"plan"'].filter((p) => !(p.startsWith('"model"') && top.model));
+  for (const [k, [v]] of Object.entries(top)) parts.push(`${JSON.stringify(k)}:${v}`);
+  for (const [k, inner] of Object.entries(nested)) parts.push(`${JSON.stringify(k)}:{${Object.entries(inner).map(([ik, iv]) => `${JSON.stringify(ik)}:${iv}`).join(',')}}`);
+  return `{${parts.join(',')}}`;
+});
+
+/** What parseInput makes of an input: its configuration, or the field it refuses. Anything else thrown fails the property. */
+function outcome(input: unknown): unknown {
+  try {
+    return { cfg: parseInput(input) };
+  } catch (err) {
+    if (err instanceof InputError) return { field: err.field, message: err.message };
+    throw err;
+  }
+}
+
+describe('any start input (properties)', () => {
+  it('the workflow refuses what the next encoding would change: an input that passes its check resolves the same after JSON encoding (1e400 became null: no limit)', () => {
+    fc.assert(
+      fc.property(hostileInput, (text) => {
+        const input: unknown = JSON.parse(text);
+        const shape = inputShapeProblem(input);
+        if (shape) {
+          expect(shape.field).not.toBe('');
+          return;
+        }
+        // What the local activity that resolves the input receives.
+        const encoded: unknown = JSON.parse(JSON.stringify(input));
+        expect(outcome(encoded)).toEqual(outcome(input));
+      }),
+      propertyParams(300),
+    );
+  });
+
+  it('through `temporal workflow start --input`: each run fails at once as InvalidInput naming a field, or ends in one of the five exits; no workflow task fails', { timeout: 240_000 }, async () => {
+    const EXITS: readonly ExitStatus[] = ['completed', 'failed', 'max_turns_exceeded', 'budget_exceeded', 'interrupted'];
+    const runs = Number(process.env.ATTACK_INPUT_RUNS ?? 6);
+    const texts = fc.sample(hostileInput, { numRuns: runs, ...(process.env.PROPERTY_SEED ? { seed: Number(process.env.PROPERTY_SEED) } : {}) });
+    for (const text of texts) {
+      const id = await cliStart(text);
+      const handle = h.client.workflow.getHandle<typeof agentRun>(id);
+      const ended = await handle.result().then(
+        (r) => ({ status: r.status as string }),
+        (e: unknown) => ({ status: 'workflow failed', cause: e instanceof WorkflowFailedError ? e.cause : e }),
+      );
+      if (ended.status === 'workflow failed') {
+        expect(ended, text.slice(0, 300)).toMatchObject({ cause: { type: 'InvalidInput', nonRetryable: true } });
+      } else {
+        expect(EXITS, text.slice(0, 300)).toContain(ended.status);
+        expect(h.events(id).at(-1), text.slice(0, 300)).toMatchObject({ type: 'run_stopped' });
+      }
+      const events = (await handle.fetchHistory()).events ?? [];
+      expect(events.some((e) => e.workflowTaskFailedEventAttributes), text.slice(0, 300)).toBe(false);
+    }
   });
 });
