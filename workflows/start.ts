@@ -21,6 +21,7 @@ import { startedFrom, type CarriedState } from './continue-as-new.js';
 import { askPatches, resolvedConfigPatched, type Patches } from './patches.js';
 import type { RunIds } from './run-context.js';
 import { noChildren, stateOf, type RunState } from './run-state.js';
+import { traceSinks } from './trace.js';
 import { searchableText } from './visibility.js';
 import { boundedKeyword } from '../common/bounds.js';
 
@@ -64,7 +65,12 @@ export async function startRun(input: AgentInput, carried: CarriedState | undefi
     if (source) cfg = checkDefinition(cfg, source, input, prior ? `resume of ${input.resumeFrom}` : `fork of ${fork?.origin.run ?? 'the source'}`);
   } catch (err) {
     // Bad input or a refused resume fails the run at once: its status says so, like its search attributes.
-    if (err instanceof ApplicationFailure) failedAtStart(starting, err);
+    if (err instanceof ApplicationFailure) {
+      failedAtStart(starting, err);
+      // And its trace, in a line of its own (a sink call, not a command: replays are unchanged).
+      const chainId = info.runId !== info.originalExecutionRunId ? info.runId : (carried?.chainId ?? info.firstExecutionRunId);
+      traceSinks.trace.event({ seq: (carried?.seq ?? 0) + 1, type: 'run_stopped', status: 'failed', reason: err.message, errorType: err.type ?? 'ApplicationFailure', turns: carried?.state.turns ?? 0, costUsd: carried?.state.costUsd ?? 0 }, chainId);
+    }
     throw err;
   }
   const resumed = prior ? startedFrom(cfg, stateOf(prior)) : fork ? startedFrom(cfg, forkState(fork)) : undefined;

@@ -52,6 +52,8 @@ async function invalidInput(workflowId: string): Promise<string> {
   expect(attrs.get(AGENT_ERROR_TYPE)).toBe('InvalidInput');
   const events = (await handle.fetchHistory()).events ?? [];
   expect(events.some((e) => e.workflowTaskFailedEventAttributes)).toBe(false);
+  // The trace says so too, in its one line.
+  expect(h.events(workflowId)).toEqual([expect.objectContaining({ seq: 1, type: 'run_stopped', status: 'failed', errorType: 'InvalidInput', reason: cause?.message })]);
   return cause?.message ?? '';
 }
 
@@ -206,8 +208,8 @@ describe('any start input (properties)', () => {
         expect(ended, text.slice(0, 300)).toMatchObject({ cause: { type: 'InvalidInput', nonRetryable: true } });
       } else {
         expect(EXITS, text.slice(0, 300)).toContain(ended.status);
-        expect(h.events(id).at(-1), text.slice(0, 300)).toMatchObject({ type: 'run_stopped' });
       }
+      expect(h.events(id).at(-1), text.slice(0, 300)).toMatchObject({ type: 'run_stopped' });
       const events = (await handle.fetchHistory()).events ?? [];
       expect(events.some((e) => e.workflowTaskFailedEventAttributes), text.slice(0, 300)).toBe(false);
     }
