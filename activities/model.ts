@@ -21,6 +21,7 @@ import { NO_TOKENS, type TokenSink, type TokenStream } from '../common/token-sin
 import { readChatStream, type WireUsage } from './chat-stream.js';
 import type { ProviderUsage } from '../common/ai-sdk-prompt.js';
 import type { TraceEntry } from '../common/trace-format.js';
+import { canonicalJson } from '../common/args-hash.js';
 
 export { retryAfterMs };
 
@@ -366,9 +367,29 @@ function toToolCall(raw: unknown): ToolCall {
     type: 'function',
     function: {
       name: typeof c.function?.name === 'string' ? c.function.name : '',
-      arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}),
+      arguments: typeof args === 'string' ? args : encodeArguments(args ?? {}),
     },
   };
+}
+
+/**
+ * Arguments a provider sent as an object, as the JSON text the transcript
+ * keeps. Nested thousands deep, JSON.stringify overflows the stack, and the
+ * model call would fail and be retried as an outage: the iterative canonical
+ * encoding takes over, and the workflow refuses the call for its depth (a
+ * tool error the model reads). Past even that encoding's bound, text that is
+ * not JSON, refused as such.
+ */
+function encodeArguments(args: unknown): string {
+  try {
+    return JSON.stringify(args);
+  } catch {
+    try {
+      return canonicalJson(args);
+    } catch {
+      return '<arguments nested too deep to encode>';
+    }
+  }
 }
 
 const isCount = (v: unknown): boolean => typeof v === 'number' && Number.isFinite(v) && v >= 0;

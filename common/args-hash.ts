@@ -10,14 +10,51 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 
-/** JSON with object keys sorted at every depth and no whitespace: the same text for the same arguments. */
+/** Deeper than this, canonicalJson refuses (a cycle would otherwise never end). Tool arguments stop at 64 (workflows/tool-calls.ts). */
+export const MAX_CANONICAL_DEPTH = 10_000;
+
+/**
+ * JSON with object keys sorted at every depth and no whitespace: the same text
+ * for the same arguments. Iterative, with its own stack: values from a model
+ * or a caller nested thousands deep (10 KB of brackets nest 5,000 deep) would
+ * overflow the call stack of a recursive walk, in workflow code, on every
+ * workflow task.
+ */
 export function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (typeof v === 'object' && v !== null) {
-    const entries = Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`).join(',')}}`;
+  const out: string[] = [];
+  // Text to write as is, or a value to write, with how deep it sits; popped from the end.
+  const todo: ({ text: string } | { value: unknown; depth: number })[] = [{ value: v, depth: 0 }];
+  while (todo.length > 0) {
+    const item = todo.pop() as { text: string } | { value: unknown; depth: number };
+    if ('text' in item) {
+      out.push(item.text);
+      continue;
+    }
+    const { value: x, depth } = item;
+    if (typeof x !== 'object' || x === null) {
+      out.push(JSON.stringify(x) ?? 'null');
+      continue;
+    }
+    if (depth >= MAX_CANONICAL_DEPTH) throw new RangeError(`canonicalJson: the value nests more than ${MAX_CANONICAL_DEPTH} levels deep (or refers to itself)`);
+    const parts: ({ text: string } | { value: unknown; depth: number })[] = [];
+    if (Array.isArray(x)) {
+      parts.push({ text: '[' });
+      for (let i = 0; i < x.length; i++) {
+        if (i > 0) parts.push({ text: ',' });
+        parts.push({ value: x[i] as unknown, depth: depth + 1 });
+      }
+      parts.push({ text: ']' });
+    } else {
+      const entries = Object.entries(x as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      parts.push({ text: '{' });
+      entries.forEach(([k, e], i) => {
+        parts.push({ text: `${i > 0 ? ',' : ''}${JSON.stringify(k)}:` }, { value: e, depth: depth + 1 });
+      });
+      parts.push({ text: '}' });
+    }
+    for (let i = parts.length - 1; i >= 0; i--) todo.push(parts[i]);
   }
-  return JSON.stringify(v) ?? 'null';
+  return out.join('');
 }
 
 /** SHA-256 hex (64 characters) of the arguments' canonical JSON. */

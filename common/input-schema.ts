@@ -2,6 +2,7 @@
 // the words a refusal uses. Defaults are not here: they are the worker's
 // (RunDefaults) and are filled by ./input.
 import { z } from 'zod';
+import { MAX_CALL_ID_CHARS } from './bounds.js';
 import { got, strictObject } from './schema-problem.js';
 
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, got(`must be one of ${values.join(' | ')}`));
@@ -105,8 +106,9 @@ export const forkKeysSchema = strictObject(Object.fromEntries(FORK_FIELDS.map((k
 
 const nonEmpty = z.string(got('must be a non-empty string')).refine((v) => v.trim() !== '', got('must be a non-empty string'));
 const ROLE_RULE = `must be a message with a role among ${ROLES.join(', ')}`;
-const TOOL_CALLS_RULE = 'must be tool calls like {"id", "type": "function", "function": {"name", "arguments"}}';
-const toolCall = z.looseObject({ id: z.string(), function: z.looseObject({ name: z.string(), arguments: z.string() }) });
+const TOOL_CALLS_RULE = `must be tool calls like {"id", "type": "function", "function": {"name", "arguments"}}, ids of 1 to ${MAX_CALL_ID_CHARS} characters`;
+// Ids bounded as a model's reply's are (workflows/next-step.ts): a forked transcript's pending call reaches the same places.
+const toolCall = z.looseObject({ id: z.string().min(1).max(MAX_CALL_ID_CHARS), function: z.looseObject({ name: z.string(), arguments: z.string() }) });
 
 /** One message in the chat wire format: the roles and fields the model call sends. A wrong role or tool message is refused as a whole. */
 const chatMessage = z

@@ -7,7 +7,7 @@ import { BUILT_IN_DEFAULTS, DEFAULT_MAX_REPLY_TOKENS, DEFAULT_MIN_REPLY_TOKENS }
 import { InputError } from './input-error.js';
 import { parseForkFrom } from './fork-input.js';
 import { inputSchema, type CheckedInput } from './input-schema.js';
-import { firstProblem } from './schema-problem.js';
+import { fieldPath, firstProblem } from './schema-problem.js';
 import type { ToolSpec } from './tool-spec.js';
 import { LEGACY_TOOL_SPECS } from './legacy-tool-specs.js';
 import type { HardBudgetConfig, Pricing, RunConfig, RunDefaults } from './contract.js';
@@ -24,6 +24,8 @@ export { InputError } from './input-error.js';
  * tool modules, for the replay of their histories.
  */
 export function parseInput(raw: unknown, d: RunDefaults = BUILT_IN_DEFAULTS, catalogue: readonly ToolSpec[] = LEGACY_TOOL_SPECS, priceOf?: PriceOf): RunConfig {
+  const shape = inputShapeProblem(raw);
+  if (shape) throw new InputError(shape.field, shape.message);
   const parsed = inputSchema.safeParse(raw);
   if (!parsed.success) {
     const { field, message } = firstProblem(parsed.error);
@@ -150,4 +152,33 @@ function toolList(given: readonly unknown[] | undefined, fallback: readonly stri
     }
   }
   return { tools: names, toolSpecs: names.map((n) => offered(n) as ToolSpec) };
+}
+
+/** How deep a run's input may nest (the input object itself is level 1): real inputs nest 5 levels at most. */
+export const MAX_INPUT_DEPTH = 64;
+
+/**
+ * What no field of an input may hold, checked before anything else reads it
+ * (the workflow runs it before its input travels to the local activity that
+ * resolves it). A number JSON cannot carry: `1e400` reads as Infinity, and
+ * the next JSON encoding (an activity's input, the CLI's) turns it into
+ * `null`, which lifts a limit or waits forever: refused, naming the field.
+ * And a value nested past MAX_INPUT_DEPTH, which would overflow the stack of
+ * every JSON encoding after it. Iterative: the check itself uses no stack.
+ */
+export function inputShapeProblem(raw: unknown): { field: string; message: string } | null {
+  const todo: { v: unknown; path: PropertyKey[] }[] = [{ v: raw, path: [] }];
+  while (todo.length > 0) {
+    const { v, path } = todo.pop() as { v: unknown; path: PropertyKey[] };
+    if (typeof v === 'number' && !Number.isFinite(v)) {
+      const shown = Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity';
+      return { field: fieldPath(path) || 'input', message: `must be a finite number, got ${shown} (a JSON number too large for a double, like 1e400, reads as Infinity)` };
+    }
+    if (typeof v !== 'object' || v === null) continue;
+    if (path.length >= MAX_INPUT_DEPTH) return { field: fieldPath(path) || 'input', message: `is nested more than ${MAX_INPUT_DEPTH} levels deep; the limit is ${MAX_INPUT_DEPTH}` };
+    const entries: [PropertyKey, unknown][] = Array.isArray(v) ? v.map((x, i) => [i, x]) : Object.entries(v);
+    // Reversed onto the stack: the first field is looked at first, as a refusal lists them.
+    for (let i = entries.length - 1; i >= 0; i--) todo.push({ v: entries[i][1], path: [...path, entries[i][0]] });
+  }
+  return null;
 }

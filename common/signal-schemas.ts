@@ -59,7 +59,8 @@ export function raiseBudgetSchema(currentUsd: number) {
     fieldsOf,
     z.looseObject({
       maxBudgetUsd: z
-        .number({ error: (iss) => `maxBudgetUsd must be a number, got ${shown(iss.input)}` })
+        // 1e400 in `--input` reads as Infinity, which JSON would show as null: name it.
+        .number({ error: (iss) => (typeof iss.input === 'number' ? `maxBudgetUsd must be a finite number, got ${String(iss.input)}` : `maxBudgetUsd must be a number, got ${shown(iss.input)}`) })
         .refine((to) => to > currentUsd, { error: (iss) => `maxBudgetUsd must be higher than the current budget of $${currentUsd}, got ${String(iss.input)}` }),
       by: z.string(RAISE_BY).refine((by) => by.trim() !== '', RAISE_BY),
     }),

@@ -11,6 +11,7 @@
 // task never duplicates a line.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileStem } from './bounds.js';
 
 export interface TraceLine {
   ts: string;
@@ -45,10 +46,12 @@ const CHAIN_ID = /^[0-9A-Za-z-]{1,64}$/;
  * chains (still read, so old runs stay readable).
  */
 export function traceFile(dir: string, runId: string, chainId?: string): string {
-  // Child run ids contain "/": keep one flat folder of files.
-  if (chainId === undefined) return join(dir, `${encodeURIComponent(runId)}.jsonl`);
+  // Child run ids contain "/": keep one flat folder of files. A long or
+  // non-ASCII id is hashed (common/bounds.ts fileStem): its percent-encoded
+  // name would pass the file system's 255 bytes (ENAMETOOLONG).
+  if (chainId === undefined) return join(dir, `${fileStem(runId)}.jsonl`);
   if (!CHAIN_ID.test(chainId)) throw new Error(`not a run id: ${JSON.stringify(chainId)}`);
-  return join(dir, `${encodeURIComponent(runId)}.${chainId}.jsonl`);
+  return join(dir, `${fileStem(runId)}.${chainId}.jsonl`);
 }
 
 /**
@@ -58,7 +61,7 @@ export function traceFile(dir: string, runId: string, chainId?: string): string 
  */
 export function traceChains(dir: string, runId: string): string[] {
   if (!existsSync(dir)) return [];
-  const prefix = `${encodeURIComponent(runId)}.`;
+  const prefix = `${fileStem(runId)}.`;
   const chains: string[] = [];
   for (const name of readdirSync(dir)) {
     if (!name.startsWith(prefix) || !name.endsWith('.jsonl')) continue;

@@ -2,6 +2,7 @@
 // stop (which exit, why), or ask the model. The turn cap and the transcript's
 // size are checked here, the budget by ./budget.ts's rules. No workflow API: its exits are built
 // by ./exits.ts.
+import { MAX_CALL_ID_CHARS } from '../common/bounds.js';
 import { MAX_TRANSCRIPT_CHARS } from '../common/defaults.js';
 import type { ChatMessage, ModelReply, Pricing, RunConfig } from '../common/contract.js';
 import { softBudgetExit } from './budget.js';
@@ -66,19 +67,33 @@ export function transcriptTooBig(s: RunState): Exit | null {
   return failedExit(msg, 'TranscriptTooLarge');
 }
 
+
+/** C0 and C1 controls, and the line and paragraph separators: an id with them cannot be typed, logged or shown safely. */
+const UNSAFE_ID_CHARS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
+/** A call id for an error text: quoted, and cut when long (the text travels into the exit reason). */
+const shownId = (id: string): string => JSON.stringify(id.length > 40 ? `${id.slice(0, 40)}…` : id);
+
 /**
  * A reply the transcript cannot hold without breaking the protocol's two rules:
  * a call without an id (its result could not be linked to it) or an id used
  * twice in one reply (one of the calls would be left without its result). An
  * id an earlier turn used is fine: results follow their reply, and the
- * harness names calls by occurrence, not by id.
+ * harness names calls by occurrence, not by id. An id too long or with
+ * control characters is refused too, like an empty one, rather than rewritten:
+ * no real provider sends one, and the id a person approves, a signature
+ * covers and the trace shows must be the one the model sent.
  */
 export function replyProtocolProblem(_messages: readonly ChatMessage[], reply: ModelReply): string | null {
   const calls = reply.message.tool_calls ?? [];
   const seen = new Set<string>();
   for (const c of calls) {
     if (typeof c.id !== 'string' || c.id === '') return 'the model returned a tool call without an id: its result could not be linked to it';
-    if (seen.has(c.id)) return `the model reused tool call id ${JSON.stringify(c.id)} within one reply: one of its calls would be left without a result`;
+    if (c.id.length > MAX_CALL_ID_CHARS) {
+      return `the model returned a tool call id of ${c.id.length} characters (${shownId(c.id)}): the harness takes call ids of at most ${MAX_CALL_ID_CHARS} characters`;
+    }
+    if (UNSAFE_ID_CHARS.test(c.id)) return `the model returned a tool call id with control characters (${shownId(c.id)}): the harness takes call ids of printable characters only`;
+    if (seen.has(c.id)) return `the model reused tool call id ${shownId(c.id)} within one reply: one of its calls would be left without a result`;
     if (!c.function || typeof c.function.name !== 'string') return `tool call ${c.id} has no function name`;
     seen.add(c.id);
   }

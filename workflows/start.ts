@@ -13,7 +13,7 @@ import type { AgentInput, ChatMessage, ForkOrigin, ForkRequest, RunConfig, RunSt
 import { definitionChanges, definitionSource, unaskedChanges } from '../common/definition.js';
 import { costOfTurns, cutAtTurn } from '../common/fork.js';
 import { parseForkFrom } from '../common/fork-input.js';
-import { InputError, parseInput } from '../common/input.js';
+import { InputError, inputShapeProblem, parseInput } from '../common/input.js';
 import { inputOfConfig, resumedInput } from '../common/resume-input.js';
 import { statusQuery, transcriptQuery } from '../common/run-messages.js';
 import { AGENT_ERROR_TYPE, AGENT_EXIT_REASON, AGENT_STATUS } from '../common/search-attributes.js';
@@ -21,7 +21,9 @@ import { startedFrom, type CarriedState } from './continue-as-new.js';
 import { askPatches, resolvedConfigPatched, type Patches } from './patches.js';
 import type { RunIds } from './run-context.js';
 import { noChildren, stateOf, type RunState } from './run-state.js';
+import { traceSinks } from './trace.js';
 import { searchableText } from './visibility.js';
+import { boundedKeyword } from '../common/bounds.js';
 
 export interface RunStart {
   ids: RunIds;
@@ -47,6 +49,11 @@ export async function startRun(input: AgentInput, carried: CarriedState | undefi
   let fork: ForkStart | null = null;
   let cfg: RunConfig;
   try {
+    // First, before the input is encoded for any activity: that encoding
+    // turns Infinity (`1e400` in `temporal workflow start --input`) into
+    // null, which would lift a limit instead of being refused, and a value
+    // nested thousands deep overflows it, failing every workflow task.
+    if (!carried) refuseBadShape(input);
     fork = !carried && wantsFork(input) ? await startFork(input) : null;
     prior = !carried && !fork && typeof input?.resumeFrom === 'string' ? await loadPriorRun(input.resumeFrom) : null;
     // Resolved once per run and carried from execution to execution: a new
@@ -58,7 +65,12 @@ export async function startRun(input: AgentInput, carried: CarriedState | undefi
     if (source) cfg = checkDefinition(cfg, source, input, prior ? `resume of ${input.resumeFrom}` : `fork of ${fork?.origin.run ?? 'the source'}`);
   } catch (err) {
     // Bad input or a refused resume fails the run at once: its status says so, like its search attributes.
-    if (err instanceof ApplicationFailure) failedAtStart(starting, err);
+    if (err instanceof ApplicationFailure) {
+      failedAtStart(starting, err);
+      // And its trace, in a line of its own (a sink call, not a command: replays are unchanged).
+      const chainId = info.runId !== info.originalExecutionRunId ? info.runId : (carried?.chainId ?? info.firstExecutionRunId);
+      traceSinks.trace.event({ seq: (carried?.seq ?? 0) + 1, type: 'run_stopped', status: 'failed', reason: err.message, errorType: err.type ?? 'ApplicationFailure', turns: carried?.state.turns ?? 0, costUsd: carried?.state.costUsd ?? 0 }, chainId);
+    }
     throw err;
   }
   const resumed = prior ? startedFrom(cfg, stateOf(prior)) : fork ? startedFrom(cfg, forkState(fork)) : undefined;
@@ -111,6 +123,14 @@ export async function resolveConfig(input: AgentInput, patches: Patches): Promis
   throw ApplicationFailure.create({ type: 'InvalidInput', message: resolved.message, nonRetryable: true, details: [{ field: resolved.field }] });
 }
 
+/** An input no field of which JSON can carry as given: a non-retryable InvalidInput naming the field. */
+function refuseBadShape(input: unknown): void {
+  const shape = inputShapeProblem(input);
+  if (!shape) return;
+  const err = new InputError(shape.field, shape.message);
+  throw ApplicationFailure.create({ type: 'InvalidInput', message: err.message, nonRetryable: true, details: [{ field: err.field }] });
+}
+
 export function startingView(workflowId: string, carried: CarriedState | undefined): RunStatusView {
   const s = carried?.state;
   return {
@@ -145,7 +165,7 @@ export function failedAtStart(view: RunStatusView, err: ApplicationFailure): voi
   Object.assign(view, { status: 'failed', agentStatus: 'failed', reason: err.message, errorType });
   wf.upsertSearchAttributes([
     { key: AGENT_STATUS, value: 'failed' },
-    { key: AGENT_ERROR_TYPE, value: errorType },
+    { key: AGENT_ERROR_TYPE, value: boundedKeyword(errorType) },
     { key: AGENT_EXIT_REASON, value: searchableText(err.message) },
   ]);
 }

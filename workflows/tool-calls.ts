@@ -3,6 +3,7 @@
 // and the tools a run may call. No Temporal import.
 import { argumentProblem } from '../common/tool-args.js';
 import { canonicalJson } from '../common/args-hash.js';
+import { boundedWorkflowId } from '../common/bounds.js';
 import type { ToolSpec } from '../common/tool-spec.js';
 import type { ChatMessage, DedupePolicy, ToolCall, ToolName } from '../common/contract.js';
 import type { RunState } from './run-state.js';
@@ -28,14 +29,40 @@ export function firstPendingCall(messages: readonly ChatMessage[]): PendingCall 
   return null;
 }
 
-/** A sub-agent child's workflow id (`…/m1/r1/research`): readable, and stable across replays. */
+/**
+ * A sub-agent child's workflow id (`…/m1/r1/research`): readable, and stable
+ * across replays. A long one (a long parent id, a grandchild's) is cut and
+ * hashed (common/bounds.ts): the server refuses ids over 1,000 bytes, and a
+ * refused child start fails the parent's workflow task again and again.
+ */
 export function subAgentChildId(workflowId: string, pending: PendingCall, toolName: string): string {
-  return `${workflowId}/m${pending.messageIndex}/${pending.call.id}/${toolName}`;
+  return boundedWorkflowId(`${workflowId}/m${pending.messageIndex}/${pending.call.id}/${toolName}`, `/${toolName.slice(0, 64)}`);
 }
 
 // --- tool calls
 
 export const MAX_ARGUMENT_CHARS = 16_384;
+/** How deep a call's arguments may nest (the arguments object itself is level 1). */
+export const MAX_ARGUMENT_DEPTH = 64;
+
+/**
+ * How deep a JSON value nests (a scalar: 0, `{}`: 1), counted without
+ * recursion, and only up to `stopAbove` + 1: a value nested thousands deep
+ * costs no stack and no more work than its first levels.
+ */
+export function nestingDepth(v: unknown, stopAbove: number): number {
+  let deepest = 0;
+  const todo: { v: unknown; depth: number }[] = [{ v, depth: 0 }];
+  while (todo.length > 0) {
+    const { v: x, depth } = todo.pop() as { v: unknown; depth: number };
+    if (typeof x !== 'object' || x === null) continue;
+    const here = depth + 1;
+    if (here > deepest) deepest = here;
+    if (deepest > stopAbove) return deepest;
+    for (const child of Array.isArray(x) ? x : Object.values(x)) todo.push({ v: child, depth: here });
+  }
+  return deepest;
+}
 
 export type ParsedCall =
   | { ok: true; toolName: ToolName; spec: ToolSpec; args: Record<string, unknown> }
@@ -69,6 +96,13 @@ export function parseCall(call: ToolCall, enabled: readonly ToolSpec[]): ParsedC
   }
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
     return { ok: false, toolName: name, error: `the arguments of ${name} must be a JSON object.` };
+  }
+  // Before anything walks them (the schema check, hashes, the trace, the
+  // payload converter's JSON.stringify, which overflows the stack a few
+  // thousand levels down): 10 KB of brackets nest 5,000 deep.
+  const depth = nestingDepth(args, MAX_ARGUMENT_DEPTH);
+  if (depth > MAX_ARGUMENT_DEPTH) {
+    return { ok: false, toolName: name, error: `the arguments of ${name} are nested more than ${MAX_ARGUMENT_DEPTH} levels deep; the limit is ${MAX_ARGUMENT_DEPTH}.` };
   }
   const problem = argumentProblem(spec, args as Record<string, unknown>);
   if (problem) return { ok: false, toolName: name, error: problem };

@@ -21,6 +21,7 @@ import {
   type SteerView,
   type ToolOutageView,
 } from '../common/contract.js';
+import { boundedKeyword, boundedText } from '../common/bounds.js';
 import { definitionView, type DefinitionView } from '../common/definition.js';
 import {
   AGENT_AWAITING_CALL,
@@ -90,19 +91,23 @@ const noMath = (text: string): string => text.replace(/\$/g, '\\$');
  */
 export function statusAttributes(v: VisibleState, exit: Exit | undefined, parent: string | undefined, argsHash = false): SearchAttributeUpdatePair[] {
   const awaiting = (v.interruption?.type === 'approval' || v.interruption?.type === 'reconciliation') && !exit ? v.interruption : null;
+  // Every string the model or a caller chose is bounded (common/bounds.ts):
+  // a value over the server's 2 KiB gets the run TERMINATED, with no exit
+  // and no run_stopped line. Values that fit are upserted as they are.
+  const keyword = (value: string | null | undefined): string | null => (typeof value === 'string' ? boundedKeyword(value) : null);
   return [
     { key: AGENT_STATUS, value: agentStatusOf(exit?.status ?? v.status, v.interruption, exit !== undefined, v.outage?.kind ?? null) },
-    { key: AGENT_MODEL, value: v.cfg.model },
+    { key: AGENT_MODEL, value: boundedKeyword(v.cfg.model) },
     { key: AGENT_TURNS, value: v.state.turns },
     { key: AGENT_COST_USD, value: v.state.costUsd },
-    { key: AGENT_AWAITING_TOOL, value: awaiting ? awaiting.toolName : null },
-    { key: AGENT_AWAITING_CALL, value: awaiting ? awaiting.callId : null },
-    ...(argsHash ? [{ key: AGENT_PENDING_ARGS_HASH, value: awaiting?.type === 'approval' ? (awaiting.argsHash ?? null) : null }] : []),
+    { key: AGENT_AWAITING_TOOL, value: awaiting ? keyword(awaiting.toolName) : null },
+    { key: AGENT_AWAITING_CALL, value: awaiting ? keyword(awaiting.callId) : null },
+    ...(argsHash ? [{ key: AGENT_PENDING_ARGS_HASH, value: awaiting?.type === 'approval' ? keyword(awaiting.argsHash) : null }] : []),
     ...(exit ? [{ key: AGENT_EXIT_REASON, value: searchableText(v.cfg.payloadsEncrypted === true ? sealedReason(exit) : exit.reason) }] : []),
-    ...(exit?.status === 'failed' ? [{ key: AGENT_ERROR_TYPE, value: exit.errorType }] : []),
-    ...(parent ? [{ key: AGENT_PARENT, value: parent }] : []),
+    ...(exit?.status === 'failed' ? [{ key: AGENT_ERROR_TYPE, value: boundedKeyword(exit.errorType) }] : []),
+    ...(parent ? [{ key: AGENT_PARENT, value: boundedKeyword(parent) }] : []),
     // Only forks set it: runs recorded before forks never upsert it.
-    ...(v.cfg.forkFrom?.run ? [{ key: AGENT_FORK_OF, value: v.cfg.forkFrom.run }] : []),
+    ...(v.cfg.forkFrom?.run ? [{ key: AGENT_FORK_OF, value: boundedKeyword(v.cfg.forkFrom.run) }] : []),
   ];
 }
 
@@ -140,7 +145,7 @@ export function startingAttributes(input: AgentInput): SearchAttributePair[] {
     { key: AGENT_STATUS, value: 'running' },
     { key: AGENT_TURNS, value: 0 },
     { key: AGENT_COST_USD, value: 0 },
-    ...(typeof input.model === 'string' && input.model !== '' ? [{ key: AGENT_MODEL, value: input.model }] : []),
+    ...(typeof input.model === 'string' && input.model !== '' ? [{ key: AGENT_MODEL, value: boundedKeyword(input.model) }] : []),
   ];
 }
 
@@ -152,7 +157,8 @@ export function startingAttributes(input: AgentInput): SearchAttributePair[] {
  * (temporalio/temporal PR #11085). The reason keeps its words.
  */
 export function searchableText(text: string): string {
-  return text.replace(/[:'\\]/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 1000);
+  // Cut by bytes, not characters: 1,000 characters of CJK or emoji are 3,000 to 4,000 bytes, past the server's 2 KiB.
+  return boundedText(text.replace(/[:'\\]/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 1000));
 }
 
 /** What the run shows: the run's ids, configuration and state; its patches decide what an upsert carries. */

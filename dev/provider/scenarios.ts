@@ -254,4 +254,18 @@ export const SCENARIOS: Record<ScriptedModel, (input: ScriptInput) => ScriptedRe
           ],
         }
       : answer('done'),
+
+  // What the model sizes that nothing bounded (test/attacks/model-output.test.ts):
+  // a 5,001-character call id (it reached a search attribute: the server
+  // terminated the run), a 1,101-character one on `research` (it reached the
+  // child's workflow id), an id with control characters, and arguments nested
+  // 5,000 deep in 10 KB for a tool whose schema takes any value (`keep_value`,
+  // the test's own tool).
+  long_call_id: thenReport(call('c'.repeat(5001), 'list_files')),
+  research_long_id: (input) => {
+    if (!input.toolNames.includes('research')) return plan(input);
+    return input.turn === 0 ? call('r'.repeat(1101), 'research', { question: 'Which file mentions a timeout?' }) : answer(`From research: ${input.toolText.split('\n').pop() ?? ''}`);
+  },
+  control_call_id: thenReport(call('c1\u0007\r\nINJECTED', 'list_files')),
+  deep_args: thenReport({ type: 'raw_calls', calls: [{ id: 'c1', name: 'keep_value', arguments: `{"value":${'['.repeat(5000)}${']'.repeat(5000)}}` }] }),
 };
