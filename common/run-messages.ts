@@ -15,6 +15,14 @@ export interface DecisionSignature {
   expiresAt?: string;
   signature?: string;
   workflowId?: string;
+  /**
+   * What the decision is for, as signed: the call's occurrence (status
+   * interruption.callKey) or the run chain (status runKey). On an unsigned
+   * decision too, when given: refused unless it names the call awaiting.
+   */
+  callKey?: string;
+  /** The tool of the call decided, as signed ("" for steer and raiseBudget). */
+  toolName?: string;
 }
 
 export interface ApproveInput extends DecisionSignature {

@@ -7,6 +7,7 @@ export const SCRIPTED_MODELS = [
   'destructive_twice', 'same_call_id', 'slow', 'mcp', 'research', 'tree', 'read', 'bad_json_args',
   'unknown_tool', 'bad_schema', 'huge_args', 'three_calls', 'empty_reply', 'delete_bad_args',
   'research_bad_args', 'research_runaway', 'missing_call', 'missing_result', 'narrated',
+  'reused_call_id',
 ] as const;
 
 /** One scenario name of {@link SCRIPTED_MODELS}. */

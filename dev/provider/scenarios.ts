@@ -254,4 +254,10 @@ export const SCENARIOS: Record<ScriptedModel, (input: ScriptInput) => ScriptedRe
           ],
         }
       : answer('done'),
+
+  // A model that reuses call id c2 for a second deletion of the same file, in
+  // the next turn (test/attacks/decisions.test.ts): a decision on the first
+  // must never decide the second.
+  reused_call_id: ({ turn, toolText }) =>
+    turn <= 1 ? call('c2', 'delete_file', { path: 'access.log' }) : answer(`Done. ${toolText.split('\n').slice(-2).join(' | ')}`),
 };
