@@ -15,8 +15,9 @@ import { DEFAULT_DEFINITION_CHANGE } from '../common/definition.js';
  * `heartbeatTimeoutMs`: the calls' heartbeat timeout this worker's heartbeat interval asks for (the run records it too).
  * `prices`: what this worker knows each model costs (a hard budget refuses a model it has no price for);
  * `sentModel`: LLM_MODEL, which replaces every run's model on the wire, so it is the one priced.
+ * `approversSetting`: where the approvers policy came from (AGENT_APPROVERS, or AgentPlugin's option), recorded beside it so the run's refusals name it.
  */
-export function createResolveConfig(defaults: RunDefaults, catalogue: readonly ToolSpec[], heartbeatTimeoutMs: number, prices: Readonly<Record<string, Pricing>> = {}, sentModel?: string) {
+export function createResolveConfig(defaults: RunDefaults, catalogue: readonly ToolSpec[], heartbeatTimeoutMs: number, prices: Readonly<Record<string, Pricing>> = {}, sentModel?: string, approversSetting?: string) {
   const priceOf: PriceOf = (model) => {
     const name = sentModel ?? model;
     return { sentModel: name, pricing: Object.hasOwn(prices, name) ? prices[name] : null };
@@ -24,7 +25,9 @@ export function createResolveConfig(defaults: RunDefaults, catalogue: readonly T
   return async function resolveConfig(input: unknown): Promise<ResolvedConfig> {
     try {
       // The worker's definition-change policy is recorded with the configuration, so a replay decides as the run did.
-      return { ok: true, cfg: { ...parseInput(input, defaults, catalogue, priceOf), heartbeatTimeoutMs, definitionChange: defaults.definitionChange ?? DEFAULT_DEFINITION_CHANGE } };
+      const cfg = parseInput(input, defaults, catalogue, priceOf);
+      const source = cfg.approvers && approversSetting ? { approversSource: approversSetting } : {};
+      return { ok: true, cfg: { ...cfg, heartbeatTimeoutMs, definitionChange: defaults.definitionChange ?? DEFAULT_DEFINITION_CHANGE, ...source } };
     } catch (err) {
       // Bad input is an answer, not an activity failure: the workflow fails the run with it at once.
       if (err instanceof InputError) return { ok: false, field: err.field, message: err.message };
