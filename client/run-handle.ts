@@ -295,10 +295,13 @@ export class AgentRunHandle {
    * which binds an unsigned decision to that occurrence, or nothing.
    */
   private async signedCall(callId: string, decision: 'approve' | 'reject', o: ApproveOptions | RejectOptions): Promise<DecisionSignature> {
-    if (o.key === undefined) return o.callKey !== undefined ? { callKey: o.callKey } : {};
+    if (o.key === undefined) return { ...(o.callKey !== undefined ? { callKey: o.callKey } : {}), ...(o.toolName !== undefined ? { toolName: o.toolName } : {}) };
     let { argsHash: hash, callKey, toolName } = o;
     if (hash === undefined || callKey === undefined || toolName === undefined) {
-      const parked = (await this.status()).interruption;
+      const status = await this.status().catch((err: unknown) => {
+        throw new Error(`cannot sign the ${decision} of ${callId} without the run's status (${(err as Error).message}): pass argsHash, callKey and toolName (agent-harness: --args-hash, --call-key, --tool)`, { cause: err });
+      });
+      const parked = status.interruption;
       if (parked?.type !== 'approval' || parked.callId !== callId) throw new Error(`cannot sign the ${decision} of ${callId}: it is not the call the run is parked on; pass argsHash, callKey and toolName (the status query's interruption)`);
       if (parked.callKey === undefined) throw new Error(`cannot sign the ${decision} of ${callId}: the worker's status names no callKey (a worker from before signatures were bound to one call); pass callKey`);
       // argsHash is absent only in statuses recorded before it existed: hash the arguments shown.

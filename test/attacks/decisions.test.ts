@@ -13,12 +13,13 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { argsHash } from '../../common/args-hash.js';
 import { approveSignal, cancelSignal, decideUpdate, statusQuery, steerSignal, steerUpdate } from '../../common/run-messages.js';
 import type { RunStatusView } from '../../common/contract.js';
 import { checkSignature, fromBase64, fromCanonicalBase64, newKeyPair, signDecision, toBase64, type ApproverPolicy, type SignedFields } from '../../common/signed-decision.js';
 import { AgentClient } from '../../client/agent-client.js';
+import { main } from '../../client/cli.js';
 import { privateKeyOf, signOther } from '../../client/signing.js';
 import { AgentPlugin } from '../../worker/agent-plugin.js';
 import { ApprovalRules, type AwaitingApproval } from '../../workflows/approval-rules.js';
@@ -266,8 +267,13 @@ describe('without a policy, a decision moves only the call awaiting it', () => {
     const handle = (await h.start({ task, model: 'reused_call_id', workspace: ws }, `attack-unsigned-${ws}`)) as Run;
     const first = await parkedOn(handle, 1);
     if (first.interruption?.type !== 'approval') throw new Error('not parked');
-    // As a careful script would: the decision names the occurrence it means.
-    await (await new AgentClient({ client: h.client, taskQueue: h.taskQueue }).getHandle(handle.workflowId)).approve('c2', { by: 'ops-script', callKey: first.interruption.callKey });
+    // As a careful script would, with our CLI: the decision names the occurrence it means.
+    const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
+    try {
+      expect(await main(['approve', handle.workflowId, 'c2', '--by', 'ops-script', '--call-key', first.interruption.callKey ?? ''], h.client)).toBe(0);
+    } finally {
+      log.mockRestore();
+    }
     await parkedOn(handle, 2);
     restore(ws);
     const copied = await copiedFromHistory(handle, 'decide', 'update');
