@@ -7,9 +7,11 @@ import type { ChatMessage, RunConfig, RunStatusView } from './contract.js';
 
 /**
  * What a signed decision adds (AGENT_APPROVERS, common/signed-decision.ts):
- * base64 Ed25519 `signature` over the canonical JSON of {argsHash, by,
- * callId, decision, expiresAt, workflowId}; `workflowId` optional (names the
- * run signed for). Unsigned decisions leave them out.
+ * standard base64 Ed25519 `signature` over the canonical JSON of {argsHash,
+ * by, callId, callKey, decision, expiresAt, toolName, workflowId};
+ * `workflowId`, `callKey` and `toolName` optional in the payload (they name
+ * what was signed for). Unsigned decisions leave them out, or name callKey /
+ * toolName to bind themselves to one occurrence of one call.
  */
 export interface DecisionSignature {
   expiresAt?: string;
