@@ -10,6 +10,7 @@
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,11 +23,14 @@ import { AgentClient } from '../../client/agent-client.js';
 import { main } from '../../client/cli.js';
 import { privateKeyOf, signOther } from '../../client/signing.js';
 import { AgentPlugin } from '../../worker/agent-plugin.js';
+import { pluginEnvironment } from '../../worker/plugin-env.js';
+import { OPTION_NAMES } from '../../worker/setting-names.js';
 import { ApprovalRules, type AwaitingApproval } from '../../workflows/approval-rules.js';
 import type { agentRun } from '../../workflows/index.js';
 import { decodePayloads } from '../helpers/decoded-history.js';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from '../helpers/harness.js';
 import { temporalCli } from '../helpers/temporal-cli.js';
+import { propertyParams } from '../helpers/property.js';
 import { loadWorkerTools, type WorkerTools } from '../../worker/toolset.js';
 import { writeStallingFsConfig } from '../mcp/stalling-config.js';
 
@@ -261,6 +265,79 @@ describe('signed decisions cannot be replayed onto another run, call, or tool', 
   });
 });
 
+describe('hostile decision payloads (property): nothing but the one signed decision moves the parked call', () => {
+  const args = { path: 'access.log' };
+  const chain = 'w@0193a6f2-7c1e-7d4b-9a51-2f0e8c3d4b6a';
+  const awaiting: AwaitingApproval = { key: `${chain}/call2`, callId: 'c2', toolName: 'delete_file', args, argsHash: argsHash(args), hashRequired: false };
+  const rules = () => {
+    const r = new ApprovalRules({}, (c, input, verdict) => {
+      const v = checkSignature(policy, ['alice'], `tool ${c.toolName}`, { argsHash: c.argsHash, callId: c.callId, callKey: c.key, decision: verdict, toolName: c.toolName, workflowId: 'w' }, input, Date.now());
+      return v.ok ? null : v.problem;
+    });
+    r.awaiting = { ...awaiting };
+    return r;
+  };
+  const base: SignedFields = { argsHash: awaiting.argsHash, by: 'alice', callId: 'c2', callKey: awaiting.key, decision: 'approve', expiresAt: new Date(Date.now() + 3_600_000).toISOString(), toolName: 'delete_file', workflowId: 'w' };
+  const signedFor = (f: SignedFields) => ({ ...f, signature: signDecision(f, aliceKey) });
+  const good = signedFor(base);
+
+  it('the genuine decision is taken; a payload signed for anything else, or carried in another encoding, is refused with a reason, and junk never throws', () => {
+    expect(rules().problem(good, 'approve')).toBeNull();
+    // What an attacker can vary: what was signed (another occurrence, chain, tool, run, arguments, decision, signer), how the signature is written, and any field's value.
+    const signedElsewhere = fc.oneof(
+      fc.constantFrom(`${chain}/call1`, `${chain}/call3`, 'w@another-chain/call2', '', `${chain}/m3/c2`).map((callKey) => ({ callKey })),
+      fc.constantFrom('archive_file', 'read_file', '', 'delete_file ').map((toolName) => ({ toolName })),
+      fc.constantFrom('w2', 'W', '').map((workflowId) => ({ workflowId })),
+      fc.constantFrom(argsHash({ path: 'notes.txt' }), argsHash({})).map((h) => ({ argsHash: h })),
+      fc.constant({ decision: 'reject' as const }),
+    );
+    fc.assert(
+      fc.property(signedElsewhere, fc.boolean(), (over, named) => {
+        const f = { ...base, ...over };
+        const sent = signedFor(f);
+        // Copied whole (the fields it was signed for in it), or stripped to look like this call's.
+        const payload = named ? sent : { ...good, signature: sent.signature };
+        expect(rules().problem(payload, 'approve')).toEqual(expect.any(String));
+      }),
+      propertyParams(200),
+    );
+    const reencoded = fc.constantFrom(
+      (t: string) => t.replace(/=+$/, ''),
+      (t: string) => t.replace(/\+/g, '-').replace(/\//g, '_'),
+      (t: string) => ` ${t}`,
+      (t: string) => `${t}\n`,
+      (t: string) => `${t}=`,
+      (t: string) => t.toLowerCase(),
+    );
+    fc.assert(
+      fc.property(reencoded, (how) => {
+        const text = how(good.signature);
+        fc.pre(text !== good.signature);
+        expect(rules().problem({ ...good, signature: text }, 'approve')).toEqual(expect.any(String));
+      }),
+      propertyParams(100),
+    );
+    const fields = ['callId', 'by', 'argsHash', 'callKey', 'toolName', 'workflowId', 'expiresAt', 'signature', 'decision'] as const;
+    fc.assert(
+      fc.property(fc.constantFrom(...fields), fc.anything(), fc.constantFrom('approve', 'reject', 'maybe', 7, null), (field, value, verdict) => {
+        const payload: Record<string, unknown> = { ...good, [field]: value };
+        const problem = rules().problem(payload, verdict);
+        // Junk in any field: a reason, never a throw. Taken only as signed: the
+        // verdict approve, every field genuine or not naming anything (a field
+        // the payload leaves out, or that is not text, is taken as this call's).
+        if (problem !== null) {
+          expect(typeof problem).toBe('string');
+          return;
+        }
+        const namesNothing = (['workflowId', 'argsHash', 'callKey', 'toolName', 'decision'].includes(field) && (value === undefined || value === null)) || (['workflowId', 'decision'].includes(field) && typeof value !== 'string');
+        expect(verdict).toBe('approve');
+        expect(namesNothing || JSON.stringify(value) === JSON.stringify(good[field])).toBe(true);
+      }),
+      propertyParams(300),
+    );
+  });
+});
+
 describe('without a policy, a decision moves only the call awaiting it', () => {
   it('an unsigned approval naming the first occurrence\'s callKey, replayed onto a reused call id, is refused', async () => {
     const ws = freshWorkspace();
@@ -385,6 +462,19 @@ describe('AGENT_APPROVERS in a team\'s worker (AgentPlugin)', () => {
       await running;
       await connection.close();
     }
+  });
+
+  it('AGENT_REQUIRE_ARGS_HASH is read the same way (it guards approvals too); listed variables given as options are not named', () => {
+    const env = { AGENT_REQUIRE_ARGS_HASH: 'delete_file, fs_write', TRACE_DIR: '/elsewhere' };
+    const read = pluginEnvironment(options(), env);
+    expect(read.requireArgsHash).toEqual(['delete_file', 'fs_write']);
+    expect(read.names.requireArgsHash).toBe('AGENT_REQUIRE_ARGS_HASH');
+    // traceDir is given as an option: the variable is the team's business (it may be what the option was read from).
+    expect(read.warning).toBeNull();
+    expect(() => pluginEnvironment({ ...options(), runDefaults: { requireArgsHash: ['delete_file'] } }, env)).toThrow(
+      'AgentPlugin option runDefaults.requireArgsHash and AGENT_REQUIRE_ARGS_HASH are both set: keep the option or the variable, not both',
+    );
+    expect(pluginEnvironment(options(), {}).names).toEqual(OPTION_NAMES);
   });
 
   it('both the option and the variable set: refused at start naming both; a policy from the variable is named by the variable, from the option by the option', async () => {
