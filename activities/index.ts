@@ -27,6 +27,8 @@ export type ActivityDeps = ModelDeps &
     pricesSetting?: string;
     /** Whether this worker encrypts payloads: recorded in each run's configuration (RunConfig.payloadsEncrypted). */
     payloadsEncrypted?: boolean;
+    /** What the runs' refusals call defaults.approvers (recorded with the policy; default: its environment variable). */
+    approversSetting?: string;
   };
 
 /** Checked against the contract the workflow calls (common/activity-contract.ts). */
@@ -43,7 +45,7 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
     throw new Error(`${deps.requireArgsHashSetting ?? 'AGENT_REQUIRE_ARGS_HASH'} names ${unknown.map((n) => JSON.stringify(n)).join(', ')}, which this worker does not offer (it offers ${catalogue.map((s) => s.name).join(', ')})`);
   }
   return {
-    resolveConfig: createResolveConfig({ ...BUILT_IN_DEFAULTS, tools: defaultTools, ...deps.defaults }, catalogue, heartbeatTimeoutFor(deps.heartbeatEveryMs), modelPrices(deps.prices), deps.model, deps.pricesSetting, deps.payloadsEncrypted === true),
+    resolveConfig: createResolveConfig({ ...BUILT_IN_DEFAULTS, tools: defaultTools, ...deps.defaults }, catalogue, heartbeatTimeoutFor(deps.heartbeatEveryMs), modelPrices(deps.prices), deps.model, deps.pricesSetting, deps.payloadsEncrypted === true, deps.approversSetting),
     // Inputs with every message whole: histories and in-flight calls from before addresses.
     callModel,
     // Inputs with messages by address. A new name, so that during a rolling

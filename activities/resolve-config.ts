@@ -15,6 +15,7 @@ import { DEFAULT_DEFINITION_CHANGE } from '../common/definition.js';
  * `heartbeatTimeoutMs`: the calls' heartbeat timeout this worker's heartbeat interval asks for (the run records it too).
  * `prices`: what this worker knows each model costs (a hard budget refuses a model it has no price for);
  * `sentModel`: LLM_MODEL, which replaces every run's model on the wire, so it is the one priced.
+ * `approversSetting`: where the approvers policy came from (AGENT_APPROVERS, or AgentPlugin's option), recorded beside it so the run's refusals name it.
  */
 export function createResolveConfig(
   defaults: RunDefaults,
@@ -24,6 +25,7 @@ export function createResolveConfig(
   sentModel?: string,
   pricesSetting?: string,
   payloadsEncrypted = false,
+  approversSetting?: string,
 ) {
   const priceOf: PriceOf = (model) => {
     const name = sentModel ?? model;
@@ -33,7 +35,9 @@ export function createResolveConfig(
     try {
       // The worker's definition-change policy is recorded with the configuration, so a replay decides as the run did.
       // So is whether this worker encrypts payloads: what is not encrypted then carries no tool or model text (workflows/visibility.ts).
-      const cfg = { ...parseInput(input, defaults, catalogue, priceOf), heartbeatTimeoutMs, definitionChange: defaults.definitionChange ?? DEFAULT_DEFINITION_CHANGE };
+      const parsed = parseInput(input, defaults, catalogue, priceOf);
+      const source = parsed.approvers && approversSetting ? { approversSource: approversSetting } : {};
+      const cfg = { ...parsed, heartbeatTimeoutMs, definitionChange: defaults.definitionChange ?? DEFAULT_DEFINITION_CHANGE, ...source };
       return { ok: true, cfg: payloadsEncrypted ? { ...cfg, payloadsEncrypted: true } : cfg };
     } catch (err) {
       // Bad input is an answer, not an activity failure: the workflow fails the run with it at once.

@@ -7,9 +7,11 @@
 // 3. Trace writer: lines per second with one writer process and with two
 //    writing one run's trace at once (test/helpers/trace-process.ts, the lock's cost).
 // 4. Signature verification: what the decide validator runs per signed
-//    decision (common/signed-decision.ts signatureProblem: canonical JSON,
-//    Ed25519 verify in pure JS), the first call (tables built) and then
-//    warm, per verify; the same code the workflow sandbox runs.
+//    decision (common/signed-decision.ts checkSignature: the canonical base64
+//    check, canonical JSON of the eight signed fields, Ed25519 verify in pure
+//    JS, the SHA-256 message key single use is decided on), the first call
+//    (tables built) and then warm, per verify; the same code the workflow
+//    sandbox runs.
 // BENCH_RUNS (default 5 each) sets how many runs per side; BENCH_ONLY=signatures runs only 4.
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
@@ -25,7 +27,7 @@ import { EncryptionPayloadCodec, payloadCodecs } from '../common/payload-codec.j
 import type { PayloadKey } from '../common/payload-keys.js';
 import { PROJECT_ROOT } from '../common/project-root.js';
 import { argsHash } from '../common/args-hash.js';
-import { newKeyPair, signatureProblem, signDecision, type ApproverPolicy } from '../common/signed-decision.js';
+import { checkSignature, newKeyPair, signDecision, type ApproverPolicy } from '../common/signed-decision.js';
 import { privateKeyOf } from '../client/signing.js';
 import { startProvider } from '../dev/provider/server.js';
 import { createAgentWorker, WORKFLOWS_PATH } from '../worker/create-worker.js';
@@ -133,11 +135,11 @@ async function traceWriters(): Promise<void> {
 function signatureVerify(): void {
   const alice = newKeyPair();
   const policy: ApproverPolicy = { approvers: { alice: alice.publicKey }, tools: { delete_file: ['alice'] } };
-  const expected = { argsHash: argsHash({ path: 'access.log' }), callId: 'c2', decision: 'approve' as const, workflowId: 'bench-run' };
+  const expected = { argsHash: argsHash({ path: 'access.log' }), callId: 'c2', callKey: 'bench-run@0193a6f2-7c1e-7d4b-9a51-2f0e8c3d4b6a/call2', decision: 'approve' as const, toolName: 'delete_file', workflowId: 'bench-run' };
   const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
   const sent = { ...expected, by: 'alice', expiresAt, signature: signDecision({ ...expected, by: 'alice', expiresAt }, privateKeyOf(alice.privateKey)) };
   const check = () => {
-    if (signatureProblem(policy, ['alice'], 'tool delete_file', expected, sent, Date.now()) !== null) throw new Error('the bench signature does not verify');
+    if (!checkSignature(policy, ['alice'], 'tool delete_file', expected, sent, Date.now()).ok) throw new Error('the bench signature does not verify');
   };
   const t0 = performance.now();
   check();
@@ -150,7 +152,7 @@ function signatureVerify(): void {
     for (let i = 0; i < N; i++) check();
     per.push((performance.now() - t) / N);
   }
-  console.log(`signature check (signatureProblem: canonical JSON + Ed25519 verify, @noble/curves): first call ${first.toFixed(2)} ms; warm, ${ROUNDS} rounds of ${N}: ${fmt(stats(per), 'ms per verify')}`);
+  console.log(`signature check (checkSignature: canonical base64, canonical JSON + Ed25519 verify, @noble/curves, message key): first call ${first.toFixed(2)} ms; warm, ${ROUNDS} rounds of ${N}: ${fmt(stats(per), 'ms per verify')}`);
 }
 
 signatureVerify();

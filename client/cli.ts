@@ -367,18 +367,32 @@ async function decide(agent: AgentClient, decision: 'approve' | 'reject', rest: 
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
-    options: { reason: { type: 'string' }, by: { type: 'string' }, 'args-hash': { type: 'string' }, 'when-worker-returns': { type: 'boolean' }, key: { type: 'string' }, 'expires-in-ms': { type: 'string' } },
+    options: {
+      reason: { type: 'string' },
+      by: { type: 'string' },
+      'args-hash': { type: 'string' },
+      'call-key': { type: 'string' },
+      tool: { type: 'string' },
+      'when-worker-returns': { type: 'boolean' },
+      key: { type: 'string' },
+      'expires-in-ms': { type: 'string' },
+    },
   });
   const workflowId = need(positionals[0], 'workflowId');
   const callId = need(positionals[1], 'callId');
   const hash = values['args-hash'];
   if (hash !== undefined && !isArgsHashText(hash)) throw new UsageError(`--args-hash must be 64 hex digits (the status's interruption.argsHash), got ${JSON.stringify(hash)}`);
-  const options = { by: byOf(values.by), ...(values.reason !== undefined ? { reason: values.reason } : {}), ...(hash !== undefined ? { argsHash: hash.toLowerCase() } : {}), ...signingOf(values) };
+  // The occurrence and tool the status shows: bind the decision to them, and let --key sign with no worker to ask.
+  const bound = {
+    ...(values['call-key'] !== undefined ? { callKey: values['call-key'] } : {}),
+    ...(values.tool !== undefined ? { toolName: values.tool } : {}),
+  };
+  const options = { by: byOf(values.by), ...(values.reason !== undefined ? { reason: values.reason } : {}), ...(hash !== undefined ? { argsHash: hash.toLowerCase() } : {}), ...bound, ...signingOf(values) };
   const handle = await agent.getHandle(workflowId);
   const view = await viaWorker(handle, `${decision} ${callId}`, () => (decision === 'approve' ? handle.approve(callId, options) : handle.reject(callId, options)), {
     name: decision,
     // The signals carry the same fields, the verdict in the signal's name (approve has no reason).
-    send: () => (decision === 'approve' ? handle.signals.approve(callId, { by: options.by, ...(options.argsHash !== undefined ? { argsHash: options.argsHash } : {}), ...signingOf(values) }) : handle.signals.reject(callId, options)),
+    send: () => (decision === 'approve' ? handle.signals.approve(callId, { by: options.by, ...(options.argsHash !== undefined ? { argsHash: options.argsHash } : {}), ...bound, ...signingOf(values) }) : handle.signals.reject(callId, options)),
     requested: values['when-worker-returns'] === true,
   });
   if (typeof view === 'number') return view;

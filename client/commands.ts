@@ -42,14 +42,15 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
     about: 'write the run\'s turns, configuration and cost per turn as JSON (stdout without --out), for fork --from-file',
   },
   approve: {
-    usage: 'approve <workflowId> <callId> [--by NAME] [--args-hash H] [--key FILE [--expires-in-ms MS]] [--when-worker-returns]',
+    usage: 'approve <workflowId> <callId> [--by NAME] [--args-hash H] [--call-key K] [--tool NAME] [--key FILE [--expires-in-ms MS]] [--when-worker-returns]',
     about:
-      'with --key (a private key keygen wrote) the decision is signed as --by for AGENT_APPROVERS, valid --expires-in-ms (default 10 min).\n' +
-      'with --args-hash (the status\'s interruption.argsHash) the approval is refused unless the call has exactly those arguments.\n' +
+      'with --key (a private key keygen wrote) the decision is signed as --by for AGENT_APPROVERS, valid --expires-in-ms (default 10 min), over the call\'s argsHash, callKey and tool (read from the status; with no worker, give --args-hash, --call-key and --tool).\n' +
+      'with --args-hash (the status\'s interruption.argsHash) the approval is refused unless the call has exactly those arguments;\n' +
+      'with --call-key (interruption.callKey) unless it is that occurrence of the call (a model may reuse a call id).\n' +
       'With no worker polling the run\'s task queue it is not sent (exit 8); --when-worker-returns records it as the approve signal, applied when a worker takes the run',
   },
   reject: {
-    usage: 'reject <workflowId> <callId> [--reason TEXT] [--by NAME] [--args-hash H] [--key FILE [--expires-in-ms MS]] [--when-worker-returns]',
+    usage: 'reject <workflowId> <callId> [--reason TEXT] [--by NAME] [--args-hash H] [--call-key K] [--tool NAME] [--key FILE [--expires-in-ms MS]] [--when-worker-returns]',
     about: 'the reason is optional; the model is told it when given. With no worker: as approve (--when-worker-returns sends the reject signal)',
   },
   steer: {

@@ -43,6 +43,14 @@ export interface ApproveOptions extends SigningOptions {
   by: string;
   /** The call's argsHash (status `interruption.argsHash`): refused unless the awaited call has exactly those arguments. */
   argsHash?: string;
+  /**
+   * The call's occurrence (status `interruption.callKey`): refused unless the
+   * awaited call is that one (a model may use a call id twice). With a key,
+   * what is signed; read from the status when not given.
+   */
+  callKey?: string;
+  /** With a key: the call's tool, as signed (read from the status when not given). */
+  toolName?: string;
   /** Kept with the decision in the trace (the model reads a rejection's reason, not an approval's). */
   reason?: string;
 }
@@ -55,6 +63,10 @@ export interface RejectOptions extends SigningOptions {
   reason?: string;
   /** As for approve: refused unless the awaited call has exactly those arguments. */
   argsHash?: string;
+  /** As for approve: refused unless the awaited call is this occurrence. */
+  callKey?: string;
+  /** As for approve. */
+  toolName?: string;
 }
 
 /** Who steers, and how. */
@@ -151,7 +163,10 @@ export class AgentRunHandle {
           workflow.signal(rejectSignal, { callId, by: o.by, ...(o.argsHash !== undefined ? { argsHash: o.argsHash } : {}), ...(o.reason !== undefined ? { reason: o.reason } : {}), ...signed }),
         );
       },
-      steer: (message, o) => send(() => workflow.signal(steerSignal, this.signedSteer(message, o))),
+      steer: async (message, o) => {
+        const input = await this.signedSteer(message, o);
+        return send(() => workflow.signal(steerSignal, input));
+      },
     };
   }
 
@@ -209,8 +224,9 @@ export class AgentRunHandle {
    * `queuedSteers`), not when the model has read it. Refused (an empty
    * message, a run that is stopping) with UpdateRefusedError.
    */
-  steer(message: string, options: SteerOptions): Promise<RunStatusView> {
-    return this.update('steer', () => this.workflow.executeUpdate(steerUpdate, { args: [this.signedSteer(message, options)] }));
+  async steer(message: string, options: SteerOptions): Promise<RunStatusView> {
+    const input = await this.signedSteer(message, options);
+    return this.update('steer', () => this.workflow.executeUpdate(steerUpdate, { args: [input] }));
   }
 
   /**
@@ -218,16 +234,24 @@ export class AgentRunHandle {
    * `awaiting_budget` goes on if it pays for the next call. Refused unless
    * higher than the budget now (and for soft budgets and sub-agents).
    */
-  raiseBudget(maxBudgetUsd: number, options: RaiseBudgetOptions): Promise<RunStatusView> {
+  async raiseBudget(maxBudgetUsd: number, options: RaiseBudgetOptions): Promise<RunStatusView> {
     const plain = { maxBudgetUsd, by: options.by, ...(options.reason !== undefined ? { reason: options.reason } : {}) };
-    const input = options.key === undefined ? plain : signOther(plain, { workflowId: this.workflowId, decision: 'raiseBudget', by: options.by, key: options.key, expiresInMs: options.expiresInMs });
+    const input =
+      options.key === undefined ? plain : signOther(plain, { workflowId: this.workflowId, decision: 'raiseBudget', by: options.by, callKey: await this.runKey(), key: options.key, expiresInMs: options.expiresInMs });
     return this.update('raiseBudget', () => this.workflow.executeUpdate(raiseBudgetUpdate, { args: [input] }));
   }
 
   /** A person's word on the write `callId` whose outcome is unknown (a run parked `awaiting_reconciliation`), by the `reconcile` update. */
-  reconcile(callId: string, options: ReconcileOptions): Promise<RunStatusView> {
+  async reconcile(callId: string, options: ReconcileOptions): Promise<RunStatusView> {
     const plain: ReconcileInput = options.outcome === 'happened' ? { callId, outcome: 'happened', result: options.result, by: options.by } : { callId, outcome: 'retry', by: options.by };
-    const input = options.key === undefined ? plain : signOther(plain, { workflowId: this.workflowId, decision: 'reconcile', callId, by: options.by, key: options.key, expiresInMs: options.expiresInMs });
+    let input: ReconcileInput = plain;
+    if (options.key !== undefined) {
+      // Signed for this parking of this call: the status names its occurrence and tool.
+      const parked = (await this.status()).interruption;
+      if (parked?.type !== 'reconciliation' || parked.callId !== callId) throw new Error(`cannot sign the reconciliation of ${callId}: it is not the call the run is parked on`);
+      if (parked.callKey === undefined) throw new Error(`cannot sign the reconciliation of ${callId}: the worker's status names no callKey (a worker from before signatures were bound to one call)`);
+      input = signOther(plain, { workflowId: this.workflowId, decision: 'reconcile', callId, callKey: parked.callKey, toolName: parked.toolName, by: options.by, key: options.key, expiresInMs: options.expiresInMs });
+    }
     return this.update('reconcile', () => this.workflow.executeUpdate(reconcileUpdate, { args: [input] }));
   }
 
@@ -266,24 +290,44 @@ export class AgentRunHandle {
 
   /**
    * The signature fields for a decision on a call, when the options carry a
-   * key: over the call's argsHash (the given one, else the parked call's from
-   * the status query). Empty when unsigned.
+   * key: over the call's argsHash, callKey and tool (the given ones, else the
+   * parked call's from the status query). Without a key: the callKey given,
+   * which binds an unsigned decision to that occurrence, or nothing.
    */
   private async signedCall(callId: string, decision: 'approve' | 'reject', o: ApproveOptions | RejectOptions): Promise<DecisionSignature> {
-    if (o.key === undefined) return {};
-    let hash = o.argsHash;
-    if (hash === undefined) {
-      const parked = (await this.status()).interruption;
-      if (parked?.type !== 'approval' || parked.callId !== callId) throw new Error(`cannot sign the ${decision} of ${callId}: it is not the call the run is parked on; pass argsHash`);
-      // Absent only in statuses recorded before argsHash existed: hash the arguments shown.
-      hash = parked.argsHash ?? argsHash(parked.args);
+    if (o.key === undefined) return { ...(o.callKey !== undefined ? { callKey: o.callKey } : {}), ...(o.toolName !== undefined ? { toolName: o.toolName } : {}) };
+    let { argsHash: hash, callKey, toolName } = o;
+    if (hash === undefined || callKey === undefined || toolName === undefined) {
+      const status = await this.status().catch((err: unknown) => {
+        throw new Error(`cannot sign the ${decision} of ${callId} without the run's status (${(err as Error).message}): pass argsHash, callKey and toolName (agent-harness: --args-hash, --call-key, --tool)`, { cause: err });
+      });
+      const parked = status.interruption;
+      if (parked?.type !== 'approval' || parked.callId !== callId) throw new Error(`cannot sign the ${decision} of ${callId}: it is not the call the run is parked on; pass argsHash, callKey and toolName (the status query's interruption)`);
+      if (parked.callKey === undefined) throw new Error(`cannot sign the ${decision} of ${callId}: the worker's status names no callKey (a worker from before signatures were bound to one call); pass callKey`);
+      // argsHash is absent only in statuses recorded before it existed: hash the arguments shown.
+      hash ??= parked.argsHash ?? argsHash(parked.args);
+      callKey ??= parked.callKey;
+      toolName ??= parked.toolName;
     }
-    return signCall({ workflowId: this.workflowId, callId, decision, argsHash: hash, by: o.by, key: o.key, expiresInMs: o.expiresInMs });
+    return signCall({ workflowId: this.workflowId, callId, callKey, toolName, decision, argsHash: hash, by: o.by, key: o.key, expiresInMs: o.expiresInMs });
   }
 
-  private signedSteer(message: string, o: SteerOptions): SteerInput {
+  private async signedSteer(message: string, o: SteerOptions): Promise<SteerInput> {
     const plain = steerInput(message, o);
-    return o.key === undefined ? plain : signOther(plain, { workflowId: this.workflowId, decision: 'steer', by: o.by, key: o.key, expiresInMs: o.expiresInMs });
+    return o.key === undefined ? plain : signOther(plain, { workflowId: this.workflowId, decision: 'steer', by: o.by, callKey: await this.runKey(), key: o.key, expiresInMs: o.expiresInMs });
+  }
+
+  /**
+   * The run chain a signed steer or raiseBudget is bound to:
+   * `<workflowId>@<first execution's run id>`, as the status query's runKey
+   * says. Read from the server (no worker needed, so a signed steer can wait
+   * in history for one), of the execution this handle names.
+   */
+  private async runKey(): Promise<string> {
+    const d = await translating(this.workflowId, this.runId, () => this.workflow.describe());
+    const first = d.raw.workflowExecutionInfo?.firstRunId;
+    // A server too old to say: the execution's own run id is the chain's first unless it continued as new.
+    return `${this.workflowId}@${first !== undefined && first !== null && first !== '' ? first : d.runId}`;
   }
 
   /** The stream's end offset, asked only when it could refuse `fromOffset` and a worker is there to answer; undefined otherwise. */

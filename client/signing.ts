@@ -1,6 +1,7 @@
 // Signing a decision on the client side (AgentClient, the CLI): the workflow
 // verifies (workflows/refusals.ts). The private key stays in this process;
-// only the signature, the approver's name, the expiry and the run's id travel.
+// only the signature, the approver's name, the expiry and what was signed for
+// (the run's id, the callKey, the tool) travel.
 import { argsHash } from '../common/args-hash.js';
 import type { DecisionSignature } from '../common/run-messages.js';
 import { fromBase64, signDecision, signedArgsOf, type SignedDecisionName } from '../common/signed-decision.js';
@@ -36,21 +37,32 @@ export function privateKeyOf(key: Uint8Array | string): Uint8Array {
   return bytes;
 }
 
-/** The signature fields for a decision on a call (approve/reject): the call's argsHash is what is signed. */
-export function signCall(o: { workflowId: string; callId: string; decision: 'approve' | 'reject'; argsHash: string; by: string } & SigningOptions): DecisionSignature & { argsHash: string } {
+/**
+ * The signature fields for a decision on a call (approve/reject): signed over
+ * the call's argsHash, its callKey (the status query's interruption.callKey:
+ * this occurrence of this call of this run chain) and its tool.
+ */
+export function signCall(o: { workflowId: string; callId: string; callKey: string; toolName: string; decision: 'approve' | 'reject'; argsHash: string; by: string } & SigningOptions): DecisionSignature & { argsHash: string } {
   const expiresAt = new Date(Date.now() + (o.expiresInMs ?? DEFAULT_SIGNATURE_TTL_MS)).toISOString();
   const hash = o.argsHash.toLowerCase();
-  const signature = signDecision({ argsHash: hash, by: o.by, callId: o.callId, decision: o.decision, expiresAt, workflowId: o.workflowId }, privateKeyOf(o.key ?? ''));
-  return { argsHash: hash, expiresAt, signature, workflowId: o.workflowId };
+  const signature = signDecision({ argsHash: hash, by: o.by, callId: o.callId, callKey: o.callKey, decision: o.decision, expiresAt, toolName: o.toolName, workflowId: o.workflowId }, privateKeyOf(o.key ?? ''));
+  return { argsHash: hash, callKey: o.callKey, expiresAt, signature, toolName: o.toolName, workflowId: o.workflowId };
 }
 
 /**
  * Signs a raiseBudget / steer / reconcile input: its argsHash is the hash of
  * its own fields but the signature's (as sent, so after a JSON round trip).
+ * `callKey`: the run chain for steer and raiseBudget (the status query's
+ * runKey, `<workflowId>@<first run id>`), the parked call's
+ * interruption.callKey for reconcile (with its `callId` and `toolName`).
  */
-export function signOther<T extends object>(input: T, o: { workflowId: string; decision: Exclude<SignedDecisionName, 'approve' | 'reject'>; by: string; callId?: string } & SigningOptions): T & DecisionSignature {
+export function signOther<T extends object>(
+  input: T,
+  o: { workflowId: string; decision: Exclude<SignedDecisionName, 'approve' | 'reject'>; by: string; callKey: string; callId?: string; toolName?: string } & SigningOptions,
+): T & DecisionSignature {
   const expiresAt = new Date(Date.now() + (o.expiresInMs ?? DEFAULT_SIGNATURE_TTL_MS)).toISOString();
   const hash = argsHash(signedArgsOf(JSON.parse(JSON.stringify(input)) as unknown));
-  const signature = signDecision({ argsHash: hash, by: o.by, callId: o.callId ?? '', decision: o.decision, expiresAt, workflowId: o.workflowId }, privateKeyOf(o.key ?? ''));
-  return { ...input, expiresAt, signature, workflowId: o.workflowId };
+  const toolName = o.toolName ?? '';
+  const signature = signDecision({ argsHash: hash, by: o.by, callId: o.callId ?? '', callKey: o.callKey, decision: o.decision, expiresAt, toolName, workflowId: o.workflowId }, privateKeyOf(o.key ?? ''));
+  return { ...input, callKey: o.callKey, expiresAt, signature, toolName, workflowId: o.workflowId };
 }

@@ -124,11 +124,15 @@ export interface BudgetShortfall {
 
 /** What stopped or parks a run: an approval, a budget, a reconciliation it waits for, or the limit or Stop it ended on. */
 export type Interruption =
-  /** argsHash: SHA-256 of the arguments' canonical JSON (common/args-hash.ts); absent in results recorded before it. */
-  | { type: 'approval'; callId: string; toolName: string; args: unknown; argsHash?: string }
+  /**
+   * argsHash: SHA-256 of the arguments' canonical JSON (common/args-hash.ts); absent in results recorded before it.
+   * callKey: this occurrence of this call of this run chain (`<workflowId>@<chain>/call<n>`), what a signed
+   * decision binds beside toolName and argsHash; absent in results recorded before it.
+   */
+  | { type: 'approval'; callId: string; toolName: string; args: unknown; argsHash?: string; callKey?: string }
   | BudgetShortfall
-  /** Parked on a write whose outcome is unknown, for a person to say what happened (`unknownOutcomes: "ask"`). */
-  | { type: 'reconciliation'; callId: string; toolName: string; args: unknown; known: string }
+  /** Parked on a write whose outcome is unknown, for a person to say what happened (`unknownOutcomes: "ask"`); callKey as an approval's. */
+  | { type: 'reconciliation'; callId: string; toolName: string; args: unknown; known: string; callKey?: string }
   | { type: 'max_turns' }
   | { type: 'max_budget' }
   /** `partialReply`: the model was writing a reply when the Stop reached it. */
@@ -348,6 +352,8 @@ export interface RunConfig {
    * or no policy): decisions are taken unsigned.
    */
   approvers?: ApproverPolicy;
+  /** Where `approvers` came from, as refusals name it: `AGENT_APPROVERS`, or `AgentPlugin option runDefaults.approvers`; absent: AGENT_APPROVERS. */
+  approversSource?: string;
   /** A resumed or forked run: its source's definition hash and the fields that differ (set by the workflow). */
   definitionFrom?: { hash: string; changed: DefinitionField[] };
 }
@@ -468,6 +474,12 @@ export interface RunStatusView {
   /** A failed run's error type (InvalidInput, ProviderUnauthorized, …); null otherwise. */
   errorType: string | null;
   interruption: Interruption | null;
+  /**
+   * The run chain, `<workflowId>@<first execution's run id>`: what a signed
+   * steer or raiseBudget binds as its callKey (a workflow id used again is
+   * another chain). Absent from statuses of workers before it.
+   */
+  runKey?: string;
   turns: number;
   costUsd: number;
   toolRuns: number;

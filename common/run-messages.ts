@@ -7,14 +7,24 @@ import type { ChatMessage, RunConfig, RunStatusView } from './contract.js';
 
 /**
  * What a signed decision adds (AGENT_APPROVERS, common/signed-decision.ts):
- * base64 Ed25519 `signature` over the canonical JSON of {argsHash, by,
- * callId, decision, expiresAt, workflowId}; `workflowId` optional (names the
- * run signed for). Unsigned decisions leave them out.
+ * standard base64 Ed25519 `signature` over the canonical JSON of {argsHash,
+ * by, callId, callKey, decision, expiresAt, toolName, workflowId};
+ * `workflowId`, `callKey` and `toolName` optional in the payload (they name
+ * what was signed for). Unsigned decisions leave them out, or name callKey /
+ * toolName to bind themselves to one occurrence of one call.
  */
 export interface DecisionSignature {
   expiresAt?: string;
   signature?: string;
   workflowId?: string;
+  /**
+   * What the decision is for, as signed: the call's occurrence (status
+   * interruption.callKey) or the run chain (status runKey). On an unsigned
+   * decision too, when given: refused unless it names the call awaiting.
+   */
+  callKey?: string;
+  /** The tool of the call decided, as signed ("" for steer and raiseBudget). */
+  toolName?: string;
 }
 
 export interface ApproveInput extends DecisionSignature {

@@ -8,6 +8,7 @@ export const SCRIPTED_MODELS = [
   'unknown_tool', 'bad_schema', 'huge_args', 'three_calls', 'empty_reply', 'delete_bad_args',
   'research_bad_args', 'research_runaway', 'missing_call', 'missing_result', 'narrated',
   'long_call_id', 'research_long_id', 'control_call_id', 'deep_args',
+  'reused_call_id',
 ] as const;
 
 /** One scenario name of {@link SCRIPTED_MODELS}. */

@@ -12,6 +12,8 @@
 // the run did).
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { utf8ToBytes } from '@noble/hashes/utils.js';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
 import { canonicalJson } from './args-hash.js';
 
 /** Decisions other than approve/reject that a policy may list. */
@@ -44,9 +46,20 @@ export interface SignedFields {
   by: string;
   /** The call decided; "" for raiseBudget and steer (no call). */
   callId: string;
+  /**
+   * What names the one thing decided, across reused ids: for approve, reject
+   * and reconcile the call's idempotency key `<workflowId>@<chain>/call<n>`
+   * (the status query's interruption.callKey); for raiseBudget and steer the
+   * run chain `<workflowId>@<chain>` (the status query's runKey). `<chain>` is
+   * the first execution's run id: a later run reusing the workflow id has
+   * another, and `<n>` counts the run's calls, so a reused call id has another.
+   */
+  callKey: string;
   decision: SignedDecisionName;
   /** ISO-8601 UTC, e.g. 2026-12-02T21:00:00.000Z. */
   expiresAt: string;
+  /** The tool of the call decided; "" for raiseBudget and steer (no call). */
+  toolName: string;
   workflowId: string;
 }
 
@@ -57,12 +70,29 @@ export interface SignatureFields {
   signature?: string;
   /** Optional: names the run signed for, so a signature sent to another run is refused as such. */
   workflowId?: string;
+  /** Optional: the callKey signed for, so a signature sent to another occurrence or run chain is refused as such. */
+  callKey?: string;
+  /** Optional: the tool signed for, so a signature sent to another tool's call is refused as such. */
+  toolName?: string;
 }
+
+/** The fields a signature covers, in the order canonical JSON puts them (what docs and error texts list). */
+export const SIGNED_FIELD_NAMES = ['argsHash', 'by', 'callId', 'callKey', 'decision', 'expiresAt', 'toolName', 'workflowId'] as const;
 
 /** The exact bytes signed: UTF-8 of the canonical JSON (keys sorted, no spaces). */
 export function signedMessage(f: SignedFields): Uint8Array {
-  const { argsHash, by, callId, decision, expiresAt, workflowId } = f;
-  return utf8ToBytes(canonicalJson({ argsHash, by, callId, decision, expiresAt, workflowId }));
+  const { argsHash, by, callId, callKey, decision, expiresAt, toolName, workflowId } = f;
+  return utf8ToBytes(canonicalJson({ argsHash, by, callId, callKey, decision, expiresAt, toolName, workflowId }));
+}
+
+/**
+ * What single use is decided on: SHA-256 (hex) of the signed message. The
+ * same decision signed by the same key is the same message whatever text
+ * carried its signature (Ed25519 signs deterministically), so no re-encoding
+ * and no second signature over it makes it new.
+ */
+export function messageKey(f: SignedFields): string {
+  return bytesToHex(sha256(signedMessage(f)));
 }
 
 export function signDecision(f: SignedFields, privateKey: Uint8Array): string {
@@ -80,7 +110,7 @@ export function newKeyPair(seed?: Uint8Array): { privateKey: string; publicKey: 
 }
 
 export function verifySignature(f: SignedFields, signature: string, publicKey: string): boolean {
-  const sig = fromBase64(signature);
+  const sig = fromCanonicalBase64(signature);
   const pub = fromBase64(publicKey);
   if (!sig || sig.length !== 64 || !pub || pub.length !== 32) return false;
   try {
@@ -99,42 +129,86 @@ export function listedFor(policy: ApproverPolicy | undefined, what: { tool: stri
   return Object.hasOwn(table, name) ? (table[name] ?? []) : null;
 }
 
+/** A signed decision's check: refused with the reason, or taken with the key single use is decided on. */
+export type SignatureVerdict = { ok: false; problem: string } | { ok: true; messageKey: string };
+
+/** What a run would sign for this decision: all but the signer and the expiry, which the payload brings. */
+export type ExpectedFields = Omit<SignedFields, 'by' | 'expiresAt'>;
+
+/** A signature's text as the workflow takes it: standard base64 of 64 bytes, padded, no whitespace (88 characters). */
+export const SIGNATURE_TEXT = 'standard base64 of the 64-byte signature (88 characters, "=" padded, no whitespace, no URL-safe "-" or "_")';
+
 /**
- * Why a signed decision is refused, or null. `expected` is what this run
- * would sign (its workflow id, the awaited call, the verdict, the call's
- * argsHash); `sent` the payload's own fields; `nowMs` the workflow's clock.
- * Checks who first (listed, has a key), then the signature over what the
- * payload says it signed, then that what it signed is this decision: a whole
- * payload replayed elsewhere is named as such, a spliced one does not verify.
+ * Why a signed decision is refused, or the message key it was taken under.
+ * `expected` is what this run would sign (its workflow id, the awaited call
+ * and its callKey and tool, the verdict, the call's argsHash); `sent` the
+ * payload's own fields; `nowMs` the workflow's clock. Checks who first
+ * (listed, has a key), then the signature over what the payload says it
+ * signed, then that what it signed is this decision: a whole payload replayed
+ * elsewhere is named as such, a spliced one does not verify.
  */
-export function signatureProblem(policy: ApproverPolicy, listed: string[], subject: string, expected: Omit<SignedFields, 'by' | 'expiresAt'>, sent: unknown, nowMs: number): string | null {
+export function checkSignature(policy: ApproverPolicy, listed: string[], subject: string, expected: ExpectedFields, sent: unknown, nowMs: number, source = 'AGENT_APPROVERS'): SignatureVerdict {
+  const refuse = (problem: string): SignatureVerdict => ({ ok: false, problem });
   const s = (typeof sent === 'object' && sent !== null ? sent : {}) as Record<string, unknown>;
   const by = s.by;
-  if (typeof s.signature !== 'string' || s.signature === '') return `signature required: ${subject} is listed in AGENT_APPROVERS (may decide: ${listed.join(', ') || 'nobody'}); sign it (agent-harness ${expected.decision} … --key FILE)`;
-  if (typeof by !== 'string' || by === '') return 'a signed decision must name its approver in "by"';
-  if (!listed.includes(by)) return `approver ${JSON.stringify(by)} is not listed for ${subject} (may decide: ${listed.join(', ') || 'nobody'})`;
+  if (typeof s.signature !== 'string' || s.signature === '') return refuse(`signature required: ${subject} is listed in ${source} (may decide: ${listed.join(', ') || 'nobody'}); sign it (agent-harness ${expected.decision} … --key FILE)`);
+  if (fromCanonicalBase64(s.signature)?.length !== 64) return refuse(`signature must be ${SIGNATURE_TEXT}; got ${s.signature.length} characters`);
+  if (typeof by !== 'string' || by === '') return refuse('a signed decision must name its approver in "by"');
+  if (!listed.includes(by)) return refuse(`approver ${JSON.stringify(by)} is not listed for ${subject} (may decide: ${listed.join(', ') || 'nobody'})`);
   const keys = keysOf(policy, by);
-  if (keys.length === 0) return `approver ${JSON.stringify(by)} has no public key in AGENT_APPROVERS`;
-  if (typeof s.expiresAt !== 'string') return 'a signed decision must carry expiresAt (ISO-8601 UTC)';
+  if (keys.length === 0) return refuse(`approver ${JSON.stringify(by)} has no public key in ${source}`);
+  if (typeof s.expiresAt !== 'string') return refuse('a signed decision must carry expiresAt (ISO-8601 UTC)');
   const expiresMs = Date.parse(s.expiresAt);
-  if (!Number.isFinite(expiresMs)) return `expiresAt is not an ISO-8601 time: ${JSON.stringify(s.expiresAt)}`;
+  if (!Number.isFinite(expiresMs)) return refuse(`expiresAt is not an ISO-8601 time: ${JSON.stringify(s.expiresAt)}`);
+  const text = (field: string, own: string): string => (typeof s[field] === 'string' ? (s[field] as string) : own);
   const claimed: SignedFields = {
     ...expected,
     by,
     expiresAt: s.expiresAt,
     // What the payload says it signed; a field it does not name is this run's.
-    workflowId: typeof s.workflowId === 'string' ? s.workflowId : expected.workflowId,
-    argsHash: typeof s.argsHash === 'string' ? s.argsHash.toLowerCase() : expected.argsHash,
-    decision: typeof s.decision === 'string' ? (s.decision as SignedDecisionName) : expected.decision,
+    workflowId: text('workflowId', expected.workflowId),
+    callKey: text('callKey', expected.callKey),
+    toolName: text('toolName', expected.toolName),
+    argsHash: text('argsHash', expected.argsHash).toLowerCase(),
+    decision: text('decision', expected.decision) as SignedDecisionName,
   };
   if (!keys.some((k) => verifySignature(claimed, s.signature as string, k))) {
-    return `signature does not verify: not made by ${JSON.stringify(by)}'s listed key over ${canonicalJson(claimed)}`;
+    return refuse(`signature does not verify: not made by ${JSON.stringify(by)}'s listed key over ${canonicalJson(claimed)}`);
   }
-  if (claimed.workflowId !== expected.workflowId) return `signature is for another run: signed for workflow ${JSON.stringify(claimed.workflowId)}, this is ${JSON.stringify(expected.workflowId)}`;
-  if (claimed.decision !== expected.decision) return `signature is for another decision: signed ${JSON.stringify(claimed.decision)}, this is ${JSON.stringify(expected.decision)}`;
-  if (claimed.argsHash !== expected.argsHash) return `signature is for other arguments: signed argsHash ${claimed.argsHash}, this is ${expected.argsHash}`;
-  if (expiresMs <= nowMs) return `signature expired at ${new Date(expiresMs).toISOString()} (workflow time ${new Date(nowMs).toISOString()})`;
-  return null;
+  if (claimed.workflowId !== expected.workflowId) return refuse(`signature is for another run: signed for workflow ${JSON.stringify(claimed.workflowId)}, this is ${JSON.stringify(expected.workflowId)}`);
+  if (claimed.callKey !== expected.callKey) return refuse(callKeyMismatch('signature', claimed.callKey, expected.callKey));
+  if (claimed.toolName !== expected.toolName) return refuse(`signature is for another tool: signed for ${JSON.stringify(claimed.toolName)}, this call is ${JSON.stringify(expected.toolName)}`);
+  if (claimed.decision !== expected.decision) return refuse(`signature is for another decision: signed ${JSON.stringify(claimed.decision)}, this is ${JSON.stringify(expected.decision)}`);
+  if (claimed.argsHash !== expected.argsHash) return refuse(`signature is for other arguments: signed argsHash ${claimed.argsHash}, this is ${expected.argsHash}`);
+  if (expiresMs <= nowMs) return refuse(`signature expired at ${new Date(expiresMs).toISOString()} (workflow time ${new Date(nowMs).toISOString()})`);
+  return { ok: true, messageKey: messageKey(claimed) };
+}
+
+/** Why a signed decision is refused, or null: checkSignature without the message key. */
+export function signatureProblem(policy: ApproverPolicy, listed: string[], subject: string, expected: ExpectedFields, sent: unknown, nowMs: number, source?: string): string | null {
+  const v = checkSignature(policy, listed, subject, expected, sent, nowMs, source);
+  return v.ok ? null : v.problem;
+}
+
+/** The run chain a callKey names: `<workflowId>@<chain>`, before the call's part. */
+export function runKeyOf(callKey: string): string {
+  const slash = callKey.indexOf('/', callKey.lastIndexOf('@'));
+  return slash < 0 ? callKey : callKey.slice(0, slash);
+}
+
+/**
+ * Why a decision naming callKey `named` does not decide `here`: another run
+ * chain of the same workflow id, or another call (another occurrence of a
+ * reused call id). `what`: a signature's claim, or a payload's (unsigned).
+ */
+export function callKeyMismatch(what: 'signature' | 'decision', named: string, here: string): string {
+  const verb = what === 'signature' ? 'signed for' : 'names';
+  const workflowOf = (key: string) => runKeyOf(key).slice(0, Math.max(0, runKeyOf(key).lastIndexOf('@')));
+  if (workflowOf(named) !== workflowOf(here)) return `${what} is for another run: ${verb} ${JSON.stringify(named)}, this is workflow ${JSON.stringify(workflowOf(here))}`;
+  if (runKeyOf(named) !== runKeyOf(here)) {
+    return `${what} is for another run of this workflow id: ${verb} run chain ${JSON.stringify(runKeyOf(named))}, this is ${JSON.stringify(runKeyOf(here))} (a workflow id used again is a new run)`;
+  }
+  return `${what} is for another call: ${verb} ${JSON.stringify(named)}, the one here is ${JSON.stringify(here)} (a call id used again is another call: decide the one awaiting, the status query's interruption.callKey)`;
 }
 
 function keysOf(policy: ApproverPolicy, by: string): string[] {
@@ -150,7 +224,7 @@ function keysOf(policy: ApproverPolicy, by: string): string[] {
  */
 export function signedArgsOf(input: unknown): Record<string, unknown> {
   const o = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
-  const { signature: _s, expiresAt: _e, workflowId: _w, by: _b, argsHash: _a, decision: _d, ...rest } = o;
+  const { signature: _s, expiresAt: _e, workflowId: _w, by: _b, argsHash: _a, decision: _d, callKey: _k, toolName: _t, ...rest } = o;
   return rest;
 }
 
@@ -166,7 +240,23 @@ export function toBase64(bytes: Uint8Array): string {
   return out;
 }
 
-/** Standard or URL-safe base64, padding optional; null when it is not base64. */
+/**
+ * Standard base64 exactly as toBase64 writes it: the standard alphabet, "="
+ * padded to a multiple of 4, no whitespace, zero pad bits. Null otherwise.
+ * Signatures are read with this: one byte string has one accepted text.
+ */
+export function fromCanonicalBase64(text: string): Uint8Array | null {
+  if (text.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(text)) return null;
+  const bytes = fromBase64(text);
+  return bytes !== null && toBase64(bytes) === text ? bytes : null;
+}
+
+/**
+ * Standard or URL-safe base64, padding optional, surrounding whitespace
+ * ignored; null when it is not base64. Lenient on purpose, for what a person
+ * types or keeps in their own files (key files, the policy's public keys);
+ * never for a signature (fromCanonicalBase64).
+ */
 export function fromBase64(text: string): Uint8Array | null {
   const t = text.trim().replace(/-/g, '+').replace(/_/g, '/').replace(/=+$/, '');
   if (!/^[A-Za-z0-9+/]*$/.test(t) || t.length % 4 === 1) return null;

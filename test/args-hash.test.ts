@@ -34,7 +34,8 @@ describe('argsHash of a parked call', () => {
     const ws = freshWorkspace();
     const handle = await h.start({ task: 'Free some space.', model: 'destructive', workspace: ws });
     const parked = await waitForApproval(handle, 'c2');
-    expect(parked.interruption).toEqual({ type: 'approval', callId: 'c2', toolName: 'delete_file', args: { path: 'access.log' }, argsHash: ACCESS_LOG });
+    // callKey: the call's occurrence in this run chain, what a signed decision binds beside argsHash.
+    expect(parked.interruption).toEqual({ type: 'approval', callId: 'c2', toolName: 'delete_file', args: { path: 'access.log' }, argsHash: ACCESS_LOG, callKey: `${handle.workflowId}@${handle.firstExecutionRunId}/call2` });
     expect(await searchAttribute(handle.workflowId, 'AgentPendingArgsHash')).toBe(ACCESS_LOG);
     const meta = (await handle.query('__temporal_workflow_metadata')) as { currentDetails?: string };
     expect(meta.currentDetails).toContain(`delete_file {"path":"access.log"}\` (call c2) · **argsHash:** \`${ACCESS_LOG}\``);

@@ -79,7 +79,7 @@ describe('run: flags are checked before a run starts', () => {
   it('reject --help says the reason is optional', async () => {
     const r = await cli('reject', '--help');
     expect(r.stdout).toBe(
-      'usage: agent-harness reject <workflowId> <callId> [--reason TEXT] [--by NAME] [--args-hash H] [--key FILE [--expires-in-ms MS]] [--when-worker-returns]\n' +
+      'usage: agent-harness reject <workflowId> <callId> [--reason TEXT] [--by NAME] [--args-hash H] [--call-key K] [--tool NAME] [--key FILE [--expires-in-ms MS]] [--when-worker-returns]\n' +
         '  the reason is optional; the model is told it when given. With no worker: as approve (--when-worker-returns sends the reject signal)\n',
     );
   });

@@ -55,10 +55,13 @@ const policy: ApproverPolicy = {
 };
 const inAMinute = () => new Date(Date.now() + 60_000).toISOString();
 
+/** The callKey of the call each run parked on (its status's interruption.callKey), by workflow id. */
+const callKeys = new Map<string, string>();
+
 /** The signed payload fields of a decision on c2 (what AgentClient and the CLI send). */
 function signed(workflowId: string, o: Partial<SignedFields> & { signWith?: Uint8Array } = {}): SignedFields & { signature: string } {
   const { signWith, ...over } = o;
-  const fields: SignedFields = { argsHash: ARGS_HASH, by: 'alice', callId: 'c2', decision: 'approve', expiresAt: inAMinute(), workflowId, ...over };
+  const fields: SignedFields = { argsHash: ARGS_HASH, by: 'alice', callId: 'c2', callKey: callKeys.get(workflowId) ?? `${workflowId}@chain/call2`, decision: 'approve', expiresAt: inAMinute(), toolName: 'delete_file', workflowId, ...over };
   return { ...fields, signature: signDecision(fields, signWith ?? key(alice)) };
 }
 
@@ -67,8 +70,10 @@ describe('canonical JSON, sign and verify (properties)', () => {
     argsHash: fc.stringMatching(/^[0-9a-f]{64}$/),
     by: fc.string({ minLength: 1 }),
     callId: fc.string(),
+    callKey: fc.string(),
     decision: fc.constantFrom('approve' as const, 'reject' as const, 'steer' as const, 'raiseBudget' as const, 'reconcile' as const),
     expiresAt: fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+    toolName: fc.string(),
     workflowId: fc.string({ minLength: 1 }),
   });
   const seed = fc.uint8Array({ minLength: 32, maxLength: 32 });
@@ -88,11 +93,11 @@ describe('canonical JSON, sign and verify (properties)', () => {
     );
   });
 
-  it('the signed message is the canonical JSON of exactly the six contract fields', () => {
+  it('the signed message is the canonical JSON of exactly the signed fields (the contract\'s six, callKey and toolName)', () => {
     fc.assert(
       fc.property(fields, fc.string(), (f, extra) => {
         const text = new TextDecoder().decode(signedMessage({ ...f, ...({ extra } as object) } as SignedFields));
-        expect(Object.keys(JSON.parse(text) as object)).toEqual(['argsHash', 'by', 'callId', 'decision', 'expiresAt', 'workflowId']);
+        expect(Object.keys(JSON.parse(text) as object)).toEqual(['argsHash', 'by', 'callId', 'callKey', 'decision', 'expiresAt', 'toolName', 'workflowId']);
         expect(text).toBe(canonicalJson(f));
       }),
       propertyParams(),
@@ -101,7 +106,7 @@ describe('canonical JSON, sign and verify (properties)', () => {
 
   it('a signature verifies with its key over its fields, and with no other key nor over any changed field', () => {
     fc.assert(
-      fc.property(fields, seed, seed, fc.constantFrom<keyof SignedFields>('argsHash', 'by', 'callId', 'decision', 'expiresAt', 'workflowId'), fc.string({ minLength: 1 }), (f, s1, s2, field, junk) => {
+      fc.property(fields, seed, seed, fc.constantFrom<keyof SignedFields>('argsHash', 'by', 'callId', 'callKey', 'decision', 'expiresAt', 'toolName', 'workflowId'), fc.string({ minLength: 1 }), (f, s1, s2, field, junk) => {
         const k1 = newKeyPair(s1);
         const sig = signDecision(f, privateKeyOf(k1.privateKey));
         expect(verifySignature(f, sig, k1.publicKey)).toBe(true);
@@ -123,19 +128,22 @@ describe('canonical JSON, sign and verify (properties)', () => {
       propertyParams(),
     );
     expect(fromBase64('not base64!')).toBeNull();
-    expect(verifySignature({ argsHash: ARGS_HASH, by: 'a', callId: 'c', decision: 'approve', expiresAt: inAMinute(), workflowId: 'w' }, 'AAAA', alice.publicKey)).toBe(false);
+    expect(verifySignature({ argsHash: ARGS_HASH, by: 'a', callId: 'c', callKey: 'w@r/call1', decision: 'approve', expiresAt: inAMinute(), toolName: 'delete_file', workflowId: 'w' }, 'AAAA', alice.publicKey)).toBe(false);
   });
 
   it('the checker names each reason', () => {
     const now = Date.now();
-    const expected = { argsHash: ARGS_HASH, callId: 'c2', decision: 'approve' as const, workflowId: 'w1' };
+    const expected = { argsHash: ARGS_HASH, callId: 'c2', callKey: 'w1@chain/call2', decision: 'approve' as const, toolName: 'delete_file', workflowId: 'w1' };
     const check = (sent: unknown) => signatureProblem(policy, ['alice'], 'tool delete_file', expected, sent, now);
     expect(check(signed('w1'))).toBeNull();
     expect(check({ by: 'alice' })).toMatch(/^signature required/);
     expect(check({ ...signed('w1'), signature: signed('w1', { signWith: key(mallory) }).signature })).toMatch(/^signature does not verify/);
     expect(check(signed('w1', { by: 'bob', signWith: key(bob) }))).toBe('approver "bob" is not listed for tool delete_file (may decide: alice)');
     expect(check(signed('w1', { by: 'mallory', signWith: key(mallory) }))).toMatch(/^approver "mallory" is not listed/);
-    expect(check(signed('w2'))).toMatch(/^signature is for another run/);
+    expect(check(signed('w2', { callKey: 'w1@chain/call2' }))).toMatch(/^signature is for another run/);
+    expect(check(signed('w1', { callKey: 'w1@other-chain/call2' }))).toMatch(/^signature is for another run of this workflow id: signed for run chain "w1@other-chain", this is "w1@chain"/);
+    expect(check(signed('w1', { callKey: 'w1@chain/call1' }))).toMatch(/^signature is for another call: signed for "w1@chain\/call1"/);
+    expect(check(signed('w1', { toolName: 'scan_archive' }))).toMatch(/^signature is for another tool: signed for "scan_archive", this call is "delete_file"/);
     expect(check(signed('w1', { decision: 'reject' }))).toMatch(/^signature is for another decision/);
     expect(check({ ...signed('w1', { callId: 'c1' }), callId: 'c2' })).toMatch(/^signature does not verify/);
     expect(check(signed('w1', { expiresAt: new Date(now - 1).toISOString() }))).toMatch(/^signature expired at /);
@@ -203,8 +211,12 @@ describe('a worker with AGENT_APPROVERS', () => {
     const id = `signed-${ws}`;
     const handle = await h.client.workflow.start<typeof agentRun>('agentRun', { taskQueue, workflowId: id, args: [{ task, model: 'destructive', workspace: ws }] });
     await waitForApproval(handle, 'c2');
+    // What a signer reads from the status beside argsHash: the occurrence it signs for.
+    const parkedOn = (await handle.query(statusQuery)).interruption;
+    callKeys.set(id, parkedOn?.type === 'approval' ? (parkedOn.callKey ?? '') : '');
     return { handle, ws };
   }
+  const runKey = async (handle: WorkflowHandle<typeof agentRun>) => (await handle.query(statusQuery)).runKey ?? '';
   const refusal = async (handle: WorkflowHandle, input: object) => {
     const p = handle.executeUpdate(decideUpdate, { args: [{ callId: 'c2', decision: 'approve', ...input }] as never });
     await expect(p).rejects.toBeInstanceOf(WorkflowUpdateFailedError);
@@ -343,7 +355,7 @@ describe('a worker with AGENT_APPROVERS', () => {
       return ((await p.catch((e: WorkflowUpdateFailedError) => e)) as WorkflowUpdateFailedError).cause?.message ?? '';
     };
     expect(await refusedWith({ maxBudgetUsd: 0.05, by: 'alice' })).toMatch(/^signature required: raiseBudget is listed/);
-    const signedRaise = signOther({ maxBudgetUsd: 0.008, by: 'alice' }, { workflowId: id, decision: 'raiseBudget', by: 'alice', key: key(alice) });
+    const signedRaise = signOther({ maxBudgetUsd: 0.008, by: 'alice' }, { workflowId: id, decision: 'raiseBudget', by: 'alice', callKey: await runKey(handle), key: key(alice) });
     expect(await refusedWith({ ...signedRaise, maxBudgetUsd: 0.05 })).toMatch(/^signature does not verify/);
     expect((await handle.query(statusQuery)).agentStatus).toBe('awaiting_budget');
     const view = await (await agent.getHandle(id)).raiseBudget(0.008, { by: 'alice', key: key(alice) });
@@ -355,7 +367,7 @@ describe('a worker with AGENT_APPROVERS', () => {
   it('a signed steer is taken once: the same payload again is refused (update) or traced signal_ignored (signal); a newly signed one is queued', async () => {
     const { handle } = await parked();
     const id = handle.workflowId;
-    const steer = signOther({ message: 'look in logs/ first', by: 'alice' }, { workflowId: id, decision: 'steer', by: 'alice', key: key(alice) });
+    const steer = signOther({ message: 'look in logs/ first', by: 'alice' }, { workflowId: id, decision: 'steer', by: 'alice', callKey: await runKey(handle), key: key(alice) });
     expect((await handle.executeUpdate(steerUpdate, { args: [steer] })).queuedSteers).toHaveLength(1);
     const again = handle.executeUpdate(steerUpdate, { args: [steer] });
     await expect(again).rejects.toBeInstanceOf(WorkflowUpdateFailedError);
@@ -364,7 +376,7 @@ describe('a worker with AGENT_APPROVERS', () => {
     const ignored = await waitFor('the replayed signal ignored', () => h.trace(id).find((l) => l.type === 'signal_ignored') ?? null);
     expect(ignored).toMatchObject({ signal: 'steer', reason: expect.stringMatching(/^signature already used/) });
     // The same words signed again are a new message: queued beside the first.
-    const resigned = signOther({ message: 'look in logs/ first', by: 'alice' }, { workflowId: id, decision: 'steer', by: 'alice', key: key(alice), expiresInMs: 120_000 });
+    const resigned = signOther({ message: 'look in logs/ first', by: 'alice' }, { workflowId: id, decision: 'steer', by: 'alice', callKey: await runKey(handle), key: key(alice), expiresInMs: 120_000 });
     expect((await handle.executeUpdate(steerUpdate, { args: [resigned] })).queuedSteers).toHaveLength(2);
     expect(h.trace(id).filter((l) => l.type === 'steer_queued')).toHaveLength(2);
     await rejectSigned(handle);
@@ -376,7 +388,8 @@ describe('a worker with AGENT_APPROVERS', () => {
     // A tiny history threshold: the run continues as new after every turn.
     const handle = await h.client.workflow.start<typeof agentRun>('agentRun', { taskQueue: queue, workflowId: id, args: [{ task: 'Keep listing files.', model: 'runaway', continueAsNewAtHistoryBytes: 1024, limits: { maxTurns: 400, maxBudgetUsd: null } }] });
     try {
-      const steer = signOther({ message: 'stop after this one', by: 'alice' }, { workflowId: id, decision: 'steer', by: 'alice', key: key(alice) });
+      // The run chain is the first execution's run id: the steer stays bound to it across continue-as-new.
+      const steer = signOther({ message: 'stop after this one', by: 'alice' }, { workflowId: id, decision: 'steer', by: 'alice', callKey: `${id}@${handle.firstExecutionRunId}`, key: key(alice) });
       await handle.signal(steerSignal, steer);
       const queued = await waitFor('the steer queued', () => h.trace(id).find((l) => l.type === 'steer_queued') ?? null);
       await waitFor('a continue-as-new after it', () => h.trace(id).find((l) => l.type === 'continued_as_new' && Number(l.seq) > Number(queued.seq)) ?? null);

@@ -30,6 +30,7 @@ import { WORKFLOW_INTERCEPTOR_MODULES } from './workflows-path.js';
 import { isEffectStore, resolveOptions, type AgentPluginOptions, type PluginTracing, type ResolvedPluginOptions } from './plugin-options.js';
 import { requireSearchAttributes } from './search-attribute-check.js';
 import { OPTION_NAMES, type SettingNames } from './setting-names.js';
+import { pluginEnvironment } from './plugin-env.js';
 import type { ApproverPolicy } from '../common/signed-decision.js';
 import { HARNESS_SINK_NAMES, harnessSinks, NO_WORKFLOW_SPANS, REPLAY_SINKS, workflowSpanSink } from './sinks.js';
 import { openLedger, startRetention } from './storage.js';
@@ -102,6 +103,8 @@ export class AgentPlugin implements WorkerPlugin, ClientPlugin, BundlerPlugin {
   private readonly mcpServers: McpServerConfig[];
   private prepared: Prepared | null = null;
   private used = false;
+  /** Listed variables set in the environment that this team's worker does not read: said once, when it configures a worker. */
+  private readonly envWarning: string | null = null;
 
   /**
    * Checks the options now, and reads the MCP config: a wrong type, an
@@ -109,8 +112,24 @@ export class AgentPlugin implements WorkerPlugin, ClientPlugin, BundlerPlugin {
    * @param names - internal: the words refusals use (the standalone worker names its environment variables)
    */
   constructor(options: AgentPluginOptions, names: SettingNames = OPTION_NAMES) {
-    this.opts = resolveOptions(options);
-    this.names = names;
+    const opts = resolveOptions(options);
+    if (names === OPTION_NAMES) {
+      // A team's worker: the variables docs/plugin.md lists beside the options
+      // are read (those that guard decisions) or named in a warning, never
+      // ignored in silence (./plugin-env.ts). The standalone worker read the
+      // environment already, and names its variables.
+      const env = pluginEnvironment(options, process.env);
+      opts.runDefaults = {
+        ...opts.runDefaults,
+        ...(env.approvers ? { approvers: env.approvers } : {}),
+        ...(env.requireArgsHash ? { requireArgsHash: env.requireArgsHash } : {}),
+      };
+      this.names = env.names;
+      this.envWarning = env.warning;
+    } else {
+      this.names = names;
+    }
+    this.opts = opts;
     this.mcpServers = this.opts.mcp ? mcpConfigs(this.opts.mcp, names) : [];
     this.simple = new SimplePlugin({
       name: this.name,
@@ -142,6 +161,7 @@ export class AgentPlugin implements WorkerPlugin, ClientPlugin, BundlerPlugin {
     if (this.used) throw new Error('AgentPlugin: this plugin already configured a worker; give each Worker.create an AgentPlugin of its own');
     this.used = true;
     if (options.maxCachedWorkflows === 0) throw new Error(this.names.zeroCache);
+    if (this.envWarning) this.opts.log.warn(this.envWarning);
     const clash = ACTIVITY_NAMES.filter((n) => Object.hasOwn(options.activities ?? {}, n));
     if (clash.length) throw new Error(`Worker.create's activities include ${clash.join(', ')}, the name${clash.length > 1 ? 's' : ''} of the harness's activities (AgentPlugin adds them): rename the team's`);
     const sinkClash = HARNESS_SINK_NAMES.filter((n) => Object.hasOwn(options.sinks ?? {}, n));
@@ -318,6 +338,7 @@ async function prepare(opts: ResolvedPluginOptions, mcpServers: readonly McpServ
       requireArgsHashSetting: names.requireArgsHash,
       pricesSetting: names.modelPrices,
       payloadsEncrypted: encryptsPayloads(opts.payloadKeys),
+      approversSetting: names.approvers,
     });
     for (const note of route.notes) opts.log.log(note);
     return { toolset, taskQueue: route.taskQueue, effects, activities, trace, calls, mcp, connection, namespace, closers };

@@ -38,6 +38,7 @@ import { RunTrace } from './trace.js';
 import { Visibility } from './visibility.js';
 import { Steering } from './steering.js';
 import { Stop } from './stop.js';
+import { SignaturesUsed } from './signatures-used.js';
 import { ToolDispatch } from './tool-dispatch.js';
 import { toolSpecsOf } from './tool-calls.js';
 
@@ -94,12 +95,13 @@ class AgentRun {
       stream,
       stop: new Stop(),
       visibility,
+      signaturesUsed: new SignaturesUsed(carried?.usedSteerSignatures),
     };
     this.ctx = ctx;
     this.execution = (carried?.executions ?? 0) + 1;
     this.turnsAtStart = state.turns;
     this.toolDefs = toolDefinitions(specs);
-    this.steering = new Steering(ctx, carried?.steers ?? [], carried?.usedSteerSignatures);
+    this.steering = new Steering(ctx, carried?.steers ?? []);
     this.approvals = new Approvals(ctx, this.steering, carried?.decisions ?? {});
     this.budget = new Budget(ctx, () => limitExit(ctx.state, ctx.cfg));
     this.modelTurn = new ModelTurn(ctx, this.budget);

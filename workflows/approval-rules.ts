@@ -6,6 +6,7 @@
 import type { Decision } from '../common/transcript-text.js';
 import type { ToolName } from '../common/contract.js';
 import { argsHashSchema, decisionSchema, payloadProblem, verdictSchema } from '../common/signal-schemas.js';
+import { callKeyMismatch } from '../common/signed-decision.js';
 
 export interface AwaitingApproval {
   /** The call's idempotency key: a decision belongs to one call of one turn. */
@@ -47,8 +48,13 @@ export class ApprovalRules {
     if (this.awaiting?.callId === callId) {
       const taken = this.decisions[this.awaiting.key];
       if (taken) return decidedText(callId, taken);
-      // The signature last: a decision that would be refused anyway is told the plainer reason.
-      return hashProblem(this.awaiting, input as object, verdict as Verdict) ?? this.signature?.(this.awaiting, input as object, verdict as Verdict) ?? null;
+      // The signature after the plainer argsHash reason; then what an unsigned
+      // payload names (a signed one's callKey and tool were judged as signed).
+      return (
+        hashProblem(this.awaiting, input as object, verdict as Verdict) ??
+        this.signature?.(this.awaiting, input as object, verdict as Verdict) ??
+        bindingProblem(this.awaiting, input as object)
+      );
     }
     const decided = this.alreadyDecided(callId);
     if (decided) return decided;
@@ -90,6 +96,25 @@ export class ApprovalRules {
     this.decisions[this.awaiting.key] = decision;
     return { ok: true, call: this.awaiting, decision };
   }
+}
+
+/**
+ * Why a decision that names its call's occurrence (callKey) or tool does not
+ * decide the awaited call, or null. Signed or not: a payload copied from
+ * another run of the same workflow id, or from an earlier call that carried
+ * the same id, names another callKey and moves nothing here. A payload that
+ * names neither is bound by its callId alone (unsigned), or by its signature.
+ */
+function bindingProblem(call: AwaitingApproval, input: object): string | null {
+  const { callKey, toolName } = input as { callKey?: unknown; toolName?: unknown };
+  if (callKey !== undefined && callKey !== null) {
+    if (typeof callKey !== 'string') return `callKey must be a string (the status query's interruption.callKey), got ${JSON.stringify(callKey)}`;
+    if (callKey !== call.key) return callKeyMismatch('decision', callKey, call.key);
+  }
+  if (toolName !== undefined && toolName !== null && toolName !== call.toolName) {
+    return `decision is for another tool: it names ${JSON.stringify(toolName)}, call ${JSON.stringify(call.callId)} is ${JSON.stringify(call.toolName)}`;
+  }
+  return null;
 }
 
 /** Why a decision's argsHash does not bind it to the awaited call, or null. */

@@ -132,8 +132,8 @@ export class Approvals {
     const known = decisions[req.key];
     if (known) return known;
     this.rules.awaiting = req;
-    ctx.visibility.park({ type: 'approval', callId: req.callId, toolName: req.toolName, args: req.args, argsHash: req.argsHash });
-    ctx.trace.emit('approval_required', { toolName: req.toolName, args: req.args, callId: req.callId, argsHash: req.argsHash, ...(req.hashRequired ? { argsHashRequired: true } : {}) });
+    ctx.visibility.park({ type: 'approval', callId: req.callId, toolName: req.toolName, args: req.args, argsHash: req.argsHash, callKey: req.key });
+    ctx.trace.emit('approval_required', { toolName: req.toolName, args: req.args, callId: req.callId, argsHash: req.argsHash, callKey: req.key, ...(req.hashRequired ? { argsHashRequired: true } : {}) });
     ctx.metrics.approvalsRequested.add(1, { tool: req.toolName });
     const parkedAt = Date.now();
     await this.decisionOrTimeout(req.key);

@@ -20,7 +20,7 @@ import { RESEARCH_LIMITS } from '../common/defaults.js';
 import { payloadProblem, raiseBudgetSchema } from '../common/signal-schemas.js';
 import { recordNotRun } from './call-results.js';
 import type { RunContext } from './run-context.js';
-import { otherSignatureProblem, updateRefused } from './refusals.js';
+import { markSignatureUsed, otherSignatureProblem, updateRefused } from './refusals.js';
 import { STOPPING } from './stop.js';
 import { firstPendingCall } from './tool-calls.js';
 import { addUsd, childReservation, settleReply, type ReplyBudget, type ReplyHold } from '../common/budget-math.js';
@@ -81,6 +81,8 @@ export class Budget {
 
   /** The `raiseBudget` update, set for every run so a soft run's refusal says why; only a hard budget ever applies a raise. */
   raise(input: RaiseBudgetInput): RunStatusView {
+    // A signed raise is taken once: the same payload again is refused by the validator.
+    if (this.hard) markSignatureUsed(this.ctx, 'raiseBudget', input);
     this.hard?.raise(input);
     return this.ctx.visibility.view();
   }
@@ -93,7 +95,7 @@ export class Budget {
       : ctx.stop.stopped
         ? STOPPING
         : this.hard
-          ? (this.hard.raiseProblem(input) ?? otherSignatureProblem(ctx.cfg, 'raiseBudget', input))
+          ? (this.hard.raiseProblem(input) ?? otherSignatureProblem(ctx, 'raiseBudget', input))
           : 'this run has a soft budget (limits.budgetMode "soft"): nothing waits for a raise; resume it with a higher budget instead';
     if (problem) throw updateRefused(problem);
   }

@@ -35,7 +35,12 @@ export interface CarriedState {
   steers?: QueuedSteer[];
   /** The live stream's window and offsets (./run-stream.ts); absent in states carried before it. */
   stream?: CarriedStream;
-  /** Signatures of signed steers taken and not yet expired (signature → expiresAt): a steer is taken once per run; absent when none. */
+  /**
+   * Signed steers, raises and reconciliations taken and not yet expired
+   * (signed message's hash → expiresAt, ./signatures-used.ts): each is taken
+   * once per run; absent when none. The name is from when only steers were
+   * kept (by their signature's text).
+   */
   usedSteerSignatures?: Record<string, string>;
 }
 
@@ -86,7 +91,7 @@ export async function continueAsNewIfDue(c: CarryOver, turnsThisExecution: numbe
   await c.approvals.settleHandlers();
   const now = wf.workflowInfo();
   ctx.trace.emit('continued_as_new', { execution: c.executions + 1, historyLength: now.historyLength, historySize: now.historySize, turns: ctx.state.turns });
-  const usedSteerSignatures = c.steering.carriedSignatures();
+  const usedSteerSignatures = ctx.signaturesUsed.carried(Date.now());
   const carried: CarriedState = {
     cfg: ctx.cfg,
     state: ctx.state,

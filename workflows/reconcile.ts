@@ -11,11 +11,13 @@ import type { RunStatusView } from '../common/contract.js';
 import { payloadProblem, reconcileAnswerSchema, reconcileCallSchema } from '../common/signal-schemas.js';
 import { STOPPING } from './stop.js';
 import type { RunContext } from './run-context.js';
-import { otherSignatureProblem, updateRefused } from './refusals.js';
+import { markSignatureUsed, otherSignatureProblem, updateRefused, type Subject } from './refusals.js';
 
 /** The call a run is parked on, and what the tool could say about it. */
 export interface AwaitingReconciliation {
   callId: string;
+  /** The call's idempotency key (this occurrence of this call of this run chain): what a signed answer is bound to. */
+  callKey: string;
   toolName: string;
   args: unknown;
   /** The tool's own words: who started it, when, and why it did not report. */
@@ -73,6 +75,8 @@ export class Reconciler {
 
   /** The `reconcile` update: the answer is recorded; the update answers once the loop has taken it, so the caller sees its effect. */
   async reconcile(input: ReconcileInput): Promise<RunStatusView> {
+    // A signed answer is taken once: sent again for a later parking of the same call, it is refused.
+    markSignatureUsed(this.ctx, 'reconcile', input, this.subject());
     this.answers.receive(input);
     await wf.condition(() => !this.answers.hasAnswer());
     return this.ctx.visibility.view();
@@ -81,8 +85,14 @@ export class Reconciler {
   /** The `reconcile` update's validator. */
   validate(input: ReconcileInput): void {
     const problem =
-      (this.ctx.stop.stopped ? STOPPING : null) ?? this.answers.problem(input) ?? otherSignatureProblem(this.ctx.cfg, 'reconcile', input, typeof input?.callId === 'string' ? input.callId : '');
+      (this.ctx.stop.stopped ? STOPPING : null) ?? this.answers.problem(input) ?? otherSignatureProblem(this.ctx, 'reconcile', input, this.subject());
     if (problem) throw updateRefused(problem);
+  }
+
+  /** What a signed answer is about: the parked call's occurrence and tool (answers.problem refused any other call first). */
+  private subject(): Subject {
+    const a = this.answers.awaiting;
+    return { callId: a?.callId ?? '', callKey: a?.callKey ?? '', toolName: a?.toolName ?? '' };
   }
 
   /**
@@ -94,7 +104,7 @@ export class Reconciler {
     const { ctx } = this;
     this.answers.awaiting = req;
     ctx.visibility.park({ type: 'reconciliation', ...req });
-    ctx.trace.emit('reconciliation_required', { toolName: req.toolName, callId: req.callId, known: req.known });
+    ctx.trace.emit('reconciliation_required', { toolName: req.toolName, callId: req.callId, callKey: req.callKey, known: req.known });
     const ready = () => this.answers.hasAnswer() || ctx.stop.stopped;
     if (ctx.cfg.approvalTimeoutMs === null) await wf.condition(ready);
     else await wf.condition(ready, ctx.cfg.approvalTimeoutMs);

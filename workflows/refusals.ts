@@ -16,8 +16,9 @@
 import * as wf from '@temporalio/workflow';
 import type { RunConfig } from '../common/contract.js';
 import { argsHash } from '../common/args-hash.js';
-import { listedFor, signatureProblem, signedArgsOf, type OtherDecision } from '../common/signed-decision.js';
+import { checkSignature, listedFor, signatureProblem, signedArgsOf, type OtherDecision } from '../common/signed-decision.js';
 import type { SignatureCheck } from './approval-rules.js';
+import type { RunContext, RunIds } from './run-context.js';
 
 /** The approve/reject check for the approval rules, or undefined when the run has no policy. */
 export function approvalSignatureCheck(cfg: RunConfig): SignatureCheck | undefined {
@@ -26,23 +27,66 @@ export function approvalSignatureCheck(cfg: RunConfig): SignatureCheck | undefin
   return (call, input, verdict) => {
     const listed = listedFor(policy, { tool: call.toolName });
     if (listed === null) return null;
-    const expected = { argsHash: call.argsHash, callId: call.callId, decision: verdict, workflowId: wf.workflowInfo().workflowId };
-    return signatureProblem(policy, listed, `tool ${call.toolName}`, expected, input, Date.now());
+    // call.key is the call's idempotency key: this occurrence of this call of this run chain.
+    const expected = { argsHash: call.argsHash, callId: call.callId, callKey: call.key, decision: verdict, toolName: call.toolName, workflowId: wf.workflowInfo().workflowId };
+    return signatureProblem(policy, listed, `tool ${call.toolName}`, expected, input, Date.now(), cfg.approversSource);
   };
+}
+
+/**
+ * The run chain as a signature names it: `<workflowId>@<first execution's run
+ * id>`, the status query's runKey. A workflow id used again after its run
+ * ended starts another chain; continue-as-new and reset keep it (a reset run
+ * finds the effects of the run it resets, ./start.ts).
+ */
+export function runKeyOf(ids: RunIds): string {
+  return `${ids.workflowId}@${ids.effectsChainId}`;
+}
+
+/** What a raiseBudget / steer / reconcile is about: the run (steer, raiseBudget) or the parked call (reconcile). */
+export interface Subject {
+  callId: string;
+  callKey: string;
+  toolName: string;
 }
 
 /**
  * Why a raiseBudget / reconcile / steer is refused by the policy, or null
  * (no policy, or the decision is not listed). Its argsHash covers the
  * update's own fields (signedArgsOf): the signed amount, outcome or message
- * is the one applied.
+ * is the one applied; its callKey the run chain (steer, raiseBudget) or the
+ * parked call's occurrence (reconcile). A signature taken once is refused
+ * when it comes again (in any encoding: it is looked up by the signed
+ * message). `subject` defaults to the run itself. `once`: asked only when
+ * the signature was taken before, whether that refuses it (a handler of a
+ * run recorded before single use asks its patch).
  */
-export function otherSignatureProblem(cfg: RunConfig, decision: OtherDecision, input: unknown, callId = ''): string | null {
-  const policy = cfg.approvers;
+export function otherSignatureProblem(ctx: RunContext, decision: OtherDecision, input: unknown, subject?: Subject, once: () => boolean = () => true): string | null {
+  const v = otherSignature(ctx, decision, input, subject);
+  if (v === null) return null;
+  if (!v.ok) return v.problem;
+  if (!ctx.signaturesUsed.has(v.messageKey) || !once()) return null;
+  const { by, expiresAt } = input as Record<string, unknown>;
+  return `signature already used: this signed ${decision} by ${JSON.stringify(by)} (expires ${String(expiresAt)}) was taken once; sign it again to send it again`;
+}
+
+/**
+ * Remembers a signed raiseBudget / reconcile / steer its handler takes, so
+ * the same one is refused from now on. Nothing when the policy does not list
+ * the decision. Call only after otherSignatureProblem said null.
+ */
+export function markSignatureUsed(ctx: RunContext, decision: OtherDecision, input: unknown, subject?: Subject): void {
+  const v = otherSignature(ctx, decision, input, subject);
+  if (v?.ok) ctx.signaturesUsed.add(v.messageKey, String((input as Record<string, unknown>).expiresAt), Date.now());
+}
+
+function otherSignature(ctx: RunContext, decision: OtherDecision, input: unknown, subject?: Subject): ReturnType<typeof checkSignature> | null {
+  const policy: RunConfig['approvers'] = ctx.cfg.approvers;
   const listed = listedFor(policy, { decision });
   if (!policy || listed === null) return null;
-  const expected = { argsHash: argsHash(signedArgsOf(input)), callId, decision, workflowId: wf.workflowInfo().workflowId };
-  return signatureProblem(policy, listed, decision, expected, input, Date.now());
+  const about = subject ?? { callId: '', callKey: runKeyOf(ctx.ids), toolName: '' };
+  const expected = { argsHash: argsHash(signedArgsOf(input)), decision, workflowId: ctx.ids.workflowId, ...about };
+  return checkSignature(policy, listed, decision, expected, input, Date.now(), ctx.cfg.approversSource);
 }
 
 export const UPDATE_REFUSED = 'UpdateRefused';

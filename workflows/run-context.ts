@@ -13,6 +13,7 @@ import type { RunStream } from './run-stream.js';
 import type { RunTrace } from './trace.js';
 import type { Visibility } from './visibility.js';
 import type { Stop } from './stop.js';
+import type { SignaturesUsed } from './signatures-used.js';
 
 /** The three ids a run goes by (set by startRun in ./start.ts). */
 export interface RunIds {
@@ -43,4 +44,6 @@ export interface RunContext {
   readonly stream: RunStream;
   readonly stop: Stop;
   readonly visibility: Visibility;
+  /** Signed steers, raises and reconciliations taken: each is taken once (./signatures-used.ts). */
+  readonly signaturesUsed: SignaturesUsed;
 }

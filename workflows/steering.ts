@@ -3,9 +3,10 @@
 // at the next turn boundary, never between a call and its result. One with
 // `interrupt` also declines the calls of the current reply not yet started,
 // and ends a parked approval with a rejection. A signed steer (a policy that
-// lists steer) is taken once: its signature is remembered until it expires,
-// across continue-as-new, so the same payload sent again is refused rather
-// than queued twice.
+// lists steer) is taken once: its signed message is remembered until it
+// expires, across continue-as-new (./signatures-used.ts), so the same payload
+// sent again, however its signature is encoded, is refused rather than
+// queued twice.
 import * as wf from '@temporalio/workflow';
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { SteerInput } from '../common/run-messages.js';
@@ -15,28 +16,17 @@ import type { Exit } from './exits.js';
 import type { RunContext } from './run-context.js';
 import { SteeringQueue, steerInputProblem, steerMessage, type QueuedSteer } from './steering-queue.js';
 import type { PendingCall } from './tool-calls.js';
-import { listedFor } from '../common/signed-decision.js';
 import { signedSteerOncePatched } from './patches.js';
-import { otherSignatureProblem, updateRefused } from './refusals.js';
+import { markSignatureUsed, otherSignatureProblem, updateRefused } from './refusals.js';
 
 export class Steering {
   readonly queue: SteeringQueue;
-  /** Signatures of the signed steers taken, each with its expiresAt (ISO): plain JSON, carried across continue-as-new. */
-  private readonly usedSignatures: Map<string, string>;
 
   constructor(
     private readonly ctx: RunContext,
     carried: QueuedSteer[],
-    usedSignatures: Record<string, string> = {},
   ) {
     this.queue = new SteeringQueue(carried);
-    this.usedSignatures = new Map(Object.entries(usedSignatures));
-  }
-
-  /** The signatures to carry to the next execution (none expired), or undefined when none. */
-  carriedSignatures(): Record<string, string> | undefined {
-    this.forgetExpired();
-    return this.usedSignatures.size > 0 ? Object.fromEntries(this.usedSignatures) : undefined;
   }
 
   /** The `steer` signal: queued, or ignored on record with the reason. */
@@ -101,39 +91,14 @@ export class Steering {
     const exit = this.ctx.visibility.exit;
     if (exit !== null) return `the run has ended (${exit.status}): it takes no more messages; resume it with a new one`;
     if (this.ctx.stop.stopped) return 'the run is stopping: a Stop came first, so it takes no more messages';
-    // A policy that lists steer: only a listed approver's signed message is taken (the signal path traces why not).
-    return steerInputProblem(input) ?? otherSignatureProblem(this.ctx.cfg, 'steer', input) ?? this.reuseProblem(input, where);
-  }
-
-  /** The signature of a steer the policy required (and verified) one for; null when the policy does not list steer. */
-  private signatureOf(input: unknown): { signature: string; expiresAt: string } | null {
-    if (listedFor(this.ctx.cfg.approvers, { decision: 'steer' }) === null) return null;
-    const { signature, expiresAt } = input as Record<string, unknown>;
-    return typeof signature === 'string' && typeof expiresAt === 'string' ? { signature, expiresAt } : null;
-  }
-
-  /** A valid signature is a message someone may send once: sent again (a replayed payload), it would queue the message twice. */
-  private reuseProblem(input: unknown, where: 'validator' | 'handler'): string | null {
-    const signed = this.signatureOf(input);
-    if (!signed || !this.usedSignatures.has(signed.signature)) return null;
-    if (where === 'handler' && !signedSteerOncePatched()) return null;
-    const { by } = input as Record<string, unknown>;
-    return `signature already used: this signed steer by ${JSON.stringify(by)} (expires ${signed.expiresAt}) was taken once; sign the message again to send it again`;
-  }
-
-  /** An expired signature is refused as expired before it is looked up here: no need to keep it. */
-  private forgetExpired(): void {
-    const now = Date.now();
-    for (const [signature, expiresAt] of this.usedSignatures) if (Date.parse(expiresAt) <= now) this.usedSignatures.delete(signature);
+    // A policy that lists steer: only a listed approver's signed message is taken, once (the signal path traces why not).
+    // A handler refusing a used signature asks the patch: runs recorded before it queued the steer again.
+    return steerInputProblem(input) ?? otherSignatureProblem(this.ctx, 'steer', input, undefined, () => where === 'validator' || signedSteerOncePatched());
   }
 
   /** Queues a checked message; it enters the transcript at the next turn boundary. */
   private receive(input: SteerInput, via: 'signal' | 'update'): void {
-    const signed = this.signatureOf(input);
-    if (signed) {
-      this.forgetExpired();
-      this.usedSignatures.set(signed.signature, signed.expiresAt);
-    }
+    markSignatureUsed(this.ctx, 'steer', input);
     const s = this.queue.receive(input, wf.workflowInfo().historyLength, new Date(Date.now()).toISOString());
     this.ctx.trace.emit('steer_queued', { by: s.by, at: s.at, interrupt: s.interrupt, via, queued: this.queue.size, message: s.message.slice(0, 500) });
     this.ctx.visibility.showDetails();

@@ -68,7 +68,7 @@ export class ToolDispatch {
     ctx.trace.emit('tool_result', { toolName, callId: call.id, ms: Date.now() - started, ok: outcome.ok });
     // Only runs that asked for it park: every other run tells the model what the tool said.
     while (outcome.ok && outcome.outcomeUnknown === true && ctx.cfg.unknownOutcomes === 'ask') {
-      const answer = await this.reconciler.awaitAnswer({ callId: call.id, toolName, args, known: outcome.content });
+      const answer = await this.reconciler.awaitAnswer({ callId: call.id, callKey: key, toolName, args, known: outcome.content });
       if (answer === null) break;
       if (answer.outcome === 'happened') {
         outcome = { ok: true, content: capToolResult(reconciledText(toolName, answer), ctx.cfg.maxToolResultChars) };

@@ -163,7 +163,8 @@ export function searchableText(text: string): string {
 
 /** What the run shows: the run's ids, configuration and state; its patches decide what an upsert carries. */
 export interface VisibilitySource {
-  ids: { workflowId: string };
+  /** effectsChainId: the first execution's run id, which names the run chain in runKey. */
+  ids: { workflowId: string; effectsChainId: string };
   cfg: RunConfig;
   state: RunState;
   patches: Pick<Patches, 'pendingArgsHash' | 'all'>;
@@ -273,6 +274,8 @@ export class Visibility {
       reason: exit?.reason ?? null,
       errorType: exit?.status === 'failed' ? exit.errorType : null,
       interruption: this.interruption,
+      // What a signed steer or raiseBudget binds (workflows/refusals.ts runKeyOf: the same text).
+      runKey: `${ctx.ids.workflowId}@${ctx.ids.effectsChainId}`,
       turns: state.turns,
       costUsd: state.costUsd,
       toolRuns: state.toolRuns,

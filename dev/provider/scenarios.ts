@@ -268,4 +268,9 @@ export const SCENARIOS: Record<ScriptedModel, (input: ScriptInput) => ScriptedRe
   },
   control_call_id: thenReport(call('c1\u0007\r\nINJECTED', 'list_files')),
   deep_args: thenReport({ type: 'raw_calls', calls: [{ id: 'c1', name: 'keep_value', arguments: `{"value":${'['.repeat(5000)}${']'.repeat(5000)}}` }] }),
+  // A model that reuses call id c2 for a second deletion of the same file, in
+  // the next turn (test/attacks/decisions.test.ts): a decision on the first
+  // must never decide the second.
+  reused_call_id: ({ turn, toolText }) =>
+    turn <= 1 ? call('c2', 'delete_file', { path: 'access.log' }) : answer(`Done. ${toolText.split('\n').slice(-2).join(' | ')}`),
 };

@@ -1,0 +1,103 @@
+// What a team's worker (AgentPlugin, configured by options) does with the
+// environment variables docs/plugin.md lists beside its options. A variable a
+// worker silently ignores is a promise broken: a team that starts its worker
+// with AGENT_APPROVERS and no runDefaults.approvers believes decisions are
+// signed while anyone's unsigned approve deletes. So:
+// - the settings that guard decisions, AGENT_APPROVERS and
+//   AGENT_REQUIRE_ARGS_HASH, are read when their option is absent, and both
+//   set is refused at start, naming both (which one was meant is not ours to
+//   guess);
+// - AGENT_PAYLOAD_KEYS is read when `payloadKeys` is absent (common/codec-plugin.ts);
+// - every other listed variable set while its option is absent is named in
+//   one warning at start (the team reads it into the option, or unsets it).
+//   Refusing those would stop the common `apiKey: process.env.LLM_API_KEY`,
+//   `workspace: process.env.AGENT_WORKSPACE` workers for nothing.
+// The standalone worker (`npm run worker`) reads the environment itself
+// (common/config.ts) and never comes here.
+import { approverPolicy } from '../common/config.js';
+import type { ApproverPolicy } from '../common/signed-decision.js';
+import type { AgentPluginOptions } from './plugin-options.js';
+import { OPTION_NAMES, type SettingNames } from './setting-names.js';
+
+/** What the environment adds to a team's worker, and the names its refusals use for what came from it. */
+export interface PluginEnvironment {
+  approvers?: ApproverPolicy;
+  requireArgsHash?: string[];
+  /** OPTION_NAMES, with the variable's name for each setting read from the environment. */
+  names: SettingNames;
+  /** One line naming the listed variables set here that this worker does not read; null when none. */
+  warning: string | null;
+}
+
+/** A variable docs/plugin.md lists for the plugin that it does not read, and the option that takes its place. */
+interface Unread {
+  variable: string;
+  option: string;
+  /** Whether the option is given (then the variable is the team's own business: it may well be what the option was read from). */
+  given(o: AgentPluginOptions): boolean;
+}
+
+const rd = (o: AgentPluginOptions) => o.runDefaults ?? {};
+const re = (o: AgentPluginOptions) => o.retention ?? {};
+const UNREAD: readonly Unread[] = [
+  { variable: 'AGENT_LIVE_STREAM', option: 'stream', given: (o) => o.stream !== undefined },
+  { variable: 'AGENT_TOOLS_MODULES', option: 'tools', given: (o) => o.tools !== undefined },
+  { variable: 'AGENT_TOOLS', option: 'only', given: (o) => o.only !== undefined },
+  { variable: 'AGENT_MCP_CONFIG', option: 'mcp', given: (o) => o.mcp !== undefined },
+  { variable: 'LEDGER_DIR', option: 'ledger', given: (o) => o.ledger !== undefined },
+  { variable: 'AGENT_LEDGER_URL', option: 'ledger', given: (o) => o.ledger !== undefined },
+  { variable: 'AGENT_RETENTION', option: 'retention.enabled', given: (o) => re(o).enabled !== undefined },
+  { variable: 'AGENT_RETENTION_MAX_AGE_MS', option: 'retention.maxAgeMs', given: (o) => re(o).maxAgeMs !== undefined },
+  { variable: 'AGENT_LEDGER_MAX_BYTES', option: 'retention.ledgerMaxBytes', given: (o) => re(o).ledgerMaxBytes !== undefined },
+  { variable: 'AGENT_TRACE_MAX_BYTES', option: 'retention.traceMaxBytes', given: (o) => re(o).traceMaxBytes !== undefined },
+  { variable: 'AGENT_MESSAGE_STORE_MAX_BYTES', option: 'retention.messageStoreMaxBytes', given: (o) => re(o).messageStoreMaxBytes !== undefined },
+  { variable: 'AGENT_RETENTION_INTERVAL_MS', option: 'retention.intervalMs', given: (o) => re(o).intervalMs !== undefined },
+  { variable: 'AGENT_RETENTION_LOG', option: 'retention.logEveryPass', given: (o) => re(o).logEveryPass !== undefined },
+  { variable: 'TRACE_DIR', option: 'traceDir', given: (o) => o.traceDir !== undefined },
+  { variable: 'MESSAGE_STORE_DIR', option: 'messageStoreDir', given: (o) => o.messageStoreDir !== undefined },
+  { variable: 'AGENT_DEFAULT_MAX_TURNS', option: 'runDefaults.maxTurns', given: (o) => rd(o).maxTurns !== undefined },
+  { variable: 'AGENT_DEFAULT_BUDGET_USD', option: 'runDefaults.maxBudgetUsd', given: (o) => rd(o).maxBudgetUsd !== undefined },
+  { variable: 'AGENT_DEFAULT_APPROVAL_TIMEOUT_MS', option: 'runDefaults.approvalTimeoutMs', given: (o) => rd(o).approvalTimeoutMs !== undefined },
+  { variable: 'AGENT_MODEL_OUTAGE_MS', option: 'runDefaults.modelOutageMs', given: (o) => rd(o).modelOutageMs !== undefined },
+  { variable: 'AGENT_MODEL_PRICES', option: 'modelPrices', given: (o) => o.modelPrices !== undefined },
+  { variable: 'AGENT_HEARTBEAT_MS', option: 'heartbeatEveryMs', given: (o) => o.heartbeatEveryMs !== undefined },
+  { variable: 'AGENT_SEARCH_ATTRIBUTES', option: 'searchAttributes', given: (o) => o.searchAttributes !== undefined },
+  { variable: 'AGENT_TOOLSET_CHECK', option: 'toolsetCheck', given: (o) => o.toolsetCheck !== undefined },
+  { variable: 'OTEL_EXPORTER_OTLP_ENDPOINT', option: 'tracing', given: (o) => o.tracing !== undefined },
+];
+
+/**
+ * Reads the decision-guarding variables for a team's worker and names the
+ * listed ones it does not read; throws one line when a setting is given both
+ * ways, or when AGENT_APPROVERS cannot be read (naming the variable).
+ */
+export function pluginEnvironment(o: AgentPluginOptions, env: NodeJS.ProcessEnv): PluginEnvironment {
+  const set = (name: string): string | null => {
+    const v = env[name];
+    return v !== undefined && v.trim() !== '' ? v : null;
+  };
+  const names: SettingNames = { ...OPTION_NAMES };
+  const out: PluginEnvironment = { names, warning: null };
+  const approvers = set('AGENT_APPROVERS');
+  if (approvers !== null) {
+    if (rd(o).approvers !== undefined) {
+      throw new Error(`${OPTION_NAMES.approvers} and AGENT_APPROVERS are both set: one approvers policy decides who may sign; keep the option or the variable, not both`);
+    }
+    // Read and checked as the standalone worker reads it: errors name AGENT_APPROVERS (and its file).
+    out.approvers = approverPolicy(approvers);
+    names.approvers = 'AGENT_APPROVERS';
+  }
+  const hashed = set('AGENT_REQUIRE_ARGS_HASH');
+  if (hashed !== null) {
+    if (rd(o).requireArgsHash !== undefined) {
+      throw new Error(`${OPTION_NAMES.requireArgsHash} and AGENT_REQUIRE_ARGS_HASH are both set: keep the option or the variable, not both`);
+    }
+    out.requireArgsHash = hashed.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    names.requireArgsHash = 'AGENT_REQUIRE_ARGS_HASH';
+  }
+  const unread = UNREAD.filter((u) => set(u.variable) !== null && !u.given(o));
+  if (unread.length > 0) {
+    out.warning = `AgentPlugin does not read ${unread.map((u) => u.variable).join(', ')} (set in this process's environment): give ${unread.map((u) => `option ${u.option}`).join(', ')} instead, or unset ${unread.length > 1 ? 'them' : 'it'}`;
+  }
+  return out;
+}
