@@ -22,6 +22,7 @@ import { askPatches, resolvedConfigPatched, type Patches } from './patches.js';
 import type { RunIds } from './run-context.js';
 import { noChildren, stateOf, type RunState } from './run-state.js';
 import { searchableText } from './visibility.js';
+import { undecodableProblem } from '../common/undecodable.js';
 
 export interface RunStart {
   ids: RunIds;
@@ -47,6 +48,7 @@ export async function startRun(input: AgentInput, carried: CarriedState | undefi
   let fork: ForkStart | null = null;
   let cfg: RunConfig;
   try {
+    refuseUndecodable(input, carried);
     fork = !carried && wantsFork(input) ? await startFork(input) : null;
     prior = !carried && !fork && typeof input?.resumeFrom === 'string' ? await loadPriorRun(input.resumeFrom) : null;
     // Resolved once per run and carried from execution to execution: a new
@@ -76,6 +78,16 @@ export async function startRun(input: AgentInput, carried: CarriedState | undefi
     effectsChainId: info.firstExecutionRunId,
   };
   return { ids, cfg, carried: carried ?? resumed, patches };
+}
+
+/**
+ * A start or continue-as-new input the worker could not decode
+ * (common/undecodable.ts) fails the run at once, naming why, like any bad
+ * input: it never reaches the configuration or the state as a stand-in.
+ */
+function refuseUndecodable(input: AgentInput, carried: CarriedState | undefined): void {
+  const problem = undecodableProblem(input, 'start input') ?? undecodableProblem(carried, 'continue-as-new input');
+  if (problem) throw ApplicationFailure.create({ type: 'InvalidInput', message: problem, nonRetryable: true, details: [{ field: 'input' }] });
 }
 
 // --- a resume: the stopped run it continues, the configuration
