@@ -33,7 +33,7 @@ import type { RunContext, RunIds } from './run-context.js';
 import type { Patches } from './patches.js';
 import { startRun } from './start.js';
 import { initialState } from './run-state.js';
-import { RunStream } from './run-stream.js';
+import { PUBLISH_SIGNAL, RunStream } from './run-stream.js';
 import { RunTrace } from './trace.js';
 import { Visibility } from './visibility.js';
 import { Steering } from './steering.js';
@@ -78,6 +78,7 @@ class AgentRun {
     // built are on it too (no run recorded before it ever had them).
     const stream = new RunStream(carried?.stream);
     const trace = new RunTrace(ids.chainId, carried?.seq ?? 0, stream);
+    stream.traceIgnoredWith((reason) => trace.emit('signal_ignored', { signal: PUBLISH_SIGNAL, reason }));
     const activities = loopActivities(cfg, patches.waitForCancellation);
     const outageSink: OutageSink = { show: (kind, view) => visibility.waitingOut(kind, view), emit: (type, fields) => trace.emit(type, fields) };
     const ctx: RunContext = {
