@@ -28,3 +28,16 @@ export function undecodableProblem(value: unknown, what = 'payload'): string | n
   if (typeof why !== 'string' || Object.keys(value).length !== 1) return null;
   return `the ${what} could not be decoded: ${why}`;
 }
+
+/**
+ * Why this value cannot be what a run's handler or start reads (a JSON
+ * object), when that is cheap to tell: a payload that could not be decoded,
+ * or a binary one (`binary/plain` arrives as a Uint8Array, one key per byte:
+ * a schema walking 8 MiB of them held the workflow thread past its deadline,
+ * and Node then aborted the whole worker). Null for anything else: the
+ * handler's own schema judges it.
+ */
+export function unreadableProblem(value: unknown, what = 'payload'): string | null {
+  if (ArrayBuffer.isView(value)) return `the ${what} is ${value.byteLength} bytes of binary data; it must be a JSON object`;
+  return undecodableProblem(value, what);
+}

@@ -16,7 +16,7 @@ import { WorkflowStream, decodePayloadWire, type WorkflowStreamState } from '@te
 import { streamItemsQuery } from '../common/run-messages.js';
 import type { RunStreamItem, StreamEvent, StreamWindow } from '../common/stream-items.js';
 import type { TraceEvent } from './trace.js';
-import { undecodableProblem } from '../common/undecodable.js';
+import { unreadableProblem } from '../common/undecodable.js';
 
 /** The topic every item of a run is published on (the contract's name). */
 export const EVENTS_TOPIC = 'events';
@@ -36,7 +36,7 @@ export const PUBLISH_SIGNAL = '__temporal_workflow_stream_publish';
 
 /** Why a publish signal's payload is not one the library can take, or null. */
 export function publishProblem(input: unknown): string | null {
-  const undecodable = undecodableProblem(input, `${PUBLISH_SIGNAL} signal's payload`);
+  const undecodable = unreadableProblem(input, `${PUBLISH_SIGNAL} signal's payload`);
   if (undecodable) return undecodable;
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return `${PUBLISH_SIGNAL} takes {"items": [...], "publisher_id": "...", "sequence": n}`;
   const { items, publisher_id: publisher, sequence } = input as Record<string, unknown>;

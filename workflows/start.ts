@@ -22,7 +22,7 @@ import { askPatches, resolvedConfigPatched, type Patches } from './patches.js';
 import type { RunIds } from './run-context.js';
 import { noChildren, stateOf, type RunState } from './run-state.js';
 import { searchableText } from './visibility.js';
-import { undecodableProblem } from '../common/undecodable.js';
+import { unreadableProblem } from '../common/undecodable.js';
 
 export interface RunStart {
   ids: RunIds;
@@ -82,11 +82,12 @@ export async function startRun(input: AgentInput, carried: CarriedState | undefi
 
 /**
  * A start or continue-as-new input the worker could not decode
- * (common/undecodable.ts) fails the run at once, naming why, like any bad
- * input: it never reaches the configuration or the state as a stand-in.
+ * (common/undecodable.ts), or a binary one, fails the run at once, naming
+ * why, like any bad input: it never reaches the configuration or the state
+ * as a stand-in.
  */
 function refuseUndecodable(input: AgentInput, carried: CarriedState | undefined): void {
-  const problem = undecodableProblem(input, 'start input') ?? undecodableProblem(carried, 'continue-as-new input');
+  const problem = unreadableProblem(input, 'start input') ?? unreadableProblem(carried, 'continue-as-new input');
   if (problem) throw ApplicationFailure.create({ type: 'InvalidInput', message: problem, nonRetryable: true, details: [{ field: 'input' }] });
 }
 

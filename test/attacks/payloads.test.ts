@@ -143,6 +143,28 @@ describe('undecodable payloads on a run', () => {
     expect(await handle.result()).toMatchObject({ status: 'interrupted', interruption: { type: 'cancelled', reason: 'by hand' } });
   });
 
+  it('a binary payload (binary/plain: one key per byte for a schema to walk) is refused at once, by size, not walked', { timeout: 120_000 }, async () => {
+    // 2 MiB: Temporal's own limit, no codec needed. Walked by the approve
+    // schema it took seconds of the workflow thread; at 8 MiB (a gzip within
+    // the unpack cap) past the thread's deadline, and Node aborted the worker.
+    const handle = await h.start({ task: 'Free some space.', model: 'destructive', workspace: freshWorkspace() });
+    await waitForApproval(handle, 'c2');
+    const binary: Payload = { metadata: { encoding: enc('binary/plain') }, data: new Uint8Array(2 * 1024 * 1024 - 4096) };
+    await h.client.workflowService.signalWorkflowExecution({ namespace: 'default', workflowExecution: { workflowId: handle.workflowId }, signalName: 'approve', input: { payloads: [binary] }, identity: 'attacker' });
+    const line = await waitFor('the binary approve traced as ignored', () => h.events(handle.workflowId).find((l) => l.type === 'signal_ignored' && l.signal === 'approve'));
+    expect(line.reason).toBe(`the approve signal's payload is ${binary.data?.length} bytes of binary data; it must be a JSON object`);
+    const res = await h.client.workflowService.updateWorkflowExecution({
+      namespace: 'default',
+      workflowExecution: { workflowId: handle.workflowId },
+      request: { meta: { updateId: randomUUID(), identity: 'attacker' }, input: { name: 'steer', args: { payloads: [binary] } } },
+      waitPolicy: { lifecycleStage: 3 /* COMPLETED */ },
+    });
+    expect(res.outcome?.failure?.message).toContain("steer update's payload is");
+    expect((await handle.query(statusQuery)).interruption).toMatchObject({ type: 'approval', callId: 'c2' });
+    await handle.cancel();
+    expect(await handle.result()).toMatchObject({ status: 'interrupted' });
+  });
+
   it('a start whose input cannot be decoded fails at once as InvalidInput, naming why', { timeout: 120_000 }, async () => {
     for (const { name, payload, says } of (await hostilePayloads()).slice(0, 3)) {
       const workflowId = `undecodable-start-${randomUUID().slice(0, 8)}`;
