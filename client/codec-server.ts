@@ -3,8 +3,11 @@
 // (`--codec-endpoint`) call to show compressed and encrypted payloads as plain JSON.
 // Protocol: POST /decode or /encode with {"payloads":[{"metadata":{k:b64},"data":b64}]}.
 // Whoever can call /decode reads every payload in clear, so: a bearer token
-// when AGENT_CODEC_TOKEN is set, browsers only from the listed origins, and a
-// cap on what one request may make the server buffer.
+// when AGENT_CODEC_TOKEN is set, browsers only from the listed origins, a
+// cap on what one request may make the server buffer, and a cap on what its
+// payloads may unpack to (MAX_UNPACKED_PAYLOAD_BYTES each,
+// MAX_UNPACKED_BYTES_PER_CALL a request: common/payload-codec.ts), which the
+// body cap alone did not bound (a 531 KB body unpacked to 400 MiB).
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
