@@ -3,7 +3,7 @@
 // client process imports neither the worker nor its native runtime for it.
 import { SimplePlugin } from '@temporalio/plugin';
 import type { DataConverter } from '@temporalio/common';
-import { GzipPayloadCodec, payloadCodecs, type DataConverterOptions } from './payload-codec.js';
+import { EncryptionPayloadCodec, GzipPayloadCodec, payloadCodecs, type DataConverterOptions } from './payload-codec.js';
 
 /**
  * The harness's codec first, so it compresses before a team's own codec (an
@@ -12,7 +12,13 @@ import { GzipPayloadCodec, payloadCodecs, type DataConverterOptions } from './pa
  */
 export function withHarnessCodec(existing: DataConverter | undefined, opts: DataConverterOptions = {}): DataConverter {
   const codecs = existing?.payloadCodecs ?? [];
-  if (codecs.some((c) => c instanceof GzipPayloadCodec)) return existing ?? {};
+  if (codecs.some((c) => c instanceof GzipPayloadCodec)) {
+    // Already there (a worker given agentDataConverter(), a client's): a
+    // worker still refuses what it cannot decode rather than failing its tasks.
+    const policy = opts.undecodable;
+    if (!policy) return existing ?? {};
+    return { ...existing, payloadCodecs: codecs.map((c) => (c instanceof GzipPayloadCodec || c instanceof EncryptionPayloadCodec ? c.withPolicy(policy) : c)) };
+  }
   // Compress, then encrypt (with AGENT_PAYLOAD_KEYS, or the keys given), then the team's own.
   return { ...existing, payloadCodecs: [...payloadCodecs(opts), ...codecs] };
 }

@@ -112,6 +112,11 @@ export class GzipPayloadCodec implements PayloadCodec {
     this.policy = opts.undecodable ?? 'throw';
   }
 
+  /** The same codec under another policy (a worker given a client's converter: codec-plugin.ts). */
+  withPolicy(undecodable: UndecodablePolicy): GzipPayloadCodec {
+    return new GzipPayloadCodec(this.compressAboveBytes, { maxUnpackedBytes: this.maxUnpacked, undecodable });
+  }
+
   async encode(payloads: Payload[]): Promise<Payload[]> {
     return payloads.map((p) => {
       if ((p.data?.length ?? 0) <= this.compressAboveBytes) return p;
@@ -196,7 +201,10 @@ export class EncryptionPayloadCodec implements PayloadCodec {
   /** With no keys it encrypts nothing, and still refuses an encrypted payload naming its key id (not an "unknown encoding" further on). */
   private readonly policy: UndecodablePolicy;
 
-  constructor(keys: readonly PayloadKey[], opts: { undecodable?: UndecodablePolicy } = {}) {
+  constructor(
+    private readonly keys: readonly PayloadKey[],
+    opts: { undecodable?: UndecodablePolicy } = {},
+  ) {
     checkPayloadKeys(keys);
     this.policy = opts.undecodable ?? 'throw';
     this.current = keys[0] ?? null;
@@ -216,6 +224,11 @@ export class EncryptionPayloadCodec implements PayloadCodec {
         data: sealed,
       };
     });
+  }
+
+  /** The same keys under another policy. */
+  withPolicy(undecodable: UndecodablePolicy): EncryptionPayloadCodec {
+    return new EncryptionPayloadCodec(this.keys, { undecodable });
   }
 
   async decode(payloads: Payload[], context?: SerializationContext): Promise<Payload[]> {

@@ -12,7 +12,8 @@ import type { Payload } from '@temporalio/common';
 import { WorkflowFailedError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { startCodecServer } from '../../client/codec-server.js';
-import { GzipPayloadCodec, GZIP_ENCODING, MAX_UNPACKED_BYTES_PER_CALL, MAX_UNPACKED_PAYLOAD_BYTES, payloadCodecs, UndecodablePayloadError } from '../../common/payload-codec.js';
+import { dataConverter, GzipPayloadCodec, GZIP_ENCODING, MAX_UNPACKED_BYTES_PER_CALL, MAX_UNPACKED_PAYLOAD_BYTES, payloadCodecs, UndecodablePayloadError } from '../../common/payload-codec.js';
+import { withHarnessCodec } from '../../common/codec-plugin.js';
 import { statusQuery } from '../../common/run-messages.js';
 import { undecodableProblem } from '../../common/undecodable.js';
 import { useHarness, freshWorkspace, waitFor, waitForApproval } from '../helpers/harness.js';
@@ -215,6 +216,13 @@ describe('decompression bombs', () => {
     const [marker] = await gzip.decode([bomb], { type: 'workflow', namespace: 'default', workflowId: 'w' });
     expect(undecodableProblem(JSON.parse(new TextDecoder().decode(marker.data ?? undefined)))).toContain('the cap');
     await expect(gzip.decode([bomb], { type: 'activity', namespace: 'default', isLocal: false })).rejects.toThrow(UndecodablePayloadError);
+  });
+
+  it("a worker given the client's converter (agentDataConverter()) still refuses rather than throws", async () => {
+    const notGzip: Payload = { metadata: { encoding: enc(GZIP_ENCODING) }, data: enc('not gzip') };
+    const worker = withHarnessCodec(dataConverter({ payloadKeys: null }), { undecodable: 'refuse' });
+    const decoded = await (worker.payloadCodecs ?? []).reduceRight(async (acc, c) => c.decode(await acc, { type: 'workflow', namespace: 'default', workflowId: 'w' }), Promise.resolve([notGzip]));
+    expect(undecodableProblem(JSON.parse(new TextDecoder().decode(decoded[0].data ?? undefined)))).toContain('not gzip');
   });
 
   it('many bombs in one call stop at the per-call total', async () => {
