@@ -3,13 +3,16 @@
 // (`--codec-endpoint`) call to show compressed and encrypted payloads as plain JSON.
 // Protocol: POST /decode or /encode with {"payloads":[{"metadata":{k:b64},"data":b64}]}.
 // Whoever can call /decode reads every payload in clear, so: a bearer token
-// when AGENT_CODEC_TOKEN is set, browsers only from the listed origins, and a
-// cap on what one request may make the server buffer.
+// when AGENT_CODEC_TOKEN is set, browsers only from the listed origins, a
+// cap on what one request may make the server buffer, and a cap on what its
+// payloads may unpack to (MAX_UNPACKED_PAYLOAD_BYTES each,
+// MAX_UNPACKED_BYTES_PER_CALL a request: common/payload-codec.ts), which the
+// body cap alone did not bound (a 531 KB body unpacked to 400 MiB).
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { payloadCodecs } from '../common/payload-codec.js';
+import { payloadCodecs, UndecodablePayloadError } from '../common/payload-codec.js';
 import type { PayloadKey } from '../common/payload-keys.js';
 
 /**
@@ -137,14 +140,21 @@ export async function startCodecServer(port: number, host = '127.0.0.1', options
       return;
     }
     readBody(req, res, maxBody, refuse, async (body) => {
-      try {
-        const parsed = JSON.parse(body.toString('utf8')) as { payloads?: JsonPayload[] };
-        const payloads = (parsed.payloads ?? []).map(fromJson);
-        const out = route === '/decode' ? await decodeAll(payloads) : await encodeAll(payloads);
-        res.writeHead(200, { ...cors, 'content-type': 'application/json' }).end(JSON.stringify({ payloads: out.map(toJson) }));
-      } catch (err) {
-        refuse(400, err instanceof Error ? err.message : String(err));
+      const payloads = requestPayloads(body);
+      if (typeof payloads === 'string') {
+        refuse(400, payloads);
+        return;
       }
+      let out: Payload[];
+      try {
+        // Each payload unpacks to at most MAX_UNPACKED_PAYLOAD_BYTES, the request to MAX_UNPACKED_BYTES_PER_CALL (common/payload-codec.ts).
+        out = route === '/decode' ? await decodeAll(payloads) : await encodeAll(payloads);
+      } catch (err) {
+        // Our own errors name what is wrong; anything else would print this process's internals to a caller.
+        refuse(400, err instanceof UndecodablePayloadError ? err.message : `the payloads could not be ${route === '/decode' ? 'decoded' : 'encoded'}`);
+        return;
+      }
+      res.writeHead(200, { ...cors, 'content-type': 'application/json' }).end(JSON.stringify({ payloads: out.map(toJson) }));
     });
   });
   // A port in use is an answer (the caller may reuse the server already there), not a crash.
@@ -156,6 +166,32 @@ export async function startCodecServer(port: number, host = '127.0.0.1', options
     });
   });
   return { url: `http://${host}:${(server.address() as AddressInfo).port}`, server };
+}
+
+const PROTOCOL = 'send {"payloads": [{"metadata": {"encoding": "<base64>"}, "data": "<base64>"}]}';
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The request's payloads, or one line naming what is wrong with it (a field by its path, never a parser's internals). */
+export function requestPayloads(body: Buffer): Payload[] | string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    return `request body is not JSON: ${PROTOCOL}`;
+  }
+  if (!isRecord(parsed) || !Array.isArray(parsed.payloads)) return `request body must be an object with a "payloads" array: ${PROTOCOL}`;
+  const out: Payload[] = [];
+  for (const [i, p] of parsed.payloads.entries()) {
+    const at = `payloads[${i}]`;
+    if (!isRecord(p)) return `${at} must be an object with "metadata" and "data"`;
+    if (p.metadata !== undefined && !isRecord(p.metadata)) return `${at}.metadata must be an object of base64 strings`;
+    for (const [k, v] of Object.entries(p.metadata ?? {})) {
+      if (typeof v !== 'string') return `${at}.metadata.${k.slice(0, 64)} must be a base64 string`;
+    }
+    if (p.data !== undefined && typeof p.data !== 'string') return `${at}.data must be a base64 string`;
+    out.push(fromJson({ metadata: (p.metadata ?? {}) as Record<string, string>, ...(p.data === undefined ? {} : { data: p.data }) }));
+  }
+  return out;
 }
 
 /** Reads the body up to the cap; past it (a chunked body that declared no length), refuses and stops reading. */

@@ -4,7 +4,7 @@
 import { fileURLToPath } from 'node:url';
 import { SimplePlugin } from '@temporalio/plugin';
 import type { DataConverter } from '@temporalio/common';
-import { GzipPayloadCodec, payloadCodecs, type DataConverterOptions } from './payload-codec.js';
+import { EncryptionPayloadCodec, GzipPayloadCodec, payloadCodecs, type DataConverterOptions } from './payload-codec.js';
 import { payloadKeysFromEnv, type PayloadKey } from './payload-keys.js';
 
 /** Whether these keys (absent: AGENT_PAYLOAD_KEYS) encrypt payloads. */
@@ -22,7 +22,13 @@ export const ENCODED_FAILURES_PATH = fileURLToPath(new URL('./failure-converter.
  */
 export function withHarnessCodec(existing: DataConverter | undefined, opts: DataConverterOptions = {}): DataConverter {
   const codecs = existing?.payloadCodecs ?? [];
-  if (codecs.some((c) => c instanceof GzipPayloadCodec)) return existing ?? {};
+  if (codecs.some((c) => c instanceof GzipPayloadCodec)) {
+    // Already there (a worker given agentDataConverter(), a client's): a
+    // worker still refuses what it cannot decode rather than failing its tasks.
+    const policy = opts.undecodable;
+    if (!policy) return existing ?? {};
+    return { ...existing, payloadCodecs: codecs.map((c) => (c instanceof GzipPayloadCodec || c instanceof EncryptionPayloadCodec ? c.withPolicy(policy) : c)) };
+  }
   // Compress, then encrypt (with AGENT_PAYLOAD_KEYS, or the keys given), then the team's own.
   const converter: DataConverter = { ...existing, payloadCodecs: [...payloadCodecs(opts), ...codecs] };
   // Encrypted payloads: failure messages (a tool's error text, the provider's) are encoded too, unless the team brings its own converter.

@@ -97,6 +97,8 @@ export class AgentPlugin implements WorkerPlugin, ClientPlugin, BundlerPlugin {
   readonly name = 'AgentPlugin';
   /** The SDK's merging of options (codec, interceptors), as its own plugins do it; what needs I/O first is this class's. */
   private readonly simple: SimplePlugin;
+  /** The same for a worker and a replayer, whose codec refuses what it cannot decode instead of throwing. */
+  private readonly workerSimple: SimplePlugin;
   private readonly opts: ResolvedPluginOptions;
   private readonly names: SettingNames;
   /** The MCP servers' config, read and checked when the plugin is made (connected when a worker is configured). */
@@ -131,9 +133,18 @@ export class AgentPlugin implements WorkerPlugin, ClientPlugin, BundlerPlugin {
     }
     this.opts = opts;
     this.mcpServers = this.opts.mcp ? mcpConfigs(this.opts.mcp, names) : [];
+    const keys = this.opts.payloadKeys === undefined ? {} : { payloadKeys: this.opts.payloadKeys };
     this.simple = new SimplePlugin({
       name: this.name,
-      dataConverter: (existing) => withHarnessCodec(existing, this.opts.payloadKeys === undefined ? {} : { payloadKeys: this.opts.payloadKeys }),
+      dataConverter: (existing) => withHarnessCodec(existing, keys),
+      ...(this.opts.tracing ? { workerInterceptors: tracingInterceptors() } : {}),
+    });
+    // A worker (and a replayer, so a replay sees what the run saw) turns a
+    // workflow's undecodable payload into a marker the run refuses, where a
+    // client throws: see UndecodablePolicy in common/payload-codec.ts.
+    this.workerSimple = new SimplePlugin({
+      name: this.name,
+      dataConverter: (existing) => withHarnessCodec(existing, { ...keys, undecodable: 'refuse' }),
       ...(this.opts.tracing ? { workerInterceptors: tracingInterceptors() } : {}),
     });
   }
@@ -175,7 +186,7 @@ export class AgentPlugin implements WorkerPlugin, ClientPlugin, BundlerPlugin {
       ...(this.opts.tracing ? { exporter: workflowSpanSink(this.opts.tracing) } : {}),
       ...harnessSinks(p.trace, p.calls),
     };
-    return this.simple.configureWorker({
+    return this.workerSimple.configureWorker({
       ...options,
       taskQueue: p.taskQueue,
       activities: { ...options.activities, ...p.activities },
@@ -194,7 +205,7 @@ export class AgentPlugin implements WorkerPlugin, ClientPlugin, BundlerPlugin {
 
   /** Replaying histories: the codec, and sinks that do nothing (a replay writes no trace and stops no call). */
   configureReplayWorker(options: ReplayWorkerOptions): ReplayWorkerOptions {
-    return this.simple.configureReplayWorker({ ...options, sinks: { ...REPLAY_SINKS, ...options.sinks } });
+    return this.workerSimple.configureReplayWorker({ ...options, sinks: { ...REPLAY_SINKS, ...options.sinks } });
   }
 
   /** Runs the retention passes while the worker polls, and closes what the plugin opened once it stops. */

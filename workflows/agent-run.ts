@@ -33,7 +33,7 @@ import type { RunContext, RunIds } from './run-context.js';
 import type { Patches } from './patches.js';
 import { startRun } from './start.js';
 import { initialState } from './run-state.js';
-import { RunStream } from './run-stream.js';
+import { PUBLISH_SIGNAL, RunStream } from './run-stream.js';
 import { RunTrace } from './trace.js';
 import { Visibility } from './visibility.js';
 import { Steering } from './steering.js';
@@ -41,6 +41,7 @@ import { Stop } from './stop.js';
 import { SignaturesUsed } from './signatures-used.js';
 import { ToolDispatch } from './tool-dispatch.js';
 import { toolSpecsOf } from './tool-calls.js';
+import { decodedSignal, decodedUpdate } from './undecodable.js';
 
 export type { CarriedState } from './continue-as-new.js';
 
@@ -78,6 +79,7 @@ class AgentRun {
     // built are on it too (no run recorded before it ever had them).
     const stream = new RunStream(carried?.stream);
     const trace = new RunTrace(ids.chainId, carried?.seq ?? 0, stream);
+    stream.traceIgnoredWith((reason) => trace.emit('signal_ignored', { signal: PUBLISH_SIGNAL, reason }));
     const activities = loopActivities(cfg, patches.waitForCancellation);
     const outageSink: OutageSink = { show: (kind, view) => visibility.waitingOut(kind, view), emit: (type, fields) => trace.emit(type, fields) };
     const ctx: RunContext = {
@@ -111,20 +113,21 @@ class AgentRun {
     // Every handler of the run, one line each, each calling the concern it
     // belongs to. Signals and updates that arrived before this point were
     // buffered; each is delivered when its handler is set, in this order, as
-    // runs recorded before this layout delivered them: do not reorder.
+    // runs recorded before this layout delivered them: do not reorder. A
+    // payload the worker could not decode is refused to its sender (./undecodable.ts).
     const { approvals, steering, budget } = this;
     wf.setHandler(statusQuery, () => visibility.view());
     wf.setHandler(transcriptQuery, () => ctx.state.messages);
     wf.setHandler(configQuery, () => ctx.cfg);
-    wf.setHandler(approveSignal, (input) => approvals.approve(input));
-    wf.setHandler(rejectSignal, (input) => approvals.reject(input));
-    wf.setHandler(cancelSignal, (input) => ctx.stop.cancel(input, ctx));
+    wf.setHandler(approveSignal, decodedSignal(trace, approveSignal, (input) => approvals.approve(input)));
+    wf.setHandler(rejectSignal, decodedSignal(trace, rejectSignal, (input) => approvals.reject(input)));
+    wf.setHandler(cancelSignal, decodedSignal(trace, cancelSignal, (input) => ctx.stop.cancel(input, ctx)));
     ctx.stop.watchCancellation();
-    wf.setHandler(steerSignal, (input) => steering.steerSignal(input));
-    wf.setHandler(steerUpdate, (input) => steering.steerUpdate(input), { validator: (input) => steering.validateSteer(input) });
-    wf.setHandler(raiseBudgetUpdate, (input) => budget.raise(input), { validator: (input) => budget.validateRaise(input) });
-    wf.setHandler(reconcileUpdate, (input) => reconciler.reconcile(input), { validator: (input) => reconciler.validate(input) });
-    wf.setHandler(decideUpdate, (input) => approvals.decide(input), { validator: (input) => approvals.validateDecide(input) });
+    wf.setHandler(steerSignal, decodedSignal(trace, steerSignal, (input) => steering.steerSignal(input)));
+    wf.setHandler(steerUpdate, (input) => steering.steerUpdate(input), { validator: decodedUpdate(steerUpdate, (input) => steering.validateSteer(input)) });
+    wf.setHandler(raiseBudgetUpdate, (input) => budget.raise(input), { validator: decodedUpdate(raiseBudgetUpdate, (input) => budget.validateRaise(input)) });
+    wf.setHandler(reconcileUpdate, (input) => reconciler.reconcile(input), { validator: decodedUpdate(reconcileUpdate, (input) => reconciler.validate(input)) });
+    wf.setHandler(decideUpdate, (input) => approvals.decide(input), { validator: decodedUpdate(decideUpdate, (input) => approvals.validateDecide(input)) });
   }
 
   async run(): Promise<RunResult> {

@@ -16,6 +16,7 @@ import { WorkflowStream, decodePayloadWire, type WorkflowStreamState } from '@te
 import { streamItemsQuery } from '../common/run-messages.js';
 import type { RunStreamItem, StreamEvent, StreamWindow } from '../common/stream-items.js';
 import type { TraceEvent } from './trace.js';
+import { unreadableProblem } from '../common/undecodable.js';
 
 /** The topic every item of a run is published on (the contract's name). */
 export const EVENTS_TOPIC = 'events';
@@ -30,16 +31,83 @@ export interface CarriedStream {
   boundaries: number[];
 }
 
+/** The stream library's publish signal, by name: its handler is the library's own. */
+export const PUBLISH_SIGNAL = '__temporal_workflow_stream_publish';
+
+/** Why a publish signal's payload is not one the library can take, or null. */
+export function publishProblem(input: unknown): string | null {
+  const undecodable = unreadableProblem(input, `${PUBLISH_SIGNAL} signal's payload`);
+  if (undecodable) return undecodable;
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return `${PUBLISH_SIGNAL} takes {"items": [...], "publisher_id": "...", "sequence": n}`;
+  const { items, publisher_id: publisher, sequence } = input as Record<string, unknown>;
+  if (!Array.isArray(items)) return `${PUBLISH_SIGNAL}: items must be an array`;
+  if (publisher !== undefined && publisher !== null && publisher !== '' && (typeof publisher !== 'string' || typeof sequence !== 'number')) {
+    return `${PUBLISH_SIGNAL}: publisher_id must be a string with a number sequence`;
+  }
+  const bad = items.findIndex((e) => typeof e !== 'object' || e === null || typeof (e as Record<string, unknown>).topic !== 'string' || typeof (e as Record<string, unknown>).data !== 'string');
+  return bad < 0 ? null : `${PUBLISH_SIGNAL}: items[${bad}] must be {"topic": string, "data": base64 string}`;
+}
+
+// The library's publish handler throws on a payload not of its shape (or a
+// marker for one the worker could not decode): a TypeError in a signal
+// handler fails the workflow task for good. Its handler is set inside its
+// constructor (buffered publishes are delivered there at once), so the guard
+// sits on the method it calls; each refusal reaches the RunStream that owns
+// the library's stream, or the one being built.
+const owners = new WeakMap<object, RunStream>();
+let building: RunStream | null = null;
+const libraryStream = WorkflowStream.prototype as unknown as { onPublish?: (input: unknown) => void };
+const libraryPublish = libraryStream.onPublish;
+if (typeof libraryPublish === 'function' && !(libraryPublish as { guarded?: boolean }).guarded) {
+  const guarded = function (this: object, input: unknown): void {
+    const owner = owners.get(this) ?? building;
+    let problem = publishProblem(input);
+    if (problem === null) {
+      try {
+        libraryPublish.call(this, input);
+        return;
+      } catch (err) {
+        problem = `${PUBLISH_SIGNAL}: ${err instanceof Error ? err.message : String(err)}`;
+      }
+    }
+    owner?.ignorePublish(problem);
+  };
+  libraryStream.onPublish = Object.assign(guarded, { guarded: true });
+}
+
 export class RunStream {
   private readonly stream: WorkflowStream;
   private readonly events;
+  /** Publish signals refused before the trace could take them (delivered while the stream was built). */
+  private ignored: string[] = [];
+  private onIgnored: ((reason: string) => void) | null = null;
   private readonly boundaries: number[];
 
   constructor(prior: CarriedStream | undefined) {
-    this.stream = new WorkflowStream(prior?.state);
+    // Read only while the library's constructor runs (synchronously): publishes it delivers then are this stream's.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    building = this;
+    try {
+      this.stream = new WorkflowStream(prior?.state);
+    } finally {
+      building = null;
+    }
+    owners.set(this.stream, this);
     this.events = this.stream.topic<TraceEvent>(EVENTS_TOPIC);
     this.boundaries = [...(prior?.boundaries ?? [])];
     wf.setHandler(streamItemsQuery, (fromOffset) => this.window(fromOffset));
+  }
+
+  /** A publish signal refused (publishProblem): traced as ignored once the trace is attached. */
+  ignorePublish(reason: string): void {
+    if (this.onIgnored) this.onIgnored(reason);
+    else this.ignored.push(reason);
+  }
+
+  /** Where refused publishes are traced from now on; those refused before are traced at once. */
+  traceIgnoredWith(emit: (reason: string) => void): void {
+    this.onIgnored = emit;
+    for (const reason of this.ignored.splice(0)) emit(reason);
   }
 
   publish(event: TraceEvent): void {

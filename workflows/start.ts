@@ -24,6 +24,7 @@ import { noChildren, stateOf, type RunState } from './run-state.js';
 import { traceSinks } from './trace.js';
 import { searchableText } from './visibility.js';
 import { boundedKeyword } from '../common/bounds.js';
+import { unreadableProblem } from '../common/undecodable.js';
 
 export interface RunStart {
   ids: RunIds;
@@ -49,7 +50,8 @@ export async function startRun(input: AgentInput, carried: CarriedState | undefi
   let fork: ForkStart | null = null;
   let cfg: RunConfig;
   try {
-    // First, before the input is encoded for any activity: that encoding
+    refuseUndecodable(input, carried);
+    // Then, before the input is encoded for any activity: that encoding
     // turns Infinity (`1e400` in `temporal workflow start --input`) into
     // null, which would lift a limit instead of being refused, and a value
     // nested thousands deep overflows it, failing every workflow task.
@@ -88,6 +90,17 @@ export async function startRun(input: AgentInput, carried: CarriedState | undefi
     effectsChainId: info.firstExecutionRunId,
   };
   return { ids, cfg, carried: carried ?? resumed, patches };
+}
+
+/**
+ * A start or continue-as-new input the worker could not decode
+ * (common/undecodable.ts), or a binary one, fails the run at once, naming
+ * why, like any bad input: it never reaches the configuration or the state
+ * as a stand-in.
+ */
+function refuseUndecodable(input: AgentInput, carried: CarriedState | undefined): void {
+  const problem = unreadableProblem(input, 'start input') ?? unreadableProblem(carried, 'continue-as-new input');
+  if (problem) throw ApplicationFailure.create({ type: 'InvalidInput', message: problem, nonRetryable: true, details: [{ field: 'input' }] });
 }
 
 // --- a resume: the stopped run it continues, the configuration

@@ -14,6 +14,7 @@
 // charged its whole hold: what it spent is unknown, and the budget must stay
 // an upper bound.
 import * as wf from '@temporalio/workflow';
+import { ApplicationFailure } from '@temporalio/workflow';
 import { RESEARCH_LIMITS } from '../common/defaults.js';
 import { needsApproval, type SubAgentSpec, type ToolSpec } from '../common/tool-spec.js';
 import { capToolResult } from '../common/transcript-text.js';
@@ -23,6 +24,7 @@ import { recordNotRun, recordResult, recordStopped, remember, toolFailed } from 
 import type { Exit } from './exits.js';
 import type { RunContext } from './run-context.js';
 import { recordChildSpend } from './run-state.js';
+import { undecodableProblem } from '../common/undecodable.js';
 import { cacheKey, isCacheable, parseCall, subAgentChildId, type PendingCall } from './tool-calls.js';
 
 interface SubAgentOutcome {
@@ -180,6 +182,9 @@ async function runSubAgent(cfg: RunConfig, sub: SubAgentSpec, toolName: string, 
     // One Stop cancels the whole tree.
     parentClosePolicy: 'REQUEST_CANCEL',
   });
+  // A result the worker could not decode (common/undecodable.ts) is a child that failed, not a result to read.
+  const undecodable = undecodableProblem(child, `${toolName} sub-agent's result`);
+  if (undecodable) throw ApplicationFailure.create({ type: 'UndecodablePayload', message: undecodable, nonRetryable: true });
   const outcome: ToolOutcome =
     child.status === 'completed'
       ? { ok: true, content: capToolResult(child.output ?? '', cfg.maxToolResultChars) }

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, inject, vi } from 'vitest';
 import { readTrace, type TraceLine } from '../../common/trace-format.js';
-import { dataConverter } from '../../common/payload-codec.js';
+import { dataConverter, workerDataConverter } from '../../common/payload-codec.js';
 import type { PayloadKey } from '../../common/payload-keys.js';
 import { createAgentWorker } from '../../worker/create-worker.js';
 import { queuesToReplay, replayRunsOnQueue } from './replay-queues.js';
@@ -298,6 +298,6 @@ export async function runsOnQueues(client: Client, queues: ReadonlySet<string>):
  */
 export async function replayRuns(client: Client, runs: readonly { workflowId: string; runId: string }[], payloadKeys?: readonly PayloadKey[]): Promise<void> {
   const executions = await everyExecution(client, runs);
-  const failures = await replayFailures({ codePath: inject('workflowBundlePath') }, executions, payloadKeys ? { dataConverter: dataConverter({ payloadKeys }) } : {});
+  const failures = await replayFailures({ codePath: inject('workflowBundlePath') }, executions, payloadKeys ? { dataConverter: workerDataConverter({ payloadKeys }) } : {});
   if (failures.length) throw new Error(`${failures.length} of ${executions.length} executions (of ${runs.length} runs) do not replay:\n${failures.join('\n')}`);
 }

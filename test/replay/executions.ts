@@ -6,7 +6,7 @@
 import type { Client } from '@temporalio/client';
 import type proto from '@temporalio/proto';
 import { Worker, type ReplayWorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
-import { dataConverter } from '../../common/payload-codec.js';
+import { workerDataConverter } from '../../common/payload-codec.js';
 import { REPLAY_SINKS } from '../../worker/create-worker.js';
 
 type History = proto.temporal.api.history.v1.IHistory;
@@ -77,7 +77,7 @@ export async function replayFailures(workflowBundle: WorkflowBundleOption, execu
     {
       workflowBundle,
       sinks: REPLAY_SINKS,
-      dataConverter: dataConverter(),
+      dataConverter: workerDataConverter(),
       ...options,
     },
     executions.map((e) => ({ workflowId: e.workflowId, history: e.history })),
