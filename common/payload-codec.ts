@@ -55,7 +55,18 @@ export class UndecodablePayloadError extends Error {
  */
 export type UndecodablePolicy = 'throw' | 'refuse';
 
-const encodingOf = (p: Payload): string | null => (p.metadata?.encoding ? decoder.decode(p.metadata.encoding) : null);
+/**
+ * Bytes (a metadata value, a payload's data) as text. They arrive as a Uint8Array, except an empty
+ * value sent over raw gRPC, which reaches the worker as a plain array:
+ * TextDecoder threw on it, outside every refusal, and failed the task.
+ */
+function bytesText(value: unknown): string {
+  if (value instanceof Uint8Array) return decoder.decode(value);
+  if (Array.isArray(value)) return decoder.decode(Uint8Array.from(value.map((b) => (typeof b === 'number' ? b & 255 : 0))));
+  return '';
+}
+
+const encodingOf = (p: Payload): string | null => (p.metadata?.encoding ? bytesText(p.metadata.encoding) : null);
 
 /** Whether this payload's failure becomes a marker: the worker's policy, on a workflow's payload. */
 const refusing = (policy: UndecodablePolicy, context: SerializationContext | undefined): boolean => policy === 'refuse' && context?.type === 'workflow';
@@ -86,7 +97,7 @@ function conversionProblem(p: Payload): string | null {
   if (encoding !== 'json/plain') return null;
   if (!p.data) return 'json/plain payload has no data';
   try {
-    JSON.parse(decoder.decode(p.data));
+    JSON.parse(bytesText(p.data));
     return null;
   } catch {
     return 'json/plain payload is not valid JSON';
@@ -247,7 +258,7 @@ export class EncryptionPayloadCodec implements PayloadCodec {
     // Payloads written before keys were set stay readable as they are.
     if (encodingOf(p) !== ENCRYPTED_ENCODING) return p;
     const rawId = p.metadata?.[KEY_ID_METADATA];
-    const keyId = rawId ? decoder.decode(rawId) : '';
+    const keyId = rawId ? bytesText(rawId) : '';
     const key = this.byId.get(keyId);
     // Key ids in messages are cut short: a hostile payload's id is as long as it likes.
     const shownId = JSON.stringify(keyId.slice(0, 64));

@@ -53,6 +53,8 @@ async function hostilePayloads(): Promise<{ name: string; payload: Payload; says
     },
     { name: 'bad JSON', payload: { metadata: { encoding: enc('json/plain') }, data: enc('{"callId": ') }, says: 'not valid JSON' },
     { name: 'unknown encoding', payload: { metadata: { encoding: enc('binary/evil') }, data: enc('{}') }, says: 'payload encoding "binary/evil" is not one a worker reads' },
+    // Empty bytes over raw gRPC reach the worker as a plain array, not a Uint8Array: decoding it as text threw outside every refusal (found by the property in ./hostile-runs.test.ts).
+    { name: 'empty encoding, no data', payload: { metadata: { encoding: new Uint8Array() }, data: new Uint8Array() }, says: 'payload encoding "" is not one a worker reads' },
     {
       name: 'packed twice',
       payload: { metadata: { encoding: enc(GZIP_ENCODING) }, data: gzipSync(proto.temporal.api.common.v1.Payload.encode({ metadata: { encoding: enc(GZIP_ENCODING) }, data: gzipSync(enc('{}')) }).finish()) },
