@@ -308,13 +308,17 @@ async function liveStatus(handle: WorkflowHandle<typeof agentRun>): Promise<RunS
 async function exitOf(handle: WorkflowHandle<typeof agentRun>): Promise<{ status: string; detail: string; result: boolean }> {
   try {
     const r: RunResult = await handle.result();
-    return { status: r.status, detail: r.error ?? '', result: true };
+    return { status: r.status, detail: r.errorType ? `${r.errorType}: ${r.error ?? ''}` : (r.error ?? ''), result: true };
   } catch (err) {
     if (err instanceof WorkflowFailedError && err.cause instanceof ApplicationFailure && err.cause.type) return { status: 'failed', detail: `${err.cause.type}: ${err.cause.message}`, result: false };
     const d = await handle.describe();
     return { status: `workflow ${d.status.name}`, detail: String(err), result: false };
   }
 }
+
+/** How the cases ended, printed after the property: what the generated hostility reached (parked runs, each exit, refused starts). */
+const tally = new Map<string, number>();
+const count = (what: string) => tally.set(what, (tally.get(what) ?? 0) + 1);
 
 async function runCase(c: HostileCase): Promise<void> {
   const before = snapshot(outside);
@@ -329,6 +333,7 @@ async function runCase(c: HostileCase): Promise<void> {
   } catch (err) {
     // The client refused to send it (a value its converter cannot encode): nothing reached the server.
     expect(String(err)).not.toMatch(/internal/i);
+    count('not sent by the client');
     await clearFaults(h.providerUrl, m);
     return;
   }
@@ -342,6 +347,7 @@ async function runCase(c: HostileCase): Promise<void> {
     return PARKED.has(s.agentStatus) ? 'parked' : null;
   });
   if (settled === 'parked') {
+    count('parked');
     for (const msg of c.whileParked) await send(handle, msg);
     // Still answering (liveStatus throws if not); then a Stop ends it, however many times it parks again.
     await liveStatus(handle);
@@ -356,6 +362,7 @@ async function runCase(c: HostileCase): Promise<void> {
     });
   }
   const exit = await exitOf(handle);
+  count(exit.status === 'failed' ? `failed ${/^(\w+):/.exec(exit.detail)?.[1] ?? 'run'}` : exit.status);
   expect(EXITS as readonly string[], `run ${handle.workflowId} ended ${exit.status}: ${exit.detail}`).toContain(exit.status);
   await clearFaults(h.providerUrl, m);
   // A run that returned its result left a trace that says how it ended.
@@ -411,6 +418,7 @@ describe('hostile runs (property)', () => {
     const startRss = process.resourceUsage().maxRSS / 1024;
     await fc.assert(fc.asyncProperty(hostileCase, runCase), { numRuns: RUNS + REPRODUCTIONS.length, examples: REPRODUCTIONS.map((c) => [c]), ...(SEED !== undefined ? { seed: SEED } : {}), endOnFailure: true });
     const grewMb = process.resourceUsage().maxRSS / 1024 - startRss;
+    console.info(`hostile runs: ${[...tally].map(([k, n]) => `${k} ${n}`).join(', ')}; peak RSS grew ${grewMb.toFixed(0)} MB`);
     expect(grewMb, `peak RSS grew by ${grewMb.toFixed(0)} MB over ${RUNS} hostile runs`).toBeLessThan(MAX_RSS_GROWTH_MB);
   }, 900_000);
 });
