@@ -57,7 +57,7 @@ const WHOLE_RUNS = Number(process.env.BENCH_WHOLE_RUNS ?? 20);
 const WHOLE_TURNS = Number(process.env.BENCH_WHOLE_TURNS ?? 200);
 const READER_SLEEP_MS = Number(process.env.BENCH_READER_SLEEP_MS ?? 5);
 const DRAIN_RUNS = Number(process.env.BENCH_DRAIN_RUNS ?? 20);
-/** About 5 `narrated` turns per execution. */
+/** The runs' own continue-as-new threshold (the carried transcript counts: with it low, a long run continues every turn); see BENCH_SUGGEST_CAN_EVENTS. */
 const WHOLE_CAN_BYTES = Number(process.env.BENCH_WHOLE_CAN_BYTES ?? 12_000);
 type Setting = 'events, unread' | 'full, unread' | 'full, read along';
 const SETTINGS: Setting[] = ['events, unread', 'full, unread', 'full, read along'];
@@ -66,7 +66,9 @@ const EventType = proto.temporal.api.enums.v1.EventType;
 
 Runtime.install({ logger: new DefaultLogger('ERROR') });
 const dir = mkdtempSync(join(tmpdir(), 'agent-bench-stream-'));
-const server = await startDevServer({ port: await findFreePort(), uiPort: null, dbFile: null, logFile: join(dir, 'server.log'), dynamicConfig: AGENT_LOOP_DYNAMIC_CONFIG });
+// BENCH_SUGGEST_CAN_EVENTS: the server suggests continue-as-new at that many events (part 4: about 5 turns with 80, whatever the transcript's size).
+const suggestAt = process.env.BENCH_SUGGEST_CAN_EVENTS ? { 'limit.historyCount.suggestContinueAsNew': Number(process.env.BENCH_SUGGEST_CAN_EVENTS) } : {};
+const server = await startDevServer({ port: await findFreePort(), uiPort: null, dbFile: null, logFile: join(dir, 'server.log'), dynamicConfig: { ...AGENT_LOOP_DYNAMIC_CONFIG, ...suggestAt } });
 const provider = await startProvider({});
 const nc = await NativeConnection.connect({ address: server.address });
 const workers: Worker[] = [];
