@@ -13,7 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
 import { freshWorkspace, useHarness } from './helpers/harness.js';
+import { temporal } from '@temporalio/proto';
 import { AgentClient } from '../client/agent-client.js';
+import { decideUpdate } from '../common/run-messages.js';
 import { isGap, isTraceEvent, type RunEventItem, type StreamEvent } from '../common/stream-items.js';
 
 const h = useHarness();
@@ -77,10 +79,10 @@ describe('no silent gaps', () => {
   it('a reader attached before the start that sleeps between reads gets every item in order across continue-as-new', { timeout: 300_000 }, async () => {
     const workflowId = `slow-reader-${freshWorkspace()}`;
     const reading = (async () => {
-      // Attached before the run exists: waits for it, then reads slower than the run publishes.
+      // Attached before the run exists: waits for it, then reads slower than the run publishes (it ends many turns behind).
       for (;;) {
         try {
-          return await readAll(workflowId, 0, () => new Promise((r) => setTimeout(r, 15)));
+          return await readAll(workflowId, 0, () => new Promise((r) => setTimeout(r, 400)));
         } catch (err) {
           if (!(err instanceof Error && err.name === 'RunNotFoundError')) throw err;
           await new Promise((r) => setTimeout(r, 20));
@@ -125,6 +127,38 @@ describe('the tail reaches raw subscribers', () => {
       expect((await handle.result()).status).toBe('completed');
       expect(seen.map((s) => s.offset)).toEqual(seen.map((_, k) => k));
       expect(seen.at(-1)?.type, `run ${i}: ${seen.length} items`).toBe('run_stopped');
+    }
+  });
+});
+
+describe('readable from the first instant, deterministically', () => {
+  it('a poll and a decide that reach the run in its first workflow task (sent before any worker polls): the poll is answered, the decide refused by the run, neither "No registered handler"', { timeout: 120_000 }, async () => {
+    const worker = await h.prepareWorker({ taskQueue: `first-task-${freshWorkspace()}` });
+    try {
+      const workflowId = `first-task-${freshWorkspace()}`;
+      const handle = await h.client.workflow.start('agentRun', { taskQueue: worker.taskQueue, workflowId, args: [{ task: 'Which file mentions a timeout?', model: 'plan', workspace: freshWorkspace() }] });
+      h.replayQueue(worker.taskQueue);
+      const poll = handle.executeUpdate('__temporal_workflow_stream_poll', { updateId: 'poll-1', args: [{ topics: ['events'], from_offset: 0 }] });
+      const decide = handle.executeUpdate(decideUpdate, { updateId: 'decide-1', args: [{ callId: 'c1', decision: 'approve', by: 'mallory' }] });
+      const settled = Promise.allSettled([poll, decide]);
+      // Both held by the server before the worker's first poll, so they arrive with the run's start.
+      for (const updateId of ['poll-1', 'decide-1']) {
+        await h.client.workflowService.pollWorkflowExecutionUpdate({
+          namespace: h.client.options.namespace,
+          updateRef: { workflowExecution: { workflowId, runId: handle.firstExecutionRunId }, updateId },
+          identity: 'test',
+          waitPolicy: { lifecycleStage: temporal.api.enums.v1.UpdateWorkflowExecutionLifecycleStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ADMITTED },
+        });
+      }
+      worker.run();
+      const [p, d] = await settled;
+      const why = (r: PromiseSettledResult<unknown>) => (r.status === 'rejected' ? String((r.reason as { cause?: unknown }).cause ?? r.reason) : 'answered');
+      expect(why(p)).toBe('answered');
+      expect(why(d)).not.toMatch(/No registered handler/);
+      expect(why(d)).toMatch(/awaiting a decision.*run is starting/);
+      expect((await handle.result()).status).toBe('completed');
+    } finally {
+      await worker.shutdown();
     }
   });
 });
