@@ -12,7 +12,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
-import { freshWorkspace, useHarness } from './helpers/harness.js';
+import { freshWorkspace, useHarness, waitFor } from './helpers/harness.js';
 import { temporal } from '@temporalio/proto';
 import { AgentClient } from '../client/agent-client.js';
 import { decideUpdate } from '../common/run-messages.js';
@@ -20,6 +20,25 @@ import { isGap, isTraceEvent, type RunEventItem, type StreamEvent } from '../com
 
 const h = useHarness();
 const agents = () => new AgentClient({ client: h.client, taskQueue: h.taskQueue });
+
+/** Waits until the server holds update `updateId` of the run (admitted: sent, not yet delivered to any worker). */
+async function admitted(workflowId: string, runId: string, updateId: string): Promise<void> {
+  await waitFor(`update ${updateId} admitted`, async () => {
+    try {
+      await h.client.workflowService.pollWorkflowExecutionUpdate({
+        namespace: h.client.options.namespace,
+        updateRef: { workflowExecution: { workflowId, runId }, updateId },
+        identity: 'test',
+        waitPolicy: { lifecycleStage: temporal.api.enums.v1.UpdateWorkflowExecutionLifecycleStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ADMITTED },
+      });
+      return true;
+    } catch (err) {
+      // Not there yet: the client is still encoding and sending it.
+      if ((err as { code?: unknown }).code === 5) return null;
+      throw err;
+    }
+  });
+}
 
 /** The workflow's own trace events as the trace file has them (seq, type). */
 const traceEvents = (workflowId: string) =>
@@ -143,12 +162,7 @@ describe('readable from the first instant, deterministically', () => {
       const settled = Promise.allSettled([poll, decide]);
       // Both held by the server before the worker's first poll, so they arrive with the run's start.
       for (const updateId of ['poll-1', 'decide-1']) {
-        await h.client.workflowService.pollWorkflowExecutionUpdate({
-          namespace: h.client.options.namespace,
-          updateRef: { workflowExecution: { workflowId, runId: handle.firstExecutionRunId }, updateId },
-          identity: 'test',
-          waitPolicy: { lifecycleStage: temporal.api.enums.v1.UpdateWorkflowExecutionLifecycleStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ADMITTED },
-        });
+        await admitted(workflowId, handle.firstExecutionRunId, updateId);
       }
       worker.run();
       const [p, d] = await settled;
@@ -158,6 +172,8 @@ describe('readable from the first instant, deterministically', () => {
       expect(why(d)).toMatch(/awaiting a decision.*run is starting/);
       expect((await handle.result()).status).toBe('completed');
     } finally {
+      // Run before shutting down (a worker never run holds its connection): nothing is left for it by then.
+      worker.run();
       await worker.shutdown();
     }
   });

@@ -6,15 +6,35 @@
 // reads it all in bounded pages and time; an update sent the moment a run
 // starts gets the run's own answer, never "No registered handler".
 import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
 import { AgentClient } from '../../client/agent-client.js';
 import { StreamOffsetError } from '../../client/run-events.js';
-import { cancelSignal, decideUpdate, streamItemsQuery } from '../../common/run-messages.js';
+import { cancelSignal, decideUpdate, raiseBudgetUpdate, reconcileUpdate, steerUpdate, streamItemsQuery } from '../../common/run-messages.js';
 import { STREAM_PAGE_ITEMS, isGap, type RunEventItem } from '../../common/stream-items.js';
-import { freshWorkspace, useHarness, waitForApproval } from '../helpers/harness.js';
+import { freshWorkspace, useHarness, waitFor, waitForApproval } from '../helpers/harness.js';
 
 const h = useHarness();
 const agents = () => new AgentClient({ client: h.client, taskQueue: h.taskQueue });
+
+/** Waits until the server holds update `updateId` of the run (admitted: sent, not yet delivered to any worker). */
+async function admitted(workflowId: string, runId: string, updateId: string): Promise<void> {
+  await waitFor(`update ${updateId} admitted`, async () => {
+    try {
+      await h.client.workflowService.pollWorkflowExecutionUpdate({
+        namespace: h.client.options.namespace,
+        updateRef: { workflowExecution: { workflowId, runId }, updateId },
+        identity: 'test',
+        waitPolicy: { lifecycleStage: temporal.api.enums.v1.UpdateWorkflowExecutionLifecycleStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ADMITTED },
+      });
+      return true;
+    } catch (err) {
+      // Not there yet: the client is still encoding and sending it.
+      if ((err as { code?: unknown }).code === 5) return null;
+      throw err;
+    }
+  });
+}
 const POLL = '__temporal_workflow_stream_poll';
 
 /** Rejects with a timeout's error when `p` has not settled in `ms`: a hostile poll that parks is a failure, not a hang. */
@@ -90,13 +110,33 @@ describe('hostile offsets on the stream', () => {
     expect(n).toBeGreaterThan(100);
   });
 
-  it('a decide sent the moment a run starts gets the run\'s own refusal, never "No registered handler for update"', { timeout: 120_000 }, async () => {
-    for (let i = 0; i < 6; i += 1) {
-      const handle = await h.start({ task: 'Which file mentions a timeout?', model: 'plan', workspace: freshWorkspace() });
-      const answer = await refusal(handle.executeUpdate(decideUpdate, { args: [{ callId: 'c1', decision: 'approve', by: 'mallory' }] }));
-      expect(answer).not.toMatch(/No registered handler/);
-      expect(answer).toMatch(/awaiting a decision|run is starting/);
-      await handle.result();
+  it('every update a caller may send, reaching the run in its first workflow task, gets the run\'s own refusal naming why, never "No registered handler for update"', { timeout: 120_000 }, async () => {
+    const worker = await h.prepareWorker({ taskQueue: `first-task-attack-${freshWorkspace()}` });
+    try {
+      const workflowId = `first-task-attack-${freshWorkspace()}`;
+      const handle = await h.client.workflow.start('agentRun', { taskQueue: worker.taskQueue, workflowId, args: [{ task: 'Which file mentions a timeout?', model: 'plan', workspace: freshWorkspace() }] });
+      h.replayQueue(worker.taskQueue);
+      const sent = {
+        decide: handle.executeUpdate(decideUpdate, { updateId: 'decide', args: [{ callId: 'c1', decision: 'approve', by: 'mallory' }] }),
+        steer: handle.executeUpdate(steerUpdate, { updateId: 'steer', args: [{ message: 'hurry', by: 'mallory' }] }),
+        raiseBudget: handle.executeUpdate(raiseBudgetUpdate, { updateId: 'raiseBudget', args: [{ maxBudgetUsd: 100, by: 'mallory' }] }),
+        reconcile: handle.executeUpdate(reconcileUpdate, { updateId: 'reconcile', args: [{ callId: 'c1', outcome: 'retry', by: 'mallory' }] }),
+      };
+      const answers = Object.entries(sent).map(async ([name, p]) => [name, await refusal(p)] as const);
+      // Held by the server until the worker's first poll: they arrive with the run's start.
+      for (const updateId of Object.keys(sent)) {
+        await admitted(workflowId, handle.firstExecutionRunId, updateId);
+      }
+      worker.run();
+      for (const [name, answer] of await Promise.all(answers)) {
+        expect(answer, name).not.toMatch(/No registered handler/);
+        expect(answer, name).toMatch(/the run is starting/);
+      }
+      expect((await handle.result()).status).toBe('completed');
+    } finally {
+      // Run before shutting down (a worker never run holds its connection): nothing is left for it by then.
+      worker.run();
+      await worker.shutdown();
     }
   });
 });
