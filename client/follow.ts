@@ -9,7 +9,7 @@ import { AgentClient } from './agent-client.js';
 import type { AgentRunHandle } from './run-handle.js';
 import { renderEvent, summaryLine } from './render.js';
 import { NoStreamError, StreamOffsetError } from './run-events.js';
-import { isTokenEnd, isTokenText } from '../common/stream-items.js';
+import { isGap, isTokenEnd, isTokenText } from '../common/stream-items.js';
 
 export { summaryOf } from './run-summary.js';
 
@@ -70,6 +70,11 @@ export async function followEvents(handle: AgentRunHandle, opts: FollowOptions):
       if (isTokenEnd(item)) {
         endInline();
         if ((opts.live || opts.tokens) && item.outcome === 'failed') out(`  (attempt ${item.attempt} of turn ${item.turn} failed: its text is dropped)`);
+        continue;
+      }
+      if (isGap(item)) {
+        endInline();
+        out(`  … items ${item.from}–${item.to} cannot be shown: ${item.reason}`);
         continue;
       }
       const rendered = renderEvent({ ts: '', runId: workflowId, ...item }, workflowId);

@@ -43,7 +43,7 @@ export {
 } from './agent-errors.js';
 export { CannotExportError, type ForkSpec, type RunExport } from './fork-run.js';
 export { NoStreamError, StreamOffsetError, type EventsOptions } from './run-events.js';
-export { isTokenEnd, isTokenText, isTraceEvent, type RunStreamItem, type StreamEvent, type StreamTokenEnd, type StreamTokenText, type StreamTraceEvent, type StreamWindow } from '../common/stream-items.js';
+export { isGap, isTokenEnd, isTokenText, isTraceEvent, type RunEventItem, type StreamGap, type RunStreamItem, type StreamEvent, type StreamTokenEnd, type StreamTokenText, type StreamTraceEvent, type StreamWindow } from '../common/stream-items.js';
 export { INPUT_NAMES, type OptionNames } from './input-check.js';
 export type { QueueWorkers, RunDescription } from './worker-check.js';
 /** A Temporal client configured as the CLI's is (TEMPORAL_ADDRESS, namespace, TLS, the payload codec), from the environment. */

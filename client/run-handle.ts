@@ -31,7 +31,7 @@ import { signCall, signOther, type SigningOptions } from './signing.js';
 import { NoAnswerError, NoWorkerError, translating } from './agent-errors.js';
 import { exportOf, type RunExport } from './fork-run.js';
 import { runEvents, type EventsOptions } from './run-events.js';
-import type { RunStreamItem } from '../common/stream-items.js';
+import type { RunEventItem } from '../common/stream-items.js';
 import { boundedAnswer, queueWorkers, withoutWorker, type QueueWorkers, type RunDescription } from './worker-check.js';
 
 /** The `agentRun` workflow's signature, as a client sees it: so handles and results are typed without the workflow's code. */
@@ -274,12 +274,17 @@ export class AgentRunHandle {
    * The run's live stream (topic `events`): every trace event, the model's
    * text as it arrives (`token` items, ended by `token_end`) and tool
    * progress, from `fromOffset` (each item carries its offset: pass the last
-   * one's plus one to reconnect). Follows continue-as-new; ends when the run
-   * ends. An offset past the stream's end is refused (StreamOffsetError) when
-   * a worker can say where the end is. Each poll is an update (one Action).
+   * one's plus one to reconnect). Every item from that offset, in order, with
+   * contiguous offsets, however far behind: what the live window no longer
+   * holds is read back from the run's earlier executions (a worker replays
+   * their history to answer); an item that truly cannot be had is a `gap`
+   * item naming its offsets. Follows continue-as-new; ends when the run ends
+   * (with run_stopped). An offset past the stream's end is refused
+   * (StreamOffsetError). Each poll at the live end is an update (one Action).
    */
-  async *events(fromOffset = 0, options: EventsOptions = {}): AsyncGenerator<RunStreamItem, void, undefined> {
-    const windowOf = (from: number) => this.ask('the stream window', () => this.workflow.query(streamItemsQuery, from));
+  async *events(fromOffset = 0, options: EventsOptions = {}): AsyncGenerator<RunEventItem, void, undefined> {
+    const windowOf = (from: number, runId?: string, maxItems?: number) =>
+      this.ask('the stream window', () => this.ctx.client.workflow.getHandle(this.workflowId, runId).query(streamItemsQuery, from, ...(maxItems === undefined ? [] : [maxItems])));
     yield* runEvents(this.ctx.client, this.workflowId, fromOffset, await this.streamEnd(fromOffset), windowOf, options);
   }
 

@@ -97,4 +97,4 @@ export const configQuery = defineQuery<RunConfig>('config');
  * closed (a worker replays it): how a subscriber reads the last items after
  * the run ended, and what a late one can still see (common/stream-items.ts).
  */
-export const streamItemsQuery = defineQuery<StreamWindow, [number]>('streamItems');
+export const streamItemsQuery = defineQuery<StreamWindow, [number, number?]>('streamItems');

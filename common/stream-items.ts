@@ -36,10 +36,45 @@ export type StreamEvent = StreamTraceEvent | StreamTokenText | StreamTokenEnd;
 /** One item read from a run's stream. */
 export type RunStreamItem = StreamEvent & { offset: number };
 
-/** The stream's items from an offset (the streamItems query): `end` is the offset the next item will have. */
+/**
+ * Items a reader cannot be given (offsets `from` to `to`, both included):
+ * said in their place, never skipped in silence. `offset` is `to`, so "the
+ * last item's offset plus one" still names where to read on.
+ */
+export interface StreamGap {
+  type: 'gap';
+  from: number;
+  to: number;
+  offset: number;
+  reason: string;
+}
+
+/** What AgentClient's events() yields: the run's items, and a gap where some truly cannot be had. */
+export type RunEventItem = RunStreamItem | StreamGap;
+
+/**
+ * The stream's items from an offset (the streamItems query), as the execution
+ * that answers holds them: `end` is the offset the next item will have.
+ * `start` (the first offset this execution holds), `runId` and `firstRunId`
+ * tell a reader behind it where to read the older items: an earlier
+ * execution of the chain, which a worker replays from its history to answer.
+ * Absent in answers of runs recorded before them.
+ */
 export interface StreamWindow {
   items: RunStreamItem[];
   end: number;
+  start?: number;
+  runId?: string;
+  firstRunId?: string;
+}
+
+/** At most this many items in one streamItems answer (a query's answer is one gRPC message: 4 MiB at most). */
+export const STREAM_PAGE_ITEMS = 500;
+/** At most about this many bytes of items in one streamItems answer (JSON, estimated). */
+export const STREAM_PAGE_BYTES = 1_000_000;
+
+export function isGap(e: RunEventItem): e is StreamGap {
+  return e.type === 'gap';
 }
 
 /**
@@ -47,14 +82,14 @@ export interface StreamWindow {
  * line an activity wrote (tool progress, a model attempt's failure, an effect
  * note), which carries the `step` of the call it belongs to.
  */
-export function isTraceEvent(e: StreamEvent): e is StreamTraceEvent {
-  return e.type !== 'token' && e.type !== 'token_end' && !('step' in e);
+export function isTraceEvent(e: StreamEvent | StreamGap): e is StreamTraceEvent {
+  return e.type !== 'token' && e.type !== 'token_end' && e.type !== 'gap' && !('step' in e);
 }
 
-export function isTokenText(e: StreamEvent): e is StreamTokenText {
+export function isTokenText(e: StreamEvent | StreamGap): e is StreamTokenText {
   return e.type === 'token';
 }
 
-export function isTokenEnd(e: StreamEvent): e is StreamTokenEnd {
+export function isTokenEnd(e: StreamEvent | StreamGap): e is StreamTokenEnd {
   return e.type === 'token_end';
 }

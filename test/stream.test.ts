@@ -162,7 +162,7 @@ describe('the live stream, read from another process', () => {
     expect(counted.map((t) => t.text).join('')).toBe((await replyTexts(workflowId)).at(-1));
   });
 
-  it('a run that ended before anyone subscribed: a subscriber reads what its window kept, ending with run_stopped', async () => {
+  it('a run that ended before anyone subscribed: a subscriber reads all of it, ending with run_stopped', async () => {
     const workflowId = `stream-late-${freshWorkspace()}`;
     const handle = await h.start({ task: 'Which file mentions a timeout?', model: 'plan', workspace: freshWorkspace() }, workflowId);
     await handle.result();
@@ -173,18 +173,21 @@ describe('the live stream, read from another process', () => {
     expect(tokensOf(lines).filter((t) => t.turn === 3).map((t) => t.text).join('')).toBe((await replyTexts(workflowId)).at(-1));
   });
 
-  it('a long run keeps a window of its last turns: a late subscriber starts at a turn boundary and its offsets show what it missed', async () => {
+  it('a long run (more turns than continue-as-new carries): a late subscriber from 0 reads every item, offsets contiguous (it began at the window, offsets jumping)', async () => {
     const workflowId = `stream-window-${freshWorkspace()}`;
-    const handle = await h.start({ task: 'Keep listing.', model: 'runaway', limits: { maxTurns: 12 }, workspace: freshWorkspace() }, workflowId);
+    const handle = await h.start({ task: 'Keep listing.', model: 'runaway', limits: { maxTurns: 12 }, continueAsNewAtHistoryBytes: 4096, workspace: freshWorkspace() }, workflowId);
     expect((await handle.result()).status).toBe('max_turns_exceeded');
     const lines = await subscriber(workflowId).lines;
+    const all = items(lines);
+    expect(all.map((i) => i.offset)).toEqual(all.map((_, k) => k));
+    expect(all.filter((i) => i.type === 'gap')).toEqual([]);
     const events = traced(lines);
-    expect(events[0]!.offset).toBeGreaterThan(0);
     expect(events.at(-1)).toMatchObject({ type: 'run_stopped' });
-    // What it holds is the tail of the trace, whole: the last STREAM_WINDOW_TURNS turns and the end.
-    const trace = traceEvents(workflowId);
-    expect(events.map((e) => ({ seq: e.seq, type: e.type }))).toEqual(trace.slice(trace.length - events.length));
-    expect(events.filter((e) => e.type === 'turn').length).toBeLessThanOrEqual(STREAM_WINDOW_TURNS + 1);
+    expect(events.map((e) => ({ seq: e.seq, type: e.type }))).toEqual(traceEvents(workflowId));
+    expect(events.filter((e) => e.type === 'turn')).toHaveLength(12);
+    // More turns than an execution carries into the next: the first ones were read back from closed executions.
+    expect(events.filter((e) => e.type === 'continued_as_new').length).toBeGreaterThan(1);
+    expect(12).toBeGreaterThan(STREAM_WINDOW_TURNS);
   });
 
   it('tool progress is on the stream, between the call\'s start and its result', async () => {

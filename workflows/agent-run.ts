@@ -34,6 +34,7 @@ import type { Patches } from './patches.js';
 import { startRun } from './start.js';
 import { initialState } from './run-state.js';
 import { PUBLISH_SIGNAL, RunStream } from './run-stream.js';
+import { setStartingHandlers } from './early-handlers.js';
 import { RunTrace } from './trace.js';
 import { Visibility } from './visibility.js';
 import { Steering } from './steering.js';
@@ -52,8 +53,13 @@ export type { CarriedState } from './continue-as-new.js';
  * a caller passes only `input`.
  */
 export async function agentRun(input: AgentInput, carried?: CarriedState): Promise<RunResult> {
+  // Before anything awaits: the live stream (its poll update, publish signal
+  // and queries) and an answer for every update and query a caller may send
+  // the moment `start` returns (./early-handlers.ts).
+  const stream = new RunStream(carried?.stream);
+  setStartingHandlers(carried?.cfg);
   const { ids, cfg, carried: from, patches } = await startRun(input, carried);
-  return new AgentRun(ids, input, from, patches, cfg).run();
+  return new AgentRun(ids, input, from, patches, cfg, stream).run();
 }
 
 class AgentRun {
@@ -70,14 +76,12 @@ class AgentRun {
   /** Built once: the same object every turn, so its store address is computed once. */
   private readonly toolDefs: OpenAiToolDefinition[];
 
-  constructor(ids: RunIds, input: AgentInput, carried: CarriedState | undefined, patches: Patches, cfg: RunContext['cfg']) {
+  constructor(ids: RunIds, input: AgentInput, carried: CarriedState | undefined, patches: Patches, cfg: RunContext['cfg'], stream: RunStream) {
     const state = carried?.state ?? initialState(cfg);
     const specs = toolSpecsOf(cfg);
     const visibility = new Visibility({ ids, cfg, state, patches });
-    // The live stream's publish signal, poll update and offset query are set
-    // by the stream itself, first, so the events traced while the run is
-    // built are on it too (no run recorded before it ever had them).
-    const stream = new RunStream(carried?.stream);
+    // The live stream was set up first thing (agentRun): the events traced
+    // while the run is built are on it too.
     const trace = new RunTrace(ids.chainId, carried?.seq ?? 0, stream);
     stream.traceIgnoredWith((reason) => trace.emit('signal_ignored', { signal: PUBLISH_SIGNAL, reason }));
     const activities = loopActivities(cfg, patches.waitForCancellation);
@@ -200,8 +204,10 @@ class AgentRun {
     ctx.visibility.upsert(exit);
     ctx.metrics.runs.add(1, { status: exit.status, error_type: exit.status === 'failed' ? exit.errorType : '' });
     ctx.trace.emit('run_stopped', { status: exit.status, reason: exit.reason, turns: ctx.state.turns, costUsd: ctx.state.costUsd });
-    // Let an in-flight `decide` update, and a subscriber's poll waiting for
-    // run_stopped, answer before the run closes.
+    // A reader between two polls that has not read run_stopped yet comes
+    // back for it (bounded: RunStream.drainReaders); then an in-flight
+    // `decide` update, and a poll waiting for more, answer before the run closes.
+    await wf.CancellationScope.nonCancellable(() => ctx.stream.drainReaders());
     ctx.stream.detach();
     await wf.CancellationScope.nonCancellable(() => this.approvals.settleHandlers());
     return { ...runResult(ctx.ids.workflowId, exit, ctx.state), ...this.budget.fields(), ...(ctx.cfg.forkFrom ? { forkedFrom: ctx.cfg.forkFrom } : {}), ...ctx.visibility.definition };

@@ -4,25 +4,65 @@
 // subscriber long-polls by update from an offset and follows continue-as-new;
 // the streamItems query answers from the same log, also after the run closed.
 //
+// What is kept, and where a reader far behind finds it:
+// - An execution keeps every item it published, in memory, for its whole
+//   life. That is bounded by what bounds the execution: it continues as new
+//   when its history is too long (./continue-as-new.ts), and every item is
+//   either a publish signal in that history (the activities' items) or comes
+//   from an event of it (the workflow's own trace events, a few per turn).
+// - Continue-as-new carries only the last STREAM_WINDOW_TURNS turns (the
+//   window), so the carried state stays small; the next execution's log
+//   starts there, offsets counting on.
+// - The items an execution held and its successor did not carry are read
+//   from that closed execution by the streamItems query, which a worker
+//   answers by replaying its history: the activities' items come back from
+//   the publish signals it recorded, the workflow's events from its code, at
+//   the same offsets. Nothing is read from a worker's disk.
+//
 // Publishing from workflow code is no command and costs nothing until someone
-// reads; a poll is an update (one Action) whose answer history keeps. To keep
-// history flat the log is a window: at each turn boundary what is older than
-// the last STREAM_WINDOW_TURNS turns is dropped, and continue-as-new carries
-// only that window. A subscriber further behind than the window resumes at the
-// window's start; the offsets it sees tell it what it missed (the trace file
-// and the history keep everything).
+// reads; a poll is an update (one Action) whose answer history keeps, so the
+// reader (client/run-events.ts) catches up by the query and polls only at the
+// live end.
+//
+// The stream's handlers are set first thing in the run (agentRun builds this
+// before anything awaits): an update with no handler at the end of the first
+// workflow task is refused, so a reader that polled the moment `start`
+// returned got "No registered handler" when the start awaited its
+// configuration first.
 import * as wf from '@temporalio/workflow';
-import { WorkflowStream, decodePayloadWire, type WorkflowStreamState } from '@temporalio/workflow-streams/workflow';
+import {
+  WorkflowStream,
+  decodePayloadWire,
+  workflowStreamPollUpdate,
+  type PollInput,
+  type PollResult,
+  type WorkflowStreamState,
+} from '@temporalio/workflow-streams/workflow';
 import { streamItemsQuery } from '../common/run-messages.js';
-import type { RunStreamItem, StreamEvent, StreamWindow } from '../common/stream-items.js';
+import { STREAM_PAGE_BYTES, STREAM_PAGE_ITEMS, type RunStreamItem, type StreamEvent, type StreamWindow } from '../common/stream-items.js';
 import type { TraceEvent } from './trace.js';
 import { unreadableProblem } from '../common/undecodable.js';
 
 /** The topic every item of a run is published on (the contract's name). */
 export const EVENTS_TOPIC = 'events';
 
-/** Turns of items kept for a subscriber that reconnects behind the live end. */
+/** Turns of items continue-as-new carries into the next execution (older ones are read back from the closed one). */
 export const STREAM_WINDOW_TURNS = 4;
+
+/**
+ * How long a closing run waits at most for a reader that has not read its
+ * end yet. A reader that keeps up comes back within its poll cooldown
+ * (100 ms by default) plus a round trip to the server: a few hundred ms on a
+ * loaded machine, so 5 s covers a slow one; a reader gone for good holds the
+ * close no longer than that. Nobody behind: no wait at all (and no timer).
+ */
+export const CLOSE_DRAIN_MS = 5_000;
+
+/** A reader answered this long before the run closes and not back since has stopped reading: the close does not wait for it. */
+export const READER_GONE_MS = 10_000;
+
+/** Readers between two polls remembered at most (each a distinct offset handed out): a bound on what hostile polls can make the run keep. */
+const MAX_READERS = 1_000;
 
 /** What continue-as-new carries of the stream: the library's state and the window's turn boundaries. */
 export interface CarriedStream {
@@ -75,6 +115,9 @@ if (typeof libraryPublish === 'function' && !(libraryPublish as { guarded?: bool
   libraryStream.onPublish = Object.assign(guarded, { guarded: true });
 }
 
+/** The library's poll handler, which wrapPoll wraps (it is private in 1.23: checked at run time, see below). */
+type PollHandler = (input: PollInput) => Promise<PollResult>;
+
 export class RunStream {
   private readonly stream: WorkflowStream;
   private readonly events;
@@ -82,6 +125,9 @@ export class RunStream {
   private ignored: string[] = [];
   private onIgnored: ((reason: string) => void) | null = null;
   private readonly boundaries: number[];
+  /** Offsets handed to readers by a poll's answer, each with how many readers hold it and when: readers between two polls. */
+  private readonly between = new Map<number, { readers: number; at: number }>();
+  private draining = false;
 
   constructor(prior: CarriedStream | undefined) {
     // Read only while the library's constructor runs (synchronously): publishes it delivers then are this stream's.
@@ -95,7 +141,8 @@ export class RunStream {
     owners.set(this.stream, this);
     this.events = this.stream.topic<TraceEvent>(EVENTS_TOPIC);
     this.boundaries = [...(prior?.boundaries ?? [])];
-    wf.setHandler(streamItemsQuery, (fromOffset) => this.window(fromOffset));
+    wf.setHandler(streamItemsQuery, (fromOffset, maxItems) => this.window(fromOffset, maxItems));
+    this.wrapPoll();
   }
 
   /** A publish signal refused (publishProblem): traced as ignored once the trace is attached. */
@@ -114,39 +161,141 @@ export class RunStream {
     this.events.publish(event);
   }
 
-  /** A turn boundary: remembers where the log ends (items activities published count too) and drops what is older than the window. */
+  /** A turn boundary: remembers where the log ends (items activities published count too), for the window continue-as-new carries. */
   turnBoundary(): void {
-    const s = this.state();
-    this.boundaries.push(s.base_offset + s.log.length);
-    if (this.boundaries.length > STREAM_WINDOW_TURNS) {
-      const upTo = this.boundaries.shift();
-      if (upTo !== undefined) this.stream.truncate(upTo);
-    }
+    this.boundaries.push(this.end());
+    if (this.boundaries.length > STREAM_WINDOW_TURNS) this.boundaries.shift();
   }
 
   /** No new poll is admitted and waiting ones answer with what they have: the run is about to close or continue as new. */
   detach(): void {
+    this.draining = true;
     this.stream.detachPollers();
   }
 
-  /** What continue-as-new hands the next execution: the window, its offsets and the publishers' dedup marks. */
-  carried(): CarriedStream {
-    return { state: this.state(), boundaries: [...this.boundaries] };
+  /**
+   * The run has published its last item: waits, at most CLOSE_DRAIN_MS, for
+   * the readers between two polls that have not read to the end (answered
+   * less than READER_GONE_MS ago) to come back for the rest. A reader
+   * parked in a poll has it already: publishing woke it. Returns how long it
+   * waited (0, and no timer in history, when nobody is behind).
+   */
+  async drainReaders(): Promise<number> {
+    const end = this.end();
+    const since = Date.now() - READER_GONE_MS;
+    const behind = () => [...this.between].some(([offset, r]) => offset < end && r.at >= since);
+    if (!behind()) return 0;
+    const started = Date.now();
+    await wf.condition(() => !behind(), CLOSE_DRAIN_MS);
+    return Date.now() - started;
   }
 
-  /** The items on topic `events` from `fromOffset` (or the window's start, if that was dropped). */
-  private window(fromOffset: number): StreamWindow {
+  /** What continue-as-new hands the next execution: the window (the last turns), its offsets and the publishers' dedup marks. */
+  carried(): CarriedStream {
+    // Cut from the snapshot, not the log: this execution keeps every item to
+    // the end, so a query that replays it once closed answers them all.
+    const state = this.state();
+    const from = Math.max(state.base_offset, this.boundaries[0] ?? state.base_offset);
+    return { state: { ...state, log: state.log.slice(from - state.base_offset), base_offset: from }, boundaries: [...this.boundaries] };
+  }
+
+  /**
+   * The items on topic `events` from `fromOffset`, at most `maxItems` (and
+   * about STREAM_PAGE_BYTES), with where this execution's log starts and the
+   * run ids a reader needs to go further back. An offset that is not a whole
+   * number of 0 or more is refused, naming it.
+   */
+  private window(fromOffset: unknown, maxItems: unknown): StreamWindow {
+    if (typeof fromOffset !== 'number' || !Number.isSafeInteger(fromOffset) || fromOffset < 0) {
+      throw new RangeError(`streamItems: fromOffset must be a whole number of 0 or more, got ${JSON.stringify(fromOffset) ?? String(fromOffset)}`);
+    }
+    const limit = maxItems === undefined || maxItems === null ? STREAM_PAGE_ITEMS : maxItems;
+    if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1) {
+      throw new RangeError(`streamItems: maxItems must be a whole number of 1 or more, got ${JSON.stringify(maxItems) ?? String(maxItems)}`);
+    }
     const s = this.state();
     const items: RunStreamItem[] = [];
-    s.log.forEach((item, i) => {
-      const offset = s.base_offset + i;
-      if (item.topic !== EVENTS_TOPIC || offset < fromOffset) return;
-      items.push({ ...wf.defaultPayloadConverter.fromPayload<StreamEvent>(decodePayloadWire(item.data)), offset });
-    });
-    return { items, end: s.base_offset + s.log.length };
+    let bytes = 0;
+    for (let i = Math.max(0, fromOffset - s.base_offset); i < s.log.length && items.length < Math.min(limit, STREAM_PAGE_ITEMS); i += 1) {
+      const item = s.log[i];
+      if (!item || item.topic !== EVENTS_TOPIC) continue;
+      bytes += item.data.length;
+      if (bytes > STREAM_PAGE_BYTES && items.length > 0) break;
+      items.push({ ...wf.defaultPayloadConverter.fromPayload<StreamEvent>(decodePayloadWire(item.data)), offset: s.base_offset + i });
+    }
+    const info = wf.workflowInfo();
+    return { items, end: s.base_offset + s.log.length, start: s.base_offset, runId: info.runId, firstRunId: info.firstExecutionRunId };
   }
 
-  /** The library's snapshot (it encodes the window, which is bounded). */
+  private end(): number {
+    const s = this.stream as unknown as { baseOffset?: unknown; log?: unknown };
+    // The library's own fields when they are what 1.23 has (no encoding of the log); else its snapshot.
+    if (typeof s.baseOffset === 'number' && Array.isArray(s.log)) return s.baseOffset + s.log.length;
+    const state = this.state();
+    return state.base_offset + state.log.length;
+  }
+
+  /**
+   * Replaces the library's poll handler by one that calls it and also (1)
+   * refuses a poll whose offset or topics are not what the protocol says (a
+   * poll from "x" or -1 would otherwise wait for ever, as NaN compares false)
+   * and (2) remembers which offsets it handed out and which readers came back,
+   * so drainReaders knows who is behind. Left as the library set it if its
+   * handler is not where 1.23 has it.
+   */
+  private wrapPoll(): void {
+    const inner = (this.stream as unknown as { onPoll?: unknown }).onPoll;
+    if (typeof inner !== 'function') return;
+    const poll = (inner as PollHandler).bind(this.stream);
+    wf.setHandler(
+      workflowStreamPollUpdate,
+      async (input: PollInput) => {
+        this.cameBack(input.from_offset);
+        const result = await poll(input);
+        this.handedOut(result.next_offset);
+        return result;
+      },
+      {
+        validator: (input: PollInput) => {
+          if (this.draining) {
+            // The library's own refusal, which its subscriber (and ours) retries on the next execution.
+            throw wf.ApplicationFailure.create({ message: 'Workflow is draining for continue-as-new', type: 'StreamDraining', nonRetryable: true });
+          }
+          const offset: unknown = input?.from_offset;
+          if (typeof offset !== 'number' || !Number.isSafeInteger(offset) || offset < 0) {
+            throw wf.ApplicationFailure.create({ message: `from_offset must be a whole number of 0 or more, got ${JSON.stringify(offset) ?? String(offset)}`, type: 'InvalidOffset', nonRetryable: true });
+          }
+          const topics: unknown = input.topics;
+          if (!Array.isArray(topics) || topics.some((t) => typeof t !== 'string')) {
+            throw wf.ApplicationFailure.create({ message: 'topics must be an array of topic names', type: 'InvalidOffset', nonRetryable: true });
+          }
+        },
+      },
+    );
+  }
+
+  private cameBack(offset: number): void {
+    const r = this.between.get(offset);
+    if (!r) return;
+    r.readers -= 1;
+    if (r.readers <= 0) this.between.delete(offset);
+  }
+
+  private handedOut(offset: number): void {
+    const r = this.between.get(offset);
+    if (r) {
+      r.readers += 1;
+      r.at = Date.now();
+      return;
+    }
+    if (this.between.size >= MAX_READERS) {
+      const oldest = this.between.keys().next().value;
+      if (oldest !== undefined) this.between.delete(oldest);
+    }
+    this.between.set(offset, { readers: 1, at: Date.now() });
+  }
+
+  /** The library's snapshot (it encodes the log: used for queries and continue-as-new, not per item). */
   private state(): WorkflowStreamState {
     return this.stream.getState();
   }
