@@ -13,7 +13,7 @@ import { checkInput, INPUT_NAMES, noLimitLeft, type OptionNames } from './input-
 import { checkResume, resumeInput } from './resume-check.js';
 import { AgentRunHandle, type AgentRunWorkflow, type HandleContext } from './run-handle.js';
 import { summaryOf } from './run-summary.js';
-import { ANSWER_WAIT_MS, queueWorkers, type QueueWorkers } from './worker-check.js';
+import { ACCEPT_WAIT_MS, ANSWER_WAIT_MS, queueWorkers, type QueueWorkers } from './worker-check.js';
 
 /** How an AgentClient reaches the harness. */
 export interface AgentClientOptions {
@@ -27,6 +27,13 @@ export interface AgentClientOptions {
   taskQueue?: string;
   /** How long a query or an update waits for a worker's answer before NoAnswerError, in ms. Default 20 000. */
   answerTimeoutMs?: number;
+  /**
+   * How long approve and reject wait for a worker to accept their `decide`
+   * update (the run's validator passed, the update in its history) before
+   * they record the decision as its signal instead (DecisionPendingError).
+   * Default 5 000.
+   */
+  acceptTimeoutMs?: number;
   /** How refusals name the options at fault. Default INPUT_NAMES (`limits.maxTurns`); a command line passes its flags. */
   optionNames?: OptionNames;
 }
@@ -112,7 +119,7 @@ export class AgentClient {
   constructor(options: AgentClientOptions) {
     this.client = options.client;
     this.taskQueue = options.taskQueue ?? DEFAULT_TASK_QUEUE;
-    this.ctx = { client: options.client, answerTimeoutMs: options.answerTimeoutMs ?? ANSWER_WAIT_MS };
+    this.ctx = { client: options.client, answerTimeoutMs: options.answerTimeoutMs ?? ANSWER_WAIT_MS, acceptTimeoutMs: options.acceptTimeoutMs ?? ACCEPT_WAIT_MS };
     this.names = options.optionNames ?? INPUT_NAMES;
   }
 

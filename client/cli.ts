@@ -19,6 +19,7 @@ import { AgentClient } from './agent-client.js';
 import {
   AgentClientError,
   CannotResumeError,
+  DecisionPendingError,
   InvalidInputError,
   NoAnswerError,
   NoWorkerError,
@@ -30,7 +31,7 @@ import {
 } from './agent-errors.js';
 import type { AgentRunHandle } from './run-handle.js';
 import { connectClient } from './connect.js';
-import { ALREADY_FINISHED, EXIT_CODES, NO_WORKER, NOT_FOUND, USAGE_ERROR } from './exit-codes.js';
+import { ALREADY_FINISHED, EXIT_CODES, NO_WORKER, NOT_FOUND, RECORDED_PENDING, USAGE_ERROR } from './exit-codes.js';
 import { noWorkerLine } from './worker-check.js';
 import { follow, followEvents } from './follow.js';
 import { StreamOffsetError } from './run-events.js';
@@ -481,12 +482,17 @@ async function viaWorker(handle: AgentRunHandle, what: string, update: () => Pro
     if (err instanceof NoWorkerError) {
       if (durable?.requested) {
         await durable.send();
-        console.log(`recorded ${what} for ${workflowId} as the ${durable.name} signal; it applies when a worker takes the run (${noWorkerLine(err.workers)})`);
-        return 0;
+        console.log(`recorded ${what} for ${workflowId} as the ${durable.name} signal, pending; it applies when a worker takes the run (${noWorkerLine(err.workers)})`);
+        return RECORDED_PENDING;
       }
       const signalFlag = durable ? '; or pass --when-worker-returns to record it now, applied when a worker takes the run' : '';
       console.error(`not sent: ${noWorkerLine(err.workers)}, so ${what} was not sent to ${workflowId}; start a worker on ${err.workers.taskQueue} and try again${signalFlag}`);
       return NO_WORKER;
+    }
+    if (err instanceof DecisionPendingError) {
+      // Definite: in the run's history, and of its two forms one decision at most applies.
+      console.log(err.message);
+      return RECORDED_PENDING;
     }
     if (err instanceof NoAnswerError) {
       console.error(

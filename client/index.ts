@@ -34,6 +34,7 @@ export {
   CannotResumeError,
   InvalidInputError,
   NoAnswerError,
+  DecisionPendingError,
   NoWorkerError,
   RunAlreadyFinishedError,
   RunAlreadyStartedError,

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NO_WORKER, USAGE_ERROR } from '../client/exit-codes.js';
+import { NO_WORKER, RECORDED_PENDING, USAGE_ERROR } from '../client/exit-codes.js';
 import { queueWorkers } from '../client/worker-check.js';
 import { statusQuery } from '../common/run-messages.js';
 import { findFreePort } from '../worker/dev-server/dev-server.js';
@@ -86,9 +86,9 @@ describe('with the run\'s worker stopped', () => {
     expect(raise.stderr).toMatch(/^not sent: .*, so the raise to \$1 was not sent to .*; start a worker on \S+ and try again\n$/);
 
     const later = await cli(['approve', recorded, 'c2', '--by', 'bob', '--when-worker-returns']);
-    expect(later.code, later.stderr).toBe(0);
+    expect(later.code, later.stderr).toBe(RECORDED_PENDING);
     expect(later.ms).toBeLessThan(ANSWERS_WITHIN_MS);
-    expect(later.stdout).toMatch(new RegExp(`^recorded approve c2 for ${recorded} as the approve signal; it applies when a worker takes the run \\(no worker polls task queue ${h.taskQueue} .*\\)\\n$`));
+    expect(later.stdout).toMatch(new RegExp(`^recorded approve c2 for ${recorded} as the approve signal, pending; it applies when a worker takes the run \\(no worker polls task queue ${h.taskQueue} .*\\)\\n$`));
     expect(isDocumented(later.stdout)).toBe(true);
 
     const status = await cli(['status', notSent]);
