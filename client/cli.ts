@@ -34,6 +34,7 @@ import { connectClient } from './connect.js';
 import { ALREADY_FINISHED, EXIT_CODES, NO_WORKER, NOT_FOUND, RECORDED_PENDING, USAGE_ERROR } from './exit-codes.js';
 import { noWorkerLine } from './worker-check.js';
 import { follow, followEvents } from './follow.js';
+import { setHintTarget } from './render.js';
 import { StreamOffsetError } from './run-events.js';
 import { chainOfRun, latestChain } from './run-history.js';
 import { COMMANDS, commandUsage, fullUsage } from './commands.js';
@@ -68,6 +69,8 @@ export async function main(argv: string[], client?: Client): Promise<number> {
     console.error(`agent-harness: ${err instanceof Error ? err.message : String(err)}`);
     return USAGE_ERROR;
   }
+  // The printed hints name the server and namespace in use (client/render.ts).
+  setHintTarget({ address: cfg.temporalAddress ?? `127.0.0.1:${cfg.devServer.port}`, namespace: cfg.namespace });
   try {
     // Flags are checked before connecting: a mistyped limit is refused at once.
     const runFlags = command === 'run' ? inputFromFlags(rest) : null;
