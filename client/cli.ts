@@ -35,6 +35,7 @@ import { ALREADY_FINISHED, EXIT_CODES, NO_WORKER, NOT_FOUND, RECORDED_PENDING, U
 import { noWorkerLine } from './worker-check.js';
 import { follow, followEvents } from './follow.js';
 import { setHintTarget } from './render.js';
+import { traceDirOf, whereLooked } from './trace-dirs.js';
 import { StreamOffsetError } from './run-events.js';
 import { chainOfRun, latestChain } from './run-history.js';
 import { COMMANDS, commandUsage, fullUsage } from './commands.js';
@@ -143,14 +144,16 @@ export async function main(argv: string[], client?: Client): Promise<number> {
           for (const l of readTraceFile(file)) console.log(JSON.stringify(l));
           return 0;
         }
-        const chainId = await traceChainFor(conn, cfg.traceDir, workflowId, values['run-id'], values.follow === true);
+        // What the worker wrote by default, wherever this runs (./trace-dirs.ts); TRACE_DIR wins.
+        const traceDir = traceDirOf(workflowId);
+        const chainId = await traceChainFor(conn, traceDir, workflowId, values['run-id'], values.follow === true);
         if (values.follow) {
           const handle = await (await agent()).getHandle(workflowId, values['run-id']);
-          const r = await follow(workflowId, () => handle.result(), { traceDir: cfg.traceDir, chainId });
+          const r = await follow(workflowId, () => handle.result(), { traceDir, chainId });
           return EXIT_CODES[r.status];
         }
-        const lines = readTrace(cfg.traceDir, workflowId, chainId);
-        if (lines.length === 0) console.error(`no trace for ${workflowId}${chainId ? ` run ${chainId}` : ''} under ${cfg.traceDir} (TRACE_DIR)`);
+        const lines = readTrace(traceDir, workflowId, chainId);
+        if (lines.length === 0) console.error(`no trace for ${workflowId}${chainId ? ` run ${chainId}` : ''} ${whereLooked()}`);
         for (const l of lines) console.log(JSON.stringify(l));
         return lines.length ? 0 : NOT_FOUND;
       }
@@ -164,7 +167,7 @@ export async function main(argv: string[], client?: Client): Promise<number> {
         const from = values.from === undefined ? 0 : Number(values.from);
         if (!Number.isInteger(from) || from < 0) throw new UsageError(`--from must be a stream offset (a whole number of 0 or more), got ${JSON.stringify(values.from)}`);
         const handle = await (await agent()).getHandle(workflowId);
-        const r = await followEvents(handle, { traceDir: cfg.traceDir, live: process.stdout.isTTY, fromOffset: from, tokens: values.tokens === true, traceFile: values['trace-file'] === true });
+        const r = await followEvents(handle, { traceDir: traceDirOf(workflowId), live: process.stdout.isTTY, fromOffset: from, tokens: values.tokens === true, traceFile: values['trace-file'] === true });
         if (r.output) console.log(`answer: ${r.output}`);
         if (r.error) console.log(`error: ${r.error}`);
         return EXIT_CODES[r.status];
