@@ -424,7 +424,8 @@ async function steer(agent: AgentClient, rest: string[]): Promise<number> {
   });
   if (typeof view === 'number') return view;
   const queued = view.queuedSteers.length;
-  const when = values.interrupt ? 'calls not yet run are declined with it; the model reads it at the next turn boundary' : 'the model reads it at the next turn boundary';
+  const declined = view.declinedByInterrupt ? `; it declines the parked ${view.declinedByInterrupt.toolName} call ${view.declinedByInterrupt.callId}` : '';
+  const when = values.interrupt ? `calls not yet run are declined with it${declined}; the model reads it at the next turn boundary` : 'the model reads it at the next turn boundary';
   console.log(`message queued for ${workflowId} (${queued} queued): ${when}; run is ${view.agentStatus} (turns=${view.turns})`);
   return 0;
 }

@@ -497,6 +497,12 @@ export interface RunStatusView {
   definitionChanged?: DefinitionField[];
   /** Steering messages received and not yet in the transcript (applied at the next turn boundary). */
   queuedSteers: SteerView[];
+  /**
+   * Only in a `steer` update's answer with `interrupt`: the call parked on an
+   * approval that the message declines (the run declines it as it wakes, just
+   * after answering: `agentStatus` and `interruption` already say so).
+   */
+  declinedByInterrupt?: { callId: string; toolName: string };
   /** Hard budget only: spent, held, available, raises. */
   budget?: BudgetView;
   usageOverReservation?: OverReservationFlag | null;

@@ -103,6 +103,7 @@ class AgentRun {
     this.toolDefs = toolDefinitions(specs);
     this.steering = new Steering(ctx, carried?.steers ?? []);
     this.approvals = new Approvals(ctx, this.steering, carried?.decisions ?? {});
+    this.steering.decidedFirst = (callId) => this.approvals.hasDecision(callId);
     this.budget = new Budget(ctx, () => limitExit(ctx.state, ctx.cfg));
     this.modelTurn = new ModelTurn(ctx, this.budget);
     const reconciler = new Reconciler(ctx);
