@@ -15,7 +15,7 @@ import { isArgsHashText } from '../common/args-hash.js';
 import { loadConfig, type HarnessConfig } from '../common/config.js';
 import type { RunStatusView } from '../common/contract.js';
 import { SUGGESTED_RAISE_CALLS, suggestedRaiseUsd } from '../common/budget-math.js';
-import { AgentClient } from './agent-client.js';
+import { AgentClient, LISTED_STATUSES, type ListedAgentStatus } from './agent-client.js';
 import {
   AgentClientError,
   CannotResumeError,
@@ -270,9 +270,7 @@ async function traceChainFor(conn: () => Promise<Client>, traceDir: string, work
   return latestChain(await conn(), workflowId);
 }
 
-const AGENT_STATUSES = ['running', 'awaiting_approval', 'awaiting_budget', 'awaiting_reconciliation', 'completed', 'failed', 'max_turns_exceeded', 'budget_exceeded', 'interrupted'] as const;
-
-const isListedStatus = (s: string): s is (typeof AGENT_STATUSES)[number] => (AGENT_STATUSES as readonly string[]).includes(s);
+const isListedStatus = (s: string): s is ListedAgentStatus => (LISTED_STATUSES as readonly string[]).includes(s);
 
 /** Runs found through their search attributes (AgentClient.list), as a table with a header. */
 async function list(agent: () => Promise<AgentClient>, rest: string[]): Promise<number> {
@@ -282,7 +280,7 @@ async function list(agent: () => Promise<AgentClient>, rest: string[]): Promise<
   });
   const status = values.status;
   if (status !== undefined && !isListedStatus(status)) {
-    throw new UsageError(`--status must be one of ${AGENT_STATUSES.join(', ')}, got ${JSON.stringify(status)}`);
+    throw new UsageError(`--status must be one of ${LISTED_STATUSES.join(', ')}, got ${JSON.stringify(status)}`);
   }
   const minCost = numberFlag('min-cost', values['min-cost']);
   const limit = numberFlag('limit', values.limit, { integer: true }) ?? 50;

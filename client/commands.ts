@@ -89,7 +89,9 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
   },
   list: {
     usage: 'list [--awaiting] [--status S] [--min-cost USD] [--limit N]',
-    about: 'runs as a table, newest first; --awaiting: parked on a person',
+    about:
+      'runs as a table, newest first; --awaiting: parked on a person; --status: an AgentStatus (waiting_for_model, waiting_for_tool too)\n' +
+      'or terminated / timed_out / cancelled (closed by Temporal from outside: shown so, not as the run\'s last status)',
   },
 };
 
