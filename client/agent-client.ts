@@ -13,6 +13,7 @@ import { checkInput, INPUT_NAMES, noLimitLeft, type OptionNames } from './input-
 import { checkResume, resumeInput } from './resume-check.js';
 import { AgentRunHandle, type AgentRunWorkflow, type HandleContext } from './run-handle.js';
 import { summaryOf } from './run-summary.js';
+import { offeredTools } from './offered-tools.js';
 import { ACCEPT_WAIT_MS, ANSWER_WAIT_MS, queueWorkers, type QueueWorkers } from './worker-check.js';
 
 /** How an AgentClient reaches the harness. */
@@ -183,8 +184,29 @@ export class AgentClient {
    * not polling yet waits on its queue: `handle.workers()` tells.
    */
   async start(input: AgentInput, options: AgentStartOptions): Promise<AgentRunHandle> {
-    if (!input.resumeFrom && !input.forkFrom) checkInput(input, () => true, 'input', this.names);
+    if (!input.resumeFrom && !input.forkFrom) {
+      checkInput(input, () => true, 'input', this.names);
+      await this.checkTools(input, options.taskQueue ?? this.taskQueue);
+    }
     return this.launch(input, options);
+  }
+
+  /**
+   * Tool names no worker of the queue offers, refused before the run starts
+   * (InvalidInputError naming `tools`) when the queue's workers say which
+   * tools they offer (./offered-tools.ts: the built-in set); otherwise the
+   * run's first step refuses them.
+   */
+  private async checkTools(input: AgentInput, taskQueue: string): Promise<void> {
+    if (!Array.isArray(input.tools) || input.tools.length === 0) return;
+    const offered = await offeredTools(this.client, taskQueue).catch(() => null);
+    if (offered === null) return;
+    const unknown = input.tools.filter((t) => !offered.includes(t));
+    if (unknown.length === 0) return;
+    throw new InvalidInputError(
+      `${this.names.name('tools')} names ${unknown.length === 1 ? 'an unknown tool' : 'unknown tools'} ${unknown.map((t) => JSON.stringify(t)).join(', ')}; the workers of task queue ${taskQueue} offer ${offered.join(', ')}`,
+      'tools',
+    );
   }
 
   /**

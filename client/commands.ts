@@ -16,7 +16,8 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
       '    [--input JSON] [--detach] [--debug]',
     about:
       'start a run and follow it to its end (--detach: print its workflow id and return; --debug: print each model request).\n' +
-      'Flags and --input are checked before the run starts: a bad value is a usage error naming the flag.',
+      'Flags and --input are checked before the run starts: a bad value is a usage error naming the flag; --tools too when the\n' +
+      'queue\'s workers offer the built-in tools (otherwise the run\'s first step checks them, and --detach waits for it).',
   },
   resume: {
     usage: 'resume <workflowId> [--max-turns N|none] [--budget USD|none] [--approval-timeout-ms MS|none] [--id NEW_WORKFLOW_ID] [--detach]',

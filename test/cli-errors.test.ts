@@ -59,12 +59,17 @@ describe('run: flags are checked before a run starts', () => {
     expect(await started(id)).toBe(false);
   });
 
-  it('run --tools nope: the worker names the unknown tool and what it offers, as a usage error naming the flag', async () => {
-    // Only the worker knows its tools (its own modules, its MCP servers): the run's first step checks them.
-    const r = await cli('run', '--tools', 'list_files,nope', '--id', `tools-${freshWorkspace()}`);
-    expect(r.code).toBe(USAGE_ERROR);
-    expect(r.stderr).toMatch(/^agent-harness run: --tools names an unknown tool "nope"; this worker offers list_files, read_file, [\w, ]+ \(see agent-harness run --help\)\n$/);
-    expect(isDocumented(r.stderr)).toBe(true);
+  it('run --tools nope: refused before any run starts, naming the tool and what the queue\'s workers offer (issue 34, 5f), also with --detach', async () => {
+    // The queue's workers offer the built-in set (their identity's tool-set hash says so): checked before the start.
+    for (const detach of [[], ['--detach']]) {
+      const id = `tools-${freshWorkspace()}`;
+      const r = await cli('run', '--tools', 'list_files,nope', '--id', id, ...detach);
+      expect(r.code).toBe(USAGE_ERROR);
+      expect(r.stderr).toBe(`agent-harness run: --tools names an unknown tool "nope"; the workers of task queue ${h.taskQueue} offer list_files, read_file, delete_file, scan_archive, research (see agent-harness run --help)\n`);
+      expect(isDocumented(r.stderr)).toBe(true);
+      // No FAILED workflow left behind.
+      expect(await started(id)).toBe(false);
+    }
   });
 
   it('list --limit -1 and raise-budget --to -1: one line naming the flag, exit 2', async () => {

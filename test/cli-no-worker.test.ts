@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NO_WORKER, RECORDED_PENDING, USAGE_ERROR } from '../client/exit-codes.js';
 import { queueWorkers } from '../client/worker-check.js';
+import { BUILTIN_TOOL_NAMES, toolNamesHash } from '../client/offered-tools.js';
 import { statusQuery } from '../common/run-messages.js';
 import { findFreePort } from '../worker/dev-server/dev-server.js';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
@@ -154,6 +155,34 @@ describe('run on a queue nobody polls', () => {
       await exited;
       await h.client.workflow.getHandle(id).terminate('test over');
     }
+  });
+});
+
+describe('run --tools nope on a queue whose tools the client cannot read (issue 34, 5f)', () => {
+  it('--detach waits for the run\'s first step and exits 2 naming the flag, never 0 for a run refused at its start', { timeout: 180_000 }, async () => {
+    // A narrowed tool set: its identity's hash is not the built-in set's, so only the run can check the names.
+    const queue = `narrowed-${randomUUID().slice(0, 8)}`;
+    const narrowed = await startWorkerProcess({ taskQueue: queue, traceDir: h.traceDir, workspaceRoot: h.workspaceRoot, env: { AGENT_TOOLS: 'list_files,read_file' } });
+    try {
+      const id = `nw-tools-${freshWorkspace()}`;
+      const r = await cli(['run', '--tools', 'nope', '--id', id, '--detach'], { AGENT_TASK_QUEUE: queue });
+      expect(r.code, r.stderr).toBe(USAGE_ERROR);
+      expect(r.stdout).toBe(`${id}\n`);
+      expect(r.stderr).toBe('agent-harness run: --tools names an unknown tool "nope"; this worker offers list_files, read_file (see agent-harness run --help)\n');
+      // A good name on the same queue still detaches at once with exit 0.
+      const ok = await cli(['run', '--model', 'plan', '--tools', 'list_files', '--id', `${id}-ok`, '--detach'], { AGENT_TASK_QUEUE: queue });
+      expect(ok.code, ok.stderr).toBe(0);
+      expect((await h.client.workflow.getHandle(`${id}-ok`).result()).status).toBe('completed');
+    } finally {
+      await narrowed.kill();
+    }
+  });
+
+  it('the client\'s built-in tool names hash as the worker\'s built-in tool set does', async () => {
+    const { BUILTIN_TOOLS } = await import('../activities/tools/builtin.js');
+    const { toolsetHash } = await import('../worker/tool-routing.js');
+    expect([...BUILTIN_TOOL_NAMES].sort()).toEqual(BUILTIN_TOOLS.map((t) => t.name).sort());
+    expect(toolNamesHash(BUILTIN_TOOL_NAMES)).toBe(toolsetHash(BUILTIN_TOOLS.map((t) => t.name)));
   });
 });
 
