@@ -35,6 +35,7 @@ import { ALREADY_FINISHED, EXIT_CODES, NO_WORKER, NOT_FOUND, RECORDED_PENDING, U
 import { noWorkerLine } from './worker-check.js';
 import { follow, followEvents } from './follow.js';
 import { setHintTarget } from './render.js';
+import { notTemporal, notTemporalService } from '../common/connection-errors.js';
 import { traceDirOf, whereLooked } from './trace-dirs.js';
 import { StreamOffsetError } from './run-events.js';
 import { chainOfRun, latestChain } from './run-history.js';
@@ -223,6 +224,12 @@ export async function main(argv: string[], client?: Client): Promise<number> {
     if (err instanceof WorkflowNotFoundError) {
       console.error(`no such run: ${err.workflowId ?? err.message}`);
       return NOT_FOUND;
+    }
+    // A gRPC server at the address that is not Temporal's: the SDK says only "Failed to describe workflow".
+    const notTemporalWhat = notTemporalService(err);
+    if (notTemporalWhat !== null) {
+      console.error(`agent-harness: ${notTemporal(cfg.temporalAddress ?? `127.0.0.1:${cfg.devServer.port}`, cfg.temporalAddress ? cfg.temporalConnection.source : 'TEMPORAL_DEV_PORT', notTemporalWhat)}`);
+      return USAGE_ERROR;
     }
     // Connection failures (one line from connectClient) and anything unforeseen.
     console.error(`agent-harness: ${messageOf(err)}`);
