@@ -109,7 +109,14 @@ export async function main(argv: string[], client?: Client): Promise<number> {
       case 'cancel': {
         const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { reason: { type: 'string' } } });
         const workflowId = need(positionals[0], 'workflowId');
-        await (await (await agent()).getHandle(workflowId)).cancel(values.reason ?? 'cancelled from the CLI');
+        const handle = await (await agent()).getHandle(workflowId);
+        await handle.cancel(values.reason ?? 'cancelled from the CLI');
+        // The signal is in the run's history either way; with no worker nothing stops yet: say so.
+        const workers = await handle.workers();
+        if (!workers.polling) {
+          console.log(`cancel recorded for ${workflowId}, pending; it applies when a worker takes the run (${noWorkerLine(workers)})`);
+          return RECORDED_PENDING;
+        }
         console.log(`cancel sent to ${workflowId}`);
         return 0;
       }

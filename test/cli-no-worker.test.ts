@@ -56,7 +56,8 @@ describe('with the run\'s worker stopped', () => {
     const ws = freshWorkspace();
     const notSent = `nw-a-${ws}`;
     const recorded = `nw-b-${ws}`;
-    for (const id of [notSent, recorded]) {
+    const cancelled = `nw-c-${ws}`;
+    for (const id of [notSent, recorded, cancelled]) {
       const r = await cli(['run', '--model', 'destructive', '--workspace', `${ws}-${id.slice(3, 4)}`, '--id', id, '--detach']);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toBe(`${id}\n`);
@@ -92,6 +93,12 @@ describe('with the run\'s worker stopped', () => {
     expect(later.stdout).toMatch(new RegExp(`^recorded approve c2 for ${recorded} as the approve signal, pending; it applies when a worker takes the run \\(no worker polls task queue ${h.taskQueue} .*\\)\\n$`));
     expect(isDocumented(later.stdout)).toBe(true);
 
+    // cancel: the signal is recorded, and the line says it applies only when a worker takes the run (issue 34, 5i).
+    const cancel = await cli(['cancel', cancelled, '--reason', 'ops: stop it']);
+    expect(cancel.code, cancel.stderr).toBe(RECORDED_PENDING);
+    expect(cancel.stdout).toMatch(new RegExp(`^cancel recorded for ${cancelled}, pending; it applies when a worker takes the run \\(no worker polls task queue ${h.taskQueue} .*\\)\\n$`));
+    expect(isDocumented(cancel.stdout)).toBe(true);
+
     const status = await cli(['status', notSent]);
     expect(status.code, status.stderr).toBe(NO_WORKER);
     expect(status.ms).toBeLessThan(ANSWERS_WITHIN_MS);
@@ -117,6 +124,7 @@ describe('with the run\'s worker stopped', () => {
     const decided = await waitFor('the recorded approval applied', () => h.trace(recorded).find((l) => l.type === 'approval_decided'));
     expect(decided).toMatchObject({ decision: 'approve', by: 'bob' });
     await h.client.workflow.getHandle(recorded).result();
+    expect(await h.client.workflow.getHandle(cancelled).result()).toMatchObject({ status: 'interrupted', interruption: { type: 'cancelled' } });
     const parked = await h.client.workflow.getHandle(notSent).query(statusQuery);
     expect(parked.interruption).toMatchObject({ type: 'approval', callId: 'c2' });
     expect(h.trace(notSent).some((l) => l.type === 'approval_decided')).toBe(false);
