@@ -7,7 +7,7 @@
 // waited for a bounded time (NoAnswerError), so no call hangs on a worker
 // that is not there.
 import { WorkflowUpdateStage, type Client, type WorkflowHandle } from '@temporalio/client';
-import type { AgentInput, ChatMessage, RunConfig, RunResult, RunStatusView } from '../common/contract.js';
+import { AGENT_RUN_FAILED, type AgentInput, type ChatMessage, type RunConfig, type RunResult, type RunStatusView } from '../common/contract.js';
 import {
   approveSignal,
   cancelSignal,
@@ -28,7 +28,8 @@ import {
 } from '../common/run-messages.js';
 import { argsHash } from '../common/args-hash.js';
 import { signCall, signOther, type SigningOptions } from './signing.js';
-import { DecisionPendingError, NoAnswerError, NoWorkerError, translating } from './agent-errors.js';
+import { DecisionPendingError, NoAnswerError, NoWorkerError, RunFailedError, translating } from './agent-errors.js';
+import { ApplicationFailure } from '@temporalio/common';
 import { exportOf, type RunExport } from './fork-run.js';
 import { runEvents, type EventsOptions } from './run-events.js';
 import type { RunStreamItem } from '../common/stream-items.js';
@@ -193,8 +194,15 @@ export class AgentRunHandle {
    * when the run failed as a workflow (bad input, a refused resume, a
    * termination) and so has no result.
    */
-  result(): Promise<RunResult> {
-    return translating(this.workflowId, this.runId, () => this.workflow.result());
+  async result(): Promise<RunResult> {
+    try {
+      return await translating(this.workflowId, this.runId, () => this.workflow.result());
+    } catch (err) {
+      // A worker with failedRunsFailWorkflow fails the workflow of a failed run, its result in the failure's details: the same result.
+      const carried = err instanceof RunFailedError && err.errorType === AGENT_RUN_FAILED ? resultOf(err) : null;
+      if (carried) return carried;
+      throw err;
+    }
   }
 
   /** What Temporal holds for the run without a worker: its execution status and Agent* search attributes. */
@@ -423,4 +431,12 @@ function steerInput(message: string, o: SteerOptions): SteerInput {
 /** A decision's optional fields, only where given. */
 function optional(o: { argsHash?: string; reason?: string }): Pick<DecideInput, 'argsHash' | 'reason'> {
   return { ...(o.reason !== undefined ? { reason: o.reason } : {}), ...(o.argsHash !== undefined ? { argsHash: o.argsHash } : {}) };
+}
+
+/** The RunResult a workflow failed by failedRunsFailWorkflow carries in its failure's details. */
+function resultOf(err: RunFailedError): RunResult | null {
+  const failure = (err.cause as { cause?: unknown } | undefined)?.cause;
+  const details = failure instanceof ApplicationFailure ? failure.details : undefined;
+  const r = details?.[0] as RunResult | undefined;
+  return r !== undefined && r !== null && typeof r === 'object' && r.status === 'failed' ? r : null;
 }

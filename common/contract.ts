@@ -327,6 +327,15 @@ export interface RunConfig {
    * AGENT_REQUIRE_ARGS_HASH, an ops setting). Absent: none.
    */
   requireArgsHash?: ToolName[];
+  /**
+   * An ops setting (the worker's AGENT_FAIL_WORKFLOW_ON_FAILED, AgentPlugin
+   * `runDefaults.failedRunsFailWorkflow`): a run that ends `failed` fails its
+   * workflow with an ApplicationFailure (type: the run's errorType) whose
+   * details carry the RunResult, so Temporal's own failure tooling
+   * (`ExecutionStatus="Failed"`, failure alerts) sees it. Absent: false (the
+   * workflow completes, its result saying `failed`).
+   */
+  failedRunsFailWorkflow?: boolean;
   /** Present only for a hard budget (absent: soft, as every run before it). */
   hardBudget?: HardBudgetConfig;
   /** Absent in configurations recorded before it existed: `tell_model`. */
@@ -402,6 +411,9 @@ export interface OverReservationFlag {
 }
 
 /** What an input left out is filled from these. */
+/** The failure type of a workflow failed by failedRunsFailWorkflow: its details carry the RunResult. */
+export const AGENT_RUN_FAILED = 'AgentRunFailed';
+
 export type RunDefaults = Pick<
   RunConfig,
   | 'model'
@@ -420,6 +432,7 @@ export type RunDefaults = Pick<
   | 'maxToolResultChars'
   | 'continueAsNewAtHistoryBytes'
   | 'requireArgsHash'
+  | 'failedRunsFailWorkflow'
   | 'definitionChange'
   | 'approvers'
 >;
