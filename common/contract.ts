@@ -410,10 +410,10 @@ export interface OverReservationFlag {
   excessUsd: number;
 }
 
-/** What an input left out is filled from these. */
 /** The failure type of a workflow failed by failedRunsFailWorkflow: its details carry the RunResult. */
 export const AGENT_RUN_FAILED = 'AgentRunFailed';
 
+/** What an input left out is filled from these. */
 export type RunDefaults = Pick<
   RunConfig,
   | 'model'
