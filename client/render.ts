@@ -63,6 +63,13 @@ export function renderEvent(l: TraceLine, workflowId: string): string | null {
       return `  ! model call attempt ${String(l.attempt)} failed: ${String(l.errorType)}: ${String(l.message).slice(0, 200)}${l.retryable ? ' (Temporal retries it)' : ' (not retried)'}`;
     case 'model_retry':
       return `  ↻ model call attempt ${String(l.attempt)}`;
+    // A run waiting out an outage says so (the status shows waiting_for_model / waiting_for_tool), rather than nothing for hours.
+    case 'model_waiting':
+    case 'tool_waiting':
+      return `  ⏳ waiting out ${l.type === 'model_waiting' ? 'a model provider' : `the tool ${String(l.toolName)} (call ${String(l.callId)})`} outage: ${String(l.tries)} tr${l.tries === 1 ? 'y' : 'ies'} failed, last ${String(l.errorType)}: ${clip(String(l.error), 200)}; next try at ${String(l.nextTryAt)}, gives up at ${String(l.giveUpAt)}`;
+    case 'model_recovered':
+    case 'tool_recovered':
+      return `  ✔ ${l.type === 'model_recovered' ? 'model provider' : `tool ${String(l.toolName)}`} back after ${Math.round(Number(l.waitedMs) / 1000)} s (${String(l.tries)} tries)`;
     case 'tool_start':
       return `  → ${String(l.toolName)} ${JSON.stringify(l.args)} (call ${String(l.callId)})`;
     case 'tool_progress':

@@ -45,3 +45,13 @@ describe('hints: commands that exist where the CLI runs (issue 34, 5a)', () => {
     setHintTarget(null);
   });
 });
+
+describe('renderEvent: a run waiting out an outage says so (issue 34)', () => {
+  it('model_waiting and model_recovered are lines, not silence', () => {
+    expect(renderEvent(line({ type: 'model_waiting', tries: 2, errorType: 'ProviderUnavailable', error: 'HTTP 503', waitMs: 60000, nextTryAt: '2026-01-01T00:01:00.000Z', giveUpAt: '2026-01-01T06:00:00.000Z' }), 'w')).toBe(
+      '  ⏳ waiting out a model provider outage: 2 tries failed, last ProviderUnavailable: HTTP 503; next try at 2026-01-01T00:01:00.000Z, gives up at 2026-01-01T06:00:00.000Z',
+    );
+    expect(renderEvent(line({ type: 'model_recovered', tries: 3, waitedMs: 120400 }), 'w')).toBe('  ✔ model provider back after 120 s (3 tries)');
+    expect(renderEvent(line({ type: 'tool_waiting', toolName: 'research', callId: 'c4', tries: 1, errorType: 'ToolUnavailable', error: 'down', nextTryAt: 'a', giveUpAt: 'b' }), 'w')).toMatch(/^ {2}⏳ waiting out the tool research \(call c4\) outage: 1 try failed/);
+  });
+});
