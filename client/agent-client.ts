@@ -13,7 +13,8 @@ import { checkInput, INPUT_NAMES, noLimitLeft, type OptionNames } from './input-
 import { checkResume, resumeInput } from './resume-check.js';
 import { AgentRunHandle, type AgentRunWorkflow, type HandleContext } from './run-handle.js';
 import { summaryOf } from './run-summary.js';
-import { ANSWER_WAIT_MS, queueWorkers, type QueueWorkers } from './worker-check.js';
+import { offeredTools } from './offered-tools.js';
+import { ACCEPT_WAIT_MS, ANSWER_WAIT_MS, queueWorkers, type QueueWorkers } from './worker-check.js';
 
 /** How an AgentClient reaches the harness. */
 export interface AgentClientOptions {
@@ -27,6 +28,13 @@ export interface AgentClientOptions {
   taskQueue?: string;
   /** How long a query or an update waits for a worker's answer before NoAnswerError, in ms. Default 20 000. */
   answerTimeoutMs?: number;
+  /**
+   * How long approve and reject wait for a worker to accept their `decide`
+   * update (the run's validator passed, the update in its history) before
+   * they record the decision as its signal instead (DecisionPendingError).
+   * Default 5 000.
+   */
+  acceptTimeoutMs?: number;
   /** How refusals name the options at fault. Default INPUT_NAMES (`limits.maxTurns`); a command line passes its flags. */
   optionNames?: OptionNames;
 }
@@ -63,8 +71,16 @@ export interface AgentRunSummary {
   runId: string;
   /** Temporal's execution status (RUNNING, COMPLETED, …). */
   temporalStatus: string;
-  /** The AgentStatus search attribute; null for a run that has not set it. */
-  agentStatus: AgentStatus | null;
+  /**
+   * The AgentStatus search attribute; null for a run that has not set it.
+   * An execution that Temporal closed while the attribute still said it was
+   * live (a termination, a workflow timeout: the run itself could not record
+   * it) shows what the server says: `terminated`, `timed_out`, `cancelled`
+   * or `failed` (the attribute as the run last set it: `recordedAgentStatus`).
+   */
+  agentStatus: ListedAgentStatus | null;
+  /** The AgentStatus search attribute as the run last set it. */
+  recordedAgentStatus: AgentStatus | null;
   turns: number | null;
   costUsd: number | null;
   model: string | null;
@@ -79,8 +95,8 @@ export interface AgentRunSummary {
 export interface ListRunsOptions {
   /** Only runs parked on a person: awaiting an approval, a budget raise or a reconciliation. */
   awaiting?: boolean;
-  /** Only runs with this AgentStatus. */
-  agentStatus?: AgentStatus;
+  /** Only runs with this status (as `agentStatus` shows it: `terminated` and `timed_out` from the server's execution status). */
+  agentStatus?: ListedAgentStatus;
   /** Only runs that have cost at least this, in USD. */
   minCostUsd?: number;
   /** Only runs on this task queue. */
@@ -92,7 +108,51 @@ export interface ListRunsOptions {
 /** Every state in which a run waits for a person: what `listAwaiting` finds. */
 export const PARKED_ON_A_PERSON: readonly AgentStatus[] = ['awaiting_approval', 'awaiting_budget', 'awaiting_reconciliation'];
 
-const AGENT_STATUSES: readonly AgentStatus[] = ['running', ...PARKED_ON_A_PERSON, 'waiting_for_model', 'completed', 'failed', 'max_turns_exceeded', 'budget_exceeded', 'interrupted'];
+/** A run's status as `list` shows it: the run's own AgentStatus, or what the server says of an execution it closed from outside. */
+export type ListedAgentStatus = AgentStatus | 'terminated' | 'timed_out' | 'cancelled';
+
+/** Every AgentStatus (the record makes the compiler name one added to the type and missing here). */
+const STATUS_SET: Record<AgentStatus, true> = {
+  running: true,
+  awaiting_approval: true,
+  awaiting_budget: true,
+  awaiting_reconciliation: true,
+  waiting_for_model: true,
+  waiting_for_tool: true,
+  completed: true,
+  failed: true,
+  max_turns_exceeded: true,
+  budget_exceeded: true,
+  interrupted: true,
+};
+
+/** What `list` can filter on, every status it can show. */
+export const LISTED_STATUSES: readonly ListedAgentStatus[] = [...(Object.keys(STATUS_SET) as AgentStatus[]), 'terminated', 'timed_out', 'cancelled'];
+
+/** The statuses of a run that has not ended: an execution closed with one of them was closed from outside. */
+const LIVE: ReadonlySet<string> = new Set<AgentStatus>(['running', ...PARKED_ON_A_PERSON, 'waiting_for_model', 'waiting_for_tool']);
+
+/** Temporal's closing statuses that a run cannot record in its own AgentStatus, as `list` shows them, with their ExecutionStatus names in a query. */
+const CLOSED_FROM_OUTSIDE: Record<string, { shown: ListedAgentStatus; query: string }> = {
+  TERMINATED: { shown: 'terminated', query: 'Terminated' },
+  TIMED_OUT: { shown: 'timed_out', query: 'TimedOut' },
+  CANCELLED: { shown: 'cancelled', query: 'Canceled' },
+  FAILED: { shown: 'failed', query: 'Failed' },
+};
+
+/** The status `list` shows: the run's own, unless the server closed the execution while the run said it was live. */
+function shownStatus(recorded: AgentStatus | null, temporalStatus: string): ListedAgentStatus | null {
+  const closed = CLOSED_FROM_OUTSIDE[temporalStatus];
+  return closed !== undefined && (recorded === null || LIVE.has(recorded)) ? closed.shown : recorded;
+}
+
+/** The query clause for one listed status. */
+function statusClause(status: ListedAgentStatus): string {
+  const outside = Object.values(CLOSED_FROM_OUTSIDE).find((c) => c.shown === status && status !== 'failed');
+  if (outside) return `ExecutionStatus = '${outside.query}'`;
+  // A live status: only executions that are live (a terminated run's attribute still says running).
+  return LIVE.has(status) ? `AgentStatus = '${status}' AND ExecutionStatus = 'Running'` : `AgentStatus = '${status}'`;
+}
 
 /**
  * The harness's runs, typed. Every name and payload is the contract's:
@@ -112,7 +172,7 @@ export class AgentClient {
   constructor(options: AgentClientOptions) {
     this.client = options.client;
     this.taskQueue = options.taskQueue ?? DEFAULT_TASK_QUEUE;
-    this.ctx = { client: options.client, answerTimeoutMs: options.answerTimeoutMs ?? ANSWER_WAIT_MS };
+    this.ctx = { client: options.client, answerTimeoutMs: options.answerTimeoutMs ?? ANSWER_WAIT_MS, acceptTimeoutMs: options.acceptTimeoutMs ?? ACCEPT_WAIT_MS };
     this.names = options.optionNames ?? INPUT_NAMES;
   }
 
@@ -124,8 +184,29 @@ export class AgentClient {
    * not polling yet waits on its queue: `handle.workers()` tells.
    */
   async start(input: AgentInput, options: AgentStartOptions): Promise<AgentRunHandle> {
-    if (!input.resumeFrom && !input.forkFrom) checkInput(input, () => true, 'input', this.names);
+    if (!input.resumeFrom && !input.forkFrom) {
+      checkInput(input, () => true, 'input', this.names);
+      await this.checkTools(input, options.taskQueue ?? this.taskQueue);
+    }
     return this.launch(input, options);
+  }
+
+  /**
+   * Tool names no worker of the queue offers, refused before the run starts
+   * (InvalidInputError naming `tools`) when the queue's workers say which
+   * tools they offer (./offered-tools.ts: the built-in set); otherwise the
+   * run's first step refuses them.
+   */
+  private async checkTools(input: AgentInput, taskQueue: string): Promise<void> {
+    if (!Array.isArray(input.tools) || input.tools.length === 0) return;
+    const offered = await offeredTools(this.client, taskQueue).catch(() => null);
+    if (offered === null) return;
+    const unknown = input.tools.filter((t) => !offered.includes(t));
+    if (unknown.length === 0) return;
+    throw new InvalidInputError(
+      `${this.names.name('tools')} names ${unknown.length === 1 ? 'an unknown tool' : 'unknown tools'} ${unknown.map((t) => JSON.stringify(t)).join(', ')}; the workers of task queue ${taskQueue} offer ${offered.join(', ')}`,
+      'tools',
+    );
   }
 
   /**
@@ -146,28 +227,38 @@ export class AgentClient {
    */
   async *list(options: ListRunsOptions = {}): AsyncGenerator<AgentRunSummary> {
     const clauses = [`WorkflowType = 'agentRun'`];
-    if (options.awaiting) clauses.push(`AgentStatus IN (${PARKED_ON_A_PERSON.map((st) => `'${st}'`).join(', ')})`);
+    if (options.awaiting) clauses.push(`AgentStatus IN (${PARKED_ON_A_PERSON.map((st) => `'${st}'`).join(', ')}) AND ExecutionStatus = 'Running'`);
     if (options.agentStatus !== undefined) {
-      if (!AGENT_STATUSES.includes(options.agentStatus)) throw new InvalidInputError(`agentStatus must be one of ${AGENT_STATUSES.join(', ')}, got ${JSON.stringify(options.agentStatus)}`, 'agentStatus');
-      clauses.push(`AgentStatus = '${options.agentStatus}'`);
+      if (!LISTED_STATUSES.includes(options.agentStatus)) throw new InvalidInputError(`agentStatus must be one of ${LISTED_STATUSES.join(', ')}, got ${JSON.stringify(options.agentStatus)}`, 'agentStatus');
+      clauses.push(statusClause(options.agentStatus));
     }
     if (options.minCostUsd !== undefined) {
       if (!Number.isFinite(options.minCostUsd)) throw new InvalidInputError(`minCostUsd must be a number, got ${JSON.stringify(options.minCostUsd)}`, 'minCostUsd');
       clauses.push(`AgentCostUsd >= ${options.minCostUsd}`);
     }
     if (options.taskQueue !== undefined) clauses.push(`TaskQueue = '${options.taskQueue.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`);
-    let n = 0;
     if (options.limit !== undefined && options.limit <= 0) return;
+    // Newest first by start time. Visibility's own order is not that (SQL
+    // stores list running executions first, then by close time) and they
+    // refuse ORDER BY, so the runs are sorted here. Reading stops early when
+    // that order makes it safe: past a closed execution, every later one
+    // closed no later, so started no later; `limit` runs started at or after
+    // its close time are then the newest.
+    const found: AgentRunSummary[] = [];
+    let lastClose = Infinity;
+    let closeOrdered = true;
     for await (const w of this.client.workflow.list({ query: clauses.join(' AND ') })) {
       const sa = (name: string) => w.searchAttributes?.[name]?.[0];
       const str = (name: string) => (sa(name) === undefined ? null : String(sa(name)));
       const num = (name: string) => (sa(name) === undefined ? null : Number(sa(name)));
       const tool = str('AgentAwaitingTool');
-      yield {
+      const recorded = str('AgentStatus') as AgentStatus | null;
+      found.push({
         workflowId: w.workflowId,
         runId: w.runId,
         temporalStatus: w.status.name,
-        agentStatus: str('AgentStatus') as AgentStatus | null,
+        agentStatus: shownStatus(recorded, w.status.name),
+        recordedAgentStatus: recorded,
         turns: num('AgentTurns'),
         costUsd: num('AgentCostUsd'),
         model: str('AgentModel'),
@@ -175,10 +266,19 @@ export class AgentClient {
         taskQueue: w.taskQueue,
         startTime: w.startTime,
         closeTime: w.closeTime ?? null,
-      };
-      n += 1;
-      if (options.limit !== undefined && n >= options.limit) return;
+      });
+      const close = w.closeTime?.getTime();
+      if (close === undefined) {
+        // A live one after closed ones: not the order assumed; read everything.
+        if (lastClose !== Infinity) closeOrdered = false;
+        continue;
+      }
+      if (close > lastClose) closeOrdered = false;
+      lastClose = close;
+      if (closeOrdered && options.limit !== undefined && found.filter((r) => r.startTime.getTime() >= close).length >= options.limit) break;
     }
+    found.sort((a, b) => b.startTime.getTime() - a.startTime.getTime() || (a.workflowId < b.workflowId ? -1 : 1));
+    yield* options.limit === undefined ? found : found.slice(0, options.limit);
   }
 
   /** Every run parked on a person (an approval, a budget raise, a reconciliation), newest first: `list({ awaiting: true })` collected. */

@@ -88,6 +88,37 @@ export class NoAnswerError extends AgentClientError {
 }
 
 /**
+ * A decision (approve, reject) that no worker took within the wait, recorded
+ * durably instead: sent as the signal of the same name (`via: 'signal'`), or
+ * already accepted by the run as the update (`via: 'update'`, in its history)
+ * with its answer not back in time. Either way it is in the run's history and
+ * pending: the run applies it when a worker takes the run, or refuses it
+ * (the call no longer awaiting, another decision first) and writes
+ * `signal_ignored` to the trace. The first decision is final, so the update
+ * the server may still hold cannot apply beside the signal.
+ */
+export class DecisionPendingError extends AgentClientError {
+  constructor(
+    /** The run's workflow id. */
+    readonly workflowId: string,
+    /** What was recorded: `approve c2`, `reject c2`. */
+    readonly what: string,
+    /** The signal it was recorded as (`approve`, `reject`), or `update` when the run had accepted the update. */
+    readonly via: 'approve' | 'reject' | 'update',
+    /** The run's task queue. */
+    readonly taskQueue: string,
+    /** How long the client waited for a worker to take it, in ms. */
+    readonly waitedMs: number,
+  ) {
+    super(
+      via === 'update'
+        ? `recorded ${what} for ${workflowId}, pending: the run accepted it (in its history) but no worker finished it within ${waitedMs / 1000} s (task queue ${taskQueue}); the run applies it when a worker takes the run`
+        : `recorded ${what} for ${workflowId} as the ${via} signal, pending: no worker took it within ${waitedMs / 1000} s (task queue ${taskQueue}); the run applies or refuses it when a worker takes the run (see its trace)`,
+    );
+  }
+}
+
+/**
  * The run refused an update: its validator (the call is not awaiting a
  * decision, the budget is not higher, the message is empty...) or its
  * handler (the state moved between the two). `reason` is the run's own

@@ -15,10 +15,11 @@ import { isArgsHashText } from '../common/args-hash.js';
 import { loadConfig, type HarnessConfig } from '../common/config.js';
 import type { RunStatusView } from '../common/contract.js';
 import { SUGGESTED_RAISE_CALLS, suggestedRaiseUsd } from '../common/budget-math.js';
-import { AgentClient } from './agent-client.js';
+import { AgentClient, LISTED_STATUSES, type ListedAgentStatus } from './agent-client.js';
 import {
   AgentClientError,
   CannotResumeError,
+  DecisionPendingError,
   InvalidInputError,
   NoAnswerError,
   NoWorkerError,
@@ -30,9 +31,12 @@ import {
 } from './agent-errors.js';
 import type { AgentRunHandle } from './run-handle.js';
 import { connectClient } from './connect.js';
-import { ALREADY_FINISHED, EXIT_CODES, NO_WORKER, NOT_FOUND, USAGE_ERROR } from './exit-codes.js';
+import { ALREADY_FINISHED, EXIT_CODES, NO_WORKER, NOT_FOUND, RECORDED_PENDING, USAGE_ERROR } from './exit-codes.js';
 import { noWorkerLine } from './worker-check.js';
 import { follow, followEvents } from './follow.js';
+import { setHintTarget } from './render.js';
+import { notTemporal, notTemporalService } from '../common/connection-errors.js';
+import { traceDirOf, whereLooked } from './trace-dirs.js';
 import { StreamOffsetError } from './run-events.js';
 import { chainOfRun, latestChain } from './run-history.js';
 import { COMMANDS, commandUsage, fullUsage } from './commands.js';
@@ -67,6 +71,8 @@ export async function main(argv: string[], client?: Client): Promise<number> {
     console.error(`agent-harness: ${err instanceof Error ? err.message : String(err)}`);
     return USAGE_ERROR;
   }
+  // The printed hints name the server and namespace in use (client/render.ts).
+  setHintTarget({ address: cfg.temporalAddress ?? `127.0.0.1:${cfg.devServer.port}`, namespace: cfg.namespace });
   try {
     // Flags are checked before connecting: a mistyped limit is refused at once.
     const runFlags = command === 'run' ? inputFromFlags(rest) : null;
@@ -103,7 +109,14 @@ export async function main(argv: string[], client?: Client): Promise<number> {
       case 'cancel': {
         const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { reason: { type: 'string' } } });
         const workflowId = need(positionals[0], 'workflowId');
-        await (await (await agent()).getHandle(workflowId)).cancel(values.reason ?? 'cancelled from the CLI');
+        const handle = await (await agent()).getHandle(workflowId);
+        await handle.cancel(values.reason ?? 'cancelled from the CLI');
+        // The signal is in the run's history either way; with no worker nothing stops yet: say so.
+        const workers = await handle.workers();
+        if (!workers.polling) {
+          console.log(`cancel recorded for ${workflowId}, pending; it applies when a worker takes the run (${noWorkerLine(workers)})`);
+          return RECORDED_PENDING;
+        }
         console.log(`cancel sent to ${workflowId}`);
         return 0;
       }
@@ -139,14 +152,16 @@ export async function main(argv: string[], client?: Client): Promise<number> {
           for (const l of readTraceFile(file)) console.log(JSON.stringify(l));
           return 0;
         }
-        const chainId = await traceChainFor(conn, cfg.traceDir, workflowId, values['run-id'], values.follow === true);
+        // What the worker wrote by default, wherever this runs (./trace-dirs.ts); TRACE_DIR wins.
+        const traceDir = traceDirOf(workflowId);
+        const chainId = await traceChainFor(conn, traceDir, workflowId, values['run-id'], values.follow === true);
         if (values.follow) {
           const handle = await (await agent()).getHandle(workflowId, values['run-id']);
-          const r = await follow(workflowId, () => handle.result(), { traceDir: cfg.traceDir, chainId });
+          const r = await follow(workflowId, () => handle.result(), { traceDir, chainId });
           return EXIT_CODES[r.status];
         }
-        const lines = readTrace(cfg.traceDir, workflowId, chainId);
-        if (lines.length === 0) console.error(`no trace for ${workflowId}${chainId ? ` run ${chainId}` : ''} under ${cfg.traceDir} (TRACE_DIR)`);
+        const lines = readTrace(traceDir, workflowId, chainId);
+        if (lines.length === 0) console.error(`no trace for ${workflowId}${chainId ? ` run ${chainId}` : ''} ${whereLooked()}`);
         for (const l of lines) console.log(JSON.stringify(l));
         return lines.length ? 0 : NOT_FOUND;
       }
@@ -160,7 +175,7 @@ export async function main(argv: string[], client?: Client): Promise<number> {
         const from = values.from === undefined ? 0 : Number(values.from);
         if (!Number.isInteger(from) || from < 0) throw new UsageError(`--from must be a stream offset (a whole number of 0 or more), got ${JSON.stringify(values.from)}`);
         const handle = await (await agent()).getHandle(workflowId);
-        const r = await followEvents(handle, { traceDir: cfg.traceDir, live: process.stdout.isTTY, fromOffset: from, tokens: values.tokens === true, traceFile: values['trace-file'] === true });
+        const r = await followEvents(handle, { traceDir: traceDirOf(workflowId), live: process.stdout.isTTY, fromOffset: from, tokens: values.tokens === true, traceFile: values['trace-file'] === true });
         if (r.output) console.log(`answer: ${r.output}`);
         if (r.error) console.log(`error: ${r.error}`);
         return EXIT_CODES[r.status];
@@ -217,6 +232,12 @@ export async function main(argv: string[], client?: Client): Promise<number> {
       console.error(`no such run: ${err.workflowId ?? err.message}`);
       return NOT_FOUND;
     }
+    // A gRPC server at the address that is not Temporal's: the SDK says only "Failed to describe workflow".
+    const notTemporalWhat = notTemporalService(err);
+    if (notTemporalWhat !== null) {
+      console.error(`agent-harness: ${notTemporal(cfg.temporalAddress ?? `127.0.0.1:${cfg.devServer.port}`, cfg.temporalAddress ? cfg.temporalConnection.source : 'TEMPORAL_DEV_PORT', notTemporalWhat)}`);
+      return USAGE_ERROR;
+    }
     // Connection failures (one line from connectClient) and anything unforeseen.
     console.error(`agent-harness: ${messageOf(err)}`);
     return USAGE_ERROR;
@@ -263,9 +284,7 @@ async function traceChainFor(conn: () => Promise<Client>, traceDir: string, work
   return latestChain(await conn(), workflowId);
 }
 
-const AGENT_STATUSES = ['running', 'awaiting_approval', 'awaiting_budget', 'awaiting_reconciliation', 'completed', 'failed', 'max_turns_exceeded', 'budget_exceeded', 'interrupted'] as const;
-
-const isListedStatus = (s: string): s is (typeof AGENT_STATUSES)[number] => (AGENT_STATUSES as readonly string[]).includes(s);
+const isListedStatus = (s: string): s is ListedAgentStatus => (LISTED_STATUSES as readonly string[]).includes(s);
 
 /** Runs found through their search attributes (AgentClient.list), as a table with a header. */
 async function list(agent: () => Promise<AgentClient>, rest: string[]): Promise<number> {
@@ -275,7 +294,7 @@ async function list(agent: () => Promise<AgentClient>, rest: string[]): Promise<
   });
   const status = values.status;
   if (status !== undefined && !isListedStatus(status)) {
-    throw new UsageError(`--status must be one of ${AGENT_STATUSES.join(', ')}, got ${JSON.stringify(status)}`);
+    throw new UsageError(`--status must be one of ${LISTED_STATUSES.join(', ')}, got ${JSON.stringify(status)}`);
   }
   const minCost = numberFlag('min-cost', values['min-cost']);
   const limit = numberFlag('limit', values.limit, { integer: true }) ?? 50;
@@ -417,7 +436,8 @@ async function steer(agent: AgentClient, rest: string[]): Promise<number> {
   });
   if (typeof view === 'number') return view;
   const queued = view.queuedSteers.length;
-  const when = values.interrupt ? 'calls not yet run are declined with it; the model reads it at the next turn boundary' : 'the model reads it at the next turn boundary';
+  const declined = view.declinedByInterrupt ? `; it declines the parked ${view.declinedByInterrupt.toolName} call ${view.declinedByInterrupt.callId}` : '';
+  const when = values.interrupt ? `calls not yet run are declined with it${declined}; the model reads it at the next turn boundary` : 'the model reads it at the next turn boundary';
   console.log(`message queued for ${workflowId} (${queued} queued): ${when}; run is ${view.agentStatus} (turns=${view.turns})`);
   return 0;
 }
@@ -481,12 +501,17 @@ async function viaWorker(handle: AgentRunHandle, what: string, update: () => Pro
     if (err instanceof NoWorkerError) {
       if (durable?.requested) {
         await durable.send();
-        console.log(`recorded ${what} for ${workflowId} as the ${durable.name} signal; it applies when a worker takes the run (${noWorkerLine(err.workers)})`);
-        return 0;
+        console.log(`recorded ${what} for ${workflowId} as the ${durable.name} signal, pending; it applies when a worker takes the run (${noWorkerLine(err.workers)})`);
+        return RECORDED_PENDING;
       }
       const signalFlag = durable ? '; or pass --when-worker-returns to record it now, applied when a worker takes the run' : '';
       console.error(`not sent: ${noWorkerLine(err.workers)}, so ${what} was not sent to ${workflowId}; start a worker on ${err.workers.taskQueue} and try again${signalFlag}`);
       return NO_WORKER;
+    }
+    if (err instanceof DecisionPendingError) {
+      // Definite: in the run's history, and of its two forms one decision at most applies.
+      console.log(err.message);
+      return RECORDED_PENDING;
     }
     if (err instanceof NoAnswerError) {
       console.error(

@@ -16,7 +16,8 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
       '    [--input JSON] [--detach] [--debug]',
     about:
       'start a run and follow it to its end (--detach: print its workflow id and return; --debug: print each model request).\n' +
-      'Flags and --input are checked before the run starts: a bad value is a usage error naming the flag.',
+      'Flags and --input are checked before the run starts: a bad value is a usage error naming the flag; --tools too when the\n' +
+      'queue\'s workers offer the built-in tools (otherwise the run\'s first step checks them, and --detach waits for it).',
   },
   resume: {
     usage: 'resume <workflowId> [--max-turns N|none] [--budget USD|none] [--approval-timeout-ms MS|none] [--id NEW_WORKFLOW_ID] [--detach]',
@@ -47,7 +48,8 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
       'with --key (a private key keygen wrote) the decision is signed as --by for AGENT_APPROVERS, valid --expires-in-ms (default 10 min), over the call\'s argsHash, callKey and tool (read from the status; with no worker, give --args-hash, --call-key and --tool).\n' +
       'with --args-hash (the status\'s interruption.argsHash) the approval is refused unless the call has exactly those arguments;\n' +
       'with --call-key (interruption.callKey) unless it is that occurrence of the call (a model may reuse a call id).\n' +
-      'With no worker polling the run\'s task queue it is not sent (exit 8); --when-worker-returns records it as the approve signal, applied when a worker takes the run',
+      'With no worker polling the run\'s task queue it is not sent (exit 8); --when-worker-returns records it as the approve signal, applied when a worker takes the run (exit 9).\n' +
+      'A worker listed as polling that does not take it within 5 s (one killed a moment ago): recorded as the approve signal, pending (exit 9); one decision applies, never two',
   },
   reject: {
     usage: 'reject <workflowId> <callId> [--reason TEXT] [--by NAME] [--args-hash H] [--call-key K] [--tool NAME] [--key FILE [--expires-in-ms MS]] [--when-worker-returns]',
@@ -88,13 +90,16 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
   },
   list: {
     usage: 'list [--awaiting] [--status S] [--min-cost USD] [--limit N]',
-    about: 'runs as a table, newest first; --awaiting: parked on a person',
+    about:
+      'runs as a table, newest first; --awaiting: parked on a person; --status: an AgentStatus (waiting_for_model, waiting_for_tool too)\n' +
+      'or terminated / timed_out / cancelled (closed by Temporal from outside: shown so, not as the run\'s last status)',
   },
 };
 
 export const EXIT_CODES_HELP =
   'exit codes: completed 0, failed (or refused) 1, usage/connection error 2, max_turns_exceeded 3, budget_exceeded 4, interrupted 5,\n' +
-  '  no such run (or no trace for it) 6, run already finished 7, no worker took it (not sent, or no answer in time) 8';
+  '  no such run (or no trace for it) 6, run already finished 7, no worker polls: not sent (or a query unanswered) 8,\n' +
+  '  recorded, pending: in the run\'s history, applied or refused when a worker takes the run 9';
 
 /** One command's usage, or null for a command that does not exist. */
 export function commandUsage(name: string): string | null {

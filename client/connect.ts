@@ -5,7 +5,7 @@ import { Client, Connection } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { loadConfig, temporalConnectOptions, type HarnessConfig } from '../common/config.js';
 import { dataConverter } from '../common/payload-codec.js';
-import { cannotReach, ConnectionRefused, connectionRefused, errorLine, refusedAt, transportFailure } from '../common/connection-errors.js';
+import { answersHttp, cannotReach, ConnectionRefused, connectionRefused, errorLine, HostNotFound, hostNotFound, notTemporal, refusedAt, transportFailure } from '../common/connection-errors.js';
 import { startTracing } from '../common/tracing.js';
 
 /**
@@ -22,6 +22,12 @@ export async function connectClient(cfg: HarnessConfig = loadConfig()): Promise<
     // A refused port is told apart from a server that does not answer (refusedAt).
     connection = await Promise.race([Connection.connect({ ...temporalConnectOptions(cfg, address), connectTimeout: 5000 }), refusedAt(address)]);
   } catch (err) {
+    const source = cfg.temporalAddress ? cfg.temporalConnection.source : 'TEMPORAL_DEV_PORT';
+    if (err instanceof HostNotFound) throw new Error(hostNotFound(address, source));
+    // No gRPC answer in time: a plaintext address that answers HTTP/1.1 is a web or HTTP API port, named as such.
+    if (!(err instanceof ConnectionRefused) && !temporalConnectOptions(cfg, address).tls && (await answersHttp(address)) === 'http') {
+      throw new Error(notTemporal(address, source, 'it answers HTTP/1.1, not gRPC'));
+    }
     if (err instanceof ConnectionRefused) {
       throw new Error(cfg.temporalAddress ? connectionRefused(address, cfg.temporalConnection.source) : `${connectionRefused(address, 'TEMPORAL_DEV_PORT')}; or start the stack with \`npm start -- --serve\``);
     }

@@ -20,3 +20,10 @@ export const ALREADY_FINISHED = 7;
 
 /** No worker took the command's task: not sent, or sent with no answer in time (the line says which). */
 export const NO_WORKER = 8;
+
+/**
+ * Recorded, pending: the decision is in the run's history (as its signal, or
+ * as an update the run accepted) and no worker has taken it yet; the run
+ * applies it, or refuses it in its trace, when a worker takes the run.
+ */
+export const RECORDED_PENDING = 9;

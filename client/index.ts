@@ -6,7 +6,9 @@ import { dataConverter } from '../common/payload-codec.js';
 
 export {
   AgentClient,
+  LISTED_STATUSES,
   PARKED_ON_A_PERSON,
+  type ListedAgentStatus,
   type AgentClientOptions,
   type AgentRunSummary,
   type AgentStartOptions,
@@ -34,6 +36,7 @@ export {
   CannotResumeError,
   InvalidInputError,
   NoAnswerError,
+  DecisionPendingError,
   NoWorkerError,
   RunAlreadyFinishedError,
   RunAlreadyStartedError,

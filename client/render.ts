@@ -6,6 +6,44 @@ import { SUGGESTED_RAISE_CALLS, suggestedRaiseUsd } from '../common/budget-math.
 
 const usd = (n: unknown) => `$${Number(n).toFixed(6)}`;
 
+/**
+ * Where the printed hints' commands go: the Temporal server and namespace in
+ * use. The hints are commands to paste where the CLI runs, a team's own
+ * project included: `npx agent-harness …` (the package's bin), and `temporal
+ * …` (the Temporal CLI on the PATH) with `--address` / `--namespace` when they
+ * are not the Temporal CLI's defaults (pasted without them, it would target
+ * whatever listens on localhost:7233).
+ */
+export interface HintTarget {
+  /** host:port of the Temporal server the run is on. */
+  address: string;
+  namespace: string;
+}
+
+let hintTarget: HintTarget | null = null;
+
+/** The server and namespace the CLI uses (set once it has read its configuration). */
+export function setHintTarget(target: HintTarget | null): void {
+  hintTarget = target;
+}
+
+/** The command that runs this CLI in any project that has the package. */
+export const CLI_HINT = 'npx agent-harness';
+
+/** The Temporal CLI's own defaults: no flag needed for them. */
+const TEMPORAL_DEFAULT_ADDRESSES = new Set(['localhost:7233', '127.0.0.1:7233']);
+
+/** `temporal`, with the address and namespace in use when they are not its defaults. */
+export function temporalHint(target: HintTarget | null = hintTarget): string {
+  const address = target?.address ?? process.env.TEMPORAL_ADDRESS;
+  const namespace = target?.namespace ?? process.env.TEMPORAL_NAMESPACE;
+  return [
+    'temporal',
+    ...(address && !TEMPORAL_DEFAULT_ADDRESSES.has(address) ? [`--address ${address}`] : []),
+    ...(namespace && namespace !== 'default' ? [`--namespace ${namespace}`] : []),
+  ].join(' ');
+}
+
 /** A fork's source on its first line: where its inherited turns came from and what they cost there. */
 function forkNote(f: unknown): string {
   if (typeof f !== 'object' || f === null) return '';
@@ -25,6 +63,13 @@ export function renderEvent(l: TraceLine, workflowId: string): string | null {
       return `  ! model call attempt ${String(l.attempt)} failed: ${String(l.errorType)}: ${String(l.message).slice(0, 200)}${l.retryable ? ' (Temporal retries it)' : ' (not retried)'}`;
     case 'model_retry':
       return `  ↻ model call attempt ${String(l.attempt)}`;
+    // A run waiting out an outage says so (the status shows waiting_for_model / waiting_for_tool), rather than nothing for hours.
+    case 'model_waiting':
+    case 'tool_waiting':
+      return `  ⏳ waiting out ${l.type === 'model_waiting' ? 'a model provider' : `the tool ${String(l.toolName)} (call ${String(l.callId)})`} outage: ${String(l.tries)} tr${l.tries === 1 ? 'y' : 'ies'} failed, last ${String(l.errorType)}: ${clip(String(l.error), 200)}; next try at ${String(l.nextTryAt)}, gives up at ${String(l.giveUpAt)}`;
+    case 'model_recovered':
+    case 'tool_recovered':
+      return `  ✔ ${l.type === 'model_recovered' ? 'model provider' : `tool ${String(l.toolName)}`} back after ${Math.round(Number(l.waitedMs) / 1000)} s (${String(l.tries)} tries)`;
     case 'tool_start':
       return `  → ${String(l.toolName)} ${JSON.stringify(l.args)} (call ${String(l.callId)})`;
     case 'tool_progress':
@@ -36,9 +81,9 @@ export function renderEvent(l: TraceLine, workflowId: string): string | null {
     case 'approval_required':
       return [
         `  ⏸ approval required: ${String(l.toolName)} ${JSON.stringify(l.args)} (call ${String(l.callId)})${l.argsHash ? ` argsHash ${String(l.argsHash)}` : ''}`,
-        `    approve: bin/agent-harness.mjs approve ${workflowId} ${String(l.callId)}${l.argsHash ? ` --args-hash ${String(l.argsHash)}` : ''}`,
-        `    reject:  bin/agent-harness.mjs reject ${workflowId} ${String(l.callId)} --reason "…"`,
-        `    or:      .temporal/bin/temporal workflow signal -w ${workflowId} --name approve --input '${JSON.stringify({ callId: l.callId, by: 'you' })}'`,
+        `    approve: ${CLI_HINT} approve ${workflowId} ${String(l.callId)}${l.argsHash ? ` --args-hash ${String(l.argsHash)}` : ''}`,
+        `    reject:  ${CLI_HINT} reject ${workflowId} ${String(l.callId)} --reason "…"`,
+        `    or:      ${temporalHint()} workflow signal -w ${workflowId} --name approve --input '${JSON.stringify({ callId: l.callId, by: 'you' })}'`,
       ].join('\n');
     case 'approval_decided':
       // "approve" + "d" read well; "reject" + "d" did not: each decision has its own word and mark.
@@ -52,8 +97,8 @@ export function renderEvent(l: TraceLine, workflowId: string): string | null {
     case 'reconciliation_required':
       return [
         `  ⏸ outcome unknown, a person must say what happened: ${String(l.toolName)} (call ${String(l.callId)}): ${clip(String(l.known), 200)}`,
-        `    it happened: bin/agent-harness.mjs reconcile ${workflowId} ${String(l.callId)} --happened "what happened"`,
-        `    try again:   bin/agent-harness.mjs reconcile ${workflowId} ${String(l.callId)} --retry`,
+        `    it happened: ${CLI_HINT} reconcile ${workflowId} ${String(l.callId)} --happened "what happened"`,
+        `    try again:   ${CLI_HINT} reconcile ${workflowId} ${String(l.callId)} --retry`,
       ].join('\n');
     case 'reconciliation_decided':
       return `  ✔ reconciled (${String(l.outcome)})${l.by ? ` by ${String(l.by)}` : ''}`;
@@ -71,7 +116,7 @@ export function renderEvent(l: TraceLine, workflowId: string): string | null {
       return [
         `  ⏸ awaiting budget: the next model call needs ${usd(l.needUsd)} at worst (${String(l.promptTokens)} prompt tokens, a ${String(l.minReplyTokens)}-token reply); budget ${usd(l.maxBudgetUsd)}, spent ${usd(l.costUsd)}`,
         // needBudgetUsd pays for this call only (the run would park again a turn later): suggest room for a few more.
-        `    raise: bin/agent-harness.mjs raise-budget ${workflowId} --to ${String(suggestedRaiseUsd({ needBudgetUsd: Number(l.needBudgetUsd), needUsd: Number(l.needUsd) }))} --reason "…"` +
+        `    raise: ${CLI_HINT} raise-budget ${workflowId} --to ${String(suggestedRaiseUsd({ needBudgetUsd: Number(l.needBudgetUsd), needUsd: Number(l.needUsd) }))} --reason "…"` +
           `   (room for ${SUGGESTED_RAISE_CALLS} calls like this one; at least ${usd(l.needBudgetUsd)} pays for this one only)`,
       ].join('\n');
     case 'budget_raised':

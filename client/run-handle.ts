@@ -6,8 +6,8 @@
 // polling the run's queue nothing is sent (NoWorkerError), and an answer is
 // waited for a bounded time (NoAnswerError), so no call hangs on a worker
 // that is not there.
-import type { Client, WorkflowHandle } from '@temporalio/client';
-import type { AgentInput, ChatMessage, RunConfig, RunResult, RunStatusView } from '../common/contract.js';
+import { WorkflowUpdateStage, type Client, type WorkflowHandle } from '@temporalio/client';
+import { AGENT_RUN_FAILED, type AgentInput, type ChatMessage, type RunConfig, type RunResult, type RunStatusView } from '../common/contract.js';
 import {
   approveSignal,
   cancelSignal,
@@ -28,7 +28,8 @@ import {
 } from '../common/run-messages.js';
 import { argsHash } from '../common/args-hash.js';
 import { signCall, signOther, type SigningOptions } from './signing.js';
-import { NoAnswerError, NoWorkerError, translating } from './agent-errors.js';
+import { DecisionPendingError, NoAnswerError, NoWorkerError, RunFailedError, translating } from './agent-errors.js';
+import { ApplicationFailure } from '@temporalio/common';
 import { exportOf, type RunExport } from './fork-run.js';
 import { runEvents, type EventsOptions } from './run-events.js';
 import type { RunEventItem } from '../common/stream-items.js';
@@ -111,6 +112,8 @@ export interface AgentRunSignals {
 export interface HandleContext {
   client: Client;
   answerTimeoutMs: number;
+  /** How long a decision waits for a worker to accept its update before it is recorded as its signal. */
+  acceptTimeoutMs: number;
 }
 
 /**
@@ -191,8 +194,15 @@ export class AgentRunHandle {
    * when the run failed as a workflow (bad input, a refused resume, a
    * termination) and so has no result.
    */
-  result(): Promise<RunResult> {
-    return translating(this.workflowId, this.runId, () => this.workflow.result());
+  async result(): Promise<RunResult> {
+    try {
+      return await translating(this.workflowId, this.runId, () => this.workflow.result());
+    } catch (err) {
+      // A worker with failedRunsFailWorkflow fails the workflow of a failed run, its result in the failure's details: the same result.
+      const carried = err instanceof RunFailedError && err.errorType === AGENT_RUN_FAILED ? resultOf(err) : null;
+      if (carried) return carried;
+      throw err;
+    }
   }
 
   /** What Temporal holds for the run without a worker: its execution status and Agent* search attributes. */
@@ -205,17 +215,20 @@ export class AgentRunHandle {
    * the run has taken the decision, with its status. Throws
    * UpdateRefusedError with the run's reason when `callId` is not awaiting a
    * decision (or the argsHash names other arguments, or a Stop came first),
-   * NoWorkerError (not sent) or NoAnswerError (sent, unanswered).
+   * NoWorkerError (no worker polls: not sent, nothing applies later) or
+   * DecisionPendingError (a worker seemed to poll but none took the update
+   * within `acceptTimeoutMs`: recorded as the `approve` signal, pending). Never
+   * "maybe": see `decision` below.
    */
   async approve(callId: string, options: ApproveOptions): Promise<RunStatusView> {
     const input: DecideInput = { callId, decision: 'approve', by: options.by, ...optional(options), ...(await this.signedCall(callId, 'approve', options)) };
-    return this.update('decide', () => this.workflow.executeUpdate(decideUpdate, { args: [input] }));
+    return this.decision(input);
   }
 
   /** Rejects the parked call `callId` by the `decide` update; the reason is written into the transcript. Throws as approve. */
   async reject(callId: string, options: RejectOptions): Promise<RunStatusView> {
     const input: DecideInput = { callId, decision: 'reject', by: options.by, ...optional(options), ...(await this.signedCall(callId, 'reject', options)) };
-    return this.update('decide', () => this.workflow.executeUpdate(decideUpdate, { args: [input] }));
+    return this.decision(input);
   }
 
   /**
@@ -367,6 +380,46 @@ export class AgentRunHandle {
     return this.answered(what, workers, call);
   }
 
+  /**
+   * A decision by the `decide` update, with one definite outcome when no
+   * worker takes it. The update is sent waiting for the ACCEPTED stage only
+   * (the run's validator passed and the update is in its history), for
+   * `acceptTimeoutMs`. Not accepted in time (a worker just killed still
+   * listed as a poller, a stuck one): the update was at most admitted, which
+   * the server keeps in memory only and which is not in history, so the same
+   * decision is sent as its signal, which is durable, and the caller gets
+   * DecisionPendingError ("recorded, pending"). Should the admitted update
+   * reach the run after all, the run takes whichever of the two comes first
+   * and refuses the other (a decision pending or taken for the call: the
+   * first decision is final), so one decision applies, never two. Both carry
+   * the same fields and the same signature.
+   */
+  private async decision(input: DecideInput): Promise<RunStatusView> {
+    const what = `${input.decision} ${input.callId}`;
+    const d = await translating(this.workflowId, this.runId, () => this.workflow.describe());
+    if (d.status.name !== 'RUNNING') return translating(this.workflowId, this.runId, () => this.workflow.executeUpdate(decideUpdate, { args: [input] }), 'decide');
+    const workers = await queueWorkers(this.ctx.client, d.taskQueue);
+    if (!workers.polling) throw new NoWorkerError(this.workflowId, 'decide', workers);
+    const acceptMs = this.ctx.acceptTimeoutMs;
+    const accepted = await translating(
+      this.workflowId,
+      this.runId,
+      () => boundedAnswer(this.ctx.client, acceptMs, () => this.workflow.startUpdate(decideUpdate, { args: [input], waitForStage: WorkflowUpdateStage.ACCEPTED })),
+      'decide',
+    );
+    if (accepted === 'no-answer') {
+      const { decision, reason, ...fields } = input;
+      await translating(this.workflowId, this.runId, () =>
+        decision === 'approve' ? this.workflow.signal(approveSignal, fields) : this.workflow.signal(rejectSignal, { ...fields, ...(reason !== undefined ? { reason } : {}) }),
+      );
+      throw new DecisionPendingError(this.workflowId, what, decision, d.taskQueue, acceptMs);
+    }
+    // Accepted: in the run's history, so it applies even if the worker dies now.
+    const answer = await translating(this.workflowId, this.runId, () => boundedAnswer(this.ctx.client, this.ctx.answerTimeoutMs, () => accepted.result()), 'decide');
+    if (answer === 'no-answer') throw new DecisionPendingError(this.workflowId, what, 'update', d.taskQueue, this.ctx.answerTimeoutMs);
+    return answer;
+  }
+
   private async answered<T>(what: string, workers: QueueWorkers, call: () => Promise<T>): Promise<T> {
     const ms = this.ctx.answerTimeoutMs;
     const answer = await translating(this.workflowId, this.runId, () => boundedAnswer(this.ctx.client, ms, call), what);
@@ -383,4 +436,12 @@ function steerInput(message: string, o: SteerOptions): SteerInput {
 /** A decision's optional fields, only where given. */
 function optional(o: { argsHash?: string; reason?: string }): Pick<DecideInput, 'argsHash' | 'reason'> {
   return { ...(o.reason !== undefined ? { reason: o.reason } : {}), ...(o.argsHash !== undefined ? { argsHash: o.argsHash } : {}) };
+}
+
+/** The RunResult a workflow failed by failedRunsFailWorkflow carries in its failure's details. */
+function resultOf(err: RunFailedError): RunResult | null {
+  const failure = (err.cause as { cause?: unknown } | undefined)?.cause;
+  const details = failure instanceof ApplicationFailure ? failure.details : undefined;
+  const r = details?.[0] as RunResult | undefined;
+  return r !== undefined && r !== null && typeof r === 'object' && r.status === 'failed' ? r : null;
 }

@@ -29,7 +29,17 @@ export async function startRun(
     for (const note of handle.notes) console.error(note);
     // stdout stays the workflow id alone (scripts read it); the warning goes to stderr.
     console.log(handle.workflowId);
-    await warnWithoutWorker(handle);
+    const polled = await warnWithoutWorker(handle);
+    // Tool names the client could not check (a worker's own tool set) are checked by the run's first
+    // step: wait for it, so a run refused at its start never exits 0.
+    if (polled && flag?.of('tools')) {
+      const failed = await failedAtStart(handle);
+      if (failed) {
+        const refused = flagRefusal(failed, flag.of);
+        console.error(refused ? `agent-harness ${flag.command}: ${refused} (see agent-harness ${flag.command} --help)` : `${what} failed: ${failed.reason}`);
+        return refused ? USAGE_ERROR : EXIT_CODES.failed;
+      }
+    }
     return 0;
   }
   const started = Date.now();
@@ -71,8 +81,28 @@ function causeLine(err: unknown): string {
   return cause ?? (e instanceof Error ? e.message : String(e));
 }
 
-/** One line when no worker polls the queue: the run is started and waits there until one does. */
-async function warnWithoutWorker(handle: AgentRunHandle): Promise<void> {
+/** One line when no worker polls the queue: the run is started and waits there until one does. Whether one polls. */
+async function warnWithoutWorker(handle: AgentRunHandle): Promise<boolean> {
   const workers = await handle.workers();
   if (!workers.polling) console.error(`warning: ${noWorkerLine(workers)}: the run waits until one does`);
+  return workers.polling;
+}
+
+/** How long `--detach` waits for a run's first step when it must (the run's first workflow task, done in well under a second by a live worker). */
+const FIRST_STEP_WAIT_MS = 10_000;
+
+/**
+ * The run's failure when it failed at its first step (its first workflow
+ * task completed: history holds Started, Scheduled, Started, Completed, and
+ * a refusal closes the run in that same task), or null: it went on, or no
+ * worker took it within FIRST_STEP_WAIT_MS.
+ */
+async function failedAtStart(handle: AgentRunHandle): Promise<RunFailedError | null> {
+  const deadline = Date.now() + FIRST_STEP_WAIT_MS;
+  for (;;) {
+    const d = await handle.workflow.describe();
+    if (d.status.name === 'FAILED') return handle.result().then(() => null, (err: unknown) => (err instanceof RunFailedError ? err : null));
+    if (d.status.name !== 'RUNNING' || d.historyLength >= 4 || Date.now() > deadline) return null;
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }

@@ -79,6 +79,13 @@ export function withoutWorker(d: WorkflowExecutionDescription): RunDescription {
 /** How long a command waits for a worker's answer to an update it sent, before it says so and ends. */
 export const ANSWER_WAIT_MS = 20_000;
 
+/**
+ * How long a decision waits for a worker to accept its update before it is
+ * recorded as its signal: a live worker accepts in well under a second (one
+ * workflow task); one just killed, still listed as a poller, never does.
+ */
+export const ACCEPT_WAIT_MS = 5_000;
+
 /** The update's answer, or 'no-answer' once `ms` pass: the call is then cancelled (the update itself may still apply). */
 export async function boundedAnswer<T>(c: Client, ms: number, call: () => Promise<T>): Promise<T | 'no-answer'> {
   const abort = new AbortController();

@@ -235,6 +235,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig 
       ...(v.AGENT_TOOL_OUTAGE_MS ? { toolOutageMs: v.AGENT_TOOL_OUTAGE_MS } : {}),
       // Tools whose approval must name the call's argsHash (checked against the offered tools when the worker starts).
       ...(list(env.AGENT_REQUIRE_ARGS_HASH) ? { requireArgsHash: list(env.AGENT_REQUIRE_ARGS_HASH) ?? [] } : {}),
+      // A run that ends failed fails its workflow (carrying its result), for Temporal's failure tooling.
+      ...(booleanSetting('AGENT_FAIL_WORKFLOW_ON_FAILED', env.AGENT_FAIL_WORKFLOW_ON_FAILED) ? { failedRunsFailWorkflow: true } : {}),
       // Whether a resume or fork whose definition moved under it is refused (default refuse: common/definition.ts).
       ...(v.AGENT_DEFINITION_CHANGE ? { definitionChange: v.AGENT_DEFINITION_CHANGE } : {}),
       // Who may decide what, with their public keys (read and checked here, so a bad file stops the worker at start).
@@ -433,4 +435,12 @@ export function temporalConnectOptions(cfg: HarnessConfig, address: string): { a
   if (!cfg.temporalAddress) return { address };
   const { tls, apiKey, metadata } = cfg.temporalConnection;
   return { address, ...(tls !== undefined ? { tls } : {}), ...(apiKey !== undefined ? { apiKey } : {}), ...(metadata !== undefined ? { metadata } : {}) };
+}
+
+/** A true/false variable: unset or empty is false; anything but true/false/1/0 stops the process naming it. */
+function booleanSetting(name: string, value: string | undefined): boolean {
+  if (value === undefined || value === '') return false;
+  if (/^(true|1)$/i.test(value)) return true;
+  if (/^(false|0)$/i.test(value)) return false;
+  throw new Error(`${name} must be true or false, got ${JSON.stringify(value)}`);
 }

@@ -327,6 +327,15 @@ export interface RunConfig {
    * AGENT_REQUIRE_ARGS_HASH, an ops setting). Absent: none.
    */
   requireArgsHash?: ToolName[];
+  /**
+   * An ops setting (the worker's AGENT_FAIL_WORKFLOW_ON_FAILED, AgentPlugin
+   * `runDefaults.failedRunsFailWorkflow`): a run that ends `failed` fails its
+   * workflow with an ApplicationFailure (type: the run's errorType) whose
+   * details carry the RunResult, so Temporal's own failure tooling
+   * (`ExecutionStatus="Failed"`, failure alerts) sees it. Absent: false (the
+   * workflow completes, its result saying `failed`).
+   */
+  failedRunsFailWorkflow?: boolean;
   /** Present only for a hard budget (absent: soft, as every run before it). */
   hardBudget?: HardBudgetConfig;
   /** Absent in configurations recorded before it existed: `tell_model`. */
@@ -401,6 +410,9 @@ export interface OverReservationFlag {
   excessUsd: number;
 }
 
+/** The failure type of a workflow failed by failedRunsFailWorkflow: its details carry the RunResult. */
+export const AGENT_RUN_FAILED = 'AgentRunFailed';
+
 /** What an input left out is filled from these. */
 export type RunDefaults = Pick<
   RunConfig,
@@ -420,6 +432,7 @@ export type RunDefaults = Pick<
   | 'maxToolResultChars'
   | 'continueAsNewAtHistoryBytes'
   | 'requireArgsHash'
+  | 'failedRunsFailWorkflow'
   | 'definitionChange'
   | 'approvers'
 >;
@@ -497,6 +510,12 @@ export interface RunStatusView {
   definitionChanged?: DefinitionField[];
   /** Steering messages received and not yet in the transcript (applied at the next turn boundary). */
   queuedSteers: SteerView[];
+  /**
+   * Only in a `steer` update's answer with `interrupt`: the call parked on an
+   * approval that the message declines (the run declines it as it wakes, just
+   * after answering: `agentStatus` and `interruption` already say so).
+   */
+  declinedByInterrupt?: { callId: string; toolName: string };
   /** Hard budget only: spent, held, available, raises. */
   budget?: BudgetView;
   usageOverReservation?: OverReservationFlag | null;

@@ -78,6 +78,8 @@ export function parseInput(raw: unknown, d: RunDefaults = BUILT_IN_DEFAULTS, cat
     ...(fork ? { forkFrom: { run: fork.run ?? null, runId: fork.runId ?? null, atTurn: fork.atTurn, message: fork.message ?? null, inheritedCostUsd: null, fromFile: fork.transcript !== undefined } } : {}),
     // An ops setting, never the input's: a run cannot lift it. Absent when empty, so configurations stay as they were.
     ...(d.requireArgsHash?.length ? { requireArgsHash: [...d.requireArgsHash] } : {}),
+    // An ops setting as well: how a failed run shows in Temporal. Absent when off, so configurations stay as they were.
+    ...(d.failedRunsFailWorkflow === true ? { failedRunsFailWorkflow: true } : {}),
     // An ops setting too (AGENT_APPROVERS): recorded at start, so the run keeps the policy it began under. Absent: unsigned, as before.
     ...(d.approvers ? { approvers: d.approvers } : {}),
     // Only hard budgets carry the field: a soft run's configuration is what it always was.

@@ -5,6 +5,9 @@
 // to change the timeout.
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { execFile } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Server as GrpcServer, ServerCredentials } from '@grpc/grpc-js';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -59,12 +62,17 @@ describe('run: flags are checked before a run starts', () => {
     expect(await started(id)).toBe(false);
   });
 
-  it('run --tools nope: the worker names the unknown tool and what it offers, as a usage error naming the flag', async () => {
-    // Only the worker knows its tools (its own modules, its MCP servers): the run's first step checks them.
-    const r = await cli('run', '--tools', 'list_files,nope', '--id', `tools-${freshWorkspace()}`);
-    expect(r.code).toBe(USAGE_ERROR);
-    expect(r.stderr).toMatch(/^agent-harness run: --tools names an unknown tool "nope"; this worker offers list_files, read_file, [\w, ]+ \(see agent-harness run --help\)\n$/);
-    expect(isDocumented(r.stderr)).toBe(true);
+  it('run --tools nope: refused before any run starts, naming the tool and what the queue\'s workers offer (issue 34, 5f), also with --detach', async () => {
+    // The queue's workers offer the built-in set (their identity's tool-set hash says so): checked before the start.
+    for (const detach of [[], ['--detach']]) {
+      const id = `tools-${freshWorkspace()}`;
+      const r = await cli('run', '--tools', 'list_files,nope', '--id', id, ...detach);
+      expect(r.code).toBe(USAGE_ERROR);
+      expect(r.stderr).toBe(`agent-harness run: --tools names an unknown tool "nope"; the workers of task queue ${h.taskQueue} offer list_files, read_file, delete_file, scan_archive, research (see agent-harness run --help)\n`);
+      expect(isDocumented(r.stderr)).toBe(true);
+      // No FAILED workflow left behind.
+      expect(await started(id)).toBe(false);
+    }
   });
 
   it('list --limit -1 and raise-budget --to -1: one line naming the flag, exit 2', async () => {
@@ -123,6 +131,46 @@ describe('no server', () => {
     // Nothing listens on port 1: the host refuses, which is not a server slow to answer.
     expect(r?.stderr).toBe('agent-harness: no Temporal server answers at 127.0.0.1:1 (TEMPORAL_ADDRESS): connection refused; check that the server is running and that TEMPORAL_ADDRESS names it\n');
     expect(isDocumented(r?.stderr ?? '')).toBe(true);
+  });
+
+  /** The CLI's status against an address, to its end: exit code, stderr, how long it took. */
+  const statusAt = async (address: string) => {
+    const t0 = Date.now();
+    const r = await exec(bin, ['status', 'some-run'], { env: { ...process.env, TEMPORAL_ADDRESS: address }, timeout: 60_000 }).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: { code: number; stderr: string }) => e,
+    );
+    return { ...r, ms: Date.now() - t0 };
+  };
+
+  it('an unresolvable host is named as such, at once, not "no answer in time" (issue 34, 5h)', async () => {
+    // .invalid never resolves (RFC 2606).
+    const r = await statusAt('no-such-host.invalid:7233');
+    expect(r.code).toBe(USAGE_ERROR);
+    expect(r.stderr).toBe('agent-harness: cannot reach the Temporal server at no-such-host.invalid:7233 (TEMPORAL_ADDRESS): the host name does not resolve; check the host name in TEMPORAL_ADDRESS\n');
+    expect(r.ms).toBeLessThan(5_000);
+    expect(isDocumented(r.stderr)).toBe(true);
+  });
+
+  it('an address answering HTTP, or gRPC that is not Temporal, is named as not a Temporal frontend (issue 34, 5h)', async () => {
+    const web = createServer((_req, res) => res.end('hello'));
+    const grpc = new GrpcServer();
+    try {
+      const webPort = await new Promise<number>((resolve) => web.listen(0, '127.0.0.1', () => resolve((web.address() as AddressInfo).port)));
+      const grpcPort = await new Promise<number>((resolve, reject) => grpc.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port))));
+      const http = await statusAt(`127.0.0.1:${webPort}`);
+      expect(http.code).toBe(USAGE_ERROR);
+      expect(http.stderr).toBe(`agent-harness: the server at 127.0.0.1:${webPort} (TEMPORAL_ADDRESS) is not a Temporal frontend: it answers HTTP/1.1, not gRPC; check that TEMPORAL_ADDRESS names the Temporal server's gRPC port (7233 by default), not its Web UI or HTTP API port\n`);
+      expect(isDocumented(http.stderr)).toBe(true);
+      const other = await statusAt(`127.0.0.1:${grpcPort}`);
+      expect(other.code).toBe(USAGE_ERROR);
+      expect(other.stderr).not.toMatch(/Failed to describe workflow/);
+      expect(other.stderr).toBe(`agent-harness: the server at 127.0.0.1:${grpcPort} (TEMPORAL_ADDRESS) is not a Temporal frontend: it answers gRPC but does not implement temporal.api.workflowservice.v1.WorkflowService; check that TEMPORAL_ADDRESS names the Temporal server's gRPC port (7233 by default), not its Web UI or HTTP API port\n`);
+      expect(isDocumented(other.stderr)).toBe(true);
+    } finally {
+      web.close();
+      grpc.forceShutdown();
+    }
   });
 });
 

@@ -12,8 +12,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NO_WORKER, USAGE_ERROR } from '../client/exit-codes.js';
+import { NO_WORKER, RECORDED_PENDING, USAGE_ERROR } from '../client/exit-codes.js';
 import { queueWorkers } from '../client/worker-check.js';
+import { BUILTIN_TOOL_NAMES, toolNamesHash } from '../client/offered-tools.js';
 import { statusQuery } from '../common/run-messages.js';
 import { findFreePort } from '../worker/dev-server/dev-server.js';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
@@ -55,7 +56,8 @@ describe('with the run\'s worker stopped', () => {
     const ws = freshWorkspace();
     const notSent = `nw-a-${ws}`;
     const recorded = `nw-b-${ws}`;
-    for (const id of [notSent, recorded]) {
+    const cancelled = `nw-c-${ws}`;
+    for (const id of [notSent, recorded, cancelled]) {
       const r = await cli(['run', '--model', 'destructive', '--workspace', `${ws}-${id.slice(3, 4)}`, '--id', id, '--detach']);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toBe(`${id}\n`);
@@ -86,10 +88,16 @@ describe('with the run\'s worker stopped', () => {
     expect(raise.stderr).toMatch(/^not sent: .*, so the raise to \$1 was not sent to .*; start a worker on \S+ and try again\n$/);
 
     const later = await cli(['approve', recorded, 'c2', '--by', 'bob', '--when-worker-returns']);
-    expect(later.code, later.stderr).toBe(0);
+    expect(later.code, later.stderr).toBe(RECORDED_PENDING);
     expect(later.ms).toBeLessThan(ANSWERS_WITHIN_MS);
-    expect(later.stdout).toMatch(new RegExp(`^recorded approve c2 for ${recorded} as the approve signal; it applies when a worker takes the run \\(no worker polls task queue ${h.taskQueue} .*\\)\\n$`));
+    expect(later.stdout).toMatch(new RegExp(`^recorded approve c2 for ${recorded} as the approve signal, pending; it applies when a worker takes the run \\(no worker polls task queue ${h.taskQueue} .*\\)\\n$`));
     expect(isDocumented(later.stdout)).toBe(true);
+
+    // cancel: the signal is recorded, and the line says it applies only when a worker takes the run (issue 34, 5i).
+    const cancel = await cli(['cancel', cancelled, '--reason', 'ops: stop it']);
+    expect(cancel.code, cancel.stderr).toBe(RECORDED_PENDING);
+    expect(cancel.stdout).toMatch(new RegExp(`^cancel recorded for ${cancelled}, pending; it applies when a worker takes the run \\(no worker polls task queue ${h.taskQueue} .*\\)\\n$`));
+    expect(isDocumented(cancel.stdout)).toBe(true);
 
     const status = await cli(['status', notSent]);
     expect(status.code, status.stderr).toBe(NO_WORKER);
@@ -116,6 +124,7 @@ describe('with the run\'s worker stopped', () => {
     const decided = await waitFor('the recorded approval applied', () => h.trace(recorded).find((l) => l.type === 'approval_decided'));
     expect(decided).toMatchObject({ decision: 'approve', by: 'bob' });
     await h.client.workflow.getHandle(recorded).result();
+    expect(await h.client.workflow.getHandle(cancelled).result()).toMatchObject({ status: 'interrupted', interruption: { type: 'cancelled' } });
     const parked = await h.client.workflow.getHandle(notSent).query(statusQuery);
     expect(parked.interruption).toMatchObject({ type: 'approval', callId: 'c2' });
     expect(h.trace(notSent).some((l) => l.type === 'approval_decided')).toBe(false);
@@ -154,6 +163,34 @@ describe('run on a queue nobody polls', () => {
       await exited;
       await h.client.workflow.getHandle(id).terminate('test over');
     }
+  });
+});
+
+describe('run --tools nope on a queue whose tools the client cannot read (issue 34, 5f)', () => {
+  it('--detach waits for the run\'s first step and exits 2 naming the flag, never 0 for a run refused at its start', { timeout: 180_000 }, async () => {
+    // A narrowed tool set: its identity's hash is not the built-in set's, so only the run can check the names.
+    const queue = `narrowed-${randomUUID().slice(0, 8)}`;
+    const narrowed = await startWorkerProcess({ taskQueue: queue, traceDir: h.traceDir, workspaceRoot: h.workspaceRoot, env: { AGENT_TOOLS: 'list_files,read_file' } });
+    try {
+      const id = `nw-tools-${freshWorkspace()}`;
+      const r = await cli(['run', '--tools', 'nope', '--id', id, '--detach'], { AGENT_TASK_QUEUE: queue });
+      expect(r.code, r.stderr).toBe(USAGE_ERROR);
+      expect(r.stdout).toBe(`${id}\n`);
+      expect(r.stderr).toBe('agent-harness run: --tools names an unknown tool "nope"; this worker offers list_files, read_file (see agent-harness run --help)\n');
+      // A good name on the same queue still detaches at once with exit 0.
+      const ok = await cli(['run', '--model', 'plan', '--tools', 'list_files', '--id', `${id}-ok`, '--detach'], { AGENT_TASK_QUEUE: queue });
+      expect(ok.code, ok.stderr).toBe(0);
+      expect((await h.client.workflow.getHandle(`${id}-ok`).result()).status).toBe('completed');
+    } finally {
+      await narrowed.kill();
+    }
+  });
+
+  it('the client\'s built-in tool names hash as the worker\'s built-in tool set does', async () => {
+    const { BUILTIN_TOOLS } = await import('../activities/tools/builtin.js');
+    const { toolsetHash } = await import('../worker/tool-routing.js');
+    expect([...BUILTIN_TOOL_NAMES].sort()).toEqual(BUILTIN_TOOLS.map((t) => t.name).sort());
+    expect(toolNamesHash(BUILTIN_TOOL_NAMES)).toBe(toolsetHash(BUILTIN_TOOLS.map((t) => t.name)));
   });
 });
 

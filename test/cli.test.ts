@@ -176,6 +176,35 @@ describe('the agent-harness CLI', () => {
     expect((await outcome(['list', '--status', 'parked'])).code).toBe(2);
   });
 
+  it('list: takes every documented status, is newest first, and shows a terminated run as terminated (issue 34, 5e)', async () => {
+    for (const status of ['waiting_for_model', 'waiting_for_tool', 'terminated']) {
+      const r = await outcome(['list', '--status', status]);
+      expect(r.code, `${status}: ${r.stderr}`).toBe(0);
+    }
+    // Started in this order: a run that completes, one left parked (live), one that completes.
+    const tag = freshWorkspace();
+    const [older, parked, newer] = ['a', 'b', 'c'].map((x) => `cli-order-${x}-${tag}`);
+    expect((await outcome(['run', '--model', 'plan', '--id', older])).code).toBe(0);
+    expect((await outcome(['run', '--model', 'destructive', '--workspace', tag, '--id', parked, '--detach'])).code).toBe(0);
+    await waitFor('the run to park', async () => (await outcome(['list', '--awaiting'])).stdout.includes(parked));
+    expect((await outcome(['run', '--model', 'plan', '--id', newer])).code).toBe(0);
+    const order = await waitFor('the three runs listed', async () => {
+      const rows = (await outcome(['list'])).stdout.split('\n');
+      const ids = rows.map((l) => l.split(/\s+/)[0]).filter((id) => [older, parked, newer].includes(id));
+      return ids.length === 3 && rows.some((l) => l.startsWith(newer) && l.includes('completed')) ? ids : null;
+    });
+    // Visibility lists a live execution before closed ones; newest first puts the last one started first.
+    expect(order).toEqual([newer, parked, older]);
+
+    await h.client.workflow.getHandle(parked).terminate('ops: stuck');
+    const row = await waitFor('the terminated run listed as such', async () => (await outcome(['list'])).stdout.split('\n').find((l) => l.startsWith(parked) && l.includes('TERMINATED')));
+    // Its own attribute still says awaiting_approval (a terminated run records nothing): the server's word is shown.
+    expect(row).toMatch(/TERMINATED\s+terminated\s/);
+    expect((await outcome(['list', '--status', 'terminated'])).stdout).toContain(parked);
+    expect((await outcome(['list', '--status', 'awaiting_approval'])).stdout).not.toContain(parked);
+    expect((await outcome(['list', '--awaiting'])).stdout).not.toContain(parked);
+  });
+
   it('resume continues a run stopped at its cap with a higher cap, and refuses a completed one (exit 1 with the reason)', async () => {
     const id = `cli-resume-${freshWorkspace()}`;
     expect((await outcome(['run', '--model', 'runaway', '--max-turns', '2', '--id', id])).code).toBe(EXIT_CODES.max_turns_exceeded);

@@ -248,7 +248,7 @@ describe('the README, screen by screen', () => {
       const out = stack.output();
       return out.includes('approval required: delete_file') ? /^run (\S+) started/m.exec(out)?.[1] : null;
     }, 180_000);
-    expect(stack.output()).toContain(`approve: bin/agent-harness.mjs approve ${id} c2`);
+    expect(stack.output()).toContain(`approve: npx agent-harness approve ${id} c2`);
 
     const status = await sh(asRunHere(one('approve-readme', /status RUN_ID/), id, queue), env);
     expect(status.code, status.stderr).toBe(0);

@@ -7,6 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -119,6 +120,21 @@ describe('npm start that cannot start', () => {
       expect(existsSync(recordOf(env))).toBe(false);
     } finally {
       for (const h of held) h?.close();
+    }
+  });
+
+  it('PORT held by another server that answers /health: not taken for the scripted provider, one line naming PORT, exit 2 (issue 34, 5j)', { timeout: 120_000 }, async () => {
+    const env = await stackEnv();
+    const foreign = createHttpServer((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(req.url === '/health' ? '{"status":"ok"}' : '{}'));
+    const port = await new Promise<number>((resolve) => foreign.listen(Number(env.PORT), '127.0.0.1', () => resolve(Number(env.PORT))));
+    try {
+      const s = npmStart(env);
+      expect(await s.exited, s.output()).toBe(2);
+      expect(s.output()).toBe(`npm start: port ${port} (the scripted provider) is busy: free it, or set PORT to another port\n`);
+      expect(isDocumented(s.output())).toBe(true);
+      expect(devServers(env)).toEqual([]);
+    } finally {
+      foreign.close();
     }
   });
 

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { statusQuery, transcriptQuery } from '../common/run-messages.js';
+import { decideUpdate, statusQuery, steerUpdate, transcriptQuery } from '../common/run-messages.js';
 import type { ChatMessage } from '../common/contract.js';
 import { freshWorkspace, marker, providerRequests, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
 import { temporalCli, temporalOk } from './helpers/temporal-cli.js';
@@ -87,6 +87,8 @@ describe('a steering message while the run is parked on an approval', () => {
 
     const cli = await exec(bin, ['steer', handle.workflowId, 'keep access.log, the audit needs it', '--by', 'alice', '--interrupt'], { env: env(), timeout: 60_000 });
     expect(cli.stdout).toMatch(/message queued for \S+ \(2 queued\)/);
+    // The answer says what the interrupt does: the parked call declined, the run running (issue 34, 5d).
+    expect(cli.stdout).toMatch(/it declines the parked delete_file call c2; the model reads it at the next turn boundary; run is running /);
     const r = await handle.result();
     expect(r).toMatchObject({ status: 'completed', turns: 3, toolRuns: 1, output: 'I did not delete anything: you declined the deletion.' });
     expect(existsSync(join(h.workspaceRoot, ws, 'access.log'))).toBe(true);
@@ -103,5 +105,26 @@ describe('a steering message while the run is parked on an approval', () => {
     const events = h.events(handle.workflowId);
     expect(events.find((l) => l.type === 'approval_decided')).toMatchObject({ callId: 'c2', decision: 'reject', by: 'alice', interrupt: true, reason: 'keep access.log, the audit needs it' });
     expect(events.filter((l) => l.type === 'steered').map((l) => l.by)).toEqual(['bob', 'alice']);
+  });
+});
+
+describe('the steer update\'s answer with interrupt (issue 34, 5d)', () => {
+  it('says the parked call is declined and the run running, not awaiting_approval; with a decision first, still parked', async () => {
+    const declined = await h.start({ task: 'Free some space.', model: 'destructive', workspace: freshWorkspace() });
+    await waitForApproval(declined, 'c2');
+    const answer = await declined.executeUpdate(steerUpdate, { args: [{ message: 'not that file', by: 'alice', interrupt: true }] });
+    expect(answer).toMatchObject({ agentStatus: 'running', interruption: null, declinedByInterrupt: { callId: 'c2', toolName: 'delete_file' } });
+    // What holds: the call was declined, by the message.
+    expect((await declined.result()).output).toBe('I did not delete anything: you declined the deletion.');
+    expect(h.events(declined.workflowId).find((l) => l.type === 'approval_decided')).toMatchObject({ decision: 'reject', interrupt: true, by: 'alice' });
+
+    // Without interrupt: queued only, the run still parked, as it says.
+    const plain = await h.start({ task: 'Free some space.', model: 'destructive', workspace: freshWorkspace() });
+    await waitForApproval(plain, 'c2');
+    const queued = await plain.executeUpdate(steerUpdate, { args: [{ message: 'read errors.log too', by: 'bob' }] });
+    expect(queued).toMatchObject({ agentStatus: 'awaiting_approval', interruption: { callId: 'c2' } });
+    expect(queued.declinedByInterrupt).toBeUndefined();
+    await plain.executeUpdate(decideUpdate, { args: [{ callId: 'c2', decision: 'approve', by: 'bob' }] });
+    expect((await plain.result()).status).toBe('completed');
   });
 });

@@ -191,6 +191,7 @@ const runDefaults = strictObject(
     maxToolResultChars: positiveInt.optional(),
     continueAsNewAtHistoryBytes: positiveInt.optional(),
     requireArgsHash: strings.optional(),
+    failedRunsFailWorkflow: z.boolean().optional(),
     definitionChange: oneOf(['refuse', 'allow']).optional(),
     // The policy file's shape (common/signed-decision.ts checks it; the message names what is wrong).
     approvers: z

@@ -26,7 +26,7 @@ export class RuntimeLogger implements Logger {
       if (reason !== null) return this.serverUnreachable(reason);
     }
     if (component === 'worker' && SEVERITY[level] < SEVERITY.WARN) return;
-    const failed = component === 'worker' && message === 'Workflow failed' ? failedRunLine(meta) : null;
+    const failed = component === 'worker' && message === 'Workflow failed' ? failedRunLine(meta) : component === 'worker' && message === 'Activity failed' ? failedAttemptLine(meta) : null;
     if (failed !== null) return this.out.log(level, failed);
     this.out.log(level, message, meta);
   }
@@ -60,4 +60,22 @@ function failedRunLine(meta: LogMetadata | undefined): string | null {
   // The error crossed from the workflow thread as a plain Error (its class and type are not cloned): the stack's first line still names its class.
   const name = /^(\w+):/.exec(error.stack ?? '')?.[1] ?? error.name;
   return `run ${String(meta?.workflowId)} (${String(meta?.workflowType)}, run id ${String(meta?.runId)}) failed: ${name}: ${error.message}`;
+}
+
+/**
+ * The SDK's "Activity failed" (one attempt of a model or tool call) as one
+ * line: which call of which run, which attempt, after how long, and the
+ * error's first line. The SDK logs the error with its stack, 30-odd lines of
+ * SDK and HTTP-client frames per attempt: a provider outage of hours, retried
+ * every minute, wrote thousands of them, and the run's trace already has each
+ * attempt (`model_error`).
+ */
+function failedAttemptLine(meta: LogMetadata | undefined): string | null {
+  const error = meta?.error;
+  if (!(error instanceof Error)) return null;
+  const type = (error as { type?: unknown }).type;
+  const name = typeof type === 'string' && type !== '' ? `${error.name}(${type})` : error.name;
+  const text = error.message.split('\n')[0].slice(0, 300);
+  const ms = typeof meta?.durationMs === 'number' ? ` after ${Math.round(meta.durationMs)} ms` : '';
+  return `${meta?.isLocal === true ? 'local activity' : 'activity'} ${String(meta?.activityType)} of run ${String(meta?.workflowId)} attempt ${String(meta?.attempt)} failed${ms}: ${name}: ${text}`;
 }

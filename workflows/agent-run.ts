@@ -18,7 +18,8 @@
 import * as wf from '@temporalio/workflow';
 import { approveSignal, cancelSignal, configQuery, decideUpdate, raiseBudgetUpdate, reconcileUpdate, rejectSignal, statusQuery, steerSignal, steerUpdate, transcriptQuery } from '../common/run-messages.js';
 import { toolDefinitions, type OpenAiToolDefinition } from '../common/tool-spec.js';
-import type { AgentInput, RunResult } from '../common/contract.js';
+import { AGENT_RUN_FAILED, type AgentInput, type RunResult } from '../common/contract.js';
+import { ApplicationFailure } from '@temporalio/workflow';
 import { loopActivities } from './activity-options.js';
 import { Approvals } from './approvals.js';
 import { continueAsNewIfDue, type CarriedState } from './continue-as-new.js';
@@ -109,6 +110,7 @@ class AgentRun {
     this.toolDefs = toolDefinitions(specs);
     this.steering = new Steering(ctx, carried?.steers ?? []);
     this.approvals = new Approvals(ctx, this.steering, carried?.decisions ?? {});
+    this.steering.decidedFirst = (callId) => this.approvals.hasDecision(callId);
     this.budget = new Budget(ctx, () => limitExit(ctx.state, ctx.cfg));
     this.modelTurn = new ModelTurn(ctx, this.budget);
     const reconciler = new Reconciler(ctx);
@@ -210,6 +212,12 @@ class AgentRun {
     await wf.CancellationScope.nonCancellable(() => ctx.stream.drainReaders());
     ctx.stream.detach();
     await wf.CancellationScope.nonCancellable(() => this.approvals.settleHandlers());
-    return { ...runResult(ctx.ids.workflowId, exit, ctx.state), ...this.budget.fields(), ...(ctx.cfg.forkFrom ? { forkedFrom: ctx.cfg.forkFrom } : {}), ...ctx.visibility.definition };
+    const result: RunResult = { ...runResult(ctx.ids.workflowId, exit, ctx.state), ...this.budget.fields(), ...(ctx.cfg.forkFrom ? { forkedFrom: ctx.cfg.forkFrom } : {}), ...ctx.visibility.definition };
+    // The ops setting failedRunsFailWorkflow: a failed run fails its workflow, carrying its result,
+    // so Temporal's own failure tooling (ExecutionStatus="Failed", failure alerts) sees it.
+    if (exit.status === 'failed' && ctx.cfg.failedRunsFailWorkflow === true) {
+      throw ApplicationFailure.create({ type: AGENT_RUN_FAILED, message: `run failed (${exit.errorType}): ${exit.reason}`, nonRetryable: true, details: [result] });
+    }
+    return result;
   }
 }

@@ -75,6 +75,12 @@ export class Approvals {
     return ctx.visibility.view();
   }
 
+  /** Whether the call parked now has a decision, taken or received and not applied yet (a steer's interrupt comes after it). */
+  hasDecision(callId: string): boolean {
+    const parked = this.rules.awaiting;
+    return (parked?.callId === callId && this.rules.decisions[parked.key] !== undefined) || this.pending.pendingFor(callId) !== null;
+  }
+
   /** The `decide` update's validator. Refused updates leave no trace in history: the caller learns at once. */
   validateDecide(input: DecideInput): void {
     const problem = (this.ctx.stop.stopped ? STOPPING : null) ?? this.rules.problem(input, input?.decision) ?? this.pending.pendingFor(input?.callId);

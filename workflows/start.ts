@@ -25,6 +25,8 @@ import { traceSinks } from './trace.js';
 import { searchableText } from './visibility.js';
 import { boundedKeyword } from '../common/bounds.js';
 import { unreadableProblem } from '../common/undecodable.js';
+import { runsCounter } from './telemetry.js';
+import type { MetricCounter } from '@temporalio/common';
 
 export interface RunStart {
   ids: RunIds;
@@ -69,6 +71,8 @@ export async function startRun(input: AgentInput, carried: CarriedState | undefi
     // Bad input or a refused resume fails the run at once: its status says so, like its search attributes.
     if (err instanceof ApplicationFailure) {
       failedAtStart(starting, err);
+      // Counted with the runs that ended (agent_runs), as the loop counts its exits: an alert on failed runs sees bad input too.
+      refusedRunsCounter(input).add(1, { status: 'failed', error_type: err.type ?? 'ApplicationFailure' });
       // And its trace, in a line of its own (a sink call, not a command: replays are unchanged).
       const chainId = info.runId !== info.originalExecutionRunId ? info.runId : (carried?.chainId ?? info.firstExecutionRunId);
       traceSinks.trace.event({ seq: (carried?.seq ?? 0) + 1, type: 'run_stopped', status: 'failed', reason: err.message, errorType: err.type ?? 'ApplicationFailure', turns: carried?.state.turns ?? 0, costUsd: carried?.state.costUsd ?? 0 }, chainId);
@@ -292,4 +296,10 @@ export function checkDefinition(cfg: RunConfig, source: RunConfig, input: AgentI
     });
   }
   return { ...cfg, definitionFrom: { hash: from.hash, changed } };
+}
+
+/** agent_runs for a run refused before its loop: tagged with the input's model when it names one (bounded), as the loop's metrics are. */
+function refusedRunsCounter(input: unknown): MetricCounter {
+  const model = (input as { model?: unknown } | null)?.model;
+  return runsCounter(typeof model === 'string' && model.length <= 100 ? model : '');
 }

@@ -42,8 +42,20 @@ export class Steering {
     const problem = this.problem(input, 'handler');
     if (problem) throw ApplicationFailure.create({ type: 'SteerRefused', message: problem, nonRetryable: true });
     this.receive(input, 'update');
-    return this.ctx.visibility.view();
+    const view = this.ctx.visibility.view();
+    // An interrupt declines the call parked on an approval (Approvals.rejectForInterrupt)
+    // as the loop wakes, just after this answer is written: answer with what it
+    // does, not with the parking it ends. A decision received first for that
+    // call is taken first: then the run is still parked as the view says.
+    const parked = view.interruption;
+    if (input.interrupt === true && parked?.type === 'approval' && !this.decidedFirst(parked.callId)) {
+      return { ...view, agentStatus: 'running', interruption: null, declinedByInterrupt: { callId: parked.callId, toolName: parked.toolName } };
+    }
+    return view;
   }
+
+  /** Set by the run (Approvals): whether the parked call has a decision taken or received, which an interrupt does not override. */
+  decidedFirst: (callId: string) => boolean = () => false;
 
   /** The `steer` update's validator. */
   validateSteer(input: SteerInput): void {

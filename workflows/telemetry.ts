@@ -41,6 +41,11 @@ export interface LoopMetrics {
   runs: MetricCounter;
 }
 
+/** agent_runs: runs that ended, by exit (and runs refused at start, failed with their error type). */
+export function runsCounter(model: string): MetricCounter {
+  return metricMeter.createCounter('agent_runs', 'run', 'Runs that ended, by exit').withTags({ agent_model: model });
+}
+
 /** Created inside the workflow (the meter is only available there). */
 export function loopMetrics(model: string): LoopMetrics {
   const tags = { agent_model: model };
@@ -53,6 +58,6 @@ export function loopMetrics(model: string): LoopMetrics {
     approvalsRequested: metricMeter.createCounter('agent_approvals_requested', 'call', 'Calls put to a person').withTags(tags),
     approvalsDecided: metricMeter.createCounter('agent_approvals_decided', 'call', 'Decisions taken').withTags(tags),
     approvalWaitMs: metricMeter.createHistogram('agent_approval_wait_ms', 'int', 'ms', 'How long a person took to decide').withTags(tags),
-    runs: metricMeter.createCounter('agent_runs', 'run', 'Runs that ended, by exit').withTags(tags),
+    runs: runsCounter(model),
   };
 }

@@ -16,6 +16,9 @@ import { scriptInputOf, type Protocol } from './requests.js';
 import { BROKEN_CHAT_FRAME, chatBody, chatError, chatStreamFrames, parseChatRequest } from './chat.js';
 import { anthropicBody, anthropicError, anthropicStreamFrames, BROKEN_ANTHROPIC_FRAME, parseAnthropicRequest } from './anthropic.js';
 
+/** What the scripted provider's /health answers as `service`: another server on its port is not taken for it. */
+export const PROVIDER_SERVICE = 'agent-harness-scripted-provider';
+
 export interface ProviderOptions {
   port?: number;
   host?: string;
@@ -108,7 +111,8 @@ export async function startProvider(opts: ProviderOptions = {}): Promise<Running
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname.startsWith('/_control/')) return control(req, res, url);
-    if (req.method === 'GET' && url.pathname === '/health') return sendJson(res, 200, { ok: true });
+    // `service` names us: npm start shares a provider already on its port only when it is this one (dev/stack/start.ts).
+    if (req.method === 'GET' && url.pathname === '/health') return sendJson(res, 200, { ok: true, service: PROVIDER_SERVICE });
     const protocol = req.method === 'POST' && Object.hasOwn(ROUTES, url.pathname) ? ROUTES[url.pathname] : undefined;
     if (!protocol) return sendJson(res, 404, chatError(`no route ${req.method} ${url.pathname}`, 'invalid_request_error'));
     open.requests += 1;

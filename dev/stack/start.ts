@@ -17,7 +17,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { installRuntime } from '../../worker/telemetry.js';
 import { startLocalModel } from '../model/local-model.js';
-import { startProvider } from '../provider/server.js';
+import { PROVIDER_SERVICE, startProvider } from '../provider/server.js';
 import { loadConfig, temporalConnectOptions, type HarnessConfig } from '../../common/config.js';
 import { startTracing, stopTracing } from '../../common/tracing.js';
 import { PROJECT_ROOT } from '../../common/project-root.js';
@@ -82,7 +82,8 @@ async function start(): Promise<number> {
   const codecPort = Number(process.env.CODEC_PORT || 8888);
   const modelPort = Number(process.env.MODEL_PORT || 8081);
   const wantProvider = !real && !process.env.LLM_BASE_URL;
-  const providerRunning = wantProvider && (await fetch(`http://127.0.0.1:${cfg.providerPort}/health`, { signal: AbortSignal.timeout(2000) }).then((r) => r.ok, () => false));
+  // Another npm start's provider is shared; any other server answering /health there is not ours: the port is busy.
+  const providerRunning = wantProvider && (await isOurProvider(cfg.providerPort));
   claims = [
     ...(metricsAddress ? [{ port: Number(metricsAddress.split(':').pop()), what: 'Prometheus metrics', env: 'METRICS_PORT', chosen: metricsChosen }] : []),
     { port: codecPort, what: 'the codec server the Web UI calls', env: 'CODEC_PORT', chosen: !!process.env.CODEC_PORT },
@@ -209,4 +210,16 @@ async function devServer(cfg: HarnessConfig, codecUrl: string): Promise<string> 
   });
   console.log(`Temporal dev server on ${server.address} (Web UI http://127.0.0.1:${uiPort}, data ${dbFile})`);
   return server.address;
+}
+
+/** Whether the scripted provider (ours: its /health names PROVIDER_SERVICE) answers on the port. */
+async function isOurProvider(port: number): Promise<boolean> {
+  try {
+    const r = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(2000) });
+    if (!r.ok) return false;
+    const body = (await r.json()) as { service?: unknown } | null;
+    return body?.service === PROVIDER_SERVICE;
+  } catch {
+    return false;
+  }
 }
