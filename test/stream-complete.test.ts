@@ -12,33 +12,14 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
-import { freshWorkspace, useHarness, waitFor } from './helpers/harness.js';
-import { temporal } from '@temporalio/proto';
+import { freshWorkspace, useHarness } from './helpers/harness.js';
+import { admitted } from './helpers/admitted-update.js';
 import { AgentClient } from '../client/agent-client.js';
 import { decideUpdate } from '../common/run-messages.js';
 import { isGap, isTraceEvent, type RunEventItem, type StreamEvent } from '../common/stream-items.js';
 
 const h = useHarness();
 const agents = () => new AgentClient({ client: h.client, taskQueue: h.taskQueue });
-
-/** Waits until the server holds update `updateId` of the run (admitted: sent, not yet delivered to any worker). */
-async function admitted(workflowId: string, runId: string, updateId: string): Promise<void> {
-  await waitFor(`update ${updateId} admitted`, async () => {
-    try {
-      await h.client.workflowService.pollWorkflowExecutionUpdate({
-        namespace: h.client.options.namespace,
-        updateRef: { workflowExecution: { workflowId, runId }, updateId },
-        identity: 'test',
-        waitPolicy: { lifecycleStage: temporal.api.enums.v1.UpdateWorkflowExecutionLifecycleStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ADMITTED },
-      });
-      return true;
-    } catch (err) {
-      // Not there yet: the client is still encoding and sending it.
-      if ((err as { code?: unknown }).code === 5) return null;
-      throw err;
-    }
-  });
-}
 
 /** The workflow's own trace events as the trace file has them (seq, type). */
 const traceEvents = (workflowId: string) =>
@@ -162,7 +143,7 @@ describe('readable from the first instant, deterministically', () => {
       const settled = Promise.allSettled([poll, decide]);
       // Both held by the server before the worker's first poll, so they arrive with the run's start.
       for (const updateId of ['poll-1', 'decide-1']) {
-        await admitted(workflowId, handle.firstExecutionRunId, updateId);
+        await admitted(h.client, workflowId, handle.firstExecutionRunId, updateId);
       }
       worker.run();
       const [p, d] = await settled;

@@ -6,35 +6,17 @@
 // reads it all in bounded pages and time; an update sent the moment a run
 // starts gets the run's own answer, never "No registered handler".
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
 import { AgentClient } from '../../client/agent-client.js';
 import { StreamOffsetError } from '../../client/run-events.js';
 import { cancelSignal, decideUpdate, raiseBudgetUpdate, reconcileUpdate, steerUpdate, streamItemsQuery } from '../../common/run-messages.js';
 import { STREAM_PAGE_ITEMS, isGap, type RunEventItem } from '../../common/stream-items.js';
-import { freshWorkspace, useHarness, waitFor, waitForApproval } from '../helpers/harness.js';
+import { freshWorkspace, useHarness, waitForApproval } from '../helpers/harness.js';
+import { admitted } from '../helpers/admitted-update.js';
 
 const h = useHarness();
 const agents = () => new AgentClient({ client: h.client, taskQueue: h.taskQueue });
 
-/** Waits until the server holds update `updateId` of the run (admitted: sent, not yet delivered to any worker). */
-async function admitted(workflowId: string, runId: string, updateId: string): Promise<void> {
-  await waitFor(`update ${updateId} admitted`, async () => {
-    try {
-      await h.client.workflowService.pollWorkflowExecutionUpdate({
-        namespace: h.client.options.namespace,
-        updateRef: { workflowExecution: { workflowId, runId }, updateId },
-        identity: 'test',
-        waitPolicy: { lifecycleStage: temporal.api.enums.v1.UpdateWorkflowExecutionLifecycleStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ADMITTED },
-      });
-      return true;
-    } catch (err) {
-      // Not there yet: the client is still encoding and sending it.
-      if ((err as { code?: unknown }).code === 5) return null;
-      throw err;
-    }
-  });
-}
 const POLL = '__temporal_workflow_stream_poll';
 
 /** Rejects with a timeout's error when `p` has not settled in `ms`: a hostile poll that parks is a failure, not a hang. */
@@ -125,7 +107,7 @@ describe('hostile offsets on the stream', () => {
       const answers = Object.entries(sent).map(async ([name, p]) => [name, await refusal(p)] as const);
       // Held by the server until the worker's first poll: they arrive with the run's start.
       for (const updateId of Object.keys(sent)) {
-        await admitted(workflowId, handle.firstExecutionRunId, updateId);
+        await admitted(h.client, workflowId, handle.firstExecutionRunId, updateId);
       }
       worker.run();
       for (const [name, answer] of await Promise.all(answers)) {
