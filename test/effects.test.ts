@@ -235,7 +235,8 @@ describe.each(['folder', 'postgres'] as const)('the effect protocol on the %s st
     const w = counter();
     const outs = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
-        runWrite(call({ key, attempt: attempt({ attempt: i + 1, worker: `${i}@host-${i}` }) }), async (g) => {
+        // A lease far longer than the race: under load (eight fsyncing claims on a busy disk) the default 2 s lapsed before the winner acted, and a loser took it over, which is another test's subject.
+        runWrite(call({ key, leaseMs: 60_000, attempt: attempt({ attempt: i + 1, worker: `${i}@host-${i}` }) }), async (g) => {
           const r = await w.act(g);
           await new Promise((res) => setTimeout(res, 100));
           return r;
