@@ -359,7 +359,8 @@ function retention(v: CheckedEnv): RetentionConfig {
   };
 }
 
-function list(raw: string | undefined): string[] | null {
+/** A comma-separated variable as a list (entries trimmed, empty ones dropped); null when unset or blank. */
+export function list(raw: string | undefined): string[] | null {
   if (raw === undefined || raw.trim() === '') return null;
   return raw.split(',').map((x) => x.trim()).filter((x) => x !== '');
 }

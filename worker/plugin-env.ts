@@ -14,7 +14,7 @@
 //   `workspace: process.env.AGENT_WORKSPACE` workers for nothing.
 // The standalone worker (`npm run worker`) reads the environment itself
 // (common/config.ts) and never comes here.
-import { approverPolicy } from '../common/config.js';
+import { approverPolicy, list } from '../common/config.js';
 import type { ApproverPolicy } from '../common/signed-decision.js';
 import type { AgentPluginOptions } from './plugin-options.js';
 import { OPTION_NAMES, type SettingNames } from './setting-names.js';
@@ -87,12 +87,12 @@ export function pluginEnvironment(o: AgentPluginOptions, env: NodeJS.ProcessEnv)
     out.approvers = approverPolicy(approvers);
     names.approvers = 'AGENT_APPROVERS';
   }
-  const hashed = set('AGENT_REQUIRE_ARGS_HASH');
+  const hashed = list(env.AGENT_REQUIRE_ARGS_HASH);
   if (hashed !== null) {
     if (rd(o).requireArgsHash !== undefined) {
       throw new Error(`${OPTION_NAMES.requireArgsHash} and AGENT_REQUIRE_ARGS_HASH are both set: keep the option or the variable, not both`);
     }
-    out.requireArgsHash = hashed.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    out.requireArgsHash = hashed;
     names.requireArgsHash = 'AGENT_REQUIRE_ARGS_HASH';
   }
   const unread = UNREAD.filter((u) => set(u.variable) !== null && !u.given(o));
