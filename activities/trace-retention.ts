@@ -86,31 +86,18 @@ export async function traceOwner(path: string): Promise<{ namespace: string | nu
   }
 }
 
-/** The workflow id of a trace file whose name is hashed (common/bounds.ts fileStem): its first line's. Null for any other file. */
-async function hashedTraceWorkflowId(path: string): Promise<string | null> {
-  const base = path.endsWith('.jsonl') ? path.slice(path.lastIndexOf('/') + 1, -'.jsonl'.length) : '';
-  if (!isHashedStem(RUN_ID.exec(base)?.[1] ?? base)) return null;
-  const file = await open(path, 'r').catch(() => null);
-  if (!file) return null;
-  try {
-    // The writer puts the id first, after ts (activities/trace-file.ts); a
-    // workflow id is at most 1,000 bytes, the line itself may be far longer.
-    const buf = Buffer.alloc(8 * 1024);
-    const { bytesRead } = await file.read(buf, 0, buf.length, 0);
-    const m = /^\{"ts":"[^"]*","runId":("(?:[^"\\]|\\.)*")/.exec(buf.subarray(0, bytesRead).toString('utf8'));
-    const id: unknown = m ? JSON.parse(m[1]) : null;
-    return typeof id === 'string' ? id : null;
-  } catch {
-    return null;
-  } finally {
-    await file.close();
-  }
+/** Whether a trace file's name is hashed (common/bounds.ts fileStem: a long or non-ASCII id): its workflow id is then only in its lines. */
+function hashedTraceName(fileName: string): boolean {
+  if (!fileName.endsWith('.jsonl')) return false;
+  const base = fileName.slice(0, -'.jsonl'.length);
+  return isHashedStem(RUN_ID.exec(base)?.[1] ?? base);
 }
 
 export async function sweepTraces(dir: string, stateOf: (workflowId: string) => Promise<WorkflowState>, limits: TraceRetention, now = Date.now()): Promise<FileSweep> {
   const files: { path: string; workflowId: string; mtime: number; size: number }[] = [];
   for (const name of await readdir(dir).catch(() => [] as string[])) {
-    const workflowId = traceWorkflowId(name) ?? (await hashedTraceWorkflowId(join(dir, name)));
+    // A hashed name's id is read from the file's first line, as its owner is (traceOwner).
+    const workflowId = traceWorkflowId(name) ?? (hashedTraceName(name) ? (await traceOwner(join(dir, name))).workflowId : null);
     if (workflowId === null) continue;
     const s = await stat(join(dir, name)).catch(() => null);
     if (s?.isFile()) files.push({ path: join(dir, name), workflowId, mtime: s.mtimeMs, size: s.size });
