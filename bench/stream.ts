@@ -167,7 +167,7 @@ async function wholeRun(): Promise<Whole> {
   const reading = (async () => {
     for (;;) {
       try {
-        for await (const item of (await reader.getHandle(workflowId)).events(0)) {
+        for await (const item of reader.getHandle(workflowId).events(0)) {
           got.push(item);
           await new Promise((r) => setTimeout(r, READER_SLEEP_MS));
         }

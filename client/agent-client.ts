@@ -7,7 +7,7 @@ import type { SearchAttributePair, TypedSearchAttributes } from '@temporalio/com
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_TASK_QUEUE, type AgentInput, type AgentStatus } from '../common/contract.js';
 import { startingAttributes } from '../workflows/visibility.js';
-import { InvalidInputError, RunNotFoundError, translating } from './agent-errors.js';
+import { InvalidInputError, translating } from './agent-errors.js';
 import { checkFork, checkForkInput, forkInput, sourceIdOf, type ForkSpec, type RunExport } from './fork-run.js';
 import { checkInput, INPUT_NAMES, noLimitLeft, type OptionNames } from './input-check.js';
 import { checkResume, resumeInput } from './resume-check.js';
@@ -211,14 +211,16 @@ export class AgentClient {
 
   /**
    * A handle on the run with this workflow id (its current execution, or run
-   * `runId`). Resolves once the server knows the run; RunNotFoundError
-   * otherwise, or when the id names a workflow that is not an agentRun.
+   * `runId`), synchronous and lazy as Temporal's `client.workflow.getHandle`
+   * is: nothing is asked of the server here, so a child agent's handle can be
+   * taken before its parent starts it. The first call that needs the run
+   * throws RunNotFoundError when the server does not know it (or it is not
+   * an agentRun); a later call asks again, so the same handle works once the
+   * run exists.
    */
-  async getHandle(workflowId: string, runId?: string): Promise<AgentRunHandle> {
+  getHandle(workflowId: string, runId?: string): AgentRunHandle {
     const workflow = this.client.workflow.getHandle<AgentRunWorkflow>(workflowId, runId);
-    const d = await translating(workflowId, runId, () => workflow.describe());
-    if (d.type !== 'agentRun') throw new RunNotFoundError(workflowId, runId, { detail: `it is a ${d.type} workflow, not an agentRun` });
-    return new AgentRunHandle(this.ctx, workflow, runId, d.taskQueue);
+    return new AgentRunHandle(this.ctx, workflow, runId, null);
   }
 
   /**

@@ -46,6 +46,7 @@ import { startRun } from './start-run.js';
 import { exportRun, forkArgs } from './fork-export.js';
 import { CannotExportError } from './fork-run.js';
 import { UsageError } from './usage-error.js';
+import { codecServerCommand } from './codec-server-command.js';
 
 export { DEFAULT_TASK, inputFromFlags } from './run-flags.js';
 
@@ -86,6 +87,8 @@ export async function main(argv: string[], client?: Client): Promise<number> {
     switch (command) {
       case 'keygen':
         return keygen(rest);
+      case 'codec-server':
+        return await codecServerCommand(rest, cfg.devServer.uiPort);
       case 'run':
         return await run(await agent(), runFlags ?? inputFromFlags(rest));
       case 'resume':
@@ -109,7 +112,7 @@ export async function main(argv: string[], client?: Client): Promise<number> {
       case 'cancel': {
         const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { reason: { type: 'string' } } });
         const workflowId = need(positionals[0], 'workflowId');
-        const handle = await (await agent()).getHandle(workflowId);
+        const handle = (await agent()).getHandle(workflowId);
         await handle.cancel(values.reason ?? 'cancelled from the CLI');
         // The signal is in the run's history either way; with no worker nothing stops yet: say so.
         const workers = await handle.workers();
@@ -125,7 +128,7 @@ export async function main(argv: string[], client?: Client): Promise<number> {
         return await ask(await agent(), command, need(rest[0], 'workflowId'));
       case 'result': {
         const workflowId = need(rest[0], 'workflowId');
-        const r = await (await (await agent()).getHandle(workflowId)).result().catch((err: unknown) => {
+        const r = await (await agent()).getHandle(workflowId).result().catch((err: unknown) => {
           // A run that failed outright (bad input, a refused resume) has no result
           // object: print the same fields a failed result has, with the cause.
           if (!(err instanceof RunFailedError)) throw err;
@@ -156,7 +159,7 @@ export async function main(argv: string[], client?: Client): Promise<number> {
         const traceDir = traceDirOf(workflowId);
         const chainId = await traceChainFor(conn, traceDir, workflowId, values['run-id'], values.follow === true);
         if (values.follow) {
-          const handle = await (await agent()).getHandle(workflowId, values['run-id']);
+          const handle = (await agent()).getHandle(workflowId, values['run-id']);
           const r = await follow(workflowId, () => handle.result(), { traceDir, chainId });
           return EXIT_CODES[r.status];
         }
@@ -174,7 +177,7 @@ export async function main(argv: string[], client?: Client): Promise<number> {
         const workflowId = need(positionals[0], 'workflowId');
         const from = values.from === undefined ? 0 : Number(values.from);
         if (!Number.isInteger(from) || from < 0) throw new UsageError(`--from must be a stream offset (a whole number of 0 or more), got ${JSON.stringify(values.from)}`);
-        const handle = await (await agent()).getHandle(workflowId);
+        const handle = (await agent()).getHandle(workflowId);
         const r = await followEvents(handle, { traceDir: traceDirOf(workflowId), live: process.stdout.isTTY, fromOffset: from, tokens: values.tokens === true, traceFile: values['trace-file'] === true });
         if (r.output) console.log(`answer: ${r.output}`);
         if (r.error) console.log(`error: ${r.error}`);
@@ -375,7 +378,7 @@ async function reconcile(agent: AgentClient, rest: string[]): Promise<number> {
   const by = byOf(values.by);
   const signing = signingOf(values);
   const outcome = values.happened !== undefined ? ({ outcome: 'happened', result: values.happened, by, ...signing } as const) : ({ outcome: 'retry', by, ...signing } as const);
-  const handle = await agent.getHandle(workflowId);
+  const handle = agent.getHandle(workflowId);
   const view = await viaWorker(handle, `reconcile ${callId}`, () => handle.reconcile(callId, outcome));
   if (typeof view === 'number') return view;
   console.log(`reconciled ${callId} on ${workflowId} (${outcome.outcome}); run is now ${view.agentStatus} (turns=${view.turns} cost=$${view.costUsd.toFixed(6)})`);
@@ -407,7 +410,7 @@ async function decide(agent: AgentClient, decision: 'approve' | 'reject', rest: 
     ...(values.tool !== undefined ? { toolName: values.tool } : {}),
   };
   const options = { by: byOf(values.by), ...(values.reason !== undefined ? { reason: values.reason } : {}), ...(hash !== undefined ? { argsHash: hash.toLowerCase() } : {}), ...bound, ...signingOf(values) };
-  const handle = await agent.getHandle(workflowId);
+  const handle = agent.getHandle(workflowId);
   const view = await viaWorker(handle, `${decision} ${callId}`, () => (decision === 'approve' ? handle.approve(callId, options) : handle.reject(callId, options)), {
     name: decision,
     // The signals carry the same fields, the verdict in the signal's name (approve has no reason).
@@ -428,7 +431,7 @@ async function steer(agent: AgentClient, rest: string[]): Promise<number> {
   if (positionals.length > 2) throw new UsageError(`one message, quoted: got ${positionals.length - 1} words (agent-harness steer ${workflowId} "look in logs/")`);
   if (message.trim() === '') throw new UsageError('the message is empty');
   const options = { by: byOf(values.by), interrupt: values.interrupt === true, ...signingOf(values) };
-  const handle = await agent.getHandle(workflowId);
+  const handle = agent.getHandle(workflowId);
   const view = await viaWorker(handle, 'the message', () => handle.steer(message, options), {
     name: 'steer',
     send: () => handle.signals.steer(message, options),
@@ -448,7 +451,7 @@ async function raiseBudget(agent: AgentClient, rest: string[]): Promise<number> 
   const workflowId = need(positionals[0], 'workflowId');
   const to = numberFlag('to', values.to);
   if (to === undefined || to === null) throw new UsageError('missing --to USD (the new budget)');
-  const handle = await agent.getHandle(workflowId);
+  const handle = agent.getHandle(workflowId);
   const view = await viaWorker(handle, `the raise to $${to}`, () => handle.raiseBudget(to, { by: byOf(values.by), ...(values.reason !== undefined ? { reason: values.reason } : {}), ...signingOf(values) }));
   if (typeof view === 'number') return view;
   console.log(raiseOutcome(workflowId, to, view));
@@ -530,7 +533,7 @@ async function viaWorker(handle: AgentRunHandle, what: string, update: () => Pro
  * Temporal itself holds for the run (execution status, search attributes).
  */
 async function ask(agent: AgentClient, command: 'status' | 'transcript', workflowId: string): Promise<number> {
-  const handle = await agent.getHandle(workflowId);
+  const handle = agent.getHandle(workflowId);
   try {
     const answer = command === 'status' ? await handle.status() : await handle.transcript();
     console.log(JSON.stringify(answer, null, 2));

@@ -74,6 +74,13 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
     usage: 'keygen --out FILE [--name NAME] [--force]',
     about: 'a new Ed25519 key pair for signed decisions: the private key to FILE (mode 600), the public key and an AGENT_APPROVERS snippet to stdout (no server needed)',
   },
+  'codec-server': {
+    usage: 'codec-server [--port N] [--host H] [--keys-file FILE] [--allow-origin ORIGINS] [--max-body-bytes N]',
+    about:
+      'serve /decode and /encode for `temporal ... --codec-endpoint URL` and the Web UI (no Temporal server needed), until SIGINT/SIGTERM.\n' +
+      'Keys: --keys-file (kid:base64key entries, one a line or comma-separated) or AGENT_PAYLOAD_KEYS; a bearer token when AGENT_CODEC_TOKEN is set;\n' +
+      'defaults: --port CODEC_PORT or 8888, --host CODEC_HOST or 127.0.0.1, --allow-origin CODEC_ALLOW_ORIGIN or the dev Web UI, --max-body-bytes 8 MiB',
+  },
   cancel: { usage: 'cancel <workflowId> [--reason TEXT]' },
   status: { usage: 'status <workflowId>', about: 'query the live status; with no worker, one line saying so and what Temporal holds (execution status, search attributes), exit 8' },
   transcript: { usage: 'transcript <workflowId>', about: 'query the messages; with no worker, one line saying so, exit 8' },

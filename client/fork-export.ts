@@ -19,7 +19,7 @@ export async function exportRun(agent: AgentClient, rest: string[]): Promise<num
   const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { out: { type: 'string' }, 'run-id': { type: 'string' } } });
   const workflowId = positionals[0];
   if (!workflowId) throw new UsageError('missing <workflowId>');
-  const handle = await agent.getHandle(workflowId, values['run-id']);
+  const handle = agent.getHandle(workflowId, values['run-id']);
   const doc = await handle.export().catch((err: unknown) => {
     if (err instanceof CannotExportError) throw new UsageError(err.message);
     throw err;

@@ -3,6 +3,8 @@
 // the package's API); the CLI's modules beside it are not.
 import type { DataConverter } from '@temporalio/common';
 import { dataConverter } from '../common/payload-codec.js';
+import { checkPayloadKeys, type PayloadKey } from '../common/payload-keys.js';
+import { ENCODED_FAILURES_PATH, encryptsPayloads } from '../common/codec-plugin.js';
 
 export {
   AgentClient,
@@ -87,14 +89,43 @@ export type {
   Usage,
 } from '../common/contract.js';
 
+// Payload encryption for package users, from this light entry (the worker's
+// AgentPlugin.forClient gives the same codec but loads the worker entry).
+export { parsePayloadKeys, PayloadKeysError, type PayloadKey } from '../common/payload-keys.js';
+/** The codec server the `temporal` CLI (`--codec-endpoint`) and the Web UI call; `agent-harness codec-server` runs it. */
+export { startCodecServer, DEFAULT_MAX_BODY_BYTES, type CodecServerOptions } from './codec-server.js';
+
+/** What agentDataConverter encrypts with. */
+export interface AgentDataConverterOptions {
+  /**
+   * The payload keys as values (the first encrypts, all decrypt; each 32
+   * bytes, ids unique): the same list as the workers'. Absent: read from
+   * AGENT_PAYLOAD_KEYS. null or empty: no encryption, whatever the
+   * environment says.
+   */
+  payloadKeys?: readonly PayloadKey[] | null;
+}
+
 /**
- * The data converter the harness's workers use (large payloads gzipped):
- * give it to the `Client` an AgentClient goes through, or a long run's
- * transcript and continue-as-new input are unreadable to it.
+ * The data converter the harness's workers use (large payloads gzipped, and
+ * encrypted under payload keys): give it to the `Client` an AgentClient goes
+ * through, or a long run's transcript and continue-as-new input (every
+ * payload, with keys) are unreadable to it. Throws PayloadKeysError naming
+ * the entry when a key is not 32 bytes or an id is listed twice.
  *
  * @example
- * const client = new Client({ connection, dataConverter: agentDataConverter() });
+ * const client = new Client({ connection, dataConverter: agentDataConverter({ payloadKeys: parsePayloadKeys(process.env.KEYS!) }) });
  */
-export function agentDataConverter(): DataConverter {
-  return dataConverter();
+export function agentDataConverter(options: AgentDataConverterOptions = {}): DataConverter {
+  if (options.payloadKeys) checkPayloadKeys(options.payloadKeys);
+  const converter = dataConverter(options.payloadKeys === undefined ? {} : { payloadKeys: options.payloadKeys });
+  // Under keys, failure messages travel encrypted too (as the workers send them): the converter that reads them.
+  return encryptsPayloads(options.payloadKeys) ? { ...converter, failureConverterPath: ENCODED_FAILURES_PATH } : converter;
 }
+
+/**
+ * The same codec as a Client plugin (`new Client({ connection, plugins:
+ * [agentCodecPlugin({ payloadKeys })] })`), added once beside a team's own
+ * codecs: what AgentPlugin.forClient() gives, without loading the worker.
+ */
+export { codecPlugin as agentCodecPlugin } from '../common/codec-plugin.js';

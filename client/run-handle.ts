@@ -28,7 +28,7 @@ import {
 } from '../common/run-messages.js';
 import { argsHash } from '../common/args-hash.js';
 import { signCall, signOther, type SigningOptions } from './signing.js';
-import { DecisionPendingError, NoAnswerError, NoWorkerError, RunFailedError, translating } from './agent-errors.js';
+import { DecisionPendingError, NoAnswerError, NoWorkerError, RunFailedError, RunNotFoundError, translating } from './agent-errors.js';
 import { ApplicationFailure } from '@temporalio/common';
 import { exportOf, type RunExport } from './fork-run.js';
 import { runEvents, type EventsOptions } from './run-events.js';
@@ -146,15 +146,19 @@ export class AgentRunHandle {
     private readonly ctx: HandleContext,
     workflow: WorkflowHandle<AgentRunWorkflow>,
     runId: string | undefined,
-    /** The run's task queue, where its worker polls. */
-    private readonly taskQueue: string,
+    /** The run's task queue, where its worker polls; null: not known yet (a lazy getHandle), read from the server on first use. */
+    taskQueue: string | null,
     notes: readonly string[] = [],
   ) {
     this.workflow = workflow;
     this.workflowId = workflow.workflowId;
     this.runId = runId;
     this.notes = notes;
-    const send = <A>(call: () => Promise<A>) => translating(this.workflowId, this.runId, call);
+    if (taskQueue !== null) this.queue = Promise.resolve(taskQueue);
+    const send = async <A>(call: () => Promise<A>) => {
+      await this.taskQueue();
+      return translating(this.workflowId, this.runId, call);
+    };
     this.signals = {
       approve: async (callId, o) => {
         const signed = await this.signedCall(callId, 'approve', o);
@@ -195,6 +199,7 @@ export class AgentRunHandle {
    * termination) and so has no result.
    */
   async result(): Promise<RunResult> {
+    await this.taskQueue();
     try {
       return await translating(this.workflowId, this.runId, () => this.workflow.result());
     } catch (err) {
@@ -207,6 +212,7 @@ export class AgentRunHandle {
 
   /** What Temporal holds for the run without a worker: its execution status and Agent* search attributes. */
   async describe(): Promise<RunDescription> {
+    await this.taskQueue();
     return withoutWorker(await translating(this.workflowId, this.runId, () => this.workflow.describe()));
   }
 
@@ -274,12 +280,14 @@ export class AgentRunHandle {
    * and its child runs. Resolves once the signal is recorded; `result()`
    * gives the exit. RunAlreadyFinishedError if it has ended.
    */
-  cancel(reason = 'cancelled through AgentClient'): Promise<void> {
+  async cancel(reason = 'cancelled through AgentClient'): Promise<void> {
+    await this.taskQueue();
     return translating(this.workflowId, this.runId, () => this.workflow.signal(cancelSignal, { reason }));
   }
 
   /** The run's turns, configuration and cost per turn, to fork from later (AgentClient.fork) even once its history is gone. */
-  export(): Promise<RunExport> {
+  async export(): Promise<RunExport> {
+    await this.taskQueue();
     return exportOf(this.ctx.client, this.workflowId, this.runId, this);
   }
 
@@ -298,12 +306,30 @@ export class AgentRunHandle {
   async *events(fromOffset = 0, options: EventsOptions = {}): AsyncGenerator<RunEventItem, void, undefined> {
     const windowOf = (from: number, runId?: string, maxItems?: number) =>
       this.ask('the stream window', () => this.ctx.client.workflow.getHandle(this.workflowId, runId).query(streamItemsQuery, from, ...(maxItems === undefined ? [] : [maxItems])));
+    await this.taskQueue();
     yield* runEvents(this.ctx.client, this.workflowId, fromOffset, await this.streamEnd(fromOffset), windowOf, options);
   }
 
   /** Who polls the run's task queue now. */
-  workers(): Promise<QueueWorkers> {
-    return queueWorkers(this.ctx.client, this.taskQueue);
+  async workers(): Promise<QueueWorkers> {
+    return queueWorkers(this.ctx.client, await this.taskQueue());
+  }
+
+  /** The run's task queue once the server has said the run exists and is an agentRun; a refusal is not kept, so a later call asks again. */
+  private queue: Promise<string> | undefined;
+  private taskQueue(): Promise<string> {
+    this.queue ??= translating(this.workflowId, this.runId, () => this.workflow.describe()).then(
+      (d) => {
+        if (d.type !== 'agentRun') throw new RunNotFoundError(this.workflowId, this.runId, { detail: `it is a ${d.type} workflow, not an agentRun` });
+        return d.taskQueue;
+      },
+    );
+    const asked = this.queue;
+    // Not found yet (a child its parent has not started): the next call asks the server again.
+    asked.catch(() => {
+      if (this.queue === asked) this.queue = undefined;
+    });
+    return asked;
   }
 
   /**
@@ -373,6 +399,7 @@ export class AgentRunHandle {
    * once (RunAlreadyFinishedError).
    */
   private async update<T>(what: string, call: () => Promise<T>): Promise<T> {
+    await this.taskQueue();
     const d = await translating(this.workflowId, this.runId, () => this.workflow.describe());
     if (d.status.name !== 'RUNNING') return translating(this.workflowId, this.runId, call, what);
     const workers = await queueWorkers(this.ctx.client, d.taskQueue);
@@ -396,6 +423,7 @@ export class AgentRunHandle {
    */
   private async decision(input: DecideInput): Promise<RunStatusView> {
     const what = `${input.decision} ${input.callId}`;
+    await this.taskQueue();
     const d = await translating(this.workflowId, this.runId, () => this.workflow.describe());
     if (d.status.name !== 'RUNNING') return translating(this.workflowId, this.runId, () => this.workflow.executeUpdate(decideUpdate, { args: [input] }), 'decide');
     const workers = await queueWorkers(this.ctx.client, d.taskQueue);

@@ -2,6 +2,7 @@
 // and the real scripted provider, every run started, decided, steered and
 // stopped through the client's typed methods (no casts at the call sites).
 // Every run it starts is replayed when the file ends (the harness client records each start).
+import { Client } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -144,14 +145,31 @@ describe('AgentClient', () => {
     await waitFor('the run to leave listAwaiting', async () => !(await agent.listAwaiting()).some((w) => w.workflowId === handle.workflowId));
   });
 
-  it('getHandle of an unknown id is RunNotFoundError; of a known one drives the run', async () => {
-    const id = `ac-nope-${randomUUID().slice(0, 8)}`;
-    const missing = await refusal(agent.getHandle(id));
+  it('getHandle is synchronous and lazy: taken before the run exists, its first use is RunNotFoundError, and the same handle drives the run once it starts', async () => {
+    const id = `ac-later-${randomUUID().slice(0, 8)}`;
+    // As client.workflow.getHandle: no server call, no throw, no promise (a child agent's handle before its parent starts it).
+    const handle = agent.getHandle(id);
+    expect(handle).toBeInstanceOf(AgentRunHandle);
+    expect(handle.workflowId).toBe(id);
+    const missing = await refusal(handle.status());
     expect(missing).toBeInstanceOf(RunNotFoundError);
     expect(missing).toMatchObject({ workflowId: id, message: `no such run: ${id}` });
-    const started = await start({ task: 'Which file mentions a timeout?', model: 'plan' });
-    const again = await agent.getHandle(started.workflowId);
-    expect((await again.result()).status).toBe('completed');
+    expect(await refusal(handle.result())).toBeInstanceOf(RunNotFoundError);
+    await start({ task: 'Which file mentions a timeout?', model: 'plan' }, id);
+    // The refusal was not kept: the handle taken before the start follows the run.
+    expect((await handle.result()).status).toBe('completed');
+  });
+
+  it('a lazy handle on a workflow that is not an agentRun refuses on first use, naming its type', async () => {
+    const id = `ac-other-${randomUUID().slice(0, 8)}`;
+    // Through a client of its own: the harness's would replay it at the end, and no worker has this type.
+    const raw = new Client({ connection: h.client.connection });
+    await raw.workflow.start('noSuchWorkflowType', { taskQueue: `nobody-${randomUUID().slice(0, 8)}`, workflowId: id });
+    const handle = agent.getHandle(id);
+    const wrong = await refusal(handle.cancel('x'));
+    expect(wrong).toBeInstanceOf(RunNotFoundError);
+    expect((wrong as RunNotFoundError).message).toContain('it is a noSuchWorkflowType workflow, not an agentRun');
+    await raw.workflow.getHandle(id).terminate('test done');
   });
 
   it('refuses bad input before any run starts, naming the field', async () => {
@@ -159,7 +177,7 @@ describe('AgentClient', () => {
     const bad = await refusal(agent.start({ task: 'x', limits: { maxTurns: -3 } }, { workflowId }));
     expect(bad).toBeInstanceOf(InvalidInputError);
     expect(bad).toMatchObject({ field: 'limits.maxTurns', message: 'limits.maxTurns must be a positive integer or null, got -3' });
-    expect(await refusal(agent.getHandle(workflowId))).toBeInstanceOf(RunNotFoundError);
+    expect(await refusal(agent.getHandle(workflowId).describe())).toBeInstanceOf(RunNotFoundError);
   });
 
   it('resume needs a higher cap and then carries on; fork starts from a turn of its source', async () => {

@@ -53,6 +53,9 @@ const COVERAGE: [RegExp, Coverage][] = [
   // README: approve a run (npm start parks; a second terminal approves)
   [rx(String.raw`npm start -- --model destructive$`), { how: 'flow', flow: 'approve-readme' }],
   [rx(String.raw`bin/agent-harness\.mjs (status|approve) RUN_ID`), { how: 'flow', flow: 'approve-readme' }],
+  // README: the same on an encrypted run, through the bin's codec server
+  [rx(String.raw`bin/agent-harness\.mjs codec-server --port 8888 --keys-file `), { how: 'test', file: 'test/codec-server-cli.test.ts', contains: ["'codec-server', '--port'", "'--keys-file'"] }],
+  [rx(String.raw`\.temporal/bin/temporal workflow update execute -w RUN_ID --name decide --codec-endpoint `), { how: 'test', file: 'test/codec-server-cli.test.ts', contains: ["'--codec-endpoint', codecUrl", "'--name', 'decide'", 'expect(decoded, decoded.stderr).toMatchObject({ code: 0 })'] }],
   [rx(String.raw`\.temporal/bin/temporal workflow update execute -w RUN_ID --name decide`), { how: 'here', state: 'parked' }],
   // README and docs/tools.md: your own tool
   [rx(String.raw`npm start -- --serve$`), { how: 'test', file: 'test/start.test.ts', contains: ["npmStart(env, '--serve')"] }],

@@ -82,7 +82,7 @@ describe('metrics', () => {
       expect((cause as ApplicationFailure).type).toBe('AgentRunFailed');
       expect((cause as ApplicationFailure).details?.[0]).toMatchObject({ runId: failing.workflowId, status: 'failed' });
       // AgentClient reads the same result as without the setting.
-      const handle = await new AgentClient({ client: h.client, taskQueue }).getHandle(failing.workflowId);
+      const handle = new AgentClient({ client: h.client, taskQueue }).getHandle(failing.workflowId);
       expect(await handle.result()).toMatchObject({ status: 'failed', runId: failing.workflowId });
       // Temporal's own failure tooling sees it.
       await waitFor('the failed run under ExecutionStatus="Failed"', async () => ((await temporalOk(h.address, 'workflow', 'list', '--query', `ExecutionStatus="Failed" AND TaskQueue="${taskQueue}"`)).includes(failing.workflowId) ? true : null));

@@ -235,7 +235,7 @@ describe('a worker with AGENT_APPROVERS', () => {
 
   it('the run records the policy (public keys only) in its configuration', async () => {
     const { handle } = await parked();
-    const cfg = await (await agent.getHandle(handle.workflowId)).config();
+    const cfg = await agent.getHandle(handle.workflowId).config();
     expect(cfg.approvers).toEqual(policy);
     expect(JSON.stringify(cfg)).not.toContain(alice.privateKey);
     // Our CLI's reject, signed with alice's key file.
@@ -278,7 +278,7 @@ describe('a worker with AGENT_APPROVERS', () => {
     await stillParked(handle, ws);
 
     // The steer update is listed too: unsigned refused, alice's signed message queued.
-    const runHandle = await agent.getHandle(id);
+    const runHandle = agent.getHandle(id);
     await expect(runHandle.steer('hold on', { by: 'alice' })).rejects.toThrow(/signature required: steer is listed/);
     await expect(runHandle.steer('hold on', { by: 'bob', key: key(bob) })).rejects.toThrow(/approver "bob" is not listed for steer/);
     expect((await runHandle.steer('hold on', { by: 'alice', key: key(alice) })).queuedSteers).toHaveLength(1);
@@ -358,7 +358,7 @@ describe('a worker with AGENT_APPROVERS', () => {
     const signedRaise = signOther({ maxBudgetUsd: 0.008, by: 'alice' }, { workflowId: id, decision: 'raiseBudget', by: 'alice', callKey: await runKey(handle), key: key(alice) });
     expect(await refusedWith({ ...signedRaise, maxBudgetUsd: 0.05 })).toMatch(/^signature does not verify/);
     expect((await handle.query(statusQuery)).agentStatus).toBe('awaiting_budget');
-    const view = await (await agent.getHandle(id)).raiseBudget(0.008, { by: 'alice', key: key(alice) });
+    const view = await agent.getHandle(id).raiseBudget(0.008, { by: 'alice', key: key(alice) });
     expect(view.budget?.raises.at(-1)).toMatchObject({ toUsd: 0.008, by: 'alice' });
     await handle.signal(cancelSignal, { reason: 'done' });
     await handle.result();

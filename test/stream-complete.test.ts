@@ -30,7 +30,7 @@ const traceEvents = (workflowId: string) =>
 
 async function readAll(workflowId: string, from = 0, pause?: () => Promise<void>): Promise<RunEventItem[]> {
   const out: RunEventItem[] = [];
-  for await (const item of (await agents().getHandle(workflowId)).events(from)) {
+  for await (const item of agents().getHandle(workflowId).events(from)) {
     out.push(item);
     if (pause) await pause();
   }

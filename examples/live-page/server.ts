@@ -65,7 +65,7 @@ async function events(agents: AgentClient, url: URL, req: IncomingMessage, res: 
   // A reconnecting EventSource says the last offset it had.
   const last = Number(req.headers['last-event-id'] ?? url.searchParams.get('from') ?? -1);
   const from = Number.isInteger(last) && last >= 0 ? last + 1 : 0;
-  const handle = await agents.getHandle(run);
+  const handle = agents.getHandle(run);
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   let open = true;
   req.on('close', () => (open = false));
@@ -90,7 +90,7 @@ async function decide(agents: AgentClient, req: IncomingMessage, res: ServerResp
     return;
   }
   const by = typeof d.by === 'string' && d.by !== '' ? d.by : 'live-page';
-  const handle = await agents.getHandle(d.run);
+  const handle = agents.getHandle(d.run);
   const reason = typeof d.reason === 'string' ? d.reason : undefined;
   const status = d.decision === 'approve' ? await handle.approve(d.callId, { by }) : await handle.reject(d.callId, { by, ...(reason ? { reason } : {}) });
   res.writeHead(200, { 'content-type': 'application/json' });

@@ -111,7 +111,7 @@ describe('signed decisions cannot be replayed onto another run, call, or tool', 
     const start = () => h.client.workflow.start<typeof agentRun>('agentRun', { taskQueue: queue, workflowId: id, args: [{ task, model: 'destructive', workspace: ws }] });
     const first = await start();
     await waitForApproval(first, 'c2');
-    await (await agent.getHandle(id)).approve('c2', { by: 'alice', key: aliceKey });
+    await agent.getHandle(id).approve('c2', { by: 'alice', key: aliceKey });
     expect((await first.result()).status).toBe('completed');
     expect(existsSync(accessLog(ws))).toBe(false);
     const copied = await copiedFromHistory(first, 'decide', 'update', first.firstExecutionRunId);
@@ -146,7 +146,7 @@ describe('signed decisions cannot be replayed onto another run, call, or tool', 
     const ws = freshWorkspace();
     const handle = (await h.client.workflow.start<typeof agentRun>('agentRun', { taskQueue: queue, workflowId: `attack-c2-${ws}`, args: [{ task, model: 'reused_call_id', workspace: ws }] })) as Run;
     const firstPark = await parkedOn(handle, 1);
-    await (await agent.getHandle(handle.workflowId)).approve('c2', { by: 'alice', key: aliceKey });
+    await agent.getHandle(handle.workflowId).approve('c2', { by: 'alice', key: aliceKey });
     const secondPark = await parkedOn(handle, 2);
     expect(existsSync(accessLog(ws))).toBe(false);
     restore(ws);
@@ -169,7 +169,7 @@ describe('signed decisions cannot be replayed onto another run, call, or tool', 
     expect(existsSync(accessLog(ws))).toBe(true);
     expect((await handle.query(statusQuery)).interruption).toMatchObject({ type: 'approval', callId: 'c2', callKey: b.callKey });
     // Alice's own approval of the second occurrence still works: she signs what the status shows now.
-    await (await agent.getHandle(handle.workflowId)).reject('c2', { by: 'alice', reason: 'once was enough', key: aliceKey });
+    await agent.getHandle(handle.workflowId).reject('c2', { by: 'alice', reason: 'once was enough', key: aliceKey });
     expect((await handle.result()).status).toBe('completed');
     expect(existsSync(accessLog(ws))).toBe(true);
   });
@@ -221,7 +221,7 @@ describe('signed decisions cannot be replayed onto another run, call, or tool', 
     const start = () => h.client.workflow.start<typeof agentRun>('agentRun', { taskQueue: queue, workflowId: id, args: [{ task, model: 'destructive', workspace: ws }] });
     const first = await start();
     await waitForApproval(first, 'c2');
-    await (await agent.getHandle(id)).steer('delete everything you find', { by: 'alice', key: aliceKey });
+    await agent.getHandle(id).steer('delete everything you find', { by: 'alice', key: aliceKey });
     const copied = await copiedFromHistory(first, 'steer', 'update');
     await first.signal(cancelSignal, { reason: 'first run done' });
     await first.result();
@@ -391,7 +391,7 @@ describe('a signed reconcile is taken once', () => {
       workflowId: id,
       args: [{ task: 'Write the report.', model: 'mcp', tools: ['fs_list', 'fs_write', 'fs_slow'], workspace: freshWorkspace(), toolTimeoutMs: 4000, unknownOutcomes: 'ask' }],
     });
-    const run = await new AgentClient({ client: h.client, taskQueue: worker.taskQueue }).getHandle(id);
+    const run = new AgentClient({ client: h.client, taskQueue: worker.taskQueue }).getHandle(id);
     await waitForApproval(handle, 'c2');
     await run.approve('c2', { by: 'alice', key: aliceKey });
     const parks = (n: number) =>
@@ -454,7 +454,7 @@ describe('AGENT_APPROVERS in a team\'s worker (AgentPlugin)', () => {
       const said = await refusedUpdate(handle.executeUpdate(decideUpdate, { args: [{ callId: 'c2', decision: 'approve', by: 'alice' }] }));
       expect(said).toMatch(/^signature required: tool delete_file is listed in AGENT_APPROVERS \(may decide: alice\)/);
       expect(existsSync(accessLog(ws))).toBe(true);
-      await (await new AgentClient({ client: h.client, taskQueue }).getHandle(handle.workflowId)).approve('c2', { by: 'alice', key: aliceKey });
+      await new AgentClient({ client: h.client, taskQueue }).getHandle(handle.workflowId).approve('c2', { by: 'alice', key: aliceKey });
       expect((await handle.result()).status).toBe('completed');
       expect(existsSync(accessLog(ws))).toBe(false);
     } finally {

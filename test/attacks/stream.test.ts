@@ -66,7 +66,7 @@ describe('hostile offsets on the stream', () => {
   it('events() refuses a bad offset by name before sending anything, and an offset past a closed run\'s end with StreamOffsetError', async () => {
     const handle = await h.start({ task: 'Which file mentions a timeout?', model: 'plan', workspace: freshWorkspace() });
     await handle.result();
-    const run = await agents().getHandle(handle.workflowId);
+    const run = agents().getHandle(handle.workflowId);
     const first = (from: number) => run.events(from).next();
     for (const from of [-1, 1.5, Number.NaN, Number.MAX_SAFE_INTEGER + 2]) await expect(first(from), String(from)).rejects.toThrow(/fromOffset must be a whole number of 0 or more/);
     await expect(first(1e12)).rejects.toBeInstanceOf(StreamOffsetError);
@@ -79,7 +79,7 @@ describe('hostile offsets on the stream', () => {
     const heapBefore = process.memoryUsage().heapUsed;
     let n = 0;
     let last: RunEventItem | undefined;
-    for await (const item of (await agents().getHandle(handle.workflowId)).events(0)) {
+    for await (const item of agents().getHandle(handle.workflowId).events(0)) {
       expect(isGap(item)).toBe(false);
       expect(item.offset).toBe(n);
       n += 1;

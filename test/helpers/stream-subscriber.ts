@@ -11,10 +11,11 @@ const limit = max === '' ? Infinity : Number(max);
 const connection = await Connection.connect({ address });
 const agents = new AgentClient({ client: new Client({ connection, dataConverter: agentDataConverter() }) });
 // A subscriber may be started before the run: it waits for the run to exist.
-const handle = await (async () => {
+const handle = agents.getHandle(workflowId);
+await (async () => {
   for (;;) {
     try {
-      return await agents.getHandle(workflowId);
+      return await handle.describe();
     } catch (err) {
       if (!(err instanceof RunNotFoundError)) throw err;
       await new Promise((r) => setTimeout(r, 20));

@@ -21,12 +21,14 @@ function need(name: string): string {
   return value;
 }
 
-/** The handle of a run another workflow starts (the agent child): it exists once the parent has started it. */
+/** The handle of a run another workflow starts (the agent child), taken at once (getHandle is lazy), returned once the parent has started the run. */
 async function handleOnceStarted(agents: AgentClient, workflowId: string): Promise<AgentRunHandle> {
+  const handle = agents.getHandle(workflowId);
   const deadline = Date.now() + 120_000;
   for (;;) {
     try {
-      return await agents.getHandle(workflowId);
+      await handle.describe();
+      return handle;
     } catch (err) {
       if (!(err instanceof RunNotFoundError) || Date.now() > deadline) throw err;
       await new Promise((r) => setTimeout(r, 200));
