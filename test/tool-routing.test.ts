@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BUILTIN_TOOLS } from '../activities/tools/builtin.js';
 import { DEFAULT_TASK_QUEUE } from '../common/contract.js';
 import { livePollers, taskQueueFor, toolsetHash } from '../worker/tool-routing.js';
+import { queuePollers } from '../common/queue-pollers.js';
 import { Toolset } from '../activities/tools/toolset.js';
 import { useHarness, waitFor } from './helpers/harness.js';
 import { isDocumented } from './helpers/documented.js';
@@ -74,6 +75,31 @@ describe('runs go only where their tools are', () => {
     expect(warning).toContain(`warning (AGENT_TOOLSET_CHECK=warn): task queue ${h.taskQueue} is polled by worker(s) offering other tools`);
     expect(isDocumented(warning ?? ''), warning).toBe(true);
     await warned.kill();
+  });
+
+  // Two worker processes start, one is refused, one is stopped: minutes on a loaded 2-core machine.
+  it('a redeploy of a single worker starts at once: while the old worker polls the new tool set is refused; once it is SIGTERM\'d the new one starts', { timeout: 300_000 }, async () => {
+    const queue = `redeploy-${randomUUID().slice(0, 8)}`;
+    const old = await worker({}, queue);
+    await waitFor('the old worker polling', async () => (await livePollers(h.client, 'default', queue, null)).some((p) => p.identity.startsWith(`${old.child.pid}@`)));
+    // Still polling: the conflict is reported, naming it.
+    const refusal = await worker({ ...NOTES, AGENT_TASK_QUEUE: queue }, queue).then(
+      () => null,
+      (e: unknown) => (e instanceof Error ? e.message : String(e)),
+    );
+    expect(refusal).toContain(`task queue ${queue} is polled by worker(s) offering other tools than this one (tools:${notesHash}`);
+    expect(refusal).toContain(`${old.child.pid}@`);
+    // The deploy: SIGTERM, as an orchestrator stops it, and wait for it to exit.
+    const exited = new Promise((r) => old.child.once('exit', r));
+    old.child.kill('SIGTERM');
+    await exited;
+    // Its last poll is still listed by DescribeTaskQueue (what used to refuse the new build for a minute)...
+    expect((await queuePollers(h.client, 'default', queue)).some((p) => p.live && p.identity.startsWith(`${old.child.pid}@`))).toBe(true);
+    // ...but it said it shut down: the new build with one more tool starts now.
+    const next = await worker({ ...NOTES, AGENT_TASK_QUEUE: queue }, queue);
+    expect(next.output()).toContain(`tools=${notesHash}`);
+    expect(next.output()).not.toContain('offering other tools');
+    await next.kill();
   });
 
   it('without a queue named, the other tool set polls its own, and every task of a run started there is taken by it', { timeout: 180_000 }, async () => {

@@ -25,12 +25,15 @@ import type { Toolset } from '../activities/tools/toolset.js';
 import { DEFAULT_TASK_QUEUE } from '../common/contract.js';
 import type { ToolsetCheck, WorkerVersioning } from '../common/config.js';
 import { queuePollers } from '../common/queue-pollers.js';
+import proto from '@temporalio/proto';
 import { ENV_NAMES, type SettingNames } from './setting-names.js';
 
 /** The tool set's fingerprint: its tool names (a run may call any of them by name). */
 export function toolsetHash(names: readonly string[]): string {
   return createHash('sha256').update([...names].sort().join('\n')).digest('hex').slice(0, 8);
 }
+
+const { WorkerStatus } = proto.temporal.api.enums.v1;
 
 const IDENTITY_HASH = /(?:^|\s)tools:([0-9a-f]{8})(?:\s|$)/;
 
@@ -67,12 +70,39 @@ export interface QueuePoller {
 /** The Worker Deployment version a worker polls as (what the check compares; the behaviour does not matter to it). */
 export type PollerVersion = Pick<WorkerVersioning, 'deploymentName' | 'buildId'>;
 
-/** The live pollers of the queue (workflow and activity tasks) of this worker's deployment version, if versioned. */
+/**
+ * The identities of the queue's workers that told the server they shut down.
+ * A worker's last poll stays in DescribeTaskQueue for up to a minute after it
+ * stopped (common/queue-pollers.ts), which alone cannot tell a worker that
+ * was SIGTERM'd a moment ago from one idling in a long poll; but a worker
+ * that shuts down gracefully says so (the SDK's ShutdownWorker, recorded as
+ * its status in ListWorkers). A server that does not answer ListWorkers
+ * (older, or without it) leaves every recent poller counted, as before.
+ */
+export async function departedWorkers(conn: Pick<Connection, 'workflowService'>, namespace: string, taskQueue: string): Promise<Set<string>> {
+  const gone = new Set<string>();
+  try {
+    const res = await conn.workflowService.listWorkers({ namespace, pageSize: 1000, query: `TaskQueue = '${taskQueue.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'` });
+    for (const info of res.workersInfo ?? []) {
+      const hb = info.workerHeartbeat;
+      if (!hb?.workerIdentity || hb.taskQueue !== taskQueue) continue;
+      if (hb.status === WorkerStatus.WORKER_STATUS_SHUTTING_DOWN || hb.status === WorkerStatus.WORKER_STATUS_SHUTDOWN) gone.add(hb.workerIdentity);
+    }
+  } catch {
+    // Not answered: no worker is known to have left.
+  }
+  return gone;
+}
+
+/** The live pollers of the queue (workflow and activity tasks) of this worker's deployment version, if versioned; workers that said they shut down are not. */
 export async function livePollers(conn: Pick<Connection, 'workflowService'>, namespace: string, taskQueue: string, versioning: PollerVersion | null): Promise<QueuePoller[]> {
   const byIdentity = new Map<string, QueuePoller>();
-  // Live ones only (common/queue-pollers.ts says what "live" means).
-  for (const p of await queuePollers(conn, namespace, taskQueue)) {
-    if (!p.live) continue;
+  const pollers = (await queuePollers(conn, namespace, taskQueue)).filter((p) => p.live);
+  // Asked only when someone polls: the common start (an empty queue) costs no more than before.
+  const gone = pollers.length > 0 ? await departedWorkers(conn, namespace, taskQueue) : new Set<string>();
+  // Live ones only (common/queue-pollers.ts says what "live" means), and not those that left.
+  for (const p of pollers) {
+    if (gone.has(p.identity)) continue;
     // Another build of a Worker Deployment runs other runs: its tools may differ.
     if (versioning && p.deploymentName && (p.deploymentName !== versioning.deploymentName || p.buildId !== versioning.buildId)) continue;
     if (!versioning && p.deploymentName) continue;
@@ -105,7 +135,7 @@ export async function checkQueueToolsets(
     const problem =
       `task queue ${opts.taskQueue} is polled by worker(s) offering other tools than this one (tools:${mine}: ${opts.toolset.names().join(', ')}): ${other.map(describe).join(', ')}. ` +
       `A run started there could be taken by a worker lacking a tool it may call. Give this worker its own queue (${names.ownQueue}), ` +
-      `or, for a rolling deploy that changes the tools, use Worker Versioning (${names.versioning}). Workers that stopped drop off this list within about a minute.`;
+      `or, for a rolling deploy that changes the tools, use Worker Versioning (${names.versioning}). A worker shut down gracefully (SIGTERM) is not counted; one killed drops off this list within about a minute.`;
     if (opts.check === 'refuse') throw new ToolsetConflict(`${problem} ${names.toolsetWarn} starts it anyway.`);
     lines.push(`warning (${names.toolsetWarn}): ${problem}`);
   }
