@@ -14,6 +14,7 @@
 // checkout's node_modules (so both use one SDK):
 //   mkdir /tmp/base && git archive fb1de20 | tar -x -C /tmp/base && ln -s "$PWD/node_modules" /tmp/base/node_modules
 //   tsx bench/plugin.ts --baseline /tmp/base [--rounds 8] [--starts 3]
+import { SEED_FILES } from '../activities/tools/workspace.js';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
@@ -70,7 +71,7 @@ async function create(kind: Kind, taskQueue: string): Promise<Worker> {
         taskQueue,
         ...(prebuilt ? { workflowBundle: { code: prebuilt.team } } : { workflowsPath: TEAM_WORKFLOWS }),
         activities: { ...teamActivities },
-        plugins: [new AgentPlugin({ model: { baseUrl: provider.url }, workspace: f.workspace, traceDir: f.traceDir, log: { log: () => {}, warn: console.warn } })],
+        plugins: [new AgentPlugin({ model: { baseUrl: provider.url }, workspace: f.workspace, traceDir: f.traceDir, builtinTools: true, seedFiles: SEED_FILES, log: { log: () => {}, warn: console.warn } })],
       });
     case 'createAgentWorker (now)':
       return createAgentWorker({ connection, taskQueue, llmBaseUrl: provider.url, workspaceRoot: f.workspace, traceDir: f.traceDir, ...(prebuilt ? { workflowBundle: { code: prebuilt.now } } : {}) });

@@ -13,14 +13,14 @@ import { msToTs } from '@temporalio/common/lib/time';
 import { bundleWorkflowCode, NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineTool, type ToolDefinition } from '../activities/tools/index.js';
 import { AgentPlugin, type AgentPluginOptions } from '../worker/index.js';
-import { decideUpdate, statusQuery } from '../common/run-messages.js';
+import { configQuery, decideUpdate, statusQuery } from '../common/run-messages.js';
 import { EncryptionPayloadCodec, GzipPayloadCodec } from '../common/payload-codec.js';
 import type { AgentInput } from '../common/contract.js';
 import { PROJECT_ROOT } from '../common/project-root.js';
@@ -197,6 +197,48 @@ describe('AgentPlugin in a team’s worker', () => {
     expect(store.has('k3')).toBe(false);
   });
 
+  it('a run started without tools (as `temporal workflow start` starts one) is offered the team’s tools only, never delete_file, and its workspace starts empty', async () => {
+    const ws = `team-ws-${randomUUID().slice(0, 8)}`;
+    const run = track(
+      await client.workflow.start<typeof agentRun>('agentRun', {
+        taskQueue,
+        workflowId: `plugin-defaults-${randomUUID().slice(0, 8)}`,
+        // No `tools`: the run gets what the worker offers.
+        args: [{ task: script([[{ name: 'recall', args: { key: 'k9' } }]]), model: 'script', workspace: ws }],
+      }),
+    );
+    expect(await run.result()).toMatchObject({ status: 'completed', toolRuns: 1 });
+    const cfg = await run.query(configQuery);
+    expect(cfg.tools).toEqual(['recall', 'remember', 'wait_for_stop']);
+    // The tool ran in the run's workspace, which holds no demo files (access.log, errors.log, notes.txt).
+    expect(readdirSync(join(workspace, ws))).toEqual([]);
+  });
+
+  it('builtinTools: true (or AGENT_BUILTIN_TOOLS=true) offers the built-ins beside the team’s tools; a bad AGENT_BUILTIN_TOOLS or seedFiles is refused naming it', async () => {
+    const offered = async (options: AgentPluginOptions): Promise<string[]> => {
+      const plugin = new AgentPlugin(options);
+      // What Worker.create asks of it, without a worker (which would hold the connection) or a bundle.
+      await plugin.configureWorker({ connection, taskQueue: `offer-${randomUUID().slice(0, 8)}`, activities: { ...teamActivities } });
+      const names = plugin.summary()?.toolNames ?? [];
+      await plugin.close();
+      return names;
+    };
+    expect(await offered({ ...pluginOptions(), builtinTools: true })).toEqual(['list_files', 'read_file', 'delete_file', 'scan_archive', 'research', 'recall', 'remember', 'wait_for_stop']);
+    const saved = process.env.AGENT_BUILTIN_TOOLS;
+    try {
+      process.env.AGENT_BUILTIN_TOOLS = 'true';
+      expect(await offered(pluginOptions())).toContain('delete_file');
+      // The option wins over the variable.
+      expect(await offered({ ...pluginOptions(), builtinTools: false })).not.toContain('delete_file');
+      process.env.AGENT_BUILTIN_TOOLS = 'sure';
+      expect(() => new AgentPlugin(pluginOptions())).toThrow('AGENT_BUILTIN_TOOLS must be true or false (1/0, yes/no), got "sure"');
+    } finally {
+      if (saved === undefined) delete process.env.AGENT_BUILTIN_TOOLS;
+      else process.env.AGENT_BUILTIN_TOOLS = saved;
+    }
+    expect(() => new AgentPlugin({ ...pluginOptions(), seedFiles: { 'a.txt': 3 as unknown as string } })).toThrow(/^AgentPlugin option seedFiles\.a\.txt must be a string/);
+  });
+
   it('runs agentRun as a child of the team’s workflow, with a typed result', async () => {
     store.set('k4', 'child data');
     const parent = track(await client.workflow.start(review, { taskQueue, workflowId: `review-${randomUUID().slice(0, 8)}`, args: [input(script([[{ name: 'recall', args: { key: 'k4' } }]]))] }));
@@ -268,7 +310,7 @@ describe('bad input at Worker.create: one error naming it, and no worker polls',
     expect(await refusal(() => ({ ...pluginOptions(), heartbeatEveryMs: '5s' }) as unknown as AgentPluginOptions)).toBe('AgentPlugin option heartbeatEveryMs must be a positive integer, got "5s"');
     expect(await refusal(() => ({ ...pluginOptions(), model: { baseUrl: 'localhost:8787' } }))).toBe('AgentPlugin option model.baseUrl must be an http: or https: URL, got "localhost:8787"');
     expect(await refusal(() => ({ ...pluginOptions(), workspce: '/tmp/x' }) as unknown as AgentPluginOptions)).toMatch(/^AgentPlugin option workspce is not an option \(known: model, workspace, tools, /);
-    expect(await refusal({ ...pluginOptions(), only: ['recall', 'nope'] })).toMatch(/^AgentPlugin option only names nope, which no tool source offers \(offered: list_files, /);
+    expect(await refusal({ ...pluginOptions(), only: ['recall', 'nope'] })).toMatch(/^AgentPlugin option only names nope, which no tool source offers \(offered: recall, remember, wait_for_stop/);
     expect(await refusal({ ...pluginOptions(), runDefaults: { requireArgsHash: ['remembr'] } })).toMatch(/^AgentPlugin option runDefaults\.requireArgsHash names "remembr", which this worker does not offer/);
     // The team's own options that would break the harness, or be replaced by it.
     expect(await refusal(pluginOptions(), { activities: { ...teamActivities, runTool: async () => 'mine' } })).toBe(

@@ -126,6 +126,7 @@ export class AgentPlugin implements WorkerPlugin, ClientPlugin, BundlerPlugin {
         ...(env.approvers ? { approvers: env.approvers } : {}),
         ...(env.requireArgsHash ? { requireArgsHash: env.requireArgsHash } : {}),
       };
+      if (env.builtinTools !== undefined) opts.builtinTools = env.builtinTools;
       this.names = env.names;
       this.envWarning = env.warning;
     } else {
@@ -298,7 +299,7 @@ async function prepare(opts: ResolvedPluginOptions, mcpServers: readonly McpServ
   const closers: (() => Promise<void>)[] = [];
   try {
     // The team's tools first (no I/O): a bad one is named before anything is asked of the server.
-    buildToolset({ tools: opts.tools, only: null, names });
+    buildToolset({ tools: opts.tools, only: null, names, builtins: opts.builtinTools });
     let connection = options.connection;
     if (!connection) {
       // Worker.create connects to localhost:7233 when given no connection; the checks need one now.
@@ -310,7 +311,7 @@ async function prepare(opts: ResolvedPluginOptions, mcpServers: readonly McpServ
     await requireSearchAttributes(connection, namespace, opts.searchAttributes, names);
     const mcp = mcpServers.length ? await loadMcpTools(mcpServers) : null;
     if (mcp) closers.push(() => mcp.close());
-    const toolset = buildToolset({ tools: opts.tools, mcpTools: mcp?.tools ?? [], only: opts.only, names });
+    const toolset = buildToolset({ tools: opts.tools, mcpTools: mcp?.tools ?? [], only: opts.only, names, builtins: opts.builtinTools });
     const unknown = policyToolProblem(opts.runDefaults.approvers, toolset.names(), names);
     if (unknown) throw new Error(unknown);
     const route = await chooseTaskQueue(connection, {
@@ -337,6 +338,7 @@ async function prepare(opts: ResolvedPluginOptions, mcpServers: readonly McpServ
       tokens: opts.tokens,
       liveProgress: opts.liveProgress,
       workspaceRoot: opts.workspaceRoot,
+      seedFiles: opts.seedFiles,
       effects,
       messageStore: new MessageStore(opts.messageStoreDir, namespace),
       trace,

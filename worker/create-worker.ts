@@ -12,6 +12,7 @@ import type { EffectStore } from '../activities/effects/record.js';
 import type { AnyToolDefinition } from '../activities/tools/define-tool.js';
 import type { Toolset } from '../activities/tools/toolset.js';
 import { BUILTIN_TOOLS } from '../activities/tools/builtin.js';
+import { SEED_FILES } from '../activities/tools/workspace.js';
 import { AgentPlugin } from './agent-plugin.js';
 import type { ModelEndpoint, ModelProviderSetting, PluginLog } from './plugin-options.js';
 import type { ModelProvider } from '../activities/ai-sdk-model.js';
@@ -73,6 +74,10 @@ export interface AgentWorkerOptions {
   toolset?: Toolset;
   /** Tools beside the built-ins (the tool modules' values). */
   tools?: readonly AnyToolDefinition[];
+  /** Offer the built-in tools (AgentPlugin's builtinTools). Default here true: the standalone worker and the tests' workers are the demo's; a team's AgentPlugin defaults to false. */
+  builtinTools?: boolean;
+  /** The files a new workspace starts with. Default here: the demo files (SEED_FILES) the scripted scenarios read; a team's AgentPlugin seeds none. */
+  seedFiles?: Readonly<Record<string, string>>;
   /** Offer only these (AGENT_TOOLS). */
   only?: readonly string[] | null;
   /** The MCP servers' config file (AGENT_MCP_CONFIG). */
@@ -168,6 +173,8 @@ export function agentPluginFor(opts: Omit<AgentWorkerOptions, 'connection'>): Ag
       ...(opts.stream ? { stream: opts.stream } : {}),
       workspace: opts.workspaceRoot,
       tools,
+      builtinTools: opts.toolset ? opts.toolset.definitions().some((d) => BUILTIN_TOOLS.includes(d)) : (opts.builtinTools ?? true),
+      seedFiles: opts.seedFiles ?? SEED_FILES,
       ...(only ? { only } : {}),
       ...(opts.mcpConfigPath ? { mcp: opts.mcpConfigPath } : {}),
       ...(opts.effects ? { ledger: opts.effects } : opts.ledger ? { ledger: opts.ledger } : {}),

@@ -22,6 +22,8 @@ import { OPTION_NAMES, type SettingNames } from './setting-names.js';
 /** What the environment adds to a team's worker, and the names its refusals use for what came from it. */
 export interface PluginEnvironment {
   approvers?: ApproverPolicy;
+  /** AGENT_BUILTIN_TOOLS, read when the builtinTools option is absent. */
+  builtinTools?: boolean;
   requireArgsHash?: string[];
   /** OPTION_NAMES, with the variable's name for each setting read from the environment. */
   names: SettingNames;
@@ -94,6 +96,13 @@ export function pluginEnvironment(o: AgentPluginOptions, env: NodeJS.ProcessEnv)
     }
     out.requireArgsHash = hashed;
     names.requireArgsHash = 'AGENT_REQUIRE_ARGS_HASH';
+  }
+  // Asking for the built-in tools (delete_file among them) is the team's choice, by option or variable: a value that is neither yes nor no is refused, not guessed.
+  const builtins = set('AGENT_BUILTIN_TOOLS');
+  if (builtins !== null && o.builtinTools === undefined) {
+    const v = builtins.trim().toLowerCase();
+    if (!['1', 'true', 'yes', '0', 'false', 'no'].includes(v)) throw new Error(`AGENT_BUILTIN_TOOLS must be true or false (1/0, yes/no), got ${JSON.stringify(builtins)}`);
+    out.builtinTools = ['1', 'true', 'yes'].includes(v);
   }
   const unread = UNREAD.filter((u) => set(u.variable) !== null && !u.given(o));
   if (unread.length > 0) {

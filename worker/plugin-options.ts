@@ -75,8 +75,18 @@ export interface AgentPluginOptions {
   tokens?: TokenSink;
   /** The folder the runs' workspaces live in; tools are confined to a run's (AGENT_WORKSPACE). */
   workspace: string;
-  /** The team's tools, as values (defineTool): beside the built-ins (AGENT_TOOLS_MODULES, by path). */
+  /** The team's tools, as values (defineTool) (AGENT_TOOLS_MODULES, by path). */
   tools?: readonly AnyToolDefinition[];
+  /**
+   * Offer the built-in tools too (list_files, read_file, delete_file,
+   * scan_archive, research) beside `tools` (AGENT_BUILTIN_TOOLS=true, read
+   * when this is absent). Default false: a run started without `tools` (a
+   * `temporal workflow start`) is offered the team's tools only, never a
+   * deletion the team did not ask for.
+   */
+  builtinTools?: boolean;
+  /** The files a new workspace starts with (name → text), written the first time a run uses it. Default: none (the demo stack seeds its demo files this way). */
+  seedFiles?: Readonly<Record<string, string>>;
   /** Offer only these tools, of the built-ins, `tools` and the MCP servers' (AGENT_TOOLS). */
   only?: readonly string[];
   /** MCP servers whose tools are offered: a JSON file's path, or its content (AGENT_MCP_CONFIG). */
@@ -127,6 +137,8 @@ export interface ResolvedPluginOptions {
   liveProgress: boolean;
   workspaceRoot: string;
   tools: readonly AnyToolDefinition[];
+  builtinTools: boolean;
+  seedFiles: Readonly<Record<string, string>>;
   only: readonly string[] | null;
   mcp: string | McpConfigFile | null;
   /** An EffectStore here is the caller's: the plugin never closes it. */
@@ -148,6 +160,8 @@ export interface ResolvedPluginOptions {
 }
 
 const NOT_OBJECT = 'must be an object';
+/** A seed file's name: one plain file in the workspace's top folder. */
+const SEED_NAME = /^[A-Za-z0-9._-]{1,255}$/;
 
 function approverProblem(v: unknown): string | null {
   try {
@@ -255,6 +269,15 @@ const optionsSchema = strictObject(
     model: modelSetting,
     workspace: nonEmpty,
     tools: z.array(z.custom<AnyToolDefinition>((v) => typeof v === 'object' && v !== null, got('must be a tool definition (defineTool({...}))')), got('must be a list of tool definitions')).optional(),
+    builtinTools: flag.optional(),
+    // Written into the workspace by name: a name that is a path ('../x', 'a/b', '/etc/x') would write where the workspace rule never looks.
+    seedFiles: z
+      .record(z.string(), string, got('must map file names to their text'))
+      .superRefine((files, ctx) => {
+        const bad = Object.keys(files).find((n) => !SEED_NAME.test(n) || n === '.' || n === '..');
+        if (bad !== undefined) ctx.addIssue({ code: 'custom', message: `names ${JSON.stringify(bad.slice(0, 80))}, which is not a plain file name (letters, digits, . _ -; no folders)` });
+      })
+      .optional(),
     only: strings.optional(),
     mcp: z.union([nonEmpty, mcpContent], { error: () => 'must be a path or an object like {"servers": {...}}' }).optional(),
     ledger: ledger.optional(),
@@ -306,6 +329,8 @@ export function resolveOptions(raw: unknown): ResolvedPluginOptions {
     liveProgress: o.stream !== 'events',
     workspaceRoot,
     tools: o.tools ?? [],
+    builtinTools: o.builtinTools ?? false,
+    seedFiles: o.seedFiles ?? {},
     only: o.only ?? null,
     mcp: o.mcp ?? null,
     ledger: o.ledger ?? { kind: 'folder', dir: join(workspaceRoot, '.ledger') },

@@ -76,7 +76,7 @@ const BUILTIN_NAMES = new Set(BUILTIN_TOOLS.map((t) => t.name));
  * never went through it): a bad name or schema, a name a built-in or another
  * tool has, is an error naming the tool by where it was given.
  */
-export function buildToolset(opts: { tools: readonly AnyToolDefinition[]; mcpTools?: readonly AnyToolDefinition[]; only: readonly string[] | null; names?: SettingNames }): Toolset {
+export function buildToolset(opts: { tools: readonly AnyToolDefinition[]; mcpTools?: readonly AnyToolDefinition[]; only: readonly string[] | null; names?: SettingNames; builtins?: boolean }): Toolset {
   const names = opts.names ?? ENV_NAMES;
   const where = (def: AnyToolDefinition, i: number) => (def.origin?.startsWith('module:') ? `tool module ${def.origin.slice('module:'.length)}` : names.tool(i));
   const seen = new Map<string, string>();
@@ -88,6 +88,7 @@ export function buildToolset(opts: { tools: readonly AnyToolDefinition[]; mcpToo
     if (prior) throw new Error(`two tools are named ${def.name} (${prior} and ${where(def, i)}); rename one`);
     seen.set(def.name, where(def, i));
   });
-  const all = new Toolset([...BUILTIN_TOOLS, ...opts.tools, ...(opts.mcpTools ?? [])]);
+  // The built-ins (delete_file among them) only when asked for (AgentPlugin's builtinTools, AGENT_BUILTIN_TOOLS): a team's worker offers its own tools.
+  const all = new Toolset([...(opts.builtins !== false ? BUILTIN_TOOLS : []), ...opts.tools, ...(opts.mcpTools ?? [])]);
   return opts.only ? all.only(opts.only, names.only) : all;
 }

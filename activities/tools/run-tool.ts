@@ -22,7 +22,7 @@ import type { EffectStore } from '../effects/record.js';
 import type { ToolContext, WriteHooks } from './context.js';
 import { NothingChanged, ToolError } from './tool-error.js';
 import type { Toolset } from './toolset.js';
-import { ensureWorkspace } from './workspace.js';
+import { ensureWorkspace, NO_SEED_FILES } from './workspace.js';
 import { approvalGuard, resolvedApprovalProblem, workspaceFiles } from './files.js';
 import { withWorkflowId, type RunToolInput } from '../../common/activity-contract.js';
 import { heartbeatEvery } from '../../common/heartbeat.js';
@@ -53,6 +53,8 @@ export interface ToolDeps {
   messageStore?: MessageStore;
   /** Publish tool progress on the run's live stream too (../live-stream.ts); a tool that reports none costs nothing. */
   liveProgress?: boolean;
+  /** The files a new workspace starts with (default: none; AgentPlugin's `seedFiles`). */
+  seedFiles?: Readonly<Record<string, string>>;
 }
 
 export interface RunToolDeps extends ToolDeps {
@@ -106,7 +108,7 @@ export function createRunTool(deps: RunToolDeps) {
     const publish = (line: TraceEntry) => {
       if (deps.liveProgress) (live.publisher ??= new LivePublisher()).line(line);
     };
-    const root = ensureWorkspace(deps.workspaceRoot, input.workspace);
+    const root = ensureWorkspace(deps.workspaceRoot, input.workspace, deps.seedFiles ?? NO_SEED_FILES);
     // The workflow judged the approval rule on the paths as written; here they
     // are resolved and judged again, before anything is claimed or run.
     const unasked = resolvedApprovalProblem(root, input.toolName, tool.needsApproval ?? false, input.args);

@@ -1,5 +1,7 @@
 // Confines every path a tool touches to the run's workspace folder, and seeds
-// a new workspace with the three demo files the scripted scenarios read.
+// a new workspace with the files its worker was given (none for a team's
+// worker; the demo stack and the tests give SEED_FILES, the three demo files
+// the scripted scenarios read).
 import { randomUUID } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -27,19 +29,24 @@ export const SEED_FILES: Record<string, string> = {
   'notes.txt': 'Remember to rotate your logs.\n',
 };
 
+/** A workspace that starts empty: what a worker seeds unless it was given files (AgentPlugin's `seedFiles`). */
+export const NO_SEED_FILES: Readonly<Record<string, string>> = Object.freeze({});
+
 /**
- * Creates the workspace with the seed files the first time a run uses it.
+ * Creates the workspace with `seed` (default: the demo files, for the tests
+ * and benchmarks that call this directly; a worker passes its own, none by
+ * default) the first time a run uses it.
  * Seeded aside and renamed into place: a worker killed halfway (the crash
  * matrix did it) must not leave a workspace that exists but lacks files, which
  * every later attempt would then take as seeded.
  */
-export function ensureWorkspace(root: string, name: string): string {
+export function ensureWorkspace(root: string, name: string, seed: Readonly<Record<string, string>> = SEED_FILES): string {
   const dir = join(root, name);
   if (!existsSync(dir)) {
     mkdirSync(root, { recursive: true });
     const aside = join(root, `.seeding-${name}-${randomUUID()}`);
     mkdirSync(aside);
-    for (const [file, text] of Object.entries(SEED_FILES)) {
+    for (const [file, text] of Object.entries(seed)) {
       writeFileSync(join(aside, file), text);
       crashPoint('workspace:seeding');
     }

@@ -7,6 +7,7 @@
 // harm did not happen (the file is still there, the message queued once), and
 // that the refusal names why. A team's worker started with AGENT_APPROVERS in
 // its environment enforces the policy too.
+import { SEED_FILES } from '../../activities/tools/workspace.js';
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
@@ -418,7 +419,8 @@ describe('a signed reconcile is taken once', () => {
 describe('AGENT_APPROVERS in a team\'s worker (AgentPlugin)', () => {
   const envPolicy: ApproverPolicy = { approvers: { alice: alice.publicKey }, tools: { delete_file: ['alice'] } };
   // No retention pass: this worker shares the file's folders with the harness's.
-  const options = () => ({ model: { baseUrl: h.providerUrl }, workspace: h.workspaceRoot, traceDir: h.traceDir, retention: { enabled: false } });
+  // The built-in tools and demo files the scenarios use, asked for (a team's worker offers neither by default).
+  const options = () => ({ model: { baseUrl: h.providerUrl }, workspace: h.workspaceRoot, traceDir: h.traceDir, retention: { enabled: false }, builtinTools: true, seedFiles: SEED_FILES });
   const saved = { ...process.env };
   const withEnv = async <T>(vars: Record<string, string>, fn: () => Promise<T>): Promise<T> => {
     Object.assign(process.env, vars);
