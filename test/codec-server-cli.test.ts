@@ -101,6 +101,19 @@ describe('agent-harness codec-server and the temporal CLI on an encrypted run', 
     expect(String(err?.message ?? err) + String((err as { cause?: unknown } | null)?.cause ?? '')).toContain('team-2026');
   });
 
+  it('the client entry with keys stays light: importing it loads neither the worker nor its native bridge (AgentPlugin.forClient() did)', async () => {
+    const probe = [
+      "import { createRequire } from 'node:module';",
+      "const entry = await import(process.argv[1]);",
+      "entry.agentDataConverter({ payloadKeys: entry.parsePayloadKeys(process.argv[2]) });",
+      'const cache = Object.keys(createRequire(import.meta.url).cache);',
+      "console.log(JSON.stringify({ worker: cache.some((k) => k.includes('/@temporalio/worker/')), bridge: cache.some((k) => k.includes('/@temporalio/core-bridge/')) }));",
+    ].join('\n');
+    const entry = join(import.meta.dirname, '..', 'client', 'index.ts');
+    const { stdout } = await exec(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', probe, entry, spec], { timeout: 60_000 });
+    expect(JSON.parse(stdout)).toEqual({ worker: false, bridge: false });
+  });
+
   it('agentDataConverter refuses a key that is not 32 bytes, naming the entry and never the key', () => {
     const short = randomBytes(16);
     expect(() => agentDataConverter({ payloadKeys: [{ id: 'k1', key: short }] })).toThrow('payload keys entry 1 (key id k1): the key is 16 bytes, AES-256 needs 32');
