@@ -7,10 +7,15 @@
 
 /** A JSON Schema for a tool's arguments (an object schema; checked with @cfworker/json-schema). */
 export interface JsonSchema {
+  /** Always `object`: a tool takes named arguments. */
   type: 'object';
+  /** Each argument's schema, by name. */
   properties?: Record<string, unknown>;
+  /** The arguments a call must give. */
   required?: readonly string[];
+  /** `false` refuses arguments not listed in `properties`; a schema checks them. */
   additionalProperties?: boolean | Record<string, unknown>;
+  /** Any other JSON Schema keyword, checked as JSON Schema says. */
   [keyword: string]: unknown;
 }
 
@@ -59,6 +64,7 @@ export interface SubAgentSpec {
   taskArgument: string;
   /** The child's tools (offered by the same worker). */
   tools: string[];
+  /** The child run's turn cap. */
   maxTurns: number;
 }
 
