@@ -68,15 +68,21 @@ export interface SubAgentSpec {
   maxTurns: number;
 }
 
+/** A tool as the workflow knows it: plain JSON, recorded in the run's history at its start (its `run` stays on the worker). */
 export interface ToolSpec {
   /** What the model calls it: letters, digits, `_` and `-`, at most 64 characters. */
   name: string;
+  /** Shown to the model. */
   description: string;
+  /** The JSON Schema of its arguments, checked by the workflow before the call runs. */
   parameters: JsonSchema;
   /** Calling it twice with the same arguments changes nothing: its result may be reused (the dedupe gate). */
   readOnly: boolean;
+  /** When a call waits for a person's decision (false: never). */
   needsApproval: ApprovalRule;
+  /** How its activity is scheduled; absent: the defaults. */
   activity?: ToolActivityOptions;
+  /** Present for a tool that runs a child agent run instead of an activity. */
   subAgent?: SubAgentSpec;
   /** Offered to runs whose input names no tools; default true. */
   enabledByDefault?: boolean;
