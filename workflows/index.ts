@@ -30,6 +30,5 @@ export type {
   UnknownOutcomePolicy,
   Usage,
 } from '../common/contract.js';
-// DefinitionField (a result's definitionChanged) is read off this list: a
-// constant of a workflow-safe module the bundle holds already.
-export { DEFINITION_FIELDS, type DefinitionField } from '../common/definition.js';
+// DefinitionField (a result's definitionChanged) is read off this list (types only).
+export type { DEFINITION_FIELDS, DefinitionField } from '../common/definition.js';
