@@ -107,12 +107,16 @@ export interface HarnessConfig {
 }
 
 export { SEARCH_ATTRIBUTE_MODES, TOOLSET_CHECKS } from './env-schema.js';
+/** What a worker does when its task queue is polled by workers offering other tools: `refuse` to start, or `warn`. */
 export type ToolsetCheck = (typeof TOOLSET_CHECKS)[number];
 
+/** What a worker does when its namespace lacks a search attribute: `create` it, or `check` and stop naming it. */
 export type SearchAttributeMode = (typeof SEARCH_ATTRIBUTE_MODES)[number];
 
+/** Where the effect ledger lives: a folder (one host), or a PostgreSQL database every worker reaches. */
 export type LedgerConfig = { kind: 'folder'; dir: string } | { kind: 'postgres'; url: string };
 
+/** How long and how large the ledger, the traces and the message store may grow (docs/effects.md). */
 export interface RetentionConfig {
   /** false: the worker removes nothing (AGENT_RETENTION=off). */
   enabled: boolean;
@@ -124,7 +128,9 @@ export interface RetentionConfig {
   maxAgeMs: number | null;
   /** Past these sizes the oldest of closed runs (least recently used messages) go first; null: no size limit. */
   ledgerMaxBytes: number | null;
+  /** The same for the trace files, in bytes. */
   traceMaxBytes: number | null;
+  /** The same for the message store, in bytes. */
   messageStoreMaxBytes: number | null;
   /** How often the worker applies it (AGENT_RETENTION_INTERVAL_MS, default 1 h). */
   intervalMs: number;

@@ -6,7 +6,9 @@ import { z } from 'zod';
 import { got } from './schema-problem.js';
 import { promptCountSchema } from './input-schema.js';
 
+/** The values of AGENT_TOOLSET_CHECK (AgentPlugin `toolsetCheck`). */
 export const TOOLSET_CHECKS = ['refuse', 'warn'] as const;
+/** The values of AGENT_SEARCH_ATTRIBUTES (AgentPlugin `searchAttributes`). */
 export const SEARCH_ATTRIBUTE_MODES = ['create', 'check'] as const;
 /**
  * LLM_PROVIDER: who calls the model at LLM_BASE_URL with LLM_API_KEY.
