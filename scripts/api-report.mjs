@@ -80,6 +80,7 @@ if (failed > 0) {
 if (gaps.length > 0) {
   const unique = [...new Set(gaps)];
   console.error(`api-report: ${unique.length} undocumented or forgotten export${unique.length === 1 ? '' : 's'}:\n  ${unique.join('\n  ')}`);
+  if (check) process.exit(1);
 }
 if (check && changed.length > 0) {
   const reports = changed.map((n) => `api/${n}.api.md (now: .data/api-report/report/${n}.api.md)`);
