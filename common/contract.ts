@@ -222,7 +222,7 @@ export interface AgentInput {
   acknowledgeDefinitionChange?: boolean;
   /** Sent as the request's `model` (the worker's LLM_MODEL overrides it); against the scripted provider, the scenario. Default: the worker's, else `plan`. */
   model?: string;
-  /** The system prompt. Default: the worker's `runDefaults.system` (AGENT_DEFAULT_SYSTEM), else none. */
+  /** The system prompt; default none. */
   system?: string;
   /**
    * `null` lifts a cap; at least one of the two must stay set. `budgetMode`:
@@ -250,7 +250,7 @@ export interface AgentInput {
   tools?: ToolName[];
   /** Sub-folder of the worker's AGENT_WORKSPACE the tools are confined to. */
   workspace?: string;
-  /** Prices for costUsd and the budget, in USD per million tokens; default: the worker's price for the model, else $2 in, $12 out. */
+  /** Prices for costUsd and the budget, in USD per million tokens; a field left out comes from the worker's default prices ($2 in, $12 out unless it sets others). */
   pricing?: Partial<Pricing>;
   /** How long an approval may wait, in ms; absent or null waits forever. */
   approvalTimeoutMs?: number | null;
