@@ -31,7 +31,7 @@ export interface RunExport {
   status: RunStatusView;
   /** Its configuration as the run resolved it at its start (defaults filled in, tool specs). */
   config: RunConfig;
-  /** Turns in `messages`. */
+  /** The source's turns when exported. */
   turns: number;
   /** Turn k's cost at index k - 1, where the source's history holds it (null where it does not). */
   turnCostsUsd: (number | null)[];

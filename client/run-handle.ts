@@ -112,7 +112,7 @@ export interface AgentRunSignals {
 export interface HandleContext {
   /** The Temporal client the handle goes through. */
   client: Client;
-  /** How long a call waits for a run's answer (a query, an update's result), in ms. */
+  /** How long a query or an update waits for a worker's answer, in ms (AgentClientOptions.answerTimeoutMs). */
   answerTimeoutMs: number;
   /** How long a decision waits for a worker to accept its update before it is recorded as its signal. */
   acceptTimeoutMs: number;
