@@ -19,6 +19,7 @@ import type { TraceEntry } from '../common/trace-format.js';
 import type { TokenAttempt, TokenSink, TokenStream } from '../common/token-sink.js';
 import type { StreamTokenEnd, StreamTokenText } from '../common/stream-items.js';
 
+/** How long a live stream's later items wait to go out together, in ms (the first goes at once). */
 export const BATCH_MS = 200;
 
 /** How long a publisher's end waits for its last batch to be accepted before it lets the activity finish anyway. */

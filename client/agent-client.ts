@@ -66,6 +66,7 @@ export type ForkOptions = DerivedStartOptions & ForkSpec;
 
 /** A run as visibility lists it: search attributes as of its last status change (exact once it has ended). */
 export interface AgentRunSummary {
+  /** The run's workflow id. */
   workflowId: string;
   /** The Temporal run id of the execution listed. */
   runId: string;
@@ -81,13 +82,19 @@ export interface AgentRunSummary {
   agentStatus: ListedAgentStatus | null;
   /** The AgentStatus search attribute as the run last set it. */
   recordedAgentStatus: AgentStatus | null;
+  /** Turns so far (the AgentTurns search attribute); null if unset. */
   turns: number | null;
+  /** Spent so far, in USD (AgentCostUsd); null if unset. */
   costUsd: number | null;
+  /** The run's model (AgentModel); null if unset. */
   model: string | null;
   /** What a parked run waits on: the tool, the call, its argsHash. */
   awaiting: { toolName: string; callId: string | null; argsHash: string | null } | null;
+  /** The task queue it runs on. */
   taskQueue: string;
+  /** When the execution started. */
   startTime: Date;
+  /** When it closed; null while it is open. */
   closeTime: Date | null;
 }
 

@@ -17,18 +17,25 @@ import { configOf, transcriptOf } from './source-run.js';
 
 /** What an export holds: enough to fork from without the source (its history may be gone by then). */
 export interface RunExport {
+  /** Always `agent-harness/run-export`: what `fork --from-file` checks first. */
   format: typeof EXPORT_FORMAT;
+  /** The export format's version (1). */
   version: typeof EXPORT_VERSION;
+  /** The source run's workflow id. */
   workflowId: string;
   /** The execution read. */
   runId: string;
   /** ISO 8601. */
   exportedAt: string;
+  /** Its status query's answer when exported. */
   status: RunStatusView;
+  /** Its configuration as the run resolved it at its start (defaults filled in, tool specs). */
   config: RunConfig;
+  /** The source's turns when exported. */
   turns: number;
   /** Turn k's cost at index k - 1, where the source's history holds it (null where it does not). */
   turnCostsUsd: (number | null)[];
+  /** Its transcript. */
   messages: ChatMessage[];
 }
 

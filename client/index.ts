@@ -49,11 +49,19 @@ export {
 export { CannotExportError, type ForkSpec, type RunExport } from './fork-run.js';
 export { NoStreamError, StreamOffsetError, type EventsOptions } from './run-events.js';
 export { isGap, isTokenEnd, isTokenText, isTraceEvent, type RunEventItem, type StreamGap, type RunStreamItem, type StreamEvent, type StreamTokenEnd, type StreamTokenText, type StreamTraceEvent, type StreamWindow } from '../common/stream-items.js';
-export { INPUT_NAMES, type OptionNames } from './input-check.js';
+// AgentClientOptions.optionNames: the words its refusals use (INPUT_NAMES, the default, stays internal).
+export type { OptionNames } from './input-check.js';
 export type { QueueWorkers, RunDescription } from './worker-check.js';
 /** A Temporal client configured as the CLI's is (TEMPORAL_ADDRESS, namespace, TLS, the payload codec), from the environment. */
 export { connectClient } from './connect.js';
-export type { HarnessConfig } from '../common/config.js';
+// connectClient's parameter: every setting of the processes, and the types its fields name.
+export type { HarnessConfig, LedgerConfig, RetentionConfig, SearchAttributeMode, TemporalConnection, TemporalTls, ToolsetCheck, TracingConfig, VersioningBehaviorName, WorkerVersioning } from '../common/config.js';
+export type { LLM_PROVIDERS, LlmProviderName, SEARCH_ATTRIBUTE_MODES, TOOLSET_CHECKS } from '../common/env-schema.js';
+export type { VERSIONING_BEHAVIORS } from '../common/config.js';
+// RunExport's format and version are read off these (types only).
+export type { EXPORT_FORMAT, EXPORT_VERSION } from '../common/fork.js';
+export type { DEFINITION_FIELDS, DefinitionField } from '../common/definition.js';
+export type { ApprovalRule, JsonSchema, SubAgentSpec, ToolActivityOptions, ToolSpec } from '../common/tool-spec.js';
 export { DEFAULT_TASK_QUEUE } from '../common/contract.js';
 export type {
   AgentInput,
@@ -75,8 +83,12 @@ export type {
   ModelOutageView,
   OutageKind,
   OverReservationFlag,
+  PartialReply,
   Pricing,
+  PromptCountMargin,
   RunConfig,
+  RunDefaults,
+  DefinitionChangePolicy,
   RunResult,
   RunStatus,
   RunStatusView,

@@ -39,6 +39,7 @@ interface PollResult {
   more_ready: boolean;
 }
 
+/** How `events()` polls the live stream. */
 export interface EventsOptions {
   /** Minimum milliseconds between polls while nothing new arrives (default 100). */
   pollCooldownMs?: number;
@@ -47,8 +48,11 @@ export interface EventsOptions {
 /** The offset asked for is past the stream's end: nothing was ever published there. */
 export class StreamOffsetError extends Error {
   constructor(
+    /** The run read. */
     readonly workflowId: string,
+    /** The offset asked for. */
     readonly fromOffset: number,
+    /** The stream's end: the offset its next item will have. */
     readonly end: number,
   ) {
     super(`${workflowId}: offset ${fromOffset} is past the end of its stream (${end} items so far); read from ${end} or less`);
@@ -59,6 +63,7 @@ export class StreamOffsetError extends Error {
 /** The run has no live stream: it was started by a worker older than the stream. */
 export class NoStreamError extends Error {
   constructor(
+    /** The run asked about. */
     readonly workflowId: string,
     cause: unknown,
     waitedMs?: number,

@@ -110,7 +110,9 @@ export interface AgentRunSignals {
  * @internal
  */
 export interface HandleContext {
+  /** The Temporal client the handle goes through. */
   client: Client;
+  /** How long a query or an update waits for a worker's answer, in ms (AgentClientOptions.answerTimeoutMs). */
   answerTimeoutMs: number;
   /** How long a decision waits for a worker to accept its update before it is recorded as its signal. */
   acceptTimeoutMs: number;

@@ -42,16 +42,19 @@ export function noWorkerLine(w: QueueWorkers): string {
  * status and the Agent* search attributes (as of the run's last status change).
  */
 export interface RunDescription {
+  /** The run's workflow id. */
   workflowId: string;
   /** The Temporal run id of the execution described. */
   runId: string;
   /** Temporal's execution status: RUNNING, COMPLETED, FAILED, CANCELLED, TERMINATED, CONTINUED_AS_NEW, TIMED_OUT. */
   temporalStatus: string;
+  /** The task queue it runs on. */
   taskQueue: string;
   /** ISO 8601. */
   startTime: string;
   /** ISO 8601, once the execution has closed. */
   closeTime?: string;
+  /** Events in its history. */
   historyLength: number;
   /** The Agent* search attributes set on the run (AgentStatus, AgentAwaitingCallId, …), dates as ISO 8601. */
   searchAttributes: Record<string, string | number | boolean>;

@@ -17,6 +17,7 @@ const DATA = resolve(PROJECT_ROOT, '.data');
 export interface HarnessConfig {
   /** null: start (or reuse) the embedded dev server. From TEMPORAL_ADDRESS or the selected profile. */
   temporalAddress: string | null;
+  /** The Temporal namespace (TEMPORAL_NAMESPACE or the profile's; default `default`). */
   namespace: string;
   /** How to reach temporalAddress: TLS, API key, gRPC headers (the profile and the TEMPORAL_* variables). */
   temporalConnection: TemporalConnection;
@@ -32,7 +33,9 @@ export interface HarnessConfig {
    * queue is polled by workers offering other tools; `warn` only says so.
    */
   toolsetCheck: ToolsetCheck;
+  /** The model endpoint (LLM_BASE_URL; default: the scripted provider on providerPort). */
   llmBaseUrl: string;
+  /** Its bearer token (LLM_API_KEY). */
   llmApiKey: string | undefined;
   /** LLM_PROVIDER: the built-in client (default) or an AI SDK provider package at llmBaseUrl. */
   llmProvider: LlmProviderName;
@@ -40,6 +43,7 @@ export interface HarnessConfig {
   liveStream: 'full' | 'events';
   /** Sent as every request's `model` instead of the run's: the seam to a real server. */
   llmModel: string | undefined;
+  /** The folder each run's workspace lives under (AGENT_WORKSPACE). */
   workspaceRoot: string;
   /**
    * The effect ledger: where write tools claim each call and record what came
@@ -51,8 +55,11 @@ export interface HarnessConfig {
   retention: RetentionConfig;
   /** Where model calls file prompt messages by content address (a cache: safe to delete). */
   messageStoreDir: string;
+  /** Where the JSONL traces are written (TRACE_DIR). */
   traceDir: string;
+  /** The embedded dev server's gRPC and Web UI ports and SQLite file (TEMPORAL_DEV_PORT, …), used when temporalAddress is null. */
   devServer: { port: number; uiPort: number; dbFile: string };
+  /** The scripted provider's port (PORT, default 8787). */
   providerPort: number;
   /** A workflow bundle built ahead of time (skips bundling at start). */
   workflowBundlePath: string | undefined;
@@ -107,12 +114,16 @@ export interface HarnessConfig {
 }
 
 export { SEARCH_ATTRIBUTE_MODES, TOOLSET_CHECKS } from './env-schema.js';
+/** What a worker does when its task queue is polled by workers offering other tools: `refuse` to start, or `warn`. */
 export type ToolsetCheck = (typeof TOOLSET_CHECKS)[number];
 
+/** What a worker does when its namespace lacks a search attribute: `create` it, or `check` and stop naming it. */
 export type SearchAttributeMode = (typeof SEARCH_ATTRIBUTE_MODES)[number];
 
+/** Where the effect ledger lives: a folder (one host), or a PostgreSQL database every worker reaches. */
 export type LedgerConfig = { kind: 'folder'; dir: string } | { kind: 'postgres'; url: string };
 
+/** How long and how large the ledger, the traces and the message store may grow (docs/effects.md). */
 export interface RetentionConfig {
   /** false: the worker removes nothing (AGENT_RETENTION=off). */
   enabled: boolean;
@@ -124,7 +135,9 @@ export interface RetentionConfig {
   maxAgeMs: number | null;
   /** Past these sizes the oldest of closed runs (least recently used messages) go first; null: no size limit. */
   ledgerMaxBytes: number | null;
+  /** The same for the trace files, in bytes. */
   traceMaxBytes: number | null;
+  /** The same for the message store, in bytes. */
   messageStoreMaxBytes: number | null;
   /** How often the worker applies it (AGENT_RETENTION_INTERVAL_MS, default 1 h). */
   intervalMs: number;
@@ -154,7 +167,9 @@ export interface TracingConfig {
 export interface TemporalConnection {
   /** true: TLS with the system's roots; an object: mTLS, a private CA, a server name. */
   tls?: TemporalTls | boolean | null;
+  /** Temporal Cloud API key (TEMPORAL_API_KEY), sent as a bearer token. */
   apiKey?: string;
+  /** gRPC headers sent with every call (TEMPORAL_GRPC_META_*). */
   metadata?: Record<string, string>;
   /** What was read, for messages: `profile "cloud" of /home/me/.config/temporalio/temporal.toml`. */
   source: string;
@@ -162,8 +177,11 @@ export interface TemporalConnection {
 
 /** The SDK's TLSConfig, structurally (common/ imports no SDK internals). */
 export interface TemporalTls {
+  /** The name the server's certificate is checked against, instead of the address's host. */
   serverNameOverride?: string;
+  /** A private CA's certificate (PEM bytes) instead of the system's roots. */
   serverRootCACertificate?: Uint8Array;
+  /** The client's certificate and key (PEM bytes), for mTLS. */
   clientCertPair?: { crt: Uint8Array; key: Uint8Array };
 }
 
@@ -174,11 +192,15 @@ export interface TemporalTls {
  * its next workflow task, so the new code must replay the old history.
  */
 export interface WorkerVersioning {
+  /** The Worker Deployment's name. */
   deploymentName: string;
+  /** This worker's build within it. */
   buildId: string;
+  /** The versioning behavior of the runs it starts. */
   defaultBehavior: VersioningBehaviorName;
 }
 
+/** The versioning behaviors a worker may give its runs. */
 export const VERSIONING_BEHAVIORS = ['PINNED', 'AUTO_UPGRADE'] as const;
 /** The default versioning behavior of the runs a versioned worker starts. */
 export type VersioningBehaviorName = (typeof VERSIONING_BEHAVIORS)[number];

@@ -7,8 +7,11 @@ import type { ToolSpec } from './tool-spec.js';
 
 /** One tool call as the OpenAI chat-completions wire format carries it. */
 export interface ToolCall {
+  /** The call id the model gave it (`c1`, `call_abc…`): what approvals and tool results name. */
   id: string;
+  /** Always `function`. */
   type: 'function';
+  /** The tool's name and its arguments as the model wrote them (a JSON text, not yet parsed). */
   function: { name: string; arguments: string };
 }
 
@@ -38,8 +41,11 @@ export interface Usage {
 
 /** What a run's sub-agents (`research`) spent; already included in its own totals. */
 export interface ChildSpend {
+  /** Child runs started. */
   runs: number;
+  /** What they cost, in USD. */
   costUsd: number;
+  /** Their tokens, summed. */
   usage: Usage;
 }
 
@@ -89,9 +95,11 @@ export interface ModelOutageView {
   since: string;
   /** Tries made since then (each one attempt of the call). */
   tries: number;
+  /** The last attempt's error message. */
   lastError: string;
   /** ProviderUnreachable, ProviderUnavailable, ProviderRateLimited or ProviderTimeout. */
   errorType: string;
+  /** When the next try is made (ISO 8601, workflow time). */
   nextTryAt: string;
   /** When the run stops waiting and fails with the last error (its modelOutageMs, or toolOutageMs, after `since`). */
   giveUpAt: string;
@@ -103,12 +111,15 @@ export interface ModelOutageView {
  * or ToolTimeout), and which call waits.
  */
 export interface ToolOutageView extends ModelOutageView {
+  /** The waiting call's tool. */
   toolName: string;
+  /** The waiting call's id. */
   callId: string;
 }
 
 /** A hard-budget run parked before a model call it cannot pay: what the call needs, what a raise must reach. */
 export interface BudgetShortfall {
+  /** Always `budget`: the Interruption's kind. */
   type: 'budget';
   /** The worst case of the next call: its prompt (counted) and a reply of minReplyTokens. */
   needUsd: number;
@@ -116,9 +127,13 @@ export interface BudgetShortfall {
   needBudgetUsd: number;
   /** needBudgetUsd minus the budget now. */
   shortUsd: number;
+  /** The budget now, in USD. */
   maxBudgetUsd: number;
+  /** Spent so far, in USD. */
   costUsd: number;
+  /** The next call's prompt, as counted (tokens, margin included). */
   promptTokens: number;
+  /** The smallest reply (tokens) the call must be able to pay for (`limits.minReplyTokens`). */
   minReplyTokens: number;
 }
 
@@ -146,11 +161,15 @@ export type Interruption =
  * and of this text, at the run's prices.
  */
 export interface PartialReply {
+  /** The turn the reply belonged to. */
   turn: number;
   /** The activity attempt the text came from (the live stream's `token` items carry the same). */
   attempt: number;
+  /** What the model had written. */
   text: string;
+  /** Our count of the attempt's tokens (prompt, and the text so far). */
   usage: Usage;
+  /** What the provider may bill for the attempt, in USD, at the run's prices (not in the run's costUsd). */
   estimatedCostUsd: number;
 }
 
@@ -163,7 +182,9 @@ export type ToolName = string;
 
 /** Prices in US dollars per million tokens. */
 export interface Pricing {
+  /** Input (prompt) tokens. */
   inputPerMTokUsd: number;
+  /** Output (completion) tokens. */
   outputPerMTokUsd: number;
   /** Cache-read input tokens; absent: inputPerMTokUsd. */
   cacheReadPerMTokUsd?: number;
@@ -191,6 +212,7 @@ export interface PromptCountMargin {
 
 /** The workflow input exactly as `temporal workflow start --input` sends it. */
 export interface AgentInput {
+  /** What the agent is asked to do: the first user message. Required (a fork may leave it out: it comes from the source). */
   task: string;
   /**
    * A resume or fork whose definition moved under it (fields its own input
@@ -198,7 +220,9 @@ export interface AgentInput {
    * `refuse`, unless this says the change is known and wanted.
    */
   acknowledgeDefinitionChange?: boolean;
+  /** Sent as the request's `model` (the worker's LLM_MODEL overrides it); against the scripted provider, the scenario. Default: the worker's, else `plan`. */
   model?: string;
+  /** The system prompt; default none. */
   system?: string;
   /**
    * `null` lifts a cap; at least one of the two must stay set. `budgetMode`:
@@ -207,19 +231,26 @@ export interface AgentInput {
    * never exceeds it (docs/governance.md, "Hard budget").
    */
   limits?: {
+    /** Model calls the run may make; default 15 (or the worker's). */
     maxTurns?: number | null;
+    /** What the run may spend, in USD, children included; default 1.0 (or the worker's). */
     maxBudgetUsd?: number | null;
+    /** `soft` (default) or `hard`. */
     budgetMode?: BudgetMode;
     /** Hard mode: a model call is not made unless the budget pays for a reply of at least this many tokens. */
     minReplyTokens?: number;
     /** Hard mode: the most max_tokens sent, whatever the budget allows. */
     maxReplyTokens?: number;
   };
+  /** How a tool's failure reaches the model; default `describe`. */
   toolErrors?: ToolErrorPolicy;
+  /** Which repeated calls are answered from the run's cache; default `readOnly`. */
   dedupe?: DedupePolicy;
+  /** The tools the run is offered, by name; default: the worker's tools that are enabled by default. An unknown name fails the run at once. */
   tools?: ToolName[];
   /** Sub-folder of the worker's AGENT_WORKSPACE the tools are confined to. */
   workspace?: string;
+  /** Prices for costUsd and the budget, in USD per million tokens; a field left out comes from the worker's default prices ($2 in, $12 out unless it sets others). */
   pricing?: Partial<Pricing>;
   /** How long an approval may wait, in ms; absent or null waits forever. */
   approvalTimeoutMs?: number | null;
@@ -231,6 +262,7 @@ export interface AgentInput {
   modelOutageMs?: number;
   /** How long a tool call waits out failures its own retries did not cure (a server down, no worker offering it, timeouts), in ms; default 6 h. */
   toolOutageMs?: number;
+  /** Per-attempt timeout of one tool call, in ms; default 60,000 (a tool's own `activity.startToCloseTimeoutMs` wins). */
   toolTimeoutMs?: number;
   /** Longer tool results are cut with a note the model can read. */
   maxToolResultChars?: number;
@@ -279,15 +311,23 @@ export interface AgentInput {
 /** What a write whose outcome is unknown does: told to the model, or parks the run for a person. */
 export type UnknownOutcomePolicy = 'tell_model' | 'ask';
 
-/** The input after validation, every default filled in. */
+/** The input after validation, every default filled in (the fields without a comment are the input's of the same name). */
 export interface RunConfig {
+  /** The input's `task`. */
   task: string;
+  /** The model the run asks for. */
   model: string;
+  /** The system prompt, or null for none. */
   system: string | null;
+  /** The turn cap; null: none. */
   maxTurns: number | null;
+  /** The budget in USD; null: none. */
   maxBudgetUsd: number | null;
+  /** How a tool's failure reaches the model. */
   toolErrors: ToolErrorPolicy;
+  /** Which repeated calls are answered from the cache. */
   dedupe: DedupePolicy;
+  /** The tools the run is offered. */
   tools: ToolName[];
   /**
    * The specs of `tools`, as the worker offered them when the run started.
@@ -295,19 +335,29 @@ export interface RunConfig {
    * LEGACY_TOOL_SPECS (see toolSpecsOf).
    */
   toolSpecs?: ToolSpec[];
+  /** The workspace sub-folder, under the worker's AGENT_WORKSPACE. */
   workspace: string;
+  /** The prices, in USD per million tokens. */
   pricing: Pricing;
+  /** How long an approval may wait, in ms; null: forever. */
   approvalTimeoutMs: number | null;
+  /** Per-attempt timeout of a model call, in ms. */
   modelTimeoutMs: number;
   /** Absent unless the input or the worker (AGENT_MODEL_OUTAGE_MS) set it: DEFAULT_MODEL_OUTAGE_MS (common/provider-errors.ts). */
   modelOutageMs?: number;
   /** Absent unless the input or the worker (AGENT_TOOL_OUTAGE_MS) set it: DEFAULT_TOOL_OUTAGE_MS (common/provider-errors.ts). */
   toolOutageMs?: number;
+  /** Per-attempt timeout of a tool call, in ms. */
   toolTimeoutMs: number;
+  /** Longer tool results are cut. */
   maxToolResultChars: number;
+  /** The history size, in bytes, past which the run continues as new. */
   continueAsNewAtHistoryBytes: number;
+  /** The input's `permanentToolErrors`: `stop` or `retry`. */
   permanentToolErrors: 'stop' | 'retry';
+  /** The input's `experimentalEmptyRejection`. */
   experimentalEmptyRejection: boolean;
+  /** Model requests are written to the trace. */
   debug: boolean;
   /** null: the transcript is sent whole, however long. */
   context: ContextPolicy | null;
@@ -367,6 +417,7 @@ export interface RunConfig {
   definitionFrom?: { hash: string; changed: DefinitionField[] };
 }
 
+/** The worker's AGENT_DEFINITION_CHANGE: a resume or fork whose definition moved under it is refused (unless acknowledged) or allowed. */
 export type DefinitionChangePolicy = 'refuse' | 'allow';
 
 /** `soft`: checked before each turn (overshoot at most one turn); `hard`: never exceeded. */
@@ -374,39 +425,57 @@ export type BudgetMode = 'soft' | 'hard';
 
 /** A hard budget's settings (the budget itself is maxBudgetUsd; a raise updates it). */
 export interface HardBudgetConfig {
+  /** A call is not made unless the budget pays for a reply of at least this many tokens; default 256. */
   minReplyTokens: number;
+  /** The most max_tokens a call sends; default 4096. */
   maxReplyTokens: number;
+  /** How long a run parked on its budget waits for a raise, in ms; null: forever. */
   budgetTimeoutMs: number | null;
 }
 
 /** A hard budget as the status query and the result show it. */
 export interface BudgetView {
+  /** Always `hard` (a soft budget has no view). */
   mode: 'hard';
+  /** The budget now (raises included), in USD. */
   maxBudgetUsd: number;
   /** Spent: turns charged and children settled. */
   spentUsd: number;
   /** Held for what runs now (a model call's worst case, children's budgets). */
   heldUsd: number;
+  /** The budget less spent and held, in USD. */
   availableUsd: number;
+  /** Every raise, oldest first. */
   raises: BudgetRaise[];
 }
 
 /** One raise of a hard budget: from, to, by whom and why. */
 export interface BudgetRaise {
+  /** The budget before, in USD. */
   fromUsd: number;
+  /** The budget after, in USD. */
   toUsd: number;
+  /** Who raised it, as the update said. */
   by: string;
+  /** Why, as the update said; null if it gave none. */
   reason: string | null;
 }
 
 /** A reply whose usage says it cost more than its hold: counted, flagged, the excess not charged, the run stopped. */
 export interface OverReservationFlag {
+  /** The turn of the reply. */
   turn: number;
+  /** The max_tokens the call sent. */
   maxTokens: number;
+  /** Prompt tokens the provider reported. */
   promptTokens: number;
+  /** Completion tokens the provider reported. */
   completionTokens: number;
+  /** What the call held, in USD. */
   reservedUsd: number;
+  /** What the reported usage costs, in USD. */
   reportedUsd: number;
+  /** reportedUsd less reservedUsd: not charged to the budget. */
   excessUsd: number;
 }
 
@@ -441,24 +510,35 @@ export type RunDefaults = Pick<
 export interface RunResult {
   /** The workflow id (named runId in the published contract). */
   runId: string;
+  /** The workflow id: names the run, stable across continue-as-new. */
   workflowId: string;
+  /** How it ended: one of the five exits. */
   status: ExitStatus;
   /** The run's AgentStatus: its exit, in the one vocabulary. */
   agentStatus: ExitStatus;
   /** Why the run stopped, in one line. */
   reason: string;
+  /** The limit, Stop or wait it ended on; null for `completed` and `failed`. */
   interruption: Interruption | null;
+  /** The final answer of a `completed` run, else null. */
   output: string | null;
+  /** What failed, for a `failed` run, else null. */
   error: string | null;
   /** The failure's type when `failed` (ProviderUnauthorized, PermanentToolError, ProtocolError, …), else null. */
   errorType: string | null;
+  /** Model calls made. */
   turns: number;
+  /** Tool calls executed. */
   toolRuns: number;
+  /** What the run spent, in USD, children included. */
   costUsd: number;
+  /** Tokens, summed over the run's model calls (children's included). */
   usage: Usage;
   /** Turns whose reply carried no usage, priced from the harness's own token count. */
   usageEstimatedTurns: number;
+  /** The prompt tokens of each turn, in order. */
   promptTokensPerTurn: number[];
+  /** What its sub-agents spent (already in costUsd and usage). */
   children: ChildSpend;
   /** A fork's source and what the source paid for the inherited turns (not in costUsd). */
   forkedFrom?: ForkOrigin;
@@ -478,7 +558,9 @@ export interface RunResult {
 export interface RunStatusView {
   /** The workflow id (named runId in the published contract). */
   runId: string;
+  /** The workflow id: names the run, stable across continue-as-new. */
   workflowId: string;
+  /** `running`, or the exit once it ended. */
   status: RunStatus;
   /** The same state as the AgentStatus search attribute, at every moment. */
   agentStatus: AgentStatus;
@@ -486,6 +568,7 @@ export interface RunStatusView {
   reason: string | null;
   /** A failed run's error type (InvalidInput, ProviderUnauthorized, …); null otherwise. */
   errorType: string | null;
+  /** What it is parked on (an approval, a budget, a reconciliation), or ended on; null otherwise. */
   interruption: Interruption | null;
   /**
    * The run chain, `<workflowId>@<first execution's run id>`: what a signed
@@ -493,12 +576,17 @@ export interface RunStatusView {
    * another chain). Absent from statuses of workers before it.
    */
   runKey?: string;
+  /** Model calls made so far. */
   turns: number;
+  /** Spent so far, in USD, children included. */
   costUsd: number;
+  /** Tool calls that ran so far. */
   toolRuns: number;
+  /** Tokens so far. */
   usage: Usage;
   /** Turns whose reply carried no usage, priced from the harness's own token count. */
   usageEstimatedTurns: number;
+  /** What its sub-agents spent so far (already in costUsd and usage). */
   children: ChildSpend;
   /** A fork's source and what the source paid for the inherited turns (not in costUsd). */
   forkedFrom?: ForkOrigin;
@@ -518,6 +606,7 @@ export interface RunStatusView {
   declinedByInterrupt?: { callId: string; toolName: string };
   /** Hard budget only: spent, held, available, raises. */
   budget?: BudgetView;
+  /** Hard budget only: the reply that reported more than its hold allowed, or null. */
   usageOverReservation?: OverReservationFlag | null;
   /** Present while a model call waits out a provider outage (agentStatus `waiting_for_model`). */
   modelOutage?: ModelOutageView;
@@ -527,10 +616,13 @@ export interface RunStatusView {
 
 /** A steering message as the status shows it while it waits for the next turn boundary. */
 export interface SteerView {
+  /** The text the model will be given. */
   message: string;
+  /** Who sent it; null when the sender gave no name. */
   by: string | null;
   /** Workflow time it arrived (ISO 8601). */
   at: string;
+  /** It asked to interrupt: a call parked on an approval is declined for it. */
   interrupt: boolean;
 }
 
@@ -596,9 +688,12 @@ export interface ForkOrigin {
   run: string | null;
   /** The source execution's Temporal run id (null for a file). */
   runId: string | null;
+  /** Turns kept from the source. */
   atTurn: number;
+  /** The user message appended after them, or null. */
   message: string | null;
   /** What the source paid for the inherited turns; null when its history does not say (a source that was itself resumed, say). */
   inheritedCostUsd: number | null;
+  /** It was forked from an exported transcript, not a live history. */
   fromFile: boolean;
 }

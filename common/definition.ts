@@ -23,6 +23,7 @@ export const DEFINITION_CHANGE_POLICIES = ['refuse', 'allow'] as const;
 
 /** The fields of a definition, by the names definitionChanged reports. */
 export const DEFINITION_FIELDS = ['system', 'tools', 'model', 'prices', 'limits'] as const;
+/** One field of a run's definition: what `definitionChanged` lists. */
 export type DefinitionField = (typeof DEFINITION_FIELDS)[number];
 export type Definition = Record<DefinitionField, unknown>;
 

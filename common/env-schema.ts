@@ -6,7 +6,9 @@ import { z } from 'zod';
 import { got } from './schema-problem.js';
 import { promptCountSchema } from './input-schema.js';
 
+/** The values of AGENT_TOOLSET_CHECK (AgentPlugin `toolsetCheck`). */
 export const TOOLSET_CHECKS = ['refuse', 'warn'] as const;
+/** The values of AGENT_SEARCH_ATTRIBUTES (AgentPlugin `searchAttributes`). */
 export const SEARCH_ATTRIBUTE_MODES = ['create', 'check'] as const;
 /**
  * LLM_PROVIDER: who calls the model at LLM_BASE_URL with LLM_API_KEY.
@@ -15,6 +17,7 @@ export const SEARCH_ATTRIBUTE_MODES = ['create', 'check'] as const;
  * https://api.anthropic.com/v1); `openai-compatible`: @ai-sdk/openai-compatible.
  */
 export const LLM_PROVIDERS = ['builtin', 'anthropic', 'openai-compatible'] as const;
+/** LLM_PROVIDER: the built-in client, or the AI SDK provider package it names. */
 export type LlmProviderName = (typeof LLM_PROVIDERS)[number];
 
 /** A whole number > 0 written in the variable; the message quotes the text as set. */

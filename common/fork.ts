@@ -49,4 +49,5 @@ export function costOfTurns(costs: readonly (number | undefined)[], turns: numbe
 
 /** What `agent-harness export` writes and `fork --from-file` reads. */
 export const EXPORT_FORMAT = 'agent-harness/run-export';
+/** The version of that format; a file of another is refused. */
 export const EXPORT_VERSION = 1;

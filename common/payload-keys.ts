@@ -8,7 +8,9 @@
 
 /** One key: its id (written in each payload's metadata) and its 32 bytes. */
 export interface PayloadKey {
+  /** The key id, written into each payload's metadata so a reader picks the key that decrypts it. */
   id: string;
+  /** The AES-256 key: 32 bytes. */
   key: Uint8Array;
 }
 

@@ -26,6 +26,7 @@ export const AGENT_PARENT = defineSearchAttributeKey('AgentParent', SearchAttrib
 /** A fork's source workflow id (`forkFrom`): `AgentForkOf="<id>"` lists a run's forks. */
 export const AGENT_FORK_OF = defineSearchAttributeKey('AgentForkOf', SearchAttributeType.KEYWORD);
 
+/** A search attribute's type, as the Temporal CLI names it. */
 export type SearchAttributeTypeName = 'Keyword' | 'Int' | 'Double' | 'Text';
 
 /** Name -> type, as `temporal server start-dev --search-attribute` and the operator service take them. */

@@ -20,6 +20,7 @@ import { canonicalJson } from './args-hash.js';
 export const SIGNED_OTHER_DECISIONS = ['raiseBudget', 'reconcile', 'steer'] as const;
 /** A decision other than approve/reject that a policy may list: `raiseBudget`, `reconcile` or `steer`. */
 export type OtherDecision = 'raiseBudget' | 'reconcile' | 'steer';
+/** Every decision a signature may cover. */
 export type SignedDecisionName = 'approve' | 'reject' | OtherDecision;
 
 /**
@@ -43,6 +44,7 @@ export interface ApproverPolicy {
 export interface SignedFields {
   /** SHA-256 hex of the call's canonical arguments; for raiseBudget / steer / reconcile, of the update's own fields (signedArgsOf). */
   argsHash: string;
+  /** The approver's name, as the policy lists it. */
   by: string;
   /** The call decided; "" for raiseBudget and steer (no call). */
   callId: string;
@@ -55,11 +57,13 @@ export interface SignedFields {
    * another, and `<n>` counts the run's calls, so a reused call id has another.
    */
   callKey: string;
+  /** What is decided. */
   decision: SignedDecisionName;
   /** ISO-8601 UTC, e.g. 2026-12-02T21:00:00.000Z. */
   expiresAt: string;
   /** The tool of the call decided; "" for raiseBudget and steer (no call). */
   toolName: string;
+  /** The run decided for. */
   workflowId: string;
 }
 
@@ -95,10 +99,12 @@ export function messageKey(f: SignedFields): string {
   return bytesToHex(sha256(signedMessage(f)));
 }
 
+/** The signature of a decision: base64 of the Ed25519 signature over {@link signedMessage}, by a 32-byte private key (seed). */
 export function signDecision(f: SignedFields, privateKey: Uint8Array): string {
   return toBase64(ed25519.sign(signedMessage(f), privateKey));
 }
 
+/** The base64 raw 32-byte Ed25519 public key of a private key (seed): what the approvers policy lists. */
 export function publicKeyOf(privateKey: Uint8Array): string {
   return toBase64(ed25519.getPublicKey(privateKey));
 }
@@ -109,6 +115,7 @@ export function newKeyPair(seed?: Uint8Array): { privateKey: string; publicKey: 
   return { privateKey: toBase64(secretKey), publicKey: toBase64(publicKey) };
 }
 
+/** Whether `signature` (base64) is a signature of these fields by `publicKey` (base64); false for anything malformed, never throws. */
 export function verifySignature(f: SignedFields, signature: string, publicKey: string): boolean {
   const sig = fromCanonicalBase64(signature);
   const pub = fromBase64(publicKey);

@@ -8,6 +8,7 @@ import type { TraceEntry } from './trace-format.js';
 
 /** The attempt a stream of tokens belongs to: a retried attempt's tokens are told apart by `attempt`. */
 export interface TokenAttempt {
+  /** The run's workflow id. */
   workflowId: string;
   /** The model turn (1-based) this call is for. */
   turn: number;
@@ -15,6 +16,7 @@ export interface TokenAttempt {
   attempt: number;
 }
 
+/** One model call attempt's reply text, as it arrives. */
 export interface TokenStream {
   /** One delta of reply text, in arrival order. Never throws; never blocks the call. */
   text(delta: string): void;
@@ -30,7 +32,9 @@ export interface TokenStream {
   close(outcome: 'counted' | 'failed' | 'stopped'): Promise<void>;
 }
 
+/** Where a worker's model calls send their reply text as it arrives (AgentPlugin `tokens`). */
 export interface TokenSink {
+  /** A stream for one attempt of one model call; called as the call starts. */
   open(call: TokenAttempt): TokenStream;
 }
 

@@ -7,10 +7,15 @@
 
 /** A JSON Schema for a tool's arguments (an object schema; checked with @cfworker/json-schema). */
 export interface JsonSchema {
+  /** Always `object`: a tool takes named arguments. */
   type: 'object';
+  /** Each argument's schema, by name. */
   properties?: Record<string, unknown>;
+  /** The arguments a call must give. */
   required?: readonly string[];
+  /** `false` refuses arguments not listed in `properties`; a schema checks them. */
   additionalProperties?: boolean | Record<string, unknown>;
+  /** Any other JSON Schema keyword, checked as JSON Schema says. */
   [keyword: string]: unknown;
 }
 
@@ -59,18 +64,25 @@ export interface SubAgentSpec {
   taskArgument: string;
   /** The child's tools (offered by the same worker). */
   tools: string[];
+  /** The child run's turn cap. */
   maxTurns: number;
 }
 
+/** A tool as the workflow knows it: plain JSON, recorded in the run's history at its start (its `run` stays on the worker). */
 export interface ToolSpec {
   /** What the model calls it: letters, digits, `_` and `-`, at most 64 characters. */
   name: string;
+  /** Shown to the model. */
   description: string;
+  /** The JSON Schema of its arguments, checked by the workflow before the call runs. */
   parameters: JsonSchema;
   /** Calling it twice with the same arguments changes nothing: its result may be reused (the dedupe gate). */
   readOnly: boolean;
+  /** When a call waits for a person's decision (false: never). */
   needsApproval: ApprovalRule;
+  /** How its activity is scheduled; absent: the defaults. */
   activity?: ToolActivityOptions;
+  /** Present for a tool that runs a child agent run instead of an activity. */
   subAgent?: SubAgentSpec;
   /** Offered to runs whose input names no tools; default true. */
   enabledByDefault?: boolean;

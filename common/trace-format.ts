@@ -32,10 +32,15 @@ export interface TraceLine {
 
 /** A line as a writer hands it over; ts, runId and workflowId are added on write. */
 export interface TraceEntry {
+  /** The line's sequence number in its run: with `step`, what keeps replays and restarts from writing it twice. */
   seq: number;
+  /** The event: `turn`, `tool_start`, `tool_result`, `run_stopped`, … (docs/trace.md). */
   type: string;
+  /** Only on lines written by activities: the step within the call they belong to (a progress line). */
   step?: number;
+  /** Only on lines written by activities: the activity attempt that wrote it. */
   attempt?: number;
+  /** The event's own fields. */
   [field: string]: unknown;
 }
 

@@ -3,9 +3,10 @@
 // its tools and workflows. No model, no network beyond the loopback.
 import { startProvider, type LoggedRequest, type Scenario } from './provider/server.js';
 import { addFault, clearFaults, providerRequests } from './provider/control.js';
-import type { Fault, FaultMatch, FaultRule } from './provider/faults.js';
+import type { Fault, FaultMatch, FaultRule, RequestFacts } from './provider/faults.js';
 
-export type { Scenario, LoggedRequest, Fault, FaultMatch, FaultRule };
+// RequestFacts: what LoggedRequest extends.
+export type { Scenario, LoggedRequest, Fault, FaultMatch, FaultRule, RequestFacts };
 export type { ScriptInput, ScriptedCall, ScriptedReply } from './provider/scenarios.js';
 
 export { SCRIPTED_MODELS, type ScriptedModel } from '../common/scripted-models.js';

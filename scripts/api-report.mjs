@@ -6,6 +6,11 @@
 // change to that file, and is a deliberate act.
 //   node scripts/api-report.mjs          (npm run api:update) rewrites the reports
 //   node scripts/api-report.mjs --check  fails, saying so, when they differ (test/unit/api-report.test.ts)
+// Both modes also hold the surface to two rules (issue 35, item 7), and
+// --check fails when one is broken: every declaration a report shows carries
+// a doc comment (no "(undocumented)"), and every type a public signature
+// names is itself exported from the entry (no "ae-forgotten-export": a type
+// a consumer must write but cannot import). Each is listed with its place.
 import { CompilerState, Extractor, ExtractorConfig, ExtractorLogLevel } from '@microsoft/api-extractor';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -42,6 +47,8 @@ const configs = entries.map((entry) => ({ entry, config: configOf(entry) }));
 const compilerState = CompilerState.create(configs[0].config);
 let failed = 0;
 const changed = [];
+/** Broken rules, one line each: `entry: where: what`. */
+const gaps = [];
 for (const { entry, config } of configs) {
   const result = Extractor.invoke(config, {
     localBuild: !check,
@@ -51,9 +58,18 @@ for (const { entry, config } of configs) {
       // outcome is said once below. Anything that failed still prints.
       if (message.messageId.startsWith('console-api-report') && message.logLevel !== ExtractorLogLevel.Error) message.handled = true;
       if (message.messageId === 'console-preamble') message.handled = true;
+      // Reported as "(undocumented)" in the report; here for its place in the declarations.
+      if (message.messageId === 'ae-undocumented') gaps.push(`${entry.name}: ${placeOf(message)}: ${message.text}`);
     },
   });
   if (result.errorCount > 0) failed++;
+  // A forgotten export goes into the report (addToApiReportFile), not to the
+  // callback: read it back from the report this run wrote.
+  const report = readFileSync(join(work, 'report', `${entry.name}.api.md`), 'utf8');
+  for (const line of report.split('\n')) {
+    const forgotten = /\(ae-forgotten-export\) (The symbol "[^"]+")/.exec(line);
+    if (forgotten) gaps.push(`${entry.name}: ${forgotten[1]} is named by a public signature but not exported by the entry`);
+  }
   if (result.apiReportChanged) changed.push(entry.name);
 }
 
@@ -61,12 +77,24 @@ if (failed > 0) {
   console.error(`api-report: ${failed} entr${failed === 1 ? 'y' : 'ies'} failed (errors above)`);
   process.exit(1);
 }
+if (gaps.length > 0) {
+  const unique = [...new Set(gaps)];
+  console.error(`api-report: ${unique.length} undocumented or forgotten export${unique.length === 1 ? '' : 's'}:\n  ${unique.join('\n  ')}`);
+  if (check) process.exit(1);
+}
 if (check && changed.length > 0) {
   const reports = changed.map((n) => `api/${n}.api.md (now: .data/api-report/report/${n}.api.md)`);
   console.error(`public API changed: ${reports.join(', ')}: review and run npm run api:update`);
   process.exit(1);
 }
 console.log(check ? `api-report: ${entries.length} entries match api/` : `api-report: ${changed.length ? `updated ${changed.map((n) => `api/${n}.api.md`).join(', ')}` : 'no change'}`);
+
+/** `common/contract.d.ts:12` for a message about a declaration (the emitted .d.ts mirrors its .ts source). */
+function placeOf(message) {
+  if (!message.sourceFilePath) return '?';
+  const file = message.sourceFilePath.startsWith(join(work, 'dts')) ? message.sourceFilePath.slice(join(work, 'dts').length + 1) : message.sourceFilePath;
+  return `${file}:${message.sourceFileLine ?? '?'}`;
+}
 
 /** API Extractor's configuration for one entry: its report only (no doc model, no rollup). */
 function configOf(entry) {

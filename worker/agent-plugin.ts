@@ -52,6 +52,7 @@ const ACTIVITY_NAMES = Object.keys({
 export interface AgentWorkerSummary {
   /** The queue it polls (Worker.create's, or the one `ownQueue` chose). */
   taskQueue: string;
+  /** The tools it offers, by name. */
   toolNames: string[];
   /** The tool-set hash its identity carries (`tools:1a2b3c4d`). */
   toolsetHash: string;
@@ -94,6 +95,7 @@ interface Prepared {
  * build), leaves them to {@link AgentPlugin.close}.
  */
 export class AgentPlugin implements WorkerPlugin, ClientPlugin, BundlerPlugin {
+  /** The plugin's name, as Temporal's plugin list shows it. */
   readonly name = 'AgentPlugin';
   /** The SDK's merging of options (codec, interceptors), as its own plugins do it; what needs I/O first is this class's. */
   private readonly simple: SimplePlugin;

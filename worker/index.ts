@@ -4,16 +4,49 @@
 // Everything else under worker/ is the standalone worker's, and internal.
 
 export { AgentPlugin, type AgentWorkerSummary } from './agent-plugin.js';
+// AgentPlugin's second constructor argument (internal: the standalone worker's words).
+export type { SettingNames } from './setting-names.js';
 export type { AgentPluginOptions, ModelEndpoint, ModelProviderSetting, PluginLog, PluginTracing } from './plugin-options.js';
 export type { LanguageModelFactory, ModelProvider } from '../activities/ai-sdk-model.js';
 export type { TokenAttempt, TokenSink, TokenStream } from '../common/token-sink.js';
 export { NO_TOKENS } from '../common/token-sink.js';
 export { streamTokenSink, BATCH_MS as LIVE_STREAM_BATCH_MS } from '../activities/live-stream.js';
-export { SearchAttributesNotReady } from './search-attribute-check.js';
+export { SearchAttributesNotReady, type WrongType } from './search-attribute-check.js';
+export type { SearchAttributeTypeName } from '../common/search-attributes.js';
 export { ToolsetConflict } from './tool-routing.js';
 export type { LedgerConfig, RetentionConfig, SearchAttributeMode, ToolsetCheck } from '../common/config.js';
-export type { Pricing, RunDefaults } from '../common/contract.js';
+// The lists those two modes are read off (types only: nothing to call).
+export type { SEARCH_ATTRIBUTE_MODES, TOOLSET_CHECKS } from '../common/env-schema.js';
+export type { PayloadKey } from '../common/payload-keys.js';
+export type { TraceEntry } from '../common/trace-format.js';
+export type { Pricing, PromptCountMargin, RunDefaults } from '../common/contract.js';
+// RunDefaults is a Pick of RunConfig: the fields it picks name these.
+export type { ContextPolicy, DedupePolicy, DefinitionChangePolicy, ForkOrigin, HardBudgetConfig, RunConfig, ToolErrorPolicy, ToolName, UnknownOutcomePolicy } from '../common/contract.js';
+export type { DEFINITION_FIELDS, DefinitionField } from '../common/definition.js';
 // runDefaults.approvers: the policy AGENT_APPROVERS names (docs/security.md, "Signed decisions").
 export type { ApproverPolicy, OtherDecision } from '../common/signed-decision.js';
-export type { EffectStore } from '../activities/effects/record.js';
-export type { McpConfigFile, McpServerEntry } from '../activities/tools/mcp/config-schema.js';
+export type { EffectRecord, EffectState, EffectStore, Holder, RecordedOutcome, Versioned } from '../activities/effects/record.js';
+// An entry's shape is read off the config's schemas (types only: the schemas are not API).
+export type { McpConfigFile, McpServerEntry, httpServer, stdioServer } from '../activities/tools/mcp/config-schema.js';
+// The `tools` option takes the tools entry's definitions: their types, for a team that types its list.
+export type {
+  AnyToolDefinition,
+  ApprovalRule,
+  ArgsOf,
+  EffectGuard,
+  FileText,
+  Flat,
+  JsonSchema,
+  RequiredOf,
+  ResolvedPath,
+  SubAgentDefinition,
+  SubAgentSpec,
+  ToolActivityOptions,
+  ToolContext,
+  ToolDefinition,
+  ToolRun,
+  ValueOf,
+  WorkspaceFiles,
+  WriteHooks,
+} from '../activities/tools/index.js';
+export type { ToolSpec } from '../common/tool-spec.js';

@@ -40,6 +40,7 @@ export interface ModelEndpoint {
  * The run's `model` names the model it is asked for.
  */
 export interface ModelProviderSetting {
+  /** The provider (or model factory) model calls go through. */
   provider: ModelProvider;
   /** Asked for instead of the run's `model` (LLM_MODEL). */
   model?: string;
@@ -47,7 +48,9 @@ export interface ModelProviderSetting {
 
 /** Where the workflow's and the activities' OpenTelemetry spans go (the team's own tracer setup). */
 export interface PluginTracing {
+  /** Receives every span the plugin's interceptors end. */
   spanProcessor: SpanProcessor;
+  /** Describes the process (service name, version) on every span. */
   resource: Resource;
 }
 

@@ -22,8 +22,11 @@ const INDEXED_TYPE: Record<SearchAttributeTypeName, number> = {
   Text: IndexedValueType.INDEXED_VALUE_TYPE_TEXT,
 };
 
+/** A search attribute the namespace has with another type than the harness needs. */
 export interface WrongType {
+  /** The attribute. */
   name: string;
+  /** The type the harness needs. */
   want: SearchAttributeTypeName;
   /** The type the namespace has, as the CLI names it (Keyword, Int, Bool, …). */
   have: string;
@@ -32,7 +35,9 @@ export interface WrongType {
 /** Thrown when the namespace cannot run the harness; its message says what to do. */
 export class SearchAttributesNotReady extends Error {
   constructor(
+    /** Attributes the namespace lacks, by name. */
     readonly missing: string[],
+    /** Attributes it has with another type. */
     readonly wrongType: WrongType[],
     message: string,
   ) {

@@ -4,6 +4,7 @@
 // own, and names those. The checks are the same code either way.
 import { ZERO_CACHE_REFUSED } from '../common/config.js';
 
+/** Internal: the words a worker's refusals use for its settings (AgentPlugin's second argument, for the standalone worker; a team passes nothing). */
 export interface SettingNames {
   /** Offer only these tools. */
   only: string;

@@ -19,10 +19,14 @@ export interface Holder {
 /** What a write reported: its text for the model, or the error it reported (a ToolError). */
 export type RecordedOutcome = { ok: true; content: string } | { ok: false; error: string; permanent: boolean };
 
+/** `claimed`: an attempt holds it and may be acting; `done`: the write reported; `unknown`: its holder vanished mid-write. */
 export type EffectState = 'claimed' | 'done' | 'unknown';
 
+/** One write's record in the effect ledger (docs/effects.md), kept by an {@link EffectStore}. */
 export interface EffectRecord {
+  /** The call's idempotency key: one per call occurrence. */
   key: string;
+  /** The run that made the call. */
   workflowId: string;
   /**
    * The Temporal namespace of the workflow that claimed it. Retention removes
@@ -30,26 +34,35 @@ export interface EffectRecord {
    * namespace's workers); a record without one (older code) is never removed.
    */
   namespace?: string;
+  /** The tool called. */
   toolName: string;
+  /** Where the write stands. */
   state: EffectState;
+  /** The attempt that claimed it (or took it over). */
   holder: Holder;
+  /** When it was claimed (ms since the epoch, the store's clock). */
   claimedAt: number;
   /** Past this, another attempt may declare the outcome unknown (the holder renews it while it works). */
   leaseUntil: number;
   /** `done`: what the write reported, and when. */
   outcome?: RecordedOutcome;
+  /** When it was recorded done (ms since the epoch). */
   doneAt?: number;
   /** `done` after the claim had been declared unknown: a zombie attempt acted and reported late. */
   late?: boolean;
   /** `unknown`: when, by which worker and why the outcome was declared unknown. */
   unknownAt?: number;
+  /** The worker that declared it unknown. */
   unknownBy?: string;
+  /** Why, in one line. */
   unknownReason?: string;
 }
 
 /** A record with the version a compare-and-set must name. */
 export interface Versioned {
+  /** The record as read. */
   record: EffectRecord;
+  /** Its version: what `replace` and `release` must name. */
   version: number;
 }
 
@@ -77,5 +90,6 @@ export interface EffectStore {
   remove(keys: readonly string[]): Promise<number>;
   /** Retention: how many records, and about how many bytes they take. */
   size(): Promise<{ records: number; bytes: number }>;
+  /** Releases the store's connections; called when the worker stops. */
   close(): Promise<void>;
 }

@@ -10,7 +10,8 @@ export type ArgsOf<S> = S extends { properties: infer P extends Record<string, u
     : Flat<{ [K in keyof P & RequiredOf<S>]: ValueOf<P[K]> } & { [K in Exclude<keyof P, RequiredOf<S>>]?: ValueOf<P[K]> }>
   : Record<string, unknown>;
 
-type RequiredOf<S> = S extends { required: readonly (infer R)[] } ? R : never;
+/** The names an object schema's `required` lists (never when it has none). */
+export type RequiredOf<S> = S extends { required: readonly (infer R)[] } ? R : never;
 
 /** One property's value: its enum, else its type. */
 export type ValueOf<P> = P extends { enum: readonly (infer E)[] }
@@ -31,4 +32,5 @@ export type ValueOf<P> = P extends { enum: readonly (infer E)[] }
                 ? ArgsOf<P>
                 : unknown;
 
-type Flat<T> = { [K in keyof T]: T[K] };
+/** `T` with its intersections merged into one object type, so an editor shows the arguments as one object. */
+export type Flat<T> = { [K in keyof T]: T[K] };

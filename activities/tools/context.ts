@@ -40,6 +40,7 @@ export interface ToolContext {
   sleep(ms: number): Promise<void>;
   /** The last step an earlier attempt of this call reported (0 on the first attempt). */
   resumeFromStep: number;
+  /** Callbacks around a write's claim and record (tests use them to stop a worker mid-write); empty in production. */
   hooks: WriteHooks;
 }
 

@@ -16,9 +16,13 @@ export type ToolRun<Args = Record<string, unknown>> = (ctx: ToolContext, args: A
 
 /** `P`: the parameters' schema; `run` receives arguments of the type it describes (./args-of). */
 export interface ToolDefinition<P extends JsonSchema = JsonSchema> {
+  /** What the model calls it: letters, digits, `_` and `-`, at most 64 characters, unique on the worker. */
   name: string;
+  /** Shown to the model: what the tool does and when to use it. */
   description: string;
+  /** The JSON Schema (an object schema) of the arguments; a call whose arguments do not validate never runs. */
   parameters: P;
+  /** It changes nothing: its result may be reused for the same arguments (the dedupe gate), and it skips the effect protocol. */
   readOnly: boolean;
   /**
    * A write that may simply be done again (the same call twice changes nothing
@@ -33,8 +37,11 @@ export interface ToolDefinition<P extends JsonSchema = JsonSchema> {
   pastTense?: string;
   /** Default false. A rule (see ApprovalRule) is evaluated by the workflow on each call's arguments. */
   needsApproval?: ApprovalRule;
+  /** How the workflow schedules the tool's activity (local, timeouts, retries, cancellation); every field has a default. */
   activity?: ToolActivityOptions;
+  /** Offered to runs whose input names no tools; default true. */
   enabledByDefault?: boolean;
+  /** Where it comes from, for people (`module:<path>`, `mcp:<server>`); set by the worker when absent. */
   origin?: string;
   /**
    * Runs in an activity, confined to the run's workspace (ctx.root). Throw
@@ -46,6 +53,7 @@ export interface ToolDefinition<P extends JsonSchema = JsonSchema> {
 
 /** A tool that runs a child agent run: no `run`, the workflow starts the child. */
 export interface SubAgentDefinition extends Omit<ToolDefinition, 'run' | 'activity' | 'idempotent' | 'pastTense'> {
+  /** Which argument becomes the child's task, the child's tools and its turn cap. */
   subAgent: SubAgentSpec;
 }
 

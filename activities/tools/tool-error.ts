@@ -6,6 +6,7 @@
 export class ToolError extends Error {
   constructor(
     message: string,
+    /** No rewording can fix it: the run stops instead of the model retrying. Default false. */
     readonly permanent = false,
   ) {
     super(message);
@@ -22,7 +23,10 @@ export class ToolError extends Error {
  * outcome unknown, and nobody acts on it blind.
  */
 export class NothingChanged extends Error {
-  constructor(readonly reason: unknown) {
+  constructor(
+    /** What went wrong: passed on as the tool's failure (a ToolError reaches the model). */
+    readonly reason: unknown,
+  ) {
     super(reason instanceof Error ? reason.message : String(reason));
     this.name = 'NothingChanged';
   }

@@ -9,6 +9,7 @@
 
 import type { ScriptedReply } from './scenarios.js';
 
+/** What a matched request gets instead of its scenario's reply. `status`: that HTTP status (`retryAfterSec` sent as Retry-After); `reset`: the connection dropped; `delay`: the reply `ms` late; `down`: every matching request refused for `forMs` (reset, or answered `status`). */
 export type Fault =
   | { type: 'status'; status: number; message?: string; retryAfterSec?: number }
   /**
@@ -42,9 +43,13 @@ export type Fault =
    */
   | { type: 'tokenizer'; factor: number; overheadTokens?: number };
 
+/** Which requests a fault hits: every field given must match; none given matches every request. */
 export interface FaultMatch {
+  /** The request's `model` (the scenario name). */
   model?: string;
+  /** The turn index: the number of assistant messages in the request (0 for a run's first call). */
   turn?: number;
+  /** A marker in the first user message (the run's task): put one in a test's task to hit that run only. */
   taskIncludes?: string;
   /** Only requests of this protocol: `chat` (POST /v1/chat/completions) or `anthropic` (POST /v1/messages). */
   protocol?: 'chat' | 'anthropic';
@@ -52,19 +57,29 @@ export interface FaultMatch {
   stream?: boolean;
 }
 
+/** A fault and the requests it hits, queued with `addFault`. */
 export interface FaultRule {
+  /** Which requests. */
   match: FaultMatch;
+  /** What they get. */
   fault: Fault;
+  /** How many matching requests it hits before it is gone (at least 1); a `down` fault lasts `forMs` instead. */
   times: number;
   /** A `down` rule's end (epoch ms), set when it is added. */
   until?: number;
 }
 
+/** What the provider knows of a request, matched against a {@link FaultMatch}. */
 export interface RequestFacts {
+  /** The request's `model`. */
   model: string;
+  /** The number of assistant messages in it. */
   turn: number;
+  /** Its first user message. */
   task: string;
+  /** `chat` (POST /v1/chat/completions) or `anthropic` (POST /v1/messages). */
   protocol: 'chat' | 'anthropic';
+  /** It asked for a streamed reply. */
   stream: boolean;
 }
 

@@ -4,20 +4,29 @@
 // in the server, so a run can be killed and resumed against it.
 import type { ScriptedModel } from '../../common/scripted-models.js';
 
+/** What a scenario sees of a request. */
 export interface ScriptInput {
+  /** The number of assistant messages so far (0 on a run's first call). */
   turn: number;
+  /** The text of every tool result so far, joined. */
   toolText: string;
+  /** The names of the tools the request offers. */
   toolNames: string[];
   /** The first user message. */
   task: string;
 }
 
+/** One tool call a scenario makes. */
 export interface ScriptedCall {
+  /** The call id (`c1`): the one approvals name. */
   id: string;
+  /** The tool's name. */
   name: string;
+  /** Its arguments, sent as JSON. */
   args: Record<string, unknown>;
 }
 
+/** A scenario's reply: a final answer, or tool calls (parsed or raw), with optional provider quirks. */
 export type ScriptedReply = (
   | { type: 'answer'; content: string }
   /** `content`: text said beside the calls, as agents narrate what they do next. */

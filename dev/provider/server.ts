@@ -44,6 +44,7 @@ export interface ProviderOptions {
 /** One scripted model: the reply to a request, from its turn, the tool results so far, the tools offered and the task. */
 export type Scenario = (input: ScriptInput) => ScriptedReply;
 
+/** A request the provider answered (or is answering), as `requests()` lists it. */
 export interface LoggedRequest extends RequestFacts {
   /** The answer's HTTP status; 0 for a reset connection or while pending. */
   status: number;

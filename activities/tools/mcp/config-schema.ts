@@ -28,12 +28,14 @@ const policy = {
 const NOT_OBJECT = 'must be an object';
 const UNKNOWN = 'is not a setting';
 
+/** A server run as a process, spoken to over stdio: `command` (required), `args`, `env`, `cwd`, and the harness's policies (docs/tools.md). */
 export const stdioServer = strictObject(
   { ...policy, command: string.refine((c) => c !== '', 'must not be empty'), args: strings, env: stringMap, cwd: string.optional() },
   NOT_OBJECT,
   UNKNOWN,
 );
 
+/** A server reached over HTTP: `url` (required), `headers`, and the harness's policies (docs/tools.md). */
 export const httpServer = strictObject({ ...policy, url: string, headers: stringMap }, NOT_OBJECT, UNKNOWN);
 
 /** One server's entry as written in the config (AGENT_MCP_CONFIG's file, or AgentPlugin's `mcp` option): a process over stdio, or a URL. */
@@ -41,5 +43,6 @@ export type McpServerEntry = z.input<typeof stdioServer> | z.input<typeof httpSe
 
 /** The MCP config: `{"servers": {"<name>": {...}}}` (docs/tools.md lists every setting). */
 export interface McpConfigFile {
+  /** Each server by the name its tools are listed under. */
   servers: Record<string, McpServerEntry>;
 }
