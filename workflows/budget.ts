@@ -119,7 +119,7 @@ export class Budget {
   /** Hard budget only: the budget and the flag of a reply beyond its hold, in the status and the result. */
   fields(): Pick<RunStatusView, 'budget' | 'usageOverReservation'> {
     if (!this.hard) return {};
-    return { budget: this.hard.view(), usageOverReservation: this.ctx.state.usageOverReservation ?? null };
+    return { budget: this.hard.view(), usageOverReservation: this.ctx.state.usageOverReservation };
   }
 }
 
@@ -162,7 +162,7 @@ export class HardBudget {
       spentUsd: spent,
       heldUsd: this.held,
       availableUsd: Math.max(0, addUsd(this.maxUsd, -this.committed())),
-      raises: [...(this.host.state.budgetRaises ?? [])],
+      raises: [...this.host.state.budgetRaises],
     };
   }
 
@@ -228,7 +228,7 @@ export class HardBudget {
   raise(input: RaiseBudgetInput): void {
     const raise = { fromUsd: this.maxUsd, toUsd: input.maxBudgetUsd, by: input.by, reason: typeof input.reason === 'string' && input.reason.trim() ? input.reason : null };
     this.host.cfg.maxBudgetUsd = input.maxBudgetUsd;
-    this.host.state.budgetRaises = [...(this.host.state.budgetRaises ?? []), raise];
+    this.host.state.budgetRaises = [...this.host.state.budgetRaises, raise];
     this.host.emit('budget_raised', { ...raise, wasParked: this.parked !== null });
     this.raisedSinceParked = true;
   }
