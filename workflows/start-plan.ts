@@ -95,6 +95,7 @@ export function resolveStart(input: AgentInput, source: Source): StartPlan {
   const { forkFrom: _f, ...overrides } = input;
   const origin = (inheritedCostUsd: number | null, runId: string | null): ForkOrigin => ({
     run: req.run ?? null,
+    workflowId: req.run ?? null,
     runId,
     atTurn: req.atTurn,
     message: req.message ?? null,

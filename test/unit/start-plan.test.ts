@@ -116,7 +116,7 @@ describe('resolveStart: a fork', () => {
     const plan = resolveStart(input, source);
     expect(plan.resolve).toEqual({ model: 'plan', task: 'the task' });
     const { cfg, from } = plan.begin(cfgOf(plan.resolve));
-    expect(cfg.forkFrom).toEqual({ run: 'src', runId: null, atTurn: 1, message: 'now the other way', inheritedCostUsd: 0.001, fromFile: true });
+    expect(cfg.forkFrom).toEqual({ run: 'src', workflowId: 'src', runId: null, atTurn: 1, message: 'now the other way', inheritedCostUsd: 0.001, fromFile: true });
     expect(from.state.messages).toEqual([...transcript.slice(0, 4), { role: 'user', content: 'now the other way' }]);
     expect(from.state).toMatchObject({ turns: 1, toolRuns: 0, costUsd: 0, callsProposed: 2, lastReplyFirstCall: 1 });
     expect(from.decisions).toEqual({});
@@ -140,7 +140,7 @@ describe('resolveStart: a fork', () => {
     expect(plan.resolve).toMatchObject({ task: 'the task', model: 'plan', limits: { maxTurns: 8 } });
     expect(plan.resolve.forkFrom).toBeUndefined();
     const { cfg, from } = plan.begin(cfgOf(plan.resolve, { definitionChange: 'refuse' }));
-    expect(cfg.forkFrom).toEqual({ run: 'src', runId: 'r-1', atTurn: 2, message: null, inheritedCostUsd: 0.004, fromFile: false });
+    expect(cfg.forkFrom).toEqual({ run: 'src', workflowId: 'src', runId: 'r-1', atTurn: 2, message: null, inheritedCostUsd: 0.004, fromFile: false });
     expect(cfg.definitionFrom?.changed).toEqual(['limits']);
     expect(from.state).toMatchObject({ turns: 2, callsProposed: 3, lastReplyFirstCall: 3 });
   });
