@@ -14,6 +14,7 @@ import { costOfTurns, cutAtTurn } from '../common/fork.js';
 import { parseForkFrom } from '../common/fork-input.js';
 import { InputError, inputShapeProblem } from '../common/input.js';
 import { inputOfConfig, resumedInput } from '../common/resume-input.js';
+import { unreadableProblem } from '../common/undecodable.js';
 import { firstExecution, type LoopStart } from './carried-state.js';
 import { initialState, stateFrom } from './run-state.js';
 
@@ -41,12 +42,15 @@ const forkRefused = (why: string): ApplicationFailure => ApplicationFailure.crea
 
 /**
  * What the input asks to start from, checked before anything is loaded or
- * encoded: an input no field of which JSON can carry as given (Infinity, a
+ * encoded: an input the worker could not decode, an input no field of which JSON can carry as given (Infinity, a
  * value nested thousands deep: encoding it for an activity would lift a
  * limit or overflow the stack), or a bad `forkFrom`, fails the run as a
  * non-retryable InvalidInput naming the field.
  */
 export function sourceOf(input: AgentInput): SourceRequest {
+  // A payload the worker could not decode (common/undecodable.ts), or a binary one: never a stand-in for an input.
+  const unreadable = unreadableProblem(input, 'start input');
+  if (unreadable) throw ApplicationFailure.create({ type: 'InvalidInput', message: unreadable, nonRetryable: true, details: [{ field: 'input' }] });
   const shape = inputShapeProblem(input);
   if (shape) throw invalid(new InputError(shape.field, shape.message));
   let fork: ForkRequest | null;

@@ -21,7 +21,6 @@ import { resolveStart, sourceOf, type Source, type SourceRequest } from './start
 import { traceSinks } from './trace.js';
 import { searchableText } from './visibility.js';
 import { boundedKeyword } from '../common/bounds.js';
-import { unreadableProblem } from '../common/undecodable.js';
 import { runsCounter } from './telemetry.js';
 import type { MetricCounter } from '@temporalio/common';
 
@@ -52,13 +51,14 @@ export async function startRun(input: AgentInput, carried: CarriedState | Applic
   wf.setHandler(transcriptQuery, () => kept?.state.messages ?? []);
   let begun: Pick<RunStart, 'cfg' | 'from'>;
   try {
-    refuseUndecodable(input);
     if (carried instanceof ApplicationFailure) throw carried;
     // Resolved once per run and carried from execution to execution: a new
     // default on a new worker never changes a run already under way.
     if (carried) begun = { cfg: carried.cfg, from: carried };
     else {
-      // Checked before the input is encoded for any activity (start-plan.ts sourceOf).
+      // Checked before the input is encoded for any activity (start-plan.ts sourceOf). A
+      // continued execution's input needs no check: the worker's codec that could not
+      // decode it could not decode the carried state beside it either (upgradeCarried refuses that).
       const plan = resolveStart(input, await loadSource(sourceOf(input)));
       begun = plan.begin(await resolveConfig(plan.resolve, patches));
     }
@@ -88,16 +88,6 @@ export async function startRun(input: AgentInput, carried: CarriedState | Applic
     effectsChainId: info.firstExecutionRunId,
   };
   return { ids, ...begun, patches };
-}
-
-/**
- * A start or continue-as-new input the worker could not decode
- * (common/undecodable.ts), or a binary one, fails the run at once, naming
- * why, like any bad input: it never reaches the configuration as a stand-in.
- */
-function refuseUndecodable(input: AgentInput): void {
-  const problem = unreadableProblem(input, 'start input');
-  if (problem) throw ApplicationFailure.create({ type: 'InvalidInput', message: problem, nonRetryable: true, details: [{ field: 'input' }] });
 }
 
 // --- the source of a resume or a fork, read in an activity (a fork from an

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { AgentInput, ChatMessage, RunConfig, RunResult, ToolCall } from '../../common/contract.js';
 import { parseInput } from '../../common/input.js';
 import { inputOfConfig } from '../../common/resume-input.js';
+import { undecodableMarker } from '../../common/undecodable.js';
 import { completedExit, runResult } from '../../workflows/exits.js';
 import { initialState } from '../../workflows/run-state.js';
 import { resolveStart, sourceOf, type Source } from '../../workflows/start-plan.js';
@@ -52,6 +53,12 @@ describe('sourceOf: what an input asks to start from', () => {
     const infinite = failure(() => sourceOf({ task: 't', limits: { maxTurns: Infinity } }));
     expect(infinite).toMatchObject({ type: 'InvalidInput', details: [{ field: 'limits.maxTurns' }] });
     expect(infinite.message).toMatch(/finite number/);
+  });
+
+  it('refuses a payload the worker could not decode, or a binary one, as the input it stands for', () => {
+    const marker = failure(() => sourceOf(undecodableMarker('no key k2') as unknown as AgentInput));
+    expect(marker).toMatchObject({ type: 'InvalidInput', nonRetryable: true, message: 'the start input could not be decoded: no key k2', details: [{ field: 'input' }] });
+    expect(failure(() => sourceOf(new Uint8Array(3) as unknown as AgentInput)).message).toBe('the start input is 3 bytes of binary data; it must be a JSON object');
   });
 
   it('leaves an input that is not an object to the configuration, which names it', () => {
