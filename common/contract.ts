@@ -686,6 +686,8 @@ export interface ForkRequest {
 export interface ForkOrigin {
   /** The source's workflow id (null for a file that did not name one). */
   run: string | null;
+  /** The same workflow id as `run`, under the name new fields use (`runId` below is Temporal's run id). */
+  workflowId: string | null;
   /** The source execution's Temporal run id (null for a file). */
   runId: string | null;
   /** Turns kept from the source. */

@@ -75,7 +75,7 @@ export function parseInput(raw: unknown, d: RunDefaults = BUILT_IN_DEFAULTS, cat
     context: input.context ? { windowTokens: input.context.windowTokens, strategy: input.context.strategy ?? 'elide', keepRecentTurns: input.context.keepRecentTurns ?? 2 } : null,
     resumeFrom: input.resumeFrom ?? null,
     // The workflow fills in what it learnt loading the source (workflows/start.ts).
-    ...(fork ? { forkFrom: { run: fork.run ?? null, runId: fork.runId ?? null, atTurn: fork.atTurn, message: fork.message ?? null, inheritedCostUsd: null, fromFile: fork.transcript !== undefined } } : {}),
+    ...(fork ? { forkFrom: { run: fork.run ?? null, workflowId: fork.run ?? null, runId: fork.runId ?? null, atTurn: fork.atTurn, message: fork.message ?? null, inheritedCostUsd: null, fromFile: fork.transcript !== undefined } } : {}),
     // An ops setting, never the input's: a run cannot lift it. Absent when empty, so configurations stay as they were.
     ...(d.requireArgsHash?.length ? { requireArgsHash: [...d.requireArgsHash] } : {}),
     // An ops setting as well: how a failed run shows in Temporal. Absent when off, so configurations stay as they were.

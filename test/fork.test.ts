@@ -73,7 +73,7 @@ describe('fork from any turn', () => {
     const result = await cliRunResult(h.client, h.address, id);
     // plan answers at its third turn: turn 3, the fork's first model call.
     expect(result).toMatchObject({ status: 'completed', turns: 3, toolRuns: 0, output: 'errors.log mentions a timeout: worker 7 timed out after 30000 ms.' });
-    expect(result.forkedFrom).toMatchObject({ run: source.workflowId, runId: source.firstExecutionRunId, atTurn: 2, message: 'Now read errors.log instead.', fromFile: false });
+    expect(result.forkedFrom).toMatchObject({ run: source.workflowId, workflowId: source.workflowId, runId: source.firstExecutionRunId, atTurn: 2, message: 'Now read errors.log instead.', fromFile: false });
     expect(result.forkedFrom?.inheritedCostUsd).toBeCloseTo(costOfFirst(source.workflowId, 2), 12);
     // The fork's cost is its own turn only.
     expect(result.costUsd).toBeCloseTo(h.events(id).filter((l) => l.type === 'turn').reduce((a, l) => a + (l.turnCostUsd as number), 0), 12);

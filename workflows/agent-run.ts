@@ -22,7 +22,8 @@ import { AGENT_RUN_FAILED, type AgentInput, type RunResult } from '../common/con
 import { ApplicationFailure } from '@temporalio/workflow';
 import { loopActivities } from './activity-options.js';
 import { Approvals } from './approvals.js';
-import { continueAsNewIfDue, type CarriedState } from './continue-as-new.js';
+import { continueAsNewIfDue } from './continue-as-new.js';
+import { upgradeCarried, type CarriedState, type LoopStart } from './carried-state.js';
 import { exitForError, isCancelledExit, runResult, type Exit } from './exits.js';
 import { loopMetrics } from './telemetry.js';
 import { ModelOutage, ToolOutage, type OutageSink } from './outage-wait.js';
@@ -33,7 +34,6 @@ import { Reconciler } from './reconcile.js';
 import type { RunContext, RunIds } from './run-context.js';
 import type { Patches } from './patches.js';
 import { startRun } from './start.js';
-import { initialState } from './run-state.js';
 import { PUBLISH_SIGNAL, RunStream } from './run-stream.js';
 import { setStartingHandlers } from './early-handlers.js';
 import { RunTrace } from './trace.js';
@@ -45,22 +45,49 @@ import { ToolDispatch } from './tool-dispatch.js';
 import { toolSpecsOf } from './tool-calls.js';
 import { decodedSignal, decodedUpdate } from './undecodable.js';
 
-export type { CarriedState } from './continue-as-new.js';
-
 /**
  * The agent run workflow (type `agentRun`): the loop of model calls and tool
  * calls under the input's turn cap and budget, parking for approvals, until
- * one of the five exits. `carried` is its own state across continue-as-new;
- * a caller passes only `input`.
+ * one of the five exits. A caller passes only `input`.
+ *
+ * The function behind it takes a second argument, the run's own state across
+ * continue-as-new (./carried-state.ts), which stays out of this exported type.
+ * It is read only in an execution started by continue-as-new: a caller that
+ * passes one at start gets the run failed as InvalidInput, so no state (a
+ * decision, a spend) can be injected from outside. A named function
+ * expression, so `agentRun.name` (what the client sends as the workflow
+ * type) is `agentRun`.
  */
-export async function agentRun(input: AgentInput, carried?: CarriedState): Promise<RunResult> {
+export const agentRun: (input: AgentInput) => Promise<RunResult> = async function agentRun(input: AgentInput, carriedArg?: unknown): Promise<RunResult> {
+  // Read once, here, before anything else: upgraded and checked, or the failure to fail the run with (in startRun).
+  const carried = readCarried(carriedArg);
+  const kept = carried instanceof ApplicationFailure ? undefined : carried;
   // Before anything awaits: the live stream (its poll update, publish signal
   // and queries) and an answer for every update and query a caller may send
   // the moment `start` returns (./early-handlers.ts).
-  const stream = new RunStream(carried?.stream);
-  setStartingHandlers(carried?.cfg);
-  const { ids, cfg, carried: from, patches } = await startRun(input, carried);
+  const stream = new RunStream(kept?.stream);
+  setStartingHandlers(kept?.cfg);
+  const { ids, cfg, from, patches } = await startRun(input, carried);
   return new AgentRun(ids, input, from, patches, cfg, stream).run();
+};
+
+/** The carried state of a continued execution, upgraded; a failure naming why it cannot be read, or why a fresh start may not pass one. */
+function readCarried(raw: unknown): CarriedState | ApplicationFailure | undefined {
+  if (raw === undefined) return undefined;
+  if (wf.workflowInfo().continuedFromExecutionRunId === undefined) {
+    return ApplicationFailure.create({
+      type: 'InvalidInput',
+      message: 'invalid input: agentRun takes one argument, the input; a second is the run\'s own state across continue-as-new and is not accepted at start',
+      nonRetryable: true,
+      details: [{ field: 'input' }],
+    });
+  }
+  try {
+    return upgradeCarried(raw);
+  } catch (err) {
+    if (err instanceof ApplicationFailure) return err;
+    throw err;
+  }
 }
 
 class AgentRun {
@@ -77,13 +104,13 @@ class AgentRun {
   /** Built once: the same object every turn, so its store address is computed once. */
   private readonly toolDefs: OpenAiToolDefinition[];
 
-  constructor(ids: RunIds, input: AgentInput, carried: CarriedState | undefined, patches: Patches, cfg: RunContext['cfg'], stream: RunStream) {
-    const state = carried?.state ?? initialState(cfg);
+  constructor(ids: RunIds, input: AgentInput, from: LoopStart, patches: Patches, cfg: RunContext['cfg'], stream: RunStream) {
+    const { state } = from;
     const specs = toolSpecsOf(cfg);
     const visibility = new Visibility({ ids, cfg, state, patches });
     // The live stream was set up first thing (agentRun): the events traced
     // while the run is built are on it too.
-    const trace = new RunTrace(ids.chainId, carried?.seq ?? 0, stream);
+    const trace = new RunTrace(ids.chainId, from.seq, stream);
     stream.traceIgnoredWith((reason) => trace.emit('signal_ignored', { signal: PUBLISH_SIGNAL, reason }));
     const activities = loopActivities(cfg, patches.waitForCancellation);
     const outageSink: OutageSink = { show: (kind, view) => visibility.waitingOut(kind, view), emit: (type, fields) => trace.emit(type, fields) };
@@ -102,14 +129,14 @@ class AgentRun {
       stream,
       stop: new Stop(),
       visibility,
-      signaturesUsed: new SignaturesUsed(carried?.usedSteerSignatures),
+      signaturesUsed: new SignaturesUsed(from.usedSteerSignatures),
     };
     this.ctx = ctx;
-    this.execution = (carried?.executions ?? 0) + 1;
+    this.execution = from.executions + 1;
     this.turnsAtStart = state.turns;
     this.toolDefs = toolDefinitions(specs);
-    this.steering = new Steering(ctx, carried?.steers ?? []);
-    this.approvals = new Approvals(ctx, this.steering, carried?.decisions ?? {});
+    this.steering = new Steering(ctx, from.steers);
+    this.approvals = new Approvals(ctx, this.steering, from.decisions);
     this.steering.decidedFirst = (callId) => this.approvals.hasDecision(callId);
     this.budget = new Budget(ctx, () => limitExit(ctx.state, ctx.cfg));
     this.modelTurn = new ModelTurn(ctx, this.budget);
@@ -125,15 +152,15 @@ class AgentRun {
     wf.setHandler(statusQuery, () => visibility.view());
     wf.setHandler(transcriptQuery, () => ctx.state.messages);
     wf.setHandler(configQuery, () => ctx.cfg);
-    wf.setHandler(approveSignal, decodedSignal(trace, approveSignal, (input) => approvals.approve(input)));
-    wf.setHandler(rejectSignal, decodedSignal(trace, rejectSignal, (input) => approvals.reject(input)));
-    wf.setHandler(cancelSignal, decodedSignal(trace, cancelSignal, (input) => ctx.stop.cancel(input, ctx)));
+    wf.setHandler(approveSignal, decodedSignal(trace, approveSignal, (approval) => approvals.approve(approval)));
+    wf.setHandler(rejectSignal, decodedSignal(trace, rejectSignal, (rejection) => approvals.reject(rejection)));
+    wf.setHandler(cancelSignal, decodedSignal(trace, cancelSignal, (request) => ctx.stop.cancel(request, ctx)));
     ctx.stop.watchCancellation();
-    wf.setHandler(steerSignal, decodedSignal(trace, steerSignal, (input) => steering.steerSignal(input)));
-    wf.setHandler(steerUpdate, (input) => steering.steerUpdate(input), { validator: decodedUpdate(steerUpdate, (input) => steering.validateSteer(input)) });
-    wf.setHandler(raiseBudgetUpdate, (input) => budget.raise(input), { validator: decodedUpdate(raiseBudgetUpdate, (input) => budget.validateRaise(input)) });
-    wf.setHandler(reconcileUpdate, (input) => reconciler.reconcile(input), { validator: decodedUpdate(reconcileUpdate, (input) => reconciler.validate(input)) });
-    wf.setHandler(decideUpdate, (input) => approvals.decide(input), { validator: decodedUpdate(decideUpdate, (input) => approvals.validateDecide(input)) });
+    wf.setHandler(steerSignal, decodedSignal(trace, steerSignal, (steer) => steering.steerSignal(steer)));
+    wf.setHandler(steerUpdate, (steer) => steering.steerUpdate(steer), { validator: decodedUpdate(steerUpdate, (steer) => steering.validateSteer(steer)) });
+    wf.setHandler(raiseBudgetUpdate, (raise) => budget.raise(raise), { validator: decodedUpdate(raiseBudgetUpdate, (raise) => budget.validateRaise(raise)) });
+    wf.setHandler(reconcileUpdate, (answer) => reconciler.reconcile(answer), { validator: decodedUpdate(reconcileUpdate, (answer) => reconciler.validate(answer)) });
+    wf.setHandler(decideUpdate, (decision) => approvals.decide(decision), { validator: decodedUpdate(decideUpdate, (decision) => approvals.validateDecide(decision)) });
   }
 
   async run(): Promise<RunResult> {

@@ -51,21 +51,21 @@ export class Approvals {
   }
 
   /** The `approve` signal: only received here; applied where the loop waits. */
-  approve(input: ApproveInput): void {
-    this.pending.receive({ signal: 'approve', input, verdict: 'approve' });
+  approve(approval: ApproveInput): void {
+    this.pending.receive({ signal: 'approve', input: approval, verdict: 'approve' });
   }
 
   /** The `reject` signal: only received here; applied where the loop waits. */
-  reject(input: RejectInput): void {
-    this.pending.receive({ signal: 'reject', input, verdict: 'reject' });
+  reject(rejection: RejectInput): void {
+    this.pending.receive({ signal: 'reject', input: rejection, verdict: 'reject' });
   }
 
   /** The `decide` update: answers once its decision was applied, with the run's status, or says why it was refused. */
-  async decide(input: DecideInput): Promise<RunStatusView> {
+  async decide(decision: DecideInput): Promise<RunStatusView> {
     const { ctx } = this;
     const key = this.rules.awaiting?.key;
     const ticket: Ticket = { done: false, taken: null, problem: null };
-    this.pending.receive({ signal: 'decide', input, verdict: input.decision, ticket });
+    this.pending.receive({ signal: 'decide', input: decision, verdict: decision.decision, ticket });
     await wf.condition(() => ticket.done);
     // Accepted, then refused when applied (the state moved between the two): the caller learns why.
     if (ctx.patches.deferredSignals && ticket.problem !== null) throw ApplicationFailure.create({ type: 'DecisionRefused', message: ticket.problem, nonRetryable: true });
@@ -82,8 +82,8 @@ export class Approvals {
   }
 
   /** The `decide` update's validator. Refused updates leave no trace in history: the caller learns at once. */
-  validateDecide(input: DecideInput): void {
-    const problem = (this.ctx.stop.stopped ? STOPPING : null) ?? this.rules.problem(input, input?.decision) ?? this.pending.pendingFor(input?.callId);
+  validateDecide(decision: DecideInput): void {
+    const problem = (this.ctx.stop.stopped ? STOPPING : null) ?? this.rules.problem(decision, decision?.decision) ?? this.pending.pendingFor(decision?.callId);
     if (problem) throw updateRefused(problem);
   }
 

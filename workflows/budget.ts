@@ -80,22 +80,22 @@ export class Budget {
   }
 
   /** The `raiseBudget` update, set for every run so a soft run's refusal says why; only a hard budget ever applies a raise. */
-  raise(input: RaiseBudgetInput): RunStatusView {
+  raise(request: RaiseBudgetInput): RunStatusView {
     // A signed raise is taken once: the same payload again is refused by the validator.
-    if (this.hard) markSignatureUsed(this.ctx, 'raiseBudget', input);
-    this.hard?.raise(input);
+    if (this.hard) markSignatureUsed(this.ctx, 'raiseBudget', request);
+    this.hard?.raise(request);
     return this.ctx.visibility.view();
   }
 
   /** The `raiseBudget` update's validator. */
-  validateRaise(input: RaiseBudgetInput): void {
+  validateRaise(request: RaiseBudgetInput): void {
     const { ctx } = this;
     const problem = ctx.visibility.exit
       ? 'the run has ended'
       : ctx.stop.stopped
         ? STOPPING
         : this.hard
-          ? (this.hard.raiseProblem(input) ?? otherSignatureProblem(ctx, 'raiseBudget', input))
+          ? (this.hard.raiseProblem(request) ?? otherSignatureProblem(ctx, 'raiseBudget', request))
           : 'this run has a soft budget (limits.budgetMode "soft"): nothing waits for a raise; resume it with a higher budget instead';
     if (problem) throw updateRefused(problem);
   }
@@ -119,7 +119,7 @@ export class Budget {
   /** Hard budget only: the budget and the flag of a reply beyond its hold, in the status and the result. */
   fields(): Pick<RunStatusView, 'budget' | 'usageOverReservation'> {
     if (!this.hard) return {};
-    return { budget: this.hard.view(), usageOverReservation: this.ctx.state.usageOverReservation ?? null };
+    return { budget: this.hard.view(), usageOverReservation: this.ctx.state.usageOverReservation };
   }
 }
 
@@ -162,7 +162,7 @@ export class HardBudget {
       spentUsd: spent,
       heldUsd: this.held,
       availableUsd: Math.max(0, addUsd(this.maxUsd, -this.committed())),
-      raises: [...(this.host.state.budgetRaises ?? [])],
+      raises: [...this.host.state.budgetRaises],
     };
   }
 
@@ -219,16 +219,16 @@ export class HardBudget {
   }
 
   /** Why a raise is refused now, or null. Checked by the update's validator: a refused raise leaves no trace in history. */
-  raiseProblem(input: unknown): string | null {
+  raiseProblem(request: unknown): string | null {
     if (this.parentId !== null) return `this run's budget is held for it by its parent ${this.parentId}: raise the parent's budget instead`;
-    return payloadProblem(raiseBudgetSchema(this.maxUsd), input);
+    return payloadProblem(raiseBudgetSchema(this.maxUsd), request);
   }
 
   /** Applies a raise the validator accepted; wakes a parked run. */
-  raise(input: RaiseBudgetInput): void {
-    const raise = { fromUsd: this.maxUsd, toUsd: input.maxBudgetUsd, by: input.by, reason: typeof input.reason === 'string' && input.reason.trim() ? input.reason : null };
-    this.host.cfg.maxBudgetUsd = input.maxBudgetUsd;
-    this.host.state.budgetRaises = [...(this.host.state.budgetRaises ?? []), raise];
+  raise(request: RaiseBudgetInput): void {
+    const raise = { fromUsd: this.maxUsd, toUsd: request.maxBudgetUsd, by: request.by, reason: typeof request.reason === 'string' && request.reason.trim() ? request.reason : null };
+    this.host.cfg.maxBudgetUsd = request.maxBudgetUsd;
+    this.host.state.budgetRaises = [...this.host.state.budgetRaises, raise];
     this.host.emit('budget_raised', { ...raise, wasParked: this.parked !== null });
     this.raisedSinceParked = true;
   }

@@ -1,57 +1,15 @@
 // When a run continues as new, and what it carries. Long runs would otherwise
 // grow history with the square of their turns (each model call stores the
 // whole transcript again) until Temporal's limits stop them. What one
-// execution hands the next (CarriedState, the loop's state as plain JSON) is
-// also what a resumed or forked run starts from (startedFrom).
+// execution hands the next (CarriedState, the loop's state as plain JSON,
+// versioned) is in ./carried-state.ts, which reads it back at the next start.
 import * as wf from '@temporalio/workflow';
-import type { AgentInput, RunConfig, RunResult } from '../common/contract.js';
-import type { Decision } from '../common/transcript-text.js';
+import type { AgentInput, RunResult } from '../common/contract.js';
 import type { Approvals } from './approvals.js';
+import { CARRIED_STATE_VERSION, type CarriedState } from './carried-state.js';
 import { continueAsNewPatched } from './patches.js';
 import type { RunContext } from './run-context.js';
-import type { RunState } from './run-state.js';
-import type { CarriedStream } from './run-stream.js';
 import type { Steering } from './steering.js';
-import type { QueuedSteer } from './steering-queue.js';
-
-/**
- * What one execution hands the next: all the loop knows, as plain JSON. The
- * run id (workflow id), the trace's seq, the cost and the cache carry on;
- * nothing is pending at that point.
- */
-export interface CarriedState {
-  /** Written by executions before this one's code (1 or 2); nothing reads it: what a state holds is told by its fields. */
-  version?: 1 | 2;
-  /** The configuration resolved when the run started (absent in the oldest carried states). */
-  cfg?: RunConfig;
-  state: RunState;
-  decisions: Record<string, Decision>;
-  seq: number;
-  /** Executions before this one. */
-  executions: number;
-  /** The run chain (RunIds.chainId, set in ./start.ts); absent in states carried before it was: the first execution's run id. */
-  chainId?: string;
-  /** Steering messages not yet applied (./steering-queue.ts); absent when none. */
-  steers?: QueuedSteer[];
-  /** The live stream's window and offsets (./run-stream.ts); absent in states carried before it. */
-  stream?: CarriedStream;
-  /**
-   * Signed steers, raises and reconciliations taken and not yet expired
-   * (signed message's hash → expiresAt, ./signatures-used.ts): each is taken
-   * once per run; absent when none. The name is from when only steers were
-   * kept (by their signature's text).
-   */
-  usedSteerSignatures?: Record<string, string>;
-}
-
-/**
- * The start of a run that continues another's transcript (a resume; a fork):
- * the decisions and the steering messages were that run's, for its calls, so
- * it starts with none. A decision is used once.
- */
-export function startedFrom(cfg: RunConfig, state: RunState): CarriedState {
-  return { cfg, state, decisions: {}, seq: 0, executions: 0 };
-}
 
 /**
  * Temporal suggests it (4 MiB or 4,096 events by default) or history passed
@@ -91,17 +49,18 @@ export async function continueAsNewIfDue(c: CarryOver, turnsThisExecution: numbe
   await c.approvals.settleHandlers();
   const now = wf.workflowInfo();
   ctx.trace.emit('continued_as_new', { execution: c.executions + 1, historyLength: now.historyLength, historySize: now.historySize, turns: ctx.state.turns });
-  const usedSteerSignatures = ctx.signaturesUsed.carried(Date.now());
   const carried: CarriedState = {
+    version: CARRIED_STATE_VERSION,
     cfg: ctx.cfg,
     state: ctx.state,
     decisions: c.approvals.rules.decisions,
     seq: ctx.trace.seq,
     executions: c.executions,
     chainId: ctx.ids.chainId,
-    ...(c.steering.queue.size > 0 ? { steers: c.steering.queue.carried() } : {}),
+    steers: c.steering.queue.size > 0 ? c.steering.queue.carried() : [],
     stream: ctx.stream.carried(),
-    ...(usedSteerSignatures ? { usedSteerSignatures } : {}),
+    usedSteerSignatures: ctx.signaturesUsed.carried(Date.now()) ?? {},
   };
-  await wf.continueAsNew<(input: AgentInput, carried?: CarriedState) => Promise<RunResult>>(ctx.input, carried);
+  // The run's own second argument, outside agentRun's exported signature (./agent-run.ts).
+  await wf.continueAsNew<(input: AgentInput, carried: CarriedState) => Promise<RunResult>>(ctx.input, carried);
 }

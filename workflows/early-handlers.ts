@@ -16,10 +16,10 @@ const STARTING = 'the run is starting (its configuration is being resolved)';
 export function setStartingHandlers(carriedCfg: RunConfig | undefined): void {
   const refuse =
     (what: string) =>
-    (_input: unknown): void => {
+    (_request: unknown): void => {
       throw updateRefused(what);
     };
-  const never = (_input: unknown): never => {
+  const never = (_request: unknown): never => {
     throw updateRefused(STARTING);
   };
   wf.setHandler(decideUpdate, never, { validator: refuse(`no call is awaiting a decision: ${STARTING}`) });

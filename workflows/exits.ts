@@ -6,7 +6,7 @@
 import * as wf from '@temporalio/workflow';
 import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure } from '@temporalio/workflow';
 import type { Interruption, PartialReply, RunResult } from '../common/contract.js';
-import { noChildren, type RunState } from './run-state.js';
+import type { RunState } from './run-state.js';
 
 /**
  * How a run ends, one shape per status: a completed run has an answer and no
@@ -95,8 +95,8 @@ export function runResult(workflowId: string, exit: Exit, state: RunState): RunR
     toolRuns: state.toolRuns,
     costUsd: state.costUsd,
     usage: { ...state.usage },
-    usageEstimatedTurns: state.usageEstimatedTurns ?? 0,
+    usageEstimatedTurns: state.usageEstimatedTurns,
     promptTokensPerTurn: [...state.promptTokensPerTurn],
-    children: state.children ?? noChildren(),
+    children: state.children,
   };
 }

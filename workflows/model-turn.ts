@@ -186,7 +186,7 @@ export async function fitContextWindow(ctx: RunContext, budget: Budget): Promise
   const { state, cfg } = ctx;
   const last = state.promptTokensPerTurn.at(-1);
   const policy = cfg.context;
-  const since = state.messagesAtLastCall ?? 0;
+  const since = state.messagesAtLastCall;
   let exit: Exit | null = null;
   if (policy?.strategy === 'summarize' && last !== undefined) {
     const plan = planSummary(state.messages, last, since, policy);

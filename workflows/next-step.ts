@@ -46,7 +46,7 @@ export function takeReply(s: RunState, reply: ModelReply, pricing: Pricing, char
   if (problem) return failedExit(`protocol error: ${problem}`, 'ProtocolError');
   s.messages.push(reply.message);
   const calls = reply.message.tool_calls?.length ?? 0;
-  if (calls > 0 && s.callsProposed !== undefined) {
+  if (calls > 0) {
     s.lastReplyFirstCall = s.callsProposed + 1;
     s.callsProposed += calls;
   }

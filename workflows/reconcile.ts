@@ -31,22 +31,22 @@ export class ReconcileAnswers {
   private answer: ReconcileAnswer | null = null;
 
   /** Why an answer is refused, or null. Pure: the update's validator and the handler both ask it. */
-  problem(input: unknown): string | null {
-    const malformed = payloadProblem(reconcileCallSchema, input);
+  problem(answer: unknown): string | null {
+    const malformed = payloadProblem(reconcileCallSchema, answer);
     if (malformed) return malformed;
-    const { callId } = input as { callId: string };
+    const { callId } = answer as { callId: string };
     if (this.awaiting === null) return `reconcile: no call of this run awaits reconciliation (call ${callId})`;
     if (callId !== this.awaiting.callId) return `reconcile: call ${callId} does not await reconciliation; ${this.awaiting.callId} (${this.awaiting.toolName}) does`;
-    const badAnswer = payloadProblem(reconcileAnswerSchema, input);
+    const badAnswer = payloadProblem(reconcileAnswerSchema, answer);
     if (badAnswer) return badAnswer;
     if (this.answer !== null) return `reconcile: call ${callId} already has an answer`;
     return null;
   }
 
   /** Records an answer the validator accepted. */
-  receive(input: ReconcileInput): void {
-    const by = input.by ?? null;
-    this.answer = input.outcome === 'happened' ? { outcome: 'happened', result: (input.result ?? '').trim(), by } : { outcome: 'retry', by };
+  receive(answer: ReconcileInput): void {
+    const by = answer.by ?? null;
+    this.answer = answer.outcome === 'happened' ? { outcome: 'happened', result: (answer.result ?? '').trim(), by } : { outcome: 'retry', by };
   }
 
   hasAnswer(): boolean {
@@ -74,18 +74,18 @@ export class Reconciler {
   constructor(private readonly ctx: RunContext) {}
 
   /** The `reconcile` update: the answer is recorded; the update answers once the loop has taken it, so the caller sees its effect. */
-  async reconcile(input: ReconcileInput): Promise<RunStatusView> {
+  async reconcile(answer: ReconcileInput): Promise<RunStatusView> {
     // A signed answer is taken once: sent again for a later parking of the same call, it is refused.
-    markSignatureUsed(this.ctx, 'reconcile', input, this.subject());
-    this.answers.receive(input);
+    markSignatureUsed(this.ctx, 'reconcile', answer, this.subject());
+    this.answers.receive(answer);
     await wf.condition(() => !this.answers.hasAnswer());
     return this.ctx.visibility.view();
   }
 
   /** The `reconcile` update's validator. */
-  validate(input: ReconcileInput): void {
+  validate(answer: ReconcileInput): void {
     const problem =
-      (this.ctx.stop.stopped ? STOPPING : null) ?? this.answers.problem(input) ?? otherSignatureProblem(this.ctx, 'reconcile', input, this.subject());
+      (this.ctx.stop.stopped ? STOPPING : null) ?? this.answers.problem(answer) ?? otherSignatureProblem(this.ctx, 'reconcile', answer, this.subject());
     if (problem) throw updateRefused(problem);
   }
 

@@ -3,7 +3,7 @@
 // No Temporal import: test/unit/loop.test.ts checks these in microseconds.
 import type { StoreKnowledge } from '../common/message-refs.js';
 import { addUsd } from '../common/budget-math.js';
-import type { BudgetRaise, OverReservationFlag, ChildSpend, ChatMessage, ModelReply, Pricing, RunConfig, RunResult, Usage } from '../common/contract.js';
+import type { BudgetRaise, OverReservationFlag, ChildSpend, ChatMessage, ModelReply, Pricing, RunConfig, Usage } from '../common/contract.js';
 import { turnCostUsd } from '../common/turn-cost.js';
 
 /** Everything the loop knows. Plain JSON so it can cross continue-as-new. (StoreKnowledge: what the message store holds.) */
@@ -16,33 +16,32 @@ export interface RunState extends StoreKnowledge {
   promptTokensPerTurn: number[];
   /** Dedupe cache: cacheKey(tool, args) -> the tool result text. */
   cache: Record<string, string>;
-  /** Sub-agent spend, also counted in costUsd and usage. Optional: states carried before it existed lack it. */
-  children?: ChildSpend;
-  /** How many messages the last model request carried (its measured size is the last promptTokensPerTurn). */
-  messagesAtLastCall?: number;
+  /** Sub-agent spend, also counted in costUsd and usage. */
+  children: ChildSpend;
+  /** How many messages the last model request carried (its measured size is the last promptTokensPerTurn); 0 before the first. */
+  messagesAtLastCall: number;
   /**
    * Tool calls the model has proposed in this run, counted by the workflow:
    * each call's occurrence number names its decision and its effects, so a
    * provider that sends an id again (many reuse `call_0` every turn) never
-   * meets an earlier call's decision or ledger record. Absent in states
-   * carried from before the count: their keys stay as they were.
+   * meets an earlier call's decision or ledger record.
    */
-  callsProposed?: number;
+  callsProposed: number;
   /** The occurrence number of the last reply's first call (its others follow in order). */
-  lastReplyFirstCall?: number;
+  lastReplyFirstCall: number;
   /** Turns whose reply carried no usage: priced from the harness's own token count. */
-  usageEstimatedTurns?: number;
+  usageEstimatedTurns: number;
   /** Hard budget: the raises people made (the budget itself is cfg.maxBudgetUsd, raised in place). */
-  budgetRaises?: BudgetRaise[];
-  /** Hard budget: the reply whose usage passed its hold (the run stopped on it). */
-  usageOverReservation?: OverReservationFlag;
+  budgetRaises: BudgetRaise[];
+  /** Hard budget: the reply whose usage passed its hold (the run stopped on it); null until one does. */
+  usageOverReservation: OverReservationFlag | null;
 }
 
 export const noChildren = (): ChildSpend => ({ runs: 0, costUsd: 0, usage: { promptTokens: 0, completionTokens: 0 } });
 
 /** Adds a finished child run's spend to the parent: its budget pays for its children. */
 export function recordChildSpend(s: RunState, costUsd: number, usage: Usage): void {
-  const c = s.children ?? noChildren();
+  const c = s.children;
   s.children = {
     runs: c.runs + 1,
     costUsd: addUsd(c.costUsd, costUsd),
@@ -62,39 +61,36 @@ export function initialState(cfg: RunConfig): RunState {
   const messages: ChatMessage[] = [];
   if (cfg.system !== null) messages.push({ role: 'system', content: cfg.system });
   messages.push({ role: 'user', content: cfg.task });
-  return {
-    messages,
-    turns: 0,
-    toolRuns: 0,
-    costUsd: 0,
-    usage: { promptTokens: 0, completionTokens: 0 },
-    promptTokensPerTurn: [],
-    cache: {},
-    children: noChildren(),
-    callsProposed: 0,
-    lastReplyFirstCall: 0,
-  };
+  return stateFrom(messages, {});
 }
 
-/** The loop's state to continue a stopped run from: its transcript and totals. */
-export function stateOf(prior: { result: RunResult; messages: ChatMessage[] }): RunState {
-  const r = prior.result;
-  // A new workflow id names the resumed run's keys: counting from the calls its transcript holds is enough.
-  const calls = prior.messages.map((m) => (m.role === 'assistant' ? (m.tool_calls?.length ?? 0) : 0));
+/** The totals a run starts with besides its transcript: a fresh run's are all zero; a resumed run's are its source's. */
+export type StartTotals = Partial<Pick<RunState, 'turns' | 'toolRuns' | 'costUsd' | 'usage' | 'promptTokensPerTurn' | 'usageEstimatedTurns' | 'children'>>;
+
+/**
+ * A first state from a transcript (a fresh run's opening, a resumed run's or a
+ * fork's cut) and the totals it starts with. The calls the transcript holds
+ * are counted: a new workflow id names the run's keys, so counting from them is enough.
+ */
+export function stateFrom(messages: ChatMessage[], totals: StartTotals): RunState {
+  const calls = messages.map((m) => (m.role === 'assistant' ? (m.tool_calls?.length ?? 0) : 0));
   const lastCalls = [...calls].reverse().find((n) => n > 0) ?? 0;
   const callsProposed = calls.reduce((a, b) => a + b, 0);
   return {
+    messages,
+    turns: totals.turns ?? 0,
+    toolRuns: totals.toolRuns ?? 0,
+    costUsd: totals.costUsd ?? 0,
+    usage: { ...(totals.usage ?? { promptTokens: 0, completionTokens: 0 }) },
+    promptTokensPerTurn: [...(totals.promptTokensPerTurn ?? [])],
+    cache: {},
+    children: totals.children ?? noChildren(),
+    messagesAtLastCall: 0,
     callsProposed,
     lastReplyFirstCall: callsProposed - lastCalls + 1,
-    messages: prior.messages,
-    turns: r.turns,
-    toolRuns: r.toolRuns,
-    costUsd: r.costUsd,
-    usage: { ...r.usage },
-    promptTokensPerTurn: [...r.promptTokensPerTurn],
-    usageEstimatedTurns: r.usageEstimatedTurns ?? 0,
-    cache: {},
-    children: r.children ?? noChildren(),
+    usageEstimatedTurns: totals.usageEstimatedTurns ?? 0,
+    budgetRaises: [],
+    usageOverReservation: null,
   };
 }
 
@@ -105,7 +101,7 @@ export function stateOf(prior: { result: RunResult; messages: ChatMessage[] }): 
  */
 export function recordSpend(s: RunState, reply: ModelReply, pricing: Pricing, chargedUsd?: number): void {
   s.turns += 1;
-  if (reply.usageEstimated) s.usageEstimatedTurns = (s.usageEstimatedTurns ?? 0) + 1;
+  if (reply.usageEstimated) s.usageEstimatedTurns += 1;
   addSpend(s, chargedUsd ?? turnCostUsd(reply.usage, pricing), reply.usage);
   s.promptTokensPerTurn.push(reply.usage.promptTokens);
 }

@@ -30,25 +30,25 @@ export class Steering {
   }
 
   /** The `steer` signal: queued, or ignored on record with the reason. */
-  steerSignal(input: SteerInput): void {
-    const problem = this.problem(input, 'handler');
+  steerSignal(steer: SteerInput): void {
+    const problem = this.problem(steer, 'handler');
     if (problem) this.ctx.trace.emit('signal_ignored', { signal: 'steer', reason: problem });
-    else this.receive(input, 'signal');
+    else this.receive(steer, 'signal');
   }
 
   /** The `steer` update: queued, answered with the run's status. */
-  steerUpdate(input: SteerInput): RunStatusView {
+  steerUpdate(steer: SteerInput): RunStatusView {
     // Checked again: the state may have moved since the validator ran.
-    const problem = this.problem(input, 'handler');
+    const problem = this.problem(steer, 'handler');
     if (problem) throw ApplicationFailure.create({ type: 'SteerRefused', message: problem, nonRetryable: true });
-    this.receive(input, 'update');
+    this.receive(steer, 'update');
     const view = this.ctx.visibility.view();
     // An interrupt declines the call parked on an approval (Approvals.rejectForInterrupt)
     // as the loop wakes, just after this answer is written: answer with what it
     // does, not with the parking it ends. A decision received first for that
     // call is taken first: then the run is still parked as the view says.
     const parked = view.interruption;
-    if (input.interrupt === true && parked?.type === 'approval' && !this.decidedFirst(parked.callId)) {
+    if (steer.interrupt === true && parked?.type === 'approval' && !this.decidedFirst(parked.callId)) {
       return { ...view, agentStatus: 'running', interruption: null, declinedByInterrupt: { callId: parked.callId, toolName: parked.toolName } };
     }
     return view;
@@ -58,8 +58,8 @@ export class Steering {
   decidedFirst: (callId: string) => boolean = () => false;
 
   /** The `steer` update's validator. */
-  validateSteer(input: SteerInput): void {
-    const problem = this.problem(input, 'validator');
+  validateSteer(steer: SteerInput): void {
+    const problem = this.problem(steer, 'validator');
     if (problem) throw updateRefused(problem);
   }
 

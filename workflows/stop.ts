@@ -60,12 +60,12 @@ export class Stop {
    * it must interrupt whatever the loop waits for. Only a run still running
    * or parked stops (a finished run ignores it, on record).
    */
-  cancel(input: CancelInput, ctx: { trace: RunTrace; visibility: Visibility }): void {
+  cancel(request: CancelInput, ctx: { trace: RunTrace; visibility: Visibility }): void {
     if (this.signalled !== null || !ctx.visibility.isLive()) {
       ctx.trace.emit('signal_ignored', { signal: 'cancel', reason: 'the run is already stopping' });
       return;
     }
-    const reason = (input as { reason?: unknown } | null)?.reason;
+    const reason = (request as { reason?: unknown } | null)?.reason;
     this.signalled = typeof reason === 'string' && reason.trim() ? reason : 'cancelled';
     this.scope.cancel();
     stopCallsInThisProcess(this.signalled);

@@ -133,14 +133,11 @@ export function cacheKey(toolName: string, args: unknown): string {
  * a provider's reused call id from finding an earlier call's.
  */
 export function idempotencyKey(workflowId: string, chainId: string, pending: PendingCall, s: RunState): string {
-  const occurrence = callOccurrence(s, pending);
-  if (occurrence === null) return `${workflowId}@${chainId}/m${pending.messageIndex}/${pending.call.id}`;
-  return `${workflowId}@${chainId}/call${occurrence}`;
+  return `${workflowId}@${chainId}/call${callOccurrence(s, pending)}`;
 }
 
-/** The pending call's occurrence number in the run (1, 2, …); null for states carried from before the count. */
-export function callOccurrence(s: RunState, pending: PendingCall): number | null {
-  if (s.callsProposed === undefined || s.lastReplyFirstCall === undefined) return null;
+/** The pending call's occurrence number in the run (1, 2, …). */
+export function callOccurrence(s: RunState, pending: PendingCall): number {
   const m = s.messages[pending.messageIndex];
   const index = m.role === 'assistant' ? (m.tool_calls ?? []).indexOf(pending.call) : -1;
   return s.lastReplyFirstCall + Math.max(0, index);

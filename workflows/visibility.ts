@@ -38,7 +38,7 @@ import {
 } from '../common/search-attributes.js';
 import type { Exit } from './exits.js';
 import type { Patches } from './patches.js';
-import { noChildren, type RunState } from './run-state.js';
+import type { RunState } from './run-state.js';
 
 export interface VisibleState {
   cfg: RunConfig;
@@ -280,8 +280,8 @@ export class Visibility {
       costUsd: state.costUsd,
       toolRuns: state.toolRuns,
       usage: { ...state.usage },
-      usageEstimatedTurns: state.usageEstimatedTurns ?? 0,
-      children: state.children ?? noChildren(),
+      usageEstimatedTurns: state.usageEstimatedTurns,
+      children: state.children,
       queuedSteers: this.extras.queuedSteers(),
       ...this.extras.budgetFields(),
       ...(ctx.cfg.forkFrom ? { forkedFrom: ctx.cfg.forkFrom } : {}),
