@@ -53,13 +53,26 @@ export interface ToolActivityOptions {
   cancellation?: 'wait' | 'try' | 'abandon';
 }
 
+/**
+ * A sub-agent's own limits: each child run of the tool gets these (whatever
+ * the parent's budget mode), and never more budget than its parent has left.
+ * Each field defaults to SUB_AGENT_LIMITS (common/defaults.ts).
+ */
+export interface SubAgentLimits {
+  /** The child's turn cap: a positive integer (default 6). */
+  maxTurns?: number;
+  /** The most one child run may spend, in USD: a positive number (default 0.05). */
+  maxUsd?: number;
+}
+
 /** A tool that runs a whole child agent run instead of an activity (like `research`). */
 export interface SubAgentSpec {
   /** The argument that becomes the child's task. */
   taskArgument: string;
   /** The child's tools (offered by the same worker). */
   tools: string[];
-  maxTurns: number;
+  /** The child's own limits; absent fields take SUB_AGENT_LIMITS. */
+  limits?: SubAgentLimits;
 }
 
 export interface ToolSpec {
@@ -120,7 +133,27 @@ export function specProblem(spec: ToolSpec): string | null {
   if (spec.parameters?.type !== 'object') return `tool ${spec.name}: parameters must be a JSON Schema of type "object"`;
   if (spec.activity?.local && !spec.readOnly) return `tool ${spec.name}: a local tool must be readOnly (local activities may run more than once)`;
   if (spec.subAgent && spec.activity) return `tool ${spec.name}: a sub-agent tool runs a child workflow, not an activity`;
+  if (spec.subAgent) {
+    const limits = subAgentLimitsProblem(spec.subAgent.limits);
+    if (limits) return `tool ${spec.name}: ${limits}`;
+  }
   return ruleProblem(spec.name, spec.needsApproval);
+}
+
+/** What is wrong with a sub-agent's `limits`, naming the field, or null. */
+function subAgentLimitsProblem(limits: unknown): string | null {
+  if (limits === undefined) return null;
+  if (typeof limits !== 'object' || limits === null || Array.isArray(limits)) return `subAgent.limits must be an object { maxTurns?, maxUsd? }, got ${JSON.stringify(limits)}`;
+  const { maxTurns, maxUsd, ...rest } = limits as Record<string, unknown>;
+  const unknown = Object.keys(rest);
+  if (unknown.length) return `subAgent.limits has unknown field(s) ${unknown.join(', ')} (it takes maxTurns and maxUsd)`;
+  if (maxTurns !== undefined && !(typeof maxTurns === 'number' && Number.isSafeInteger(maxTurns) && maxTurns > 0)) {
+    return `subAgent.limits.maxTurns must be a positive integer, got ${JSON.stringify(maxTurns) ?? String(maxTurns)}`;
+  }
+  if (maxUsd !== undefined && !(typeof maxUsd === 'number' && Number.isFinite(maxUsd) && maxUsd > 0)) {
+    return `subAgent.limits.maxUsd must be a positive number of USD, got ${JSON.stringify(maxUsd) ?? String(maxUsd)}`;
+  }
+  return null;
 }
 
 function ruleProblem(name: string, rule: ApprovalRule): string | null {
