@@ -53,26 +53,23 @@ export interface ToolActivityOptions {
   cancellation?: 'wait' | 'try' | 'abandon';
 }
 
-/**
- * A sub-agent's own limits: each child run of the tool gets these (whatever
- * the parent's budget mode), and never more budget than its parent has left.
- * Each field defaults to SUB_AGENT_LIMITS (common/defaults.ts).
- */
-export interface SubAgentLimits {
-  /** The child's turn cap: a positive integer (default 6). */
-  maxTurns?: number;
-  /** The most one child run may spend, in USD: a positive number (default 0.05). */
-  maxUsd?: number;
-}
-
 /** A tool that runs a whole child agent run instead of an activity (like `research`). */
 export interface SubAgentSpec {
   /** The argument that becomes the child's task. */
   taskArgument: string;
   /** The child's tools (offered by the same worker). */
   tools: string[];
-  /** The child's own limits; absent fields take SUB_AGENT_LIMITS. */
-  limits?: SubAgentLimits;
+  /**
+   * The sub-agent's own limits: each child run of the tool gets these
+   * (whatever the parent's budget mode), and never more budget than its
+   * parent has left. An absent field takes SUB_AGENT_LIMITS (common/defaults.ts).
+   */
+  limits?: {
+    /** The child's turn cap: a positive integer (default 6). */
+    maxTurns?: number;
+    /** The most one child run may spend, in USD: a positive number (default 0.05). */
+    maxUsd?: number;
+  };
 }
 
 export interface ToolSpec {
