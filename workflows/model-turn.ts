@@ -1,9 +1,9 @@
 // The model call of a turn: one model activity whatever the budget mode,
-// asked through the run's BudgetStrategy (./budget.ts: a hard budget sends the
-// activity what it holds for the call, the run parked first if need be; a
-// soft one sends nothing and holds nothing), its reply taken into the transcript and paid for, counted in
-// the metrics and traced as the turn; and before it, the prompt kept inside
-// the model's window (fitContextWindow).
+// asked through the run's BudgetStrategy (./budget.ts: a hard budget sends
+// the activity what it holds for the call, the run parked first if need be;
+// a soft one sends nothing and holds nothing), its reply taken into the
+// transcript and paid for, counted in the metrics and traced as the turn; and
+// before it, the prompt kept inside the model's window (fitContextWindow).
 //
 // One model turn's activity call, with the prompt sent by address where the
 // message store already holds it (common/message-refs.ts). Usually a turn's prompt is
@@ -105,8 +105,8 @@ export class ModelTurn {
 
   /**
    * One turn: the model call through the run's budget strategy (under a hard
-   * budget, only within what it holds for the call, the run parked first if need be), its reply taken into the
-   * transcript and paid for, and the `turn` trace line. Returns the exit the
+   * budget, only within what it holds for the call, the run parked first if
+   * need be), its reply taken into the transcript and paid for, and the `turn` trace line. Returns the exit the
    * reply leads to, if any, or null to go on.
    */
   async takeTurn(toolDefs: OpenAiToolDefinition[]): Promise<{ exit: Exit | null }> {

@@ -53,6 +53,8 @@ export function subAgentLimits(sub: SubAgentSpec): { maxTurns: number; maxUsd: n
 
 /** Runs `first` (a sub-agent call) and the sub-agent calls after it in the same reply that can start now, side by side; an exit when the run must stop. */
 export async function runSubAgentCall(ctx: RunContext, budget: Budget, first: PendingCall): Promise<Exit | null> {
+  // A soft budget the turn that asked already spent: no child starts (a hard budget is never spent here).
+  if (isBudgetSpent(ctx.state, ctx.cfg)) return budget.stopForBudget();
   const { strategy } = budget;
   const jobs = batchFrom(ctx, first);
   // Every child's budget is reserved, in call order, before any child starts.
