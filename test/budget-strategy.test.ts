@@ -52,6 +52,20 @@ describe('one model activity, whatever the budget mode', () => {
   });
 });
 
+describe('the one activity read back from history', () => {
+  it('a hard-budget run forked at turn 2 inherits the cost of its first two turns, as a soft one does', async () => {
+    for (const limits of [{ maxTurns: 10, maxBudgetUsd: 0.05 }, { maxTurns: 10, maxBudgetUsd: 0.05, ...HARD }]) {
+      const source = await h.start({ task: `Which file mentions a timeout? ${marker()}`, model: 'plan', limits });
+      expect(await source.result()).toMatchObject({ status: 'completed', turns: 3 });
+      const costOfFirstTwo = h.events(source.workflowId).filter((l) => l.type === 'turn').slice(0, 2).reduce((a, l) => a + Number(l.turnCostUsd), 0);
+      const fork = await h.start({ forkFrom: { run: source.workflowId, atTurn: 2 }, limits } as AgentInput);
+      const r = await fork.result();
+      expect(r.status).toBe('completed');
+      expect(r.forkedFrom?.inheritedCostUsd).toBeCloseTo(costOfFirstTwo, 12);
+    }
+  });
+});
+
 describe('sub-agents batch the same way in both modes', () => {
   for (const mode of ['soft', 'hard'] as const) {
     it(`${mode} budget: the research calls of one reply start side by side, their budgets within what is left`, async () => {
