@@ -3,7 +3,7 @@
 import { BUILT_IN_DEFAULTS } from '../common/defaults.js';
 import type { AgentActivities } from '../common/activity-contract.js';
 import type { Pricing, RunDefaults } from '../common/contract.js';
-import { createCallModel, createCallModelBudgeted, type ModelDeps } from './model.js';
+import { createCallModel, type ModelDeps } from './model.js';
 import { modelPrices } from './model-prices.js';
 import { loadRun } from './load-run.js';
 import { loadForkSource } from './load-fork-source.js';
@@ -35,7 +35,6 @@ export type ActivityDeps = ModelDeps &
 export function createActivities(deps: ActivityDeps): AgentActivities {
   // One registry for model and tool calls: a Stop aborts whichever is running.
   const calls = deps.calls ?? new RunningCalls();
-  const callModel = createCallModel({ ...deps, calls });
   const toolset = deps.toolset ?? new Toolset(BUILTIN_TOOLS);
   const catalogue = toolset.specs();
   // Runs that name no tools get the ones their tools offer by default.
@@ -46,14 +45,8 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
   }
   return {
     resolveConfig: createResolveConfig({ ...BUILT_IN_DEFAULTS, tools: defaultTools, ...deps.defaults }, catalogue, heartbeatTimeoutFor(deps.heartbeatEveryMs), modelPrices(deps.prices), deps.model, deps.pricesSetting, deps.payloadsEncrypted === true, deps.approversSetting),
-    // Inputs with every message whole: histories and in-flight calls from before addresses.
-    callModel,
-    // Inputs with messages by address. A new name, so that during a rolling
-    // deploy a worker that predates addresses never runs such a call: it fails
-    // the attempt (a retryable NotFoundError) and a retry reaches a new worker.
-    callModelByAddress: callModel,
-    // Hard budgets only: counts the prompt, sends the max_tokens the budget pays for, or does not call.
-    callModelBudgeted: createCallModelBudgeted({ ...deps, calls }),
+    // The one model activity, whatever the run's budget mode: a hard budget's input carries its allowance.
+    callModel: createCallModel({ ...deps, calls }),
     runTool: createRunTool({ ...deps, toolset, calls }),
     loadRun,
     loadForkSource,

@@ -12,7 +12,7 @@ import type { OpenAiToolDefinition } from '../common/tool-spec.js';
 import { resolvePrompt, type MessageStore } from './message-store.js';
 import type { TraceWriter } from './trace-file.js';
 import type { AssistantMessage, ChatMessage, ModelReply, ToolCall, Usage } from '../common/contract.js';
-import { withWorkflowId, type BudgetedCallInput, type BudgetedReply, type CallModelInput, type StoppedReply } from '../common/activity-contract.js';
+import { withWorkflowId, type CallModelInput, type ModelAnswer, type StoppedReply } from '../common/activity-contract.js';
 import { promptCountMargin, replyAllowance, type ReplyHold, type ReplyShortfall } from '../common/budget-math.js';
 import { heartbeatEvery } from '../common/heartbeat.js';
 import { RunningCalls, type RunningCall } from './running-calls.js';
@@ -65,39 +65,37 @@ interface WireReply {
 type Prompt = Omit<CallModelInput, 'messages' | 'tools' | 'toolsRef' | 'prefix'> & { messages: ChatMessage[]; tools: OpenAiToolDefinition[]; maxTokens?: number };
 
 /**
- * The model call of a hard budget: the prompt is counted over exactly what is
- * sent (o200k_base), and the request carries the largest max_tokens the
- * budget pays for on top of it; when not even minReplyTokens fits, nothing is
- * sent and the workflow parks on its budget.
+ * Decides, with the whole prompt in hand, the hold of a call (its max_tokens); null: do not send it.
+ * Async because counting a long prompt is done in time slices, not in one block of the event loop.
  */
-export function createCallModelBudgeted(deps: ModelDeps) {
+type HoldFor = (prompt: Prompt) => Promise<ReplyHold | null>;
+
+/**
+ * The model activity, the one for every budget mode. An input with a
+ * `budget` (a hard budget's): the prompt is counted over exactly what is sent
+ * (o200k_base) and the request carries the largest max_tokens the budget pays
+ * for on top of it; when not even minReplyTokens fits, nothing is sent and
+ * the workflow parks on its budget. Without one, the call is simply sent.
+ */
+export function createCallModel(deps: ModelDeps) {
   const attempt = createAttempt(deps);
-  return async function callModelBudgeted(input: BudgetedCallInput): Promise<BudgetedReply> {
+  return async function callModel(input: CallModelInput): Promise<ModelAnswer> {
+    const { budget } = input;
+    if (!budget) {
+      const r = await attempt(input, null);
+      if (!r.sent) throw new Error('a model call without a budget was held back');
+      return { called: true, reply: r.reply, hold: null };
+    }
     const held: { shortfall?: ReplyShortfall } = {};
     const r = await attempt(input, async (prompt) => {
-      const margin = promptCountMargin(deps.model ?? prompt.model, input.budget.pricing);
-      const allowance = replyAllowance(input.budget, await countPromptTokensAsync(prompt.messages, prompt.tools), margin);
+      const margin = promptCountMargin(deps.model ?? prompt.model, budget.pricing);
+      const allowance = replyAllowance(budget, await countPromptTokensAsync(prompt.messages, prompt.tools), margin);
       if (!allowance.ok) held.shortfall = allowance.shortfall;
       return allowance.ok ? allowance.hold : null;
     });
     if (r.sent && r.hold) return { called: true, reply: r.reply, hold: r.hold };
     if (!held.shortfall) throw new Error('the model call was held back without a shortfall');
     return { called: false, shortfall: held.shortfall };
-  };
-}
-
-/**
- * Decides, with the whole prompt in hand, the hold of a call (its max_tokens); null: do not send it.
- * Async because counting a long prompt is done in time slices, not in one block of the event loop.
- */
-type HoldFor = (prompt: Prompt) => Promise<ReplyHold | null>;
-
-export function createCallModel(deps: ModelDeps) {
-  const attempt = createAttempt(deps);
-  return async function callModel(input: CallModelInput): Promise<ModelReply> {
-    const r = await attempt(input, null);
-    if (!r.sent) throw new Error('a model call without a budget was held back');
-    return r.reply;
   };
 }
 

@@ -1,11 +1,12 @@
 // A run's cost per turn, read from its history: each model turn's activity is
-// scheduled with the summary "model turn N" and completes with the reply's
-// usage. Earlier executions (continue-as-new) are read through each start
+// scheduled with the summary "model turn N" and completes with the model
+// activity's answer (common/activity-contract.ts ModelAnswer): the reply's usage. Earlier executions (continue-as-new) are read through each start
 // event's link to the one before; a reset execution's history holds the
 // events it kept from the run it was reset from.
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
-import type { ModelReply, Pricing } from '../common/contract.js';
+import type { ModelAnswer } from '../common/activity-contract.js';
+import type { Pricing } from '../common/contract.js';
 import { turnCostUsd } from '../common/turn-cost.js';
 
 type Payload = temporal.api.common.v1.IPayload;
@@ -38,8 +39,9 @@ export async function turnCostsOf(client: Client, workflowId: string, runId: str
       const result = done?.result?.payloads?.[0];
       // The latest execution is read first: what it recorded for a turn wins over a run it was reset from.
       if (turn !== undefined && result && costs[turn - 1] === undefined) {
-        const reply = await decodePayload<ModelReply>(client, result);
-        costs[turn - 1] = turnCostUsd(reply.usage, pricing);
+        const answer = await decodePayload<ModelAnswer>(client, result);
+        // A call a hard budget held back sent nothing and cost nothing: the turn's cost is its later call's.
+        if (answer.called) costs[turn - 1] = turnCostUsd(answer.reply.usage, pricing);
       }
     }
     rid = history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;

@@ -8,16 +8,13 @@ import type { ReplyBudget, ReplyHold, ReplyShortfall } from './budget-math.js';
 export interface AgentActivities {
   /** Fills a run's input from this worker's defaults and tools; a local activity, so the answer is in history. */
   resolveConfig(input: unknown): Promise<ResolvedConfig>;
-  /** One model turn, every message whole (inputs scheduled before message addresses). */
-  callModel(input: CallModelInput): Promise<ModelReply>;
-  /** One model turn with messages by address: a new name, so a worker that predates addresses never runs one. */
-  callModelByAddress(input: CallModelInput): Promise<ModelReply>;
   /**
-   * A hard budget's model call: counts the prompt it sends, sends the largest
-   * max_tokens the budget pays for, or does not call when not even
-   * minReplyTokens fits. A new name: older workers never receive one.
+   * The model activity, one for every run whatever its budget mode: one model
+   * call. With `budget` (a hard budget's) it counts the prompt it sends, sends
+   * the largest max_tokens the budget pays for, or does not call when not
+   * even minReplyTokens fits; without, it simply calls.
    */
-  callModelBudgeted(input: BudgetedCallInput): Promise<BudgetedReply>;
+  callModel(input: CallModelInput): Promise<ModelAnswer>;
   runTool(input: RunToolInput): Promise<ToolOutcome>;
   /** Reads a stopped run for `resumeFrom` (`runId`: the same workflow id, in inputs scheduled before the field was renamed). */
   loadRun(args: { workflowId: string; runId?: string }): Promise<LoadedRun>;
@@ -68,6 +65,8 @@ export interface CallModelInput extends NamesTheRun {
   debug?: boolean;
   /** The model turn (1-based) this call is for: names its tokens in the live stream. Absent: a summary call, or an input scheduled before the field. */
   turn?: number;
+  /** A hard budget's allowance for this call (workflows/budget.ts); absent under a soft budget, which holds nothing. */
+  budget?: ReplyBudget;
 }
 
 /**
@@ -90,12 +89,12 @@ export function isStoppedReply(d: unknown): d is StoppedReply {
   );
 }
 
-export interface BudgetedCallInput extends CallModelInput {
-  budget: ReplyBudget;
-}
-
-/** Called within its hold, or not called for want of budget (nothing was sent, nothing is owed). */
-export type BudgetedReply = { called: true; reply: ModelReply; hold: ReplyHold } | { called: false; shortfall: ReplyShortfall };
+/**
+ * The model activity's answer: called (within its hold when the input carried
+ * a budget, else `hold` null), or not called for want of budget (nothing was
+ * sent, nothing is owed; only ever with a budget).
+ */
+export type ModelAnswer = { called: true; reply: ModelReply; hold: ReplyHold | null } | { called: false; shortfall: ReplyShortfall };
 
 export interface RunToolInput extends NamesTheRun {
   /** The run chain's first execution run id: names the trace file. Absent in inputs scheduled before chains. */

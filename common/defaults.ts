@@ -31,8 +31,8 @@ export const MAX_CACHE_CHARS = 256 * 1024;
 export const DEFAULT_MIN_REPLY_TOKENS = 256;
 /** Hard budget: the most max_tokens a call sends (many models refuse more than they can write). */
 export const DEFAULT_MAX_REPLY_TOKENS = 4096;
-/** Limits of the `research` sub-agent run. */
-export const RESEARCH_LIMITS = { maxTurns: 6, maxBudgetUsd: 0.05 };
+/** A sub-agent's limits where its spec sets none (SubAgentSpec.limits): each child run's turn cap and most spend. */
+export const SUB_AGENT_LIMITS = { maxTurns: 6, maxUsd: 0.05 } as const;
 
 /**
  * The defaults a run's input falls back on. A worker may override some

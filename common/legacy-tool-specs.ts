@@ -21,7 +21,7 @@ export const LEGACY_TOOL_SPECS: readonly ToolSpec[] = [
     parameters: { type: 'object', properties: { question: { type: 'string', minLength: 1, maxLength: 2000 } }, required: ['question'], additionalProperties: false },
     readOnly: true,
     needsApproval: false,
-    subAgent: { taskArgument: 'question', tools: ['list_files', 'read_file'], maxTurns: 6 },
+    subAgent: { taskArgument: 'question', tools: ['list_files', 'read_file'], limits: { maxTurns: 6 } },
     enabledByDefault: false,
   },
 ];

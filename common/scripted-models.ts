@@ -6,7 +6,7 @@ export const SCRIPTED_MODELS = [
   'plan', 'script', 'runaway', 'runaway_wide', 'overbill', 'bulky', 'recover', 'forbidden', 'duplicate', 'destructive',
   'destructive_twice', 'same_call_id', 'slow', 'mcp', 'research', 'tree', 'read', 'bad_json_args',
   'unknown_tool', 'bad_schema', 'huge_args', 'three_calls', 'empty_reply', 'delete_bad_args',
-  'research_bad_args', 'research_runaway', 'missing_call', 'missing_result', 'narrated',
+  'research_bad_args', 'research_runaway', 'delegate_runaway', 'missing_call', 'missing_result', 'narrated',
   'long_call_id', 'research_long_id', 'control_call_id', 'deep_args',
   'reused_call_id',
 ] as const;

@@ -64,8 +64,17 @@ export interface SubAgentSpec {
   taskArgument: string;
   /** The child's tools (offered by the same worker). */
   tools: string[];
-  /** The child run's turn cap. */
-  maxTurns: number;
+  /**
+   * The sub-agent's own limits: each child run of the tool gets these
+   * (whatever the parent's budget mode), and never more budget than its
+   * parent has left. An absent field takes SUB_AGENT_LIMITS (common/defaults.ts).
+   */
+  limits?: {
+    /** The child's turn cap: a positive integer (default 6). */
+    maxTurns?: number;
+    /** The most one child run may spend, in USD: a positive number (default 0.05). */
+    maxUsd?: number;
+  };
 }
 
 /** A tool as the workflow knows it: plain JSON, recorded in the run's history at its start (its `run` stays on the worker). */
@@ -132,7 +141,27 @@ export function specProblem(spec: ToolSpec): string | null {
   if (spec.parameters?.type !== 'object') return `tool ${spec.name}: parameters must be a JSON Schema of type "object"`;
   if (spec.activity?.local && !spec.readOnly) return `tool ${spec.name}: a local tool must be readOnly (local activities may run more than once)`;
   if (spec.subAgent && spec.activity) return `tool ${spec.name}: a sub-agent tool runs a child workflow, not an activity`;
+  if (spec.subAgent) {
+    const limits = subAgentLimitsProblem(spec.subAgent.limits);
+    if (limits) return `tool ${spec.name}: ${limits}`;
+  }
   return ruleProblem(spec.name, spec.needsApproval);
+}
+
+/** What is wrong with a sub-agent's `limits`, naming the field, or null. */
+function subAgentLimitsProblem(limits: unknown): string | null {
+  if (limits === undefined) return null;
+  if (typeof limits !== 'object' || limits === null || Array.isArray(limits)) return `subAgent.limits must be an object { maxTurns?, maxUsd? }, got ${JSON.stringify(limits)}`;
+  const { maxTurns, maxUsd, ...rest } = limits as Record<string, unknown>;
+  const unknown = Object.keys(rest);
+  if (unknown.length) return `subAgent.limits has unknown field(s) ${unknown.join(', ')} (it takes maxTurns and maxUsd)`;
+  if (maxTurns !== undefined && !(typeof maxTurns === 'number' && Number.isSafeInteger(maxTurns) && maxTurns > 0)) {
+    return `subAgent.limits.maxTurns must be a positive integer, got ${JSON.stringify(maxTurns) ?? String(maxTurns)}`;
+  }
+  if (maxUsd !== undefined && !(typeof maxUsd === 'number' && Number.isFinite(maxUsd) && maxUsd > 0)) {
+    return `subAgent.limits.maxUsd must be a positive number of USD, got ${JSON.stringify(maxUsd) ?? String(maxUsd)}`;
+  }
+  return null;
 }
 
 function ruleProblem(name: string, rule: ApprovalRule): string | null {

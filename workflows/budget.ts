@@ -13,10 +13,12 @@
 // less what the child spent, when it ends. A reply that reports more than its
 // hold allowed is charged only its hold, flagged, and stops the run.
 //
-// Only runs whose configuration carries hardBudget construct this: soft runs
-// and every history recorded before it issue the commands they always did.
+// The mode is chosen once, at the run's start (budgetStrategy): the loop, the
+// model turn and the sub-agents call one BudgetStrategy and never ask which
+// mode it is. Both modes call the same model activity; a soft budget's holds
+// do nothing (it sends no allowance, holds no child's budget), a hard one's
+// are the promise above.
 import * as wf from '@temporalio/workflow';
-import { RESEARCH_LIMITS } from '../common/defaults.js';
 import { payloadProblem, raiseBudgetSchema } from '../common/signal-schemas.js';
 import { recordNotRun } from './call-results.js';
 import type { RunContext } from './run-context.js';
@@ -24,7 +26,7 @@ import { markSignatureUsed, otherSignatureProblem, updateRefused } from './refus
 import { STOPPING } from './stop.js';
 import { firstPendingCall } from './tool-calls.js';
 import { addUsd, childReservation, settleReply, type ReplyBudget, type ReplyHold } from '../common/budget-math.js';
-import type { BudgetedReply } from '../common/activity-contract.js';
+import type { ModelAnswer } from '../common/activity-contract.js';
 import type { BudgetShortfall, BudgetView, HardBudgetConfig, ModelReply, OverReservationFlag, RunConfig, RunStatusView } from '../common/contract.js';
 import { budgetExit, failedExit, type Exit } from './exits.js';
 import type { RunState } from './run-state.js';
@@ -42,9 +44,14 @@ export function budgetLeft(s: RunState, cfg: RunConfig): number | null {
   return cfg.maxBudgetUsd === null ? null : cfg.maxBudgetUsd - s.costUsd;
 }
 
-/** A sub-agent's budget: its own cap, never more than its parent has left. */
-export function childBudget(left: number | null): number {
-  return left === null ? RESEARCH_LIMITS.maxBudgetUsd : Math.min(RESEARCH_LIMITS.maxBudgetUsd, left);
+/**
+ * A sub-agent's budget: its own cap, never more than a `shares`th of what its
+ * parent has left (so the children started together never add up to more
+ * than that); 0 when nothing is left. Without a budget, its cap.
+ */
+export function childBudget(left: number | null, capUsd: number, shares = 1): number {
+  if (left === null) return capUsd;
+  return Math.max(0, Math.min(capUsd, Math.floor((left / shares) * 1e12) / 1e12));
 }
 
 /** The soft budget's exit once it is spent, or null. */
@@ -57,26 +64,26 @@ export function softBudgetExit(s: RunState, cfg: RunConfig): Exit | null {
 
 /** The run's budget as the loop and the handlers reach it: soft or hard, with the `raiseBudget` update and the budget stop. */
 export class Budget {
-  /** A hard budget (limits.budgetMode "hard"); null for a soft one, as every run before it. */
-  readonly hard: HardBudget | null;
+  /** The run's budget rules, chosen once by its mode: what the model turn and the sub-agents call. */
+  readonly strategy: BudgetStrategy;
+  /** The same object when the budget is hard: the `raiseBudget` update and the budget view are a hard budget's alone. */
+  private readonly hard: HardBudget | null;
 
   constructor(
     private readonly ctx: RunContext,
     /** The loop's limit check (./next-step.ts limitExit): a turn cap reached outranks the budget. Passed in, so the rules here import nothing back from the loop. */
     private readonly limitExit: () => Exit | null,
   ) {
-    this.hard = ctx.cfg.hardBudget
-      ? new HardBudget(
-          {
-            cfg: ctx.cfg,
-            state: ctx.state,
-            emit: (type, fields) => ctx.trace.emit(type, fields),
-            showParked: (shortfall) => (shortfall ? ctx.visibility.park(shortfall) : ctx.visibility.unpark()),
-          },
-          ctx.cfg.hardBudget,
-          wf.workflowInfo().parent?.workflowId ?? null,
-        )
-      : null;
+    this.strategy = budgetStrategy(
+      {
+        cfg: ctx.cfg,
+        state: ctx.state,
+        emit: (type, fields) => ctx.trace.emit(type, fields),
+        showParked: (shortfall) => (shortfall ? ctx.visibility.park(shortfall) : ctx.visibility.unpark()),
+      },
+      wf.workflowInfo().parent?.workflowId ?? null,
+    );
+    this.hard = this.strategy instanceof HardBudget ? this.strategy : null;
   }
 
   /** The `raiseBudget` update, set for every run so a soft run's refusal says why; only a hard budget ever applies a raise. */
@@ -132,7 +139,73 @@ export interface BudgetHost {
   showParked(shortfall: BudgetShortfall | null): void;
 }
 
-export class HardBudget {
+/** A model call's reply with what was held for it (null: nothing was, under a soft budget). */
+export type HeldReply = { reply: ModelReply; hold: ReplyHold | null };
+
+/**
+ * The budget rules of one mode, chosen once per run (budgetStrategy). Every
+ * call site goes through these methods, whatever the mode: a soft budget's
+ * holds and releases do nothing; a hard budget's keep its promise.
+ */
+export interface BudgetStrategy {
+  /**
+   * One model call within the budget: `ask` sends it to the model activity
+   * with the allowance the activity counts against (none: nothing is held).
+   * Returns the reply with its hold, or the exit that ended a wait for a raise.
+   */
+  modelCall(ask: (allowance: ReplyBudget | undefined) => Promise<ModelAnswer>): Promise<HeldReply | { exit: Exit }>;
+  /** What the reply is charged (null: what it reported) and the flag of a reply beyond its hold. */
+  settle(reply: ModelReply, hold: ReplyHold | null): { chargedUsd: number | null; over: OverReservationFlag | null };
+  /**
+   * Reserves the budgets of children started together, in call order, before
+   * any starts: each its own cap, at most an even share of what is left after
+   * the ones before it; 0 when nothing is.
+   */
+  reserve(capsUsd: readonly number[]): number[];
+  /** A child ended: what was reserved for it comes back (what it spent is the caller's to record). */
+  release(reservedUsd: number): void;
+}
+
+/** The run's strategy, by its configuration's mode: `hardBudget` set means limits.budgetMode "hard". */
+export function budgetStrategy(host: BudgetHost, parentId: string | null): BudgetStrategy {
+  return host.cfg.hardBudget ? new HardBudget(host, host.cfg.hardBudget, parentId) : new SoftBudget(host);
+}
+
+/**
+ * A soft budget (the default): nothing is held. The model is called without
+ * an allowance, a reply is charged what it reported, a child is given its cap
+ * or its share of what is left with nothing held for it; the soft checks
+ * (isBudgetSpent) stop the run between turns and after children.
+ */
+export class SoftBudget implements BudgetStrategy {
+  constructor(private readonly host: Pick<BudgetHost, 'cfg' | 'state'>) {}
+
+  async modelCall(ask: (allowance: ReplyBudget | undefined) => Promise<ModelAnswer>): Promise<HeldReply> {
+    const answer = await ask(undefined);
+    // The activity holds a call back only for want of an allowance it was not given.
+    if (!answer.called) throw new Error('the model activity held back a call sent without a budget');
+    return { reply: answer.reply, hold: null };
+  }
+
+  settle(): { chargedUsd: null; over: null } {
+    return { chargedUsd: null, over: null };
+  }
+
+  reserve(capsUsd: readonly number[]): number[] {
+    const left = budgetLeft(this.host.state, this.host.cfg);
+    // Nothing is held: the shares are counted here alone, so the children of one reply never add up to more than is left.
+    let rest = left === null ? null : Math.max(0, left);
+    return capsUsd.map((cap, i) => {
+      const given = childBudget(rest, cap, capsUsd.length - i);
+      if (rest !== null) rest = Math.max(0, addUsd(rest, -given));
+      return given;
+    });
+  }
+
+  release(): void {}
+}
+
+export class HardBudget implements BudgetStrategy {
   /** Held for what runs now: a model call's worst case, children's budgets. */
   private held = 0;
   /** A raise arrived while parked (handlers only record; the parked loop reads it). */
@@ -171,7 +244,7 @@ export class HardBudget {
    * allows (the activity does not call when that is too little). Parks while
    * it cannot pay; returns the reply with its hold, or the exit that ended the wait.
    */
-  async modelCall(ask: (budget: ReplyBudget) => Promise<BudgetedReply>): Promise<{ reply: ModelReply; hold: ReplyHold } | { exit: Exit }> {
+  async modelCall(ask: (budget: ReplyBudget) => Promise<ModelAnswer>): Promise<HeldReply | { exit: Exit }> {
     for (;;) {
       const budget: ReplyBudget = {
         committedUsd: this.committed(),
@@ -183,7 +256,7 @@ export class HardBudget {
       // Everything left is held while the call runs; the activity's hold is the part it may really cost.
       const all = Math.max(0, addUsd(budget.maxUsd, -budget.committedUsd));
       this.held = addUsd(this.held, all);
-      let answer: BudgetedReply;
+      let answer: ModelAnswer;
       try {
         answer = await ask(budget);
       } finally {
@@ -234,7 +307,9 @@ export class HardBudget {
   }
 
   /** What the last reply is charged: its reported cost, at most its hold; a reply beyond its hold is flagged. */
-  settle(reply: ModelReply, hold: ReplyHold): { chargedUsd: number; over: OverReservationFlag | null } {
+  settle(reply: ModelReply, hold: ReplyHold | null): { chargedUsd: number | null; over: OverReservationFlag | null } {
+    // Every hard call is sent with an allowance, so it has a hold; without one there is nothing to settle against.
+    if (!hold) return { chargedUsd: null, over: null };
     const settled = settleReply(reply.usage, this.host.cfg.pricing, hold, this.host.state.turns + 1);
     if (settled.over) {
       this.host.state.usageOverReservation = settled.over;
@@ -243,8 +318,13 @@ export class HardBudget {
     return settled;
   }
 
-  /** Holds a child's budget before it starts: at most `capUsd`, at most a `shares`th of what is left; 0 when nothing is. */
-  holdForChild(capUsd: number, shares: number): number {
+  /** Holds the budgets of children started together: each its cap, at most an even share of what is left (holdOne). */
+  reserve(capsUsd: readonly number[]): number[] {
+    return capsUsd.map((cap, i) => this.holdOne(cap, capsUsd.length - i));
+  }
+
+  /** Holds one child's budget: at most `capUsd`, at most a `shares`th of what is left; 0 when nothing is. */
+  private holdOne(capUsd: number, shares: number): number {
     const share = Math.floor((this.view().availableUsd / shares) * 1e12) / 1e12;
     const r = childReservation(Math.min(capUsd, share), this.committed(), this.maxUsd);
     this.held = addUsd(this.held, r);
@@ -252,7 +332,7 @@ export class HardBudget {
   }
 
   /** A child ended: its hold comes back; what it spent is the caller's to record. */
-  releaseChild(heldUsd: number): void {
+  release(heldUsd: number): void {
     this.held = Math.max(0, addUsd(this.held, -heldUsd));
   }
 }

@@ -1,8 +1,9 @@
-// The model call of a turn: asked within what the budget allows (under a hard
-// budget, only what HardBudget in ./budget.ts holds for it, the run parked first
-// if need be), its reply taken into the transcript and paid for, counted in
-// the metrics and traced as the turn; and before it, the prompt kept inside
-// the model's window (fitContextWindow).
+// The model call of a turn: one model activity whatever the budget mode,
+// asked through the run's BudgetStrategy (./budget.ts: a hard budget sends
+// the activity what it holds for the call, the run parked first if need be;
+// a soft one sends nothing and holds nothing), its reply taken into the
+// transcript and paid for, counted in the metrics and traced as the turn; and
+// before it, the prompt kept inside the model's window (fitContextWindow).
 //
 // One model turn's activity call, with the prompt sent by address where the
 // message store already holds it (common/message-refs.ts). Usually a turn's prompt is
@@ -13,7 +14,7 @@
 // is. When old messages changed (the context window elided them) the prompt
 // travels as one address per message for that turn.
 import { ActivityFailure, ApplicationFailure, CancelledFailure } from '@temporalio/workflow';
-import { isStoppedReply, type BudgetedReply, type CallModelInput, type StoppedReply } from '../common/activity-contract.js';
+import { isStoppedReply, type CallModelInput, type ModelAnswer, type StoppedReply } from '../common/activity-contract.js';
 import type { ReplyBudget } from '../common/budget-math.js';
 import { recordSummarySpend, type RunState } from './run-state.js';
 import type { RunContext } from './run-context.js';
@@ -28,7 +29,7 @@ import { isBudgetSpent, overReservationExit, type Budget } from './budget.js';
 import type { Exit } from './exits.js';
 import { takeReply } from './next-step.js';
 
-export type ModelCallBase = Omit<CallModelInput, 'messages' | 'tools' | 'toolsRef' | 'prefix'>;
+export type ModelCallBase = Omit<CallModelInput, 'messages' | 'tools' | 'toolsRef' | 'prefix' | 'budget'>;
 
 /** What every model call of the run sends beside its messages: who asks (for the trace and the Stop registry), which model. */
 export function modelCallBase(ctx: Pick<RunContext, 'ids' | 'trace' | 'cfg'>): ModelCallBase {
@@ -56,9 +57,10 @@ async function byAddressOrWhole<R>(state: RunState, sent: ChatMessage[], tools: 
 }
 
 /**
- * Calls the model on the state's transcript. `byAddress` false sends it all
- * inline, as histories recorded before addresses did. After a reply, the
- * state remembers what the store now holds.
+ * Calls the model activity on the state's transcript, with the allowance the
+ * budget gives the call (a hard budget's; none under a soft one). `byAddress`
+ * false sends it all inline, as histories recorded before addresses did.
+ * After a reply, the state remembers what the store now holds.
  */
 export async function askModel(
   model: ModelCalls,
@@ -68,37 +70,21 @@ export async function askModel(
   byAddress: boolean,
   summary: string,
   chained: boolean,
-): Promise<ModelReply> {
+  budget: ReplyBudget | undefined,
+): Promise<ModelAnswer> {
   const sent = state.messages.slice();
-  if (!byAddress) return model.call((m) => m.callModel.executeWithOptions({ summary }, [{ ...base, messages: sent, tools }]));
-  const { answer: reply, prompt } = await byAddressOrWhole(state, sent, tools, chained, (p) => model.call((m) => m.callModelByAddress.executeWithOptions({ summary }, [{ ...base, ...p }])));
-  rememberPrompt(state, sent, tools, reply.message, prompt);
-  return reply;
-}
-
-/** Asks the model for a summary of old turns: the request whole, no tools. */
-export function askForSummary(model: ModelCalls, request: ChatMessage[], base: ModelCallBase, turns: number): Promise<ModelReply> {
-  return model.call((m) => m.callModelByAddress.executeWithOptions({ summary: `summarize the ${turns} earliest turns` }, [{ ...base, messages: request, tools: [] }]));
-}
-
-/**
- * A hard budget's model call (HardBudget in ./budget.ts): the activity counts the
- * prompt it sends and sends the max_tokens `budget` pays for, or does not
- * call. Always by address, with the same fall back to whole messages.
- */
-export async function askModelBudgeted(
-  model: ModelCalls,
-  state: RunState,
-  tools: OpenAiToolDefinition[],
-  base: ModelCallBase,
-  summary: string,
-  budget: ReplyBudget,
-  chained: boolean,
-): Promise<BudgetedReply> {
-  const sent = state.messages.slice();
-  const { answer, prompt } = await byAddressOrWhole(state, sent, tools, chained, (p) => model.call((m) => m.callModelBudgeted.executeWithOptions({ summary }, [{ ...base, ...p, budget }])));
+  const allowance = budget ? { budget } : {};
+  if (!byAddress) return model.call((m) => m.callModel.executeWithOptions({ summary }, [{ ...base, messages: sent, tools, ...allowance }]));
+  const { answer, prompt } = await byAddressOrWhole(state, sent, tools, chained, (p) => model.call((m) => m.callModel.executeWithOptions({ summary }, [{ ...base, ...p, ...allowance }])));
   if (answer.called) rememberPrompt(state, sent, tools, answer.reply.message, prompt);
   return answer;
+}
+
+/** Asks the model for a summary of old turns: the request whole, no tools, no allowance (as ever: a summary is charged after, like a soft turn). */
+export async function askForSummary(model: ModelCalls, request: ChatMessage[], base: ModelCallBase, turns: number): Promise<ModelReply> {
+  const answer = await model.call((m) => m.callModel.executeWithOptions({ summary: `summarize the ${turns} earliest turns` }, [{ ...base, messages: request, tools: [] }]));
+  if (!answer.called) throw new Error('the model activity held back a summary call sent without a budget');
+  return answer.reply;
 }
 
 /** The text and counts a model attempt stopped mid-reply sent with its cancellation; null for any other error. */
@@ -108,7 +94,7 @@ function stoppedReplyOf(err: unknown): StoppedReply['partialReply'] | null {
   return isStoppedReply(details) ? details.partialReply : null;
 }
 
-/** A model call's answer: the reply, and under a hard budget what it held and was charged. */
+/** A model call's answer: the reply, and what was held for it and charged (under a soft budget, nothing held: its reported cost). */
 type Asked = { exit: Exit } | { reply: ModelReply; chargedUsd?: number; over?: OverReservationFlag | null; hold?: { maxTokens: number; reservedUsd: number } };
 
 export class ModelTurn {
@@ -118,9 +104,9 @@ export class ModelTurn {
   ) {}
 
   /**
-   * One turn: the model call (under a hard budget, only within what the budget
-   * holds for it, the run parked first if need be), its reply taken into the
-   * transcript and paid for, and the `turn` trace line. Returns the exit the
+   * One turn: the model call through the run's budget strategy (under a hard
+   * budget, only within what it holds for the call, the run parked first if
+   * need be), its reply taken into the transcript and paid for, and the `turn` trace line. Returns the exit the
    * reply leads to, if any, or null to go on.
    */
   async takeTurn(toolDefs: OpenAiToolDefinition[]): Promise<{ exit: Exit | null }> {
@@ -163,11 +149,12 @@ export class ModelTurn {
     const summary = `model turn ${ctx.state.turns + 1}`;
     // Runs that recorded all-patches-v2 chain their prompt lists (common/message-refs.ts chainNode).
     const chained = ctx.patches.allV2;
-    if (!this.budget.hard) return { reply: await askModel(ctx.modelCalls, ctx.state, toolDefs, base, ctx.patches.messageRefs, summary, chained) };
-    const r = await this.budget.hard.modelCall((budget) => askModelBudgeted(ctx.modelCalls, ctx.state, toolDefs, { ...base, traceSeq: ctx.trace.seq }, summary, budget, chained));
+    const { strategy } = this.budget;
+    // The trace's seq read when the call is sent: a hard budget may park (and trace it) first.
+    const r = await strategy.modelCall((allowance) => askModel(ctx.modelCalls, ctx.state, toolDefs, { ...base, traceSeq: ctx.trace.seq }, ctx.patches.messageRefs, summary, chained, allowance));
     if ('exit' in r) return r;
-    const { chargedUsd, over } = this.budget.hard.settle(r.reply, r.hold);
-    return { reply: r.reply, chargedUsd, over, hold: r.hold };
+    const { chargedUsd, over } = strategy.settle(r.reply, r.hold);
+    return { reply: r.reply, over, ...(chargedUsd !== null ? { chargedUsd } : {}), ...(r.hold ? { hold: r.hold } : {}) };
   }
 }
 

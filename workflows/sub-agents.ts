@@ -1,25 +1,28 @@
 // A sub-agent call (a tool whose spec names a sub-agent, like `research`): a
-// whole child run of agentRun with its own transcript and limits, cancelled
-// with its parent, paid from this run's budget. Under a soft budget the child
-// may spend at most what is left, and the budget is checked again the moment
-// it returns, so the whole tree passes its budget by at most one turn.
+// whole child run of agentRun with its own transcript and limits (the spec's
+// `limits`, SUB_AGENT_LIMITS where it sets none), cancelled with its parent,
+// paid from this run's budget.
 //
-// Under a hard budget the sub-agent calls of one reply that need no decision
-// run side by side; each child's budget is held from the parent's before that
-// child starts (so however many run, the holds never add up to more than the
-// parent has), and comes back, less what the child spent, when it ends —
-// completed, failed, stopped, or at the end of a chain of continue-as-new
-// executions (the child's result carries the chain's total). A child whose
-// result never comes (it failed outright, or was terminated by hand) is
-// charged its whole hold: what it spent is unknown, and the budget must stay
-// an upper bound.
+// Whatever the budget mode, the sub-agent calls of one reply that need no
+// decision run side by side (batchFrom), and each child's budget is reserved
+// through the run's BudgetStrategy before any child starts: its own cap, at
+// most an even share of what is left, so the children of one reply never add
+// up to more than the parent has. Under a hard budget the reservation is a
+// hold on the parent's budget that comes back, less what the child spent,
+// when it ends — completed, failed, stopped, or at the end of a chain of
+// continue-as-new executions (the child's result carries the chain's total).
+// Under a soft budget nothing is held, and the budget is checked again the
+// moment the children return, so the whole tree passes its budget by at most
+// one turn of each run. A child whose result never comes (it failed outright,
+// or was terminated by hand) is charged its whole budget: what it spent is
+// unknown, and the charge must stay an upper bound.
 import * as wf from '@temporalio/workflow';
 import { ApplicationFailure } from '@temporalio/workflow';
-import { RESEARCH_LIMITS } from '../common/defaults.js';
-import { needsApproval, type SubAgentSpec, type ToolSpec } from '../common/tool-spec.js';
+import { SUB_AGENT_LIMITS } from '../common/defaults.js';
+import { needsApproval, type SubAgentSpec } from '../common/tool-spec.js';
 import { capToolResult } from '../common/transcript-text.js';
 import type { AgentInput, RunConfig, RunResult, ToolOutcome, Usage } from '../common/contract.js';
-import { budgetLeft, childBudget, isBudgetSpent, type Budget, type HardBudget } from './budget.js';
+import { isBudgetSpent, type Budget } from './budget.js';
 import { recordNotRun, recordResult, recordStopped, remember, toolFailed } from './call-results.js';
 import type { Exit } from './exits.js';
 import type { RunContext } from './run-context.js';
@@ -43,49 +46,36 @@ interface Job {
   cacheKey: string | null;
 }
 
-/** Runs the call's child (with a hard budget: it and the sub-agent calls after it in the reply); an exit when the run must stop. */
-export async function runSubAgentCall(ctx: RunContext, budget: Budget, pending: PendingCall, spec: ToolSpec, sub: SubAgentSpec, args: Record<string, unknown>, ck: string | null): Promise<Exit | null> {
-  if (budget.hard) return subAgentBatch(ctx, budget.hard, pending);
-  const { call } = pending;
-  const toolName = spec.name;
-  const left = budgetLeft(ctx.state, ctx.cfg);
-  if (left !== null && left <= 0) {
-    recordNotRun(ctx, call, toolName, 'the run\'s budget is spent', 'budget spent');
-    return budget.stopForBudget();
-  }
-  const task = String(args[sub.taskArgument]);
-  ctx.trace.emit('tool_start', { toolName, args, callId: call.id, budgetUsd: childBudget(left) });
-  const started = Date.now();
-  const child = await runSubAgent(ctx.cfg, sub, toolName, subAgentChildId(ctx.ids.workflowId, pending, toolName), task, childBudget(left));
-  const exit = recordChildResult(ctx, { pending, toolName, cacheKey: ck }, child, started, {}, true);
-  if (exit) return exit;
-  return isBudgetSpent(ctx.state, ctx.cfg) ? budget.stopForBudget() : null;
+/** A sub-agent's limits, its spec's over the defaults. */
+export function subAgentLimits(sub: SubAgentSpec): { maxTurns: number; maxUsd: number } {
+  return { maxTurns: sub.limits?.maxTurns ?? SUB_AGENT_LIMITS.maxTurns, maxUsd: sub.limits?.maxUsd ?? SUB_AGENT_LIMITS.maxUsd };
 }
 
-/** Runs `first` and the sub-agent calls after it in the same reply that can start now, under a hard budget; an exit when the run must stop. */
-async function subAgentBatch(ctx: RunContext, budget: HardBudget, first: PendingCall): Promise<Exit | null> {
+/** Runs `first` (a sub-agent call) and the sub-agent calls after it in the same reply that can start now, side by side; an exit when the run must stop. */
+export async function runSubAgentCall(ctx: RunContext, budget: Budget, first: PendingCall): Promise<Exit | null> {
+  // A soft budget the turn that asked already spent: no child starts (a hard budget is never spent here).
+  if (isBudgetSpent(ctx.state, ctx.cfg)) return budget.stopForBudget();
+  const { strategy } = budget;
   const jobs = batchFrom(ctx, first);
-  // Every hold is taken, in call order, before any child starts: each its
-  // cap, at most an even share of what is left, so one child does not leave
-  // the others nothing.
-  const holds = jobs.map((_, i) => budget.holdForChild(RESEARCH_LIMITS.maxBudgetUsd, jobs.length - i));
+  // Every child's budget is reserved, in call order, before any child starts.
+  const budgets = strategy.reserve(jobs.map((job) => subAgentLimits(job.sub).maxUsd));
   const started = Date.now();
   const outcomes = await Promise.allSettled(
     jobs.map((job, i) => {
       const { call } = job.pending;
-      if (holds[i] <= 0) return Promise.resolve(null);
-      ctx.trace.emit('tool_start', { toolName: job.toolName, args: job.args, callId: call.id, budgetUsd: holds[i] });
-      return runSubAgent(ctx.cfg, job.sub, job.toolName, subAgentChildId(ctx.ids.workflowId, job.pending, job.toolName), job.task, holds[i]);
+      if (budgets[i] <= 0) return Promise.resolve(null);
+      ctx.trace.emit('tool_start', { toolName: job.toolName, args: job.args, callId: call.id, budgetUsd: budgets[i] });
+      return runSubAgent(ctx.cfg, job.sub, job.toolName, subAgentChildId(ctx.ids.workflowId, job.pending, job.toolName), job.task, budgets[i]);
     }),
   );
   let failure: unknown = null;
   let exit: Exit | null = null;
   outcomes.forEach((o, i) => {
     const job = jobs[i];
-    budget.releaseChild(holds[i]);
+    strategy.release(budgets[i]);
     if (o.status === 'rejected') {
-      // No result, so no spend to read: the whole hold is charged.
-      recordChildSpend(ctx.state, holds[i], { promptTokens: 0, completionTokens: 0 });
+      // No result, so no spend to read: the whole budget is charged.
+      recordChildSpend(ctx.state, budgets[i], { promptTokens: 0, completionTokens: 0 });
       failure ??= o.reason;
       return;
     }
@@ -94,18 +84,20 @@ async function subAgentBatch(ctx: RunContext, budget: HardBudget, first: Pending
       recordNotRun(ctx, job.pending.call, job.toolName, "the run's budget has nothing left to give a sub-agent", 'budget spent');
       return;
     }
-    // Once an exit is set, a later child's failure is not written (as recorded
-    // runs did): only the first exit counts. Its spend and Stop still are.
-    const ended = recordChildResult(ctx, job, child, started, { heldUsd: holds[i] }, exit === null);
+    // Once an exit is set, a later child's failure is not written: only the
+    // first exit counts. Its spend and Stop still are.
+    const ended = recordChildResult(ctx, job, child, started, exit === null);
     exit ??= ended;
   });
   if (failure !== null) throw failure;
   if (exit === null && ctx.stop.stopped) exit = ctx.stop.exit();
+  // A soft budget's check the moment the children return (a hard budget is never "spent" here: it parks before a call it cannot pay).
+  if (exit === null && isBudgetSpent(ctx.state, ctx.cfg)) exit = budget.stopForBudget();
   return exit;
 }
 
 /**
- * The one place a child's end is recorded, for both budgets: its spend is
+ * The one place a child's end is recorded: its spend is
  * charged to this run (the parent pays for its children), then its result
  * enters the transcript (and the dedupe cache), or, when the run was stopped
  * meanwhile, the Stop does. `recordFailure`: whether a failed child's error
@@ -116,7 +108,6 @@ function recordChildResult(
   job: Pick<Job, 'pending' | 'toolName' | 'cacheKey'>,
   child: SubAgentOutcome,
   started: number,
-  traced: Record<string, unknown>,
   recordFailure: boolean,
 ): Exit | null {
   const { pending, toolName } = job;
@@ -127,7 +118,7 @@ function recordChildResult(
     return ctx.stop.exit();
   }
   ctx.state.toolRuns += 1;
-  ctx.trace.emit('tool_result', { toolName, callId: pending.call.id, ms: Date.now() - started, ok: child.outcome.ok, childCostUsd: child.costUsd, ...traced });
+  ctx.trace.emit('tool_result', { toolName, callId: pending.call.id, ms: Date.now() - started, ok: child.outcome.ok, childCostUsd: child.costUsd });
   if (child.outcome.ok) {
     recordResult(ctx, pending.call, child.outcome.content);
     if (job.cacheKey !== null) remember(ctx, job.cacheKey, child.outcome.content);
@@ -170,7 +161,7 @@ async function runSubAgent(cfg: RunConfig, sub: SubAgentSpec, toolName: string, 
         model: cfg.model,
         tools: sub.tools,
         // Never more than the parent has left: the parent's budget pays for the whole tree.
-        limits: { maxTurns: sub.maxTurns, maxBudgetUsd: budgetUsd, ...hardLimits(cfg) },
+        limits: { maxTurns: subAgentLimits(sub).maxTurns, maxBudgetUsd: budgetUsd, ...hardLimits(cfg) },
         // A hard budget's child runs under the same rules, and continues as new where its parent would.
         ...(cfg.hardBudget ? { continueAsNewAtHistoryBytes: cfg.continueAsNewAtHistoryBytes } : {}),
         toolErrors: cfg.toolErrors,

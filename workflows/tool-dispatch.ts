@@ -59,7 +59,7 @@ export class ToolDispatch {
 
     // A Stop taken while this call waited (for its decision, say): it never starts.
     if (ctx.stop.stopped) return ctx.stop.exit();
-    if (spec.subAgent) return runSubAgentCall(ctx, this.budget, pending, spec, spec.subAgent, args, cacheable ? ck : null);
+    if (spec.subAgent) return runSubAgentCall(ctx, this.budget, pending);
 
     ctx.trace.emit('tool_start', { toolName, args, callId: call.id });
     const started = Date.now();

@@ -16,5 +16,6 @@ export default defineSubAgent({
   // Offered only to runs that ask for it by name.
   enabledByDefault: false,
   origin: 'builtin',
-  subAgent: { taskArgument: 'question', tools: ['list_files', 'read_file'], maxTurns: 6 },
+  // No `limits`: each child takes SUB_AGENT_LIMITS (6 turns, at most $0.05, never more than the parent has left).
+  subAgent: { taskArgument: 'question', tools: ['list_files', 'read_file'] },
 });

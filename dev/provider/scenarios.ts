@@ -247,6 +247,14 @@ export const SCENARIOS: Record<ScriptedModel, (input: ScriptInput) => ScriptedRe
     if (input.turn === 0) return call('r1', 'research', { question: 'List the files until you are sure.' });
     return answer(`Research did not finish: ${input.toolText.split('\n').pop() ?? ''}`);
   },
+  // The same with a team's own sub-agent tool, `delegate` (a sub-agent with
+  // limits of its own, test/budget-strategy.test.ts): the child runs away
+  // until its own limit stops it.
+  delegate_runaway: (input) => {
+    if (!input.toolNames.includes('delegate')) return call(`c${input.turn}`, 'list_files');
+    if (input.turn === 0) return call('d1', 'delegate', { question: 'List the files until you are sure.' });
+    return answer(`Delegate did not finish: ${input.toolText.split('\n').pop() ?? ''}`);
+  },
 
   // The two protocol breaks of the loop chapter, as replies the harness must
   // refuse to record: a call no result can be linked to (empty id), and two

@@ -8,10 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { inputFromFlags } from '../../client/cli.js';
 import { ApprovalRules } from '../../workflows/approval-rules.js';
 import { argsHash } from '../../common/args-hash.js';
-import { RESEARCH_LIMITS } from '../../common/defaults.js';
 import { InputError, parseInput } from '../../common/input.js';
 import type { Exit } from '../../workflows/exits.js';
-import { budgetLeft, childBudget } from '../../workflows/budget.js';
+import { budgetLeft, SoftBudget } from '../../workflows/budget.js';
 import { nextStep, takeReply } from '../../workflows/next-step.js';
 import { cacheKey, parseCall, toolSpecsOf } from '../../workflows/tool-calls.js';
 import { capToolResult, declinedText, toolResultMessage, type Decision } from '../../common/transcript-text.js';
@@ -249,39 +248,48 @@ describe('the loop, over any replies and limits', () => {
 // --- the budget of a tree: a parent and its research children
 
 describe('one budget for a parent and its children', () => {
-  it('a child never gets more than the parent has left, and the tree overshoots by at most one turn', () => {
+  it('the children of one reply never get more than the parent has left, and the tree overshoots by at most one turn of each run', () => {
     const turnCost = fc.double({ min: 0, max: 0.01, noNaN: true });
+    const child = fc.record({ capUsd: fc.double({ min: 0.0001, max: 0.1, noNaN: true }), turns: fc.array(turnCost, { maxLength: 8 }) });
     fc.assert(
       fc.property(
         fc.double({ min: 0.0001, max: 0.1, noNaN: true }),
-        fc.array(fc.record({ parentTurn: turnCost, childTurns: fc.array(turnCost, { maxLength: 8 }) }), { minLength: 1, maxLength: 6 }),
+        // Each parent turn starts one to three children side by side (a soft budget batches them as a hard one does).
+        fc.array(fc.record({ parentTurn: turnCost, children: fc.array(child, { minLength: 1, maxLength: 3 }) }), { minLength: 1, maxLength: 6 }),
         (budget, rounds) => {
           const cfg = parseInput({ task: 't', limits: { maxBudgetUsd: budget, maxTurns: null } });
           const s = initialState(cfg);
+          const soft = new SoftBudget({ cfg, state: s });
           const all: number[] = [];
+          let lastRoundRuns = 1;
           for (const round of rounds) {
             if (nextStep(s, cfg).kind === 'stop') break;
-            // The parent's turn asks for a child.
+            // The parent's turn asks for children.
             s.turns += 1;
             s.costUsd += round.parentTurn;
             all.push(round.parentTurn);
-            const left = budgetLeft(s, cfg);
-            if (left !== null && left <= 0) break; // no child starts
-            const allowed = childBudget(left);
-            expect(allowed).toBeLessThanOrEqual(left!);
-            expect(allowed).toBeLessThanOrEqual(RESEARCH_LIMITS.maxBudgetUsd);
-            // The child's loop: the same check before each of its turns, against its own budget.
-            let spent = 0;
-            for (const c of round.childTurns) {
-              if (spent >= allowed) break;
-              spent += c;
-              all.push(c);
-            }
-            recordChildSpend(s, spent, { promptTokens: 0, completionTokens: 0 });
-            if (s.costUsd >= budget) break; // checked the moment the child returns
+            const left = budgetLeft(s, cfg)!;
+            const allowed = soft.reserve(round.children.map((c) => c.capUsd));
+            // Together never more than is left; each never more than its own cap.
+            expect(allowed.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(Math.max(0, left) + 1e-12);
+            allowed.forEach((a, i) => expect(a).toBeLessThanOrEqual(round.children[i].capUsd));
+            if (left <= 0) expect(allowed.every((a) => a === 0)).toBe(true);
+            // Each child's loop: the same check before each of its turns, against its own budget.
+            round.children.forEach((c, i) => {
+              if (allowed[i] <= 0) return;
+              let spent = 0;
+              for (const t of c.turns) {
+                if (spent >= allowed[i]) break;
+                spent += t;
+                all.push(t);
+              }
+              recordChildSpend(s, spent, { promptTokens: 0, completionTokens: 0 });
+            });
+            lastRoundRuns = 1 + round.children.length;
+            if (s.costUsd >= budget) break; // checked the moment the children return
           }
           const biggest = Math.max(0, ...all);
-          expect(s.costUsd - budget).toBeLessThanOrEqual(biggest + 1e-12);
+          expect(s.costUsd - budget).toBeLessThanOrEqual(lastRoundRuns * biggest + 1e-12);
         },
       ),
       params,

@@ -74,7 +74,7 @@ describe('tool definitions', () => {
     const a = defineTool({ ...base, name: 'dup', origin: 'module:a.ts' });
     const b = defineTool({ ...base, name: 'dup', origin: 'mcp:fs' });
     expect(() => new Toolset([a, b])).toThrow('two tools are named dup (module:a.ts and mcp:fs); rename one');
-    const sub = defineSubAgent({ name: 'helper', description: 'd', parameters: { type: 'object' }, readOnly: true, subAgent: { taskArgument: 'q', tools: ['missing'], maxTurns: 2 } });
+    const sub = defineSubAgent({ name: 'helper', description: 'd', parameters: { type: 'object' }, readOnly: true, subAgent: { taskArgument: 'q', tools: ['missing'], limits: { maxTurns: 2 } } });
     expect(() => new Toolset([a, sub])).toThrow('sub-agent tool helper gives its child missing, which this worker does not offer');
     expect(() => new Toolset([a]).only(['dup', 'nope'])).toThrow('AGENT_TOOLS names nope, which no tool source offers (offered: dup)');
   });
