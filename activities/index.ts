@@ -46,12 +46,7 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
   }
   return {
     resolveConfig: createResolveConfig({ ...BUILT_IN_DEFAULTS, tools: defaultTools, ...deps.defaults }, catalogue, heartbeatTimeoutFor(deps.heartbeatEveryMs), modelPrices(deps.prices), deps.model, deps.pricesSetting, deps.payloadsEncrypted === true, deps.approversSetting),
-    // Inputs with every message whole: histories and in-flight calls from before addresses.
     callModel,
-    // Inputs with messages by address. A new name, so that during a rolling
-    // deploy a worker that predates addresses never runs such a call: it fails
-    // the attempt (a retryable NotFoundError) and a retry reaches a new worker.
-    callModelByAddress: callModel,
     // Hard budgets only: counts the prompt, sends the max_tokens the budget pays for, or does not call.
     callModelBudgeted: createCallModelBudgeted({ ...deps, calls }),
     runTool: createRunTool({ ...deps, toolset, calls }),

@@ -8,7 +8,7 @@ import { Context } from '@temporalio/activity';
 import { QueryNotRegisteredError, WorkflowNotFoundError } from '@temporalio/client';
 import { configQuery, transcriptQuery } from '../common/run-messages.js';
 import type { AgentInput, RunResult } from '../common/contract.js';
-import { withWorkflowId, type LoadedRun } from '../common/activity-contract.js';
+import type { LoadedRun } from '../common/activity-contract.js';
 import { isTransientProviderError } from '../common/provider-errors.js';
 import { RESUMABLE_RULE } from '../common/resume-input.js';
 
@@ -17,8 +17,7 @@ export type { LoadedRun } from '../common/activity-contract.js';
 
 const RESUMABLE = new Set(['max_turns_exceeded', 'budget_exceeded', 'interrupted']);
 
-export async function loadRun(scheduled: { workflowId: string; runId?: string }): Promise<LoadedRun> {
-  const { workflowId } = withWorkflowId(scheduled);
+export async function loadRun({ workflowId }: { workflowId: string }): Promise<LoadedRun> {
   const client = Context.current().client;
   const handle = client.workflow.getHandle(workflowId);
   let status: string;

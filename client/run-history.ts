@@ -8,8 +8,8 @@ type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
 const EventType = proto.temporal.api.enums.v1.EventType;
 const HistoryEventMessage = proto.temporal.api.history.v1.HistoryEvent;
 
-/** The model call's activity types: whole prompts (older runs) and prompts by address. */
-const MODEL_ACTIVITIES = ['callModel', 'callModelByAddress'];
+/** The model call's activity type. */
+const MODEL_ACTIVITIES = ['callModel'];
 
 const isModelCall = (e: HistoryEvent): boolean =>
   e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED && MODEL_ACTIVITIES.includes(e.activityTaskScheduledEventAttributes?.activityType?.name ?? '');

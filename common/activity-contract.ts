@@ -8,10 +8,8 @@ import type { ReplyBudget, ReplyHold, ReplyShortfall } from './budget-math.js';
 export interface AgentActivities {
   /** Fills a run's input from this worker's defaults and tools; a local activity, so the answer is in history. */
   resolveConfig(input: unknown): Promise<ResolvedConfig>;
-  /** One model turn, every message whole (inputs scheduled before message addresses). */
+  /** One model turn, its messages by address where the store holds them (common/message-refs.ts), whole otherwise. */
   callModel(input: CallModelInput): Promise<ModelReply>;
-  /** One model turn with messages by address: a new name, so a worker that predates addresses never runs one. */
-  callModelByAddress(input: CallModelInput): Promise<ModelReply>;
   /**
    * A hard budget's model call: counts the prompt it sends, sends the largest
    * max_tokens the budget pays for, or does not call when not even
@@ -19,8 +17,8 @@ export interface AgentActivities {
    */
   callModelBudgeted(input: BudgetedCallInput): Promise<BudgetedReply>;
   runTool(input: RunToolInput): Promise<ToolOutcome>;
-  /** Reads a stopped run for `resumeFrom` (`runId`: the same workflow id, in inputs scheduled before the field was renamed). */
-  loadRun(args: { workflowId: string; runId?: string }): Promise<LoadedRun>;
+  /** Reads a stopped run for `resumeFrom`. */
+  loadRun(args: { workflowId: string }): Promise<LoadedRun>;
   /** Reads a fork's source, whatever its state, cut after turn `atTurn` (common/fork.ts). */
   loadForkSource(args: { run: string; runId?: string; atTurn: number }): Promise<LoadedFork>;
 }
@@ -29,18 +27,6 @@ export interface AgentActivities {
 export interface NamesTheRun {
   /** The workflow id: names the run's trace file, and the run in the Stop registry. */
   workflowId: string;
-  /** The workflow id under its earlier name, in inputs scheduled before workflowId (see withWorkflowId). */
-  runId?: string;
-}
-
-/**
- * An input scheduled by a workflow of an earlier build names the run `runId`:
- * activities read it through this, so a run in flight across a deploy keeps
- * its trace and its Stop. ("run id" otherwise means Temporal's: one execution.)
- */
-export function withWorkflowId<T extends NamesTheRun>(input: T): T {
-  const given = input as { workflowId?: unknown; runId?: unknown };
-  return typeof given.workflowId !== 'string' && typeof given.runId === 'string' ? { ...input, workflowId: given.runId } : input;
 }
 
 /** A message the store holds, by address. */
@@ -62,8 +48,6 @@ export interface CallModelInput extends NamesTheRun {
   /** The tool list whole, or its address in the store. */
   tools?: OpenAiToolDefinition[];
   toolsRef?: string;
-  /** File this prompt's list as a chain node (common/message-refs.ts chainNode); absent: whole, as inputs scheduled before chains. */
-  chained?: boolean;
   /** Write the request to the trace before sending it. */
   debug?: boolean;
   /** The model turn (1-based) this call is for: names its tokens in the live stream. Absent: a summary call, or an input scheduled before the field. */

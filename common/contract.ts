@@ -289,12 +289,8 @@ export interface RunConfig {
   toolErrors: ToolErrorPolicy;
   dedupe: DedupePolicy;
   tools: ToolName[];
-  /**
-   * The specs of `tools`, as the worker offered them when the run started.
-   * Absent in configurations recorded before tool modules: those use
-   * LEGACY_TOOL_SPECS (see toolSpecsOf).
-   */
-  toolSpecs?: ToolSpec[];
+  /** The specs of `tools`, as the worker offered them when the run started (a new tool version never changes a run under way). */
+  toolSpecs: ToolSpec[];
   workspace: string;
   pricing: Pricing;
   approvalTimeoutMs: number | null;

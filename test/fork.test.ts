@@ -81,8 +81,8 @@ describe('fork from any turn', () => {
 
     const fork = h.client.workflow.getHandle<typeof agentRun>(id);
     // The same count on the source sees its four tool runs and four model calls.
-    expect(await scheduled(source)).toEqual({ runTool: 4, callModelByAddress: 4 });
-    expect(await scheduled(fork)).toEqual({ loadForkSource: 1, callModelByAddress: 1 });
+    expect(await scheduled(source)).toEqual({ runTool: 4, callModel: 4 });
+    expect(await scheduled(fork)).toEqual({ loadForkSource: 1, callModel: 1 });
     const forkMessages = await fork.query(transcriptQuery);
     expect(forkMessages.slice(0, 5)).toEqual(firstTurns(sourceMessages, 2));
     expect(forkMessages[5]).toEqual({ role: 'user', content: 'Now read errors.log instead.' });
@@ -115,7 +115,7 @@ describe('fork from any turn', () => {
     const parked = await waitForApproval(fork, 'c2');
     expect(parked).toMatchObject({ turns: 2, forkedFrom: { atTurn: 1 }, interruption: { toolName: 'delete_file' }, queuedSteers: [] });
     expect(JSON.stringify(await fork.query(transcriptQuery))).not.toContain('only look in logs/');
-    expect(await scheduled(fork)).toEqual({ loadForkSource: 1, callModelByAddress: 1 });
+    expect(await scheduled(fork)).toEqual({ loadForkSource: 1, callModel: 1 });
     expect((await source.query(statusQuery)).interruption).toMatchObject({ callId: 'c2' });
     await fork.signal(cancelSignal, { reason: 'test done' });
     await source.signal(cancelSignal, { reason: 'test done' });
@@ -131,7 +131,7 @@ describe('fork from any turn', () => {
     // plan's turn 2 reads errors.log (a local activity), turn 3 answers.
     expect(r).toMatchObject({ status: 'completed', turns: 3, toolRuns: 1, forkedFrom: { run: source.workflowId, atTurn: 1 } });
     expect((await fork.query(transcriptQuery)).slice(0, 3)).toEqual((await source.query(transcriptQuery)).slice(0, 3));
-    expect(await scheduled(fork)).toEqual({ loadForkSource: 1, callModelByAddress: 2, runTool: 1 });
+    expect(await scheduled(fork)).toEqual({ loadForkSource: 1, callModel: 2, runTool: 1 });
   });
 
   it('a run that continued as new forks at a turn of an earlier execution: the latest execution\'s transcript holds every turn', async () => {
@@ -146,7 +146,7 @@ describe('fork from any turn', () => {
     expect(r).toMatchObject({ status: 'completed', turns: 4, toolRuns: 0, forkedFrom: { runId: latest, atTurn: 3 } });
     expect(r.forkedFrom?.inheritedCostUsd).toBeCloseTo(costOfFirst(source.workflowId, 3), 12);
     expect((await fork.query(transcriptQuery)).slice(0, 7)).toEqual(firstTurns(await source.query(transcriptQuery), 3));
-    expect(await scheduled(fork)).toEqual({ loadForkSource: 1, callModelByAddress: 1 });
+    expect(await scheduled(fork)).toEqual({ loadForkSource: 1, callModel: 1 });
 
     // A fork that itself continues as new (it inherits the small threshold) keeps its origin and totals, and loads the source once.
     const long = await h.start({ forkFrom: { run: source.workflowId, atTurn: 3 }, limits: { maxTurns: 6 } } as never);
@@ -227,7 +227,7 @@ describe('fork from any turn', () => {
     expect(r).toMatchObject({ status: 'completed', turns: 3, toolRuns: 0, forkedFrom: { run: source.workflowId, runId: null, atTurn: 2, fromFile: true } });
     expect(r.forkedFrom?.inheritedCostUsd).toBeCloseTo(costOfFirst(source.workflowId, 2), 12);
     expect((await h.client.workflow.getHandle<typeof agentRun>(fromFile).query(transcriptQuery)).slice(0, 5)).toEqual(firstTurns(await source.query(transcriptQuery), 2));
-    expect(await scheduled(h.client.workflow.getHandle<typeof agentRun>(fromFile))).toEqual({ callModelByAddress: 1 });
+    expect(await scheduled(h.client.workflow.getHandle<typeof agentRun>(fromFile))).toEqual({ callModel: 1 });
 
     const byId = `cli-fork-${freshWorkspace()}`;
     const viaRun = await cli('fork', source.workflowId, '--at-turn', '1', '--max-turns', '2', '--id', byId);

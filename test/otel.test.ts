@@ -114,7 +114,7 @@ describe('OpenTelemetry spans', () => {
       await waitFor('the run\'s spans at the collector', () =>
         named('StartWorkflow:agentRun').length === 1 &&
         named('RunWorkflow:agentRun').length === 1 &&
-        named('RunActivity:callModelByAddress').length === 3 &&
+        named('RunActivity:callModel').length === 3 &&
         named('RunActivity:runTool').length === 2,
       );
       expect(rejected).toEqual([]);
@@ -137,7 +137,7 @@ describe('OpenTelemetry spans', () => {
       expect(spans.some((s) => s.attributes.temporalWorkflowId === id && isStreamRead(s))).toBe(true);
 
       // The workflow schedules each activity; the activity's own span is under its schedule.
-      for (const [activity, n] of [['callModelByAddress', 3], ['runTool', 2]] as const) {
+      for (const [activity, n] of [['callModel', 3], ['runTool', 2]] as const) {
         const scheduled = named(`StartActivity:${activity}`);
         const ran = named(`RunActivity:${activity}`);
         expect(scheduled).toHaveLength(n);

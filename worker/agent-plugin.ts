@@ -41,7 +41,6 @@ import { buildToolset } from './toolset.js';
 const ACTIVITY_NAMES = Object.keys({
   resolveConfig: true,
   callModel: true,
-  callModelByAddress: true,
   callModelBudgeted: true,
   runTool: true,
   loadRun: true,

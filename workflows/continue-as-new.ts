@@ -7,7 +7,6 @@ import * as wf from '@temporalio/workflow';
 import type { AgentInput, RunConfig, RunResult } from '../common/contract.js';
 import type { Decision } from '../common/transcript-text.js';
 import type { Approvals } from './approvals.js';
-import { continueAsNewPatched } from './patches.js';
 import type { RunContext } from './run-context.js';
 import type { RunState } from './run-state.js';
 import type { CarriedStream } from './run-stream.js';
@@ -75,16 +74,12 @@ export interface CarryOver {
 
 /**
  * At a turn boundary: when history is too long, the run continues as new
- * (this never returns), carrying everything the loop knows. A run that
- * recorded all-patches-v2 asks no patch here; an older one asks its patch
- * only then, where it always did: histories recorded before it replay
- * without continuing.
+ * (this never returns), carrying everything the loop knows.
  */
 export async function continueAsNewIfDue(c: CarryOver, turnsThisExecution: number): Promise<void> {
   const { ctx } = c;
   const info = wf.workflowInfo();
   if (!historyTooLong(turnsThisExecution, ctx.cfg.continueAsNewAtHistoryBytes, info)) return;
-  if (!continueAsNewPatched(ctx.patches)) return;
   // Signals and updates in flight finish here, not in limbo between executions;
   // a subscriber's poll answers now and its next lands on the next execution.
   ctx.stream.detach();

@@ -44,41 +44,38 @@ const isStoreMiss = (err: unknown): boolean =>
  * every message. Answers with the prompt that was taken, which is what the
  * store now holds.
  */
-async function byAddressOrWhole<R>(state: RunState, sent: ChatMessage[], tools: OpenAiToolDefinition[], chained: boolean, call: (prompt: PromptByAddress) => Promise<R>): Promise<{ answer: R; prompt: PromptByAddress }> {
-  const prompt = promptByAddress(sent, tools, state, chained);
+async function byAddressOrWhole<R>(state: RunState, sent: ChatMessage[], tools: OpenAiToolDefinition[], call: (prompt: PromptByAddress) => Promise<R>): Promise<{ answer: R; prompt: PromptByAddress }> {
+  const prompt = promptByAddress(sent, tools, state);
   try {
     return { answer: await call(prompt), prompt };
   } catch (err) {
     if (!isStoreMiss(err)) throw err;
-    const whole = wholePrompt(sent, tools, chained);
+    const whole = wholePrompt(sent, tools);
     return { answer: await call(whole), prompt: whole };
   }
 }
 
 /**
- * Calls the model on the state's transcript. `byAddress` false sends it all
- * inline, as histories recorded before addresses did. After a reply, the
- * state remembers what the store now holds.
+ * Calls the model on the state's transcript, by address (common/message-refs.ts):
+ * history stores each message once, not the whole transcript every turn.
+ * After a reply, the state remembers what the store now holds.
  */
 export async function askModel(
   model: ModelCalls,
   state: RunState,
   tools: OpenAiToolDefinition[],
   base: ModelCallBase,
-  byAddress: boolean,
   summary: string,
-  chained: boolean,
 ): Promise<ModelReply> {
   const sent = state.messages.slice();
-  if (!byAddress) return model.call((m) => m.callModel.executeWithOptions({ summary }, [{ ...base, messages: sent, tools }]));
-  const { answer: reply, prompt } = await byAddressOrWhole(state, sent, tools, chained, (p) => model.call((m) => m.callModelByAddress.executeWithOptions({ summary }, [{ ...base, ...p }])));
+  const { answer: reply, prompt } = await byAddressOrWhole(state, sent, tools, (p) => model.call((m) => m.callModel.executeWithOptions({ summary }, [{ ...base, ...p }])));
   rememberPrompt(state, sent, tools, reply.message, prompt);
   return reply;
 }
 
 /** Asks the model for a summary of old turns: the request whole, no tools. */
 export function askForSummary(model: ModelCalls, request: ChatMessage[], base: ModelCallBase, turns: number): Promise<ModelReply> {
-  return model.call((m) => m.callModelByAddress.executeWithOptions({ summary: `summarize the ${turns} earliest turns` }, [{ ...base, messages: request, tools: [] }]));
+  return model.call((m) => m.callModel.executeWithOptions({ summary: `summarize the ${turns} earliest turns` }, [{ ...base, messages: request, tools: [] }]));
 }
 
 /**
@@ -93,10 +90,9 @@ export async function askModelBudgeted(
   base: ModelCallBase,
   summary: string,
   budget: ReplyBudget,
-  chained: boolean,
 ): Promise<BudgetedReply> {
   const sent = state.messages.slice();
-  const { answer, prompt } = await byAddressOrWhole(state, sent, tools, chained, (p) => model.call((m) => m.callModelBudgeted.executeWithOptions({ summary }, [{ ...base, ...p, budget }])));
+  const { answer, prompt } = await byAddressOrWhole(state, sent, tools, (p) => model.call((m) => m.callModelBudgeted.executeWithOptions({ summary }, [{ ...base, ...p, budget }])));
   if (answer.called) rememberPrompt(state, sent, tools, answer.reply.message, prompt);
   return answer;
 }
@@ -161,10 +157,8 @@ export class ModelTurn {
     const base = { ...modelCallBase(ctx), turn: ctx.state.turns + 1 };
     // The Web UI names each activity: "model turn 3", "read_file errors.log".
     const summary = `model turn ${ctx.state.turns + 1}`;
-    // Runs that recorded all-patches-v2 chain their prompt lists (common/message-refs.ts chainNode).
-    const chained = ctx.patches.allV2;
-    if (!this.budget.hard) return { reply: await askModel(ctx.modelCalls, ctx.state, toolDefs, base, ctx.patches.messageRefs, summary, chained) };
-    const r = await this.budget.hard.modelCall((budget) => askModelBudgeted(ctx.modelCalls, ctx.state, toolDefs, { ...base, traceSeq: ctx.trace.seq }, summary, budget, chained));
+    if (!this.budget.hard) return { reply: await askModel(ctx.modelCalls, ctx.state, toolDefs, base, summary) };
+    const r = await this.budget.hard.modelCall((budget) => askModelBudgeted(ctx.modelCalls, ctx.state, toolDefs, { ...base, traceSeq: ctx.trace.seq }, summary, budget));
     if ('exit' in r) return r;
     const { chargedUsd, over } = this.budget.hard.settle(r.reply, r.hold);
     return { reply: r.reply, chargedUsd, over, hold: r.hold };

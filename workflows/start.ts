@@ -1,5 +1,5 @@
-// A run's start, before its loop, in the order it happens: the patches asked
-// (./patches.ts), the status and transcript queries answered meanwhile, the
+// A run's start, before its loop, in the order it happens: the status and
+// transcript queries answered meanwhile, the
 // configuration resolved once (a local activity, recorded in history) from
 // the input, or from the stopped run it resumes, or from the run it forks,
 // its definition compared with its source's, the state it starts from, and
@@ -8,17 +8,16 @@
 // attributes.
 import * as wf from '@temporalio/workflow';
 import { ApplicationFailure } from '@temporalio/workflow';
-import type { AgentActivities as Activities, LoadedRun, ResolvedConfig } from '../common/activity-contract.js';
+import type { AgentActivities as Activities, LoadedRun } from '../common/activity-contract.js';
 import type { AgentInput, ChatMessage, ForkOrigin, ForkRequest, RunConfig, RunStatusView } from '../common/contract.js';
 import { definitionChanges, definitionSource, unaskedChanges } from '../common/definition.js';
 import { costOfTurns, cutAtTurn } from '../common/fork.js';
 import { parseForkFrom } from '../common/fork-input.js';
-import { InputError, inputShapeProblem, parseInput } from '../common/input.js';
+import { InputError, inputShapeProblem } from '../common/input.js';
 import { inputOfConfig, resumedInput } from '../common/resume-input.js';
 import { statusQuery, transcriptQuery } from '../common/run-messages.js';
 import { AGENT_ERROR_TYPE, AGENT_EXIT_REASON, AGENT_STATUS } from '../common/search-attributes.js';
 import { startedFrom, type CarriedState } from './continue-as-new.js';
-import { askPatches, resolvedConfigPatched, type Patches } from './patches.js';
 import type { RunIds } from './run-context.js';
 import { noChildren, stateOf, type RunState } from './run-state.js';
 import { traceSinks } from './trace.js';
@@ -33,14 +32,10 @@ export interface RunStart {
   cfg: RunConfig;
   /** What the run starts from: the previous execution's state, a resumed or forked run's, or nothing (a fresh run). */
   carried: CarriedState | undefined;
-  patches: Patches;
 }
 
 export async function startRun(input: AgentInput, carried: CarriedState | undefined): Promise<RunStart> {
   const info = wf.workflowInfo();
-  // Asked first, before anything awaits: where a patch is asked must not move
-  // between the original run and its replay.
-  const patches = askPatches();
   // Queries are not buffered like signals: answer them while the
   // configuration is being resolved, before the run replaces these handlers.
   const starting = startingView(info.workflowId, carried);
@@ -62,7 +57,7 @@ export async function startRun(input: AgentInput, carried: CarriedState | undefi
     prior = !carried && !fork && typeof input?.resumeFrom === 'string' ? await loadPriorRun(input.resumeFrom) : null;
     // Resolved once per run and carried from execution to execution: a new
     // default on a new worker never changes a run already under way.
-    cfg = carried?.cfg ?? (await resolveConfig(prior ? resumedInput(prior.config ? inputOfConfig(prior.config) : prior.input, input) : (fork?.input ?? input), patches));
+    cfg = carried?.cfg ?? (await resolveConfig(prior ? resumedInput(prior.config ? inputOfConfig(prior.config) : prior.input, input) : (fork?.input ?? input)));
     if (fork) cfg = { ...cfg, forkFrom: fork.origin };
     // What the definition of the run it continues was, and what moved (checkDefinition, below).
     const source = carried ? null : (prior?.config ?? fork?.sourceConfig ?? null);
@@ -93,7 +88,7 @@ export async function startRun(input: AgentInput, carried: CarriedState | undefi
     // says so ("already deleted by run R at T"), never acts or reports it twice.
     effectsChainId: info.firstExecutionRunId,
   };
-  return { ids, cfg, carried: carried ?? resumed, patches };
+  return { ids, cfg, carried: carried ?? resumed };
 }
 
 /**
@@ -120,21 +115,11 @@ export async function loadPriorRun(workflowId: string): Promise<Extract<LoadedRu
 
 /**
  * Fills the input's gaps with the worker's defaults in a local activity, so the
- * answer is recorded in history. Histories recorded before this existed
- * resolved the input in workflow code: they replay that way.
+ * answer is recorded in history: a new default on a new worker never changes
+ * what a replay resolves.
  */
-export async function resolveConfig(input: AgentInput, patches: Patches): Promise<RunConfig> {
-  let resolved: ResolvedConfig;
-  if (resolvedConfigPatched(patches)) {
-    resolved = await configActivity.resolveConfig(input);
-  } else {
-    try {
-      resolved = { ok: true, cfg: parseInput(input) };
-    } catch (err) {
-      if (!(err instanceof InputError)) throw err;
-      resolved = { ok: false, field: err.field, message: err.message };
-    }
-  }
+export async function resolveConfig(input: AgentInput): Promise<RunConfig> {
+  const resolved = await configActivity.resolveConfig(input);
   if (resolved.ok) return resolved.cfg;
   // Non-retryable: bad input fails the run at once, naming the field.
   throw ApplicationFailure.create({ type: 'InvalidInput', message: resolved.message, nonRetryable: true, details: [{ field: resolved.field }] });

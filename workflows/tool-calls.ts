@@ -146,4 +146,3 @@ export function callOccurrence(s: RunState, pending: PendingCall): number | null
   return s.lastReplyFirstCall + Math.max(0, index);
 }
 
-export { toolSpecsOf } from '../common/definition.js';
