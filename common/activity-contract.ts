@@ -36,21 +36,21 @@ export interface MessageRef {
 export type WireMessage = ChatMessage | MessageRef;
 
 export interface CallModelInput extends NamesTheRun {
-  /** The run chain's first execution run id: names the trace file. Absent in inputs scheduled before chains. */
-  chainId?: string;
+  /** The run chain's first execution run id: names the trace file. */
+  chainId: string;
   /** seq of the last trace event before this call; attempt lines hang under it. */
   traceSeq: number;
   model: string;
   /** The last prompt's messages, by the address of their list: this prompt starts with them. */
   prefix?: { ref: string; count: number };
-  /** The prompt (after the prefix): messages the store holds by address, the others whole (inputs scheduled before refs: all whole). */
+  /** The prompt (after the prefix): messages the store holds by address, the others whole. */
   messages: WireMessage[];
   /** The tool list whole, or its address in the store. */
   tools?: OpenAiToolDefinition[];
   toolsRef?: string;
   /** Write the request to the trace before sending it. */
   debug?: boolean;
-  /** The model turn (1-based) this call is for: names its tokens in the live stream. Absent: a summary call, or an input scheduled before the field. */
+  /** The model turn (1-based) this call is for: names its tokens in the live stream. Absent: a summary call, which belongs to no turn. */
   turn?: number;
 }
 
@@ -82,8 +82,8 @@ export interface BudgetedCallInput extends CallModelInput {
 export type BudgetedReply = { called: true; reply: ModelReply; hold: ReplyHold } | { called: false; shortfall: ReplyShortfall };
 
 export interface RunToolInput extends NamesTheRun {
-  /** The run chain's first execution run id: names the trace file. Absent in inputs scheduled before chains. */
-  chainId?: string;
+  /** The run chain's first execution run id: names the trace file. */
+  chainId: string;
   callId: string;
   idempotencyKey: string;
   toolName: string;

@@ -127,7 +127,7 @@ function hardPricing(given: Partial<Pricing>, prices: Pricing, model: string, pr
   };
 }
 
-/** The optional rates (cache read, cache write, reasoning) that are set: absent ones stay absent, so a config recorded before them reads the same. */
+/** The optional rates (cache read, cache write, reasoning) that are set: absent ones stay absent, so a price list without them records no zeros it did not state. */
 function extraRates(p: Partial<Pricing>): Partial<Pricing> {
   return {
     ...(p.cacheReadPerMTokUsd !== undefined ? { cacheReadPerMTokUsd: p.cacheReadPerMTokUsd } : {}),

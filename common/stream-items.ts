@@ -58,14 +58,13 @@ export type RunEventItem = RunStreamItem | StreamGap;
  * `start` (the first offset this execution holds), `runId` and `firstRunId`
  * tell a reader behind it where to read the older items: an earlier
  * execution of the chain, which a worker replays from its history to answer.
- * Absent in answers of runs recorded before them.
  */
 export interface StreamWindow {
   items: RunStreamItem[];
   end: number;
-  start?: number;
-  runId?: string;
-  firstRunId?: string;
+  start: number;
+  runId: string;
+  firstRunId: string;
 }
 
 /** At most this many items in one streamItems answer (a query's answer is one gRPC message: 4 MiB at most). */
