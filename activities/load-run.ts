@@ -44,7 +44,7 @@ export async function loadRun({ workflowId }: { workflowId: string }): Promise<L
   const input = client.options.loadedDataConverter.payloadConverter.fromPayload<AgentInput>(decoded);
   const messages = await handle.query(transcriptQuery);
   const config = await handle.query(configQuery).catch((err: unknown) => {
-    // A run recorded before the query existed: its raw input is all there is.
+    // A run that failed before its loop set the query: its raw input is all there is.
     if (err instanceof QueryNotRegisteredError) return undefined;
     throw err;
   });

@@ -13,8 +13,8 @@
 // less what the child spent, when it ends. A reply that reports more than its
 // hold allowed is charged only its hold, flagged, and stops the run.
 //
-// Only runs whose configuration carries hardBudget construct this: soft runs
-// and every history recorded before it issue the commands they always did.
+// Only runs whose configuration carries hardBudget construct this: a soft run
+// issues no hold, park or raise command.
 import * as wf from '@temporalio/workflow';
 import { RESEARCH_LIMITS } from '../common/defaults.js';
 import { payloadProblem, raiseBudgetSchema } from '../common/signal-schemas.js';

@@ -185,7 +185,7 @@ export interface ForkStart {
   input: AgentInput;
   messages: ChatMessage[];
   origin: ForkOrigin;
-  /** The source's resolved configuration (absent for an exported file, or a source recorded before configurations): what the fork's definition is compared with. */
+  /** The source's resolved configuration (absent for an exported file, or a source that failed before its configuration was resolved): what the fork's definition is compared with. */
   sourceConfig?: RunConfig;
 }
 
@@ -263,8 +263,8 @@ export function forkState(fork: ForkStart): RunState {
 // in the configuration (carried through continue-as-new) and refused, when
 // the worker says so, if it moved under the run. Computed from what history
 // already holds (the resolved configuration and the source's, both activity
-// results), so it adds no command: a history recorded before it replays the
-// same, and its configuration has no definitionChange, so it is never refused.
+// results), so it adds no command. A configuration without definitionChange
+// (one parsed without a worker's resolveConfig) is never refused.
 
 export function checkDefinition(cfg: RunConfig, source: RunConfig, input: AgentInput, what: string): RunConfig {
   const from = definitionSource(source);
