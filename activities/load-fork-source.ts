@@ -27,7 +27,7 @@ export async function loadForkSource(args: { run: string; runId?: string; atTurn
   const cut = cutAtTurn(messages, args.atTurn);
   if (!cut.ok) return { ok: false, reason: `${name}: ${cut.reason}` };
   const config = await handle.query(configQuery).catch((err: unknown) => {
-    // A run recorded before the query existed, or one that failed before its loop: its raw input is all there is.
+    // A run that failed before its loop set the query: its raw input is all there is.
     if (err instanceof QueryNotRegisteredError) return undefined;
     throw err;
   });

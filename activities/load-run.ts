@@ -8,7 +8,7 @@ import { Context } from '@temporalio/activity';
 import { QueryNotRegisteredError, WorkflowNotFoundError } from '@temporalio/client';
 import { configQuery, transcriptQuery } from '../common/run-messages.js';
 import type { AgentInput, RunResult } from '../common/contract.js';
-import { withWorkflowId, type LoadedRun } from '../common/activity-contract.js';
+import type { LoadedRun } from '../common/activity-contract.js';
 import { isTransientProviderError } from '../common/provider-errors.js';
 import { RESUMABLE_RULE } from '../common/resume-input.js';
 
@@ -17,8 +17,7 @@ export type { LoadedRun } from '../common/activity-contract.js';
 
 const RESUMABLE = new Set(['max_turns_exceeded', 'budget_exceeded', 'interrupted']);
 
-export async function loadRun(scheduled: { workflowId: string; runId?: string }): Promise<LoadedRun> {
-  const { workflowId } = withWorkflowId(scheduled);
+export async function loadRun({ workflowId }: { workflowId: string }): Promise<LoadedRun> {
   const client = Context.current().client;
   const handle = client.workflow.getHandle(workflowId);
   let status: string;
@@ -45,7 +44,7 @@ export async function loadRun(scheduled: { workflowId: string; runId?: string })
   const input = client.options.loadedDataConverter.payloadConverter.fromPayload<AgentInput>(decoded);
   const messages = await handle.query(transcriptQuery);
   const config = await handle.query(configQuery).catch((err: unknown) => {
-    // A run recorded before the query existed: its raw input is all there is.
+    // A run that failed before its loop set the query: its raw input is all there is.
     if (err instanceof QueryNotRegisteredError) return undefined;
     throw err;
   });

@@ -25,7 +25,7 @@ const MEMORY_CHARS = 16 * 1024 * 1024;
 /** How often a text used from memory has its file's time refreshed (retention goes by it). */
 export const TOUCH_EVERY_MS = 10 * 60_000;
 
-/** A prompt's whole list of message addresses, and the chain nodes it was read from (none for a whole list). */
+/** A prompt's whole list of message addresses, and the chain nodes it was read from. */
 export interface PromptList {
   refs: string[];
   nodes: string[];
@@ -123,10 +123,9 @@ export class MessageStore {
   }
 
   /**
-   * The whole list of message addresses filed under `ref`: a whole list (runs
-   * before chains), or a chain node followed back to its start, each node's
-   * addresses after its predecessor's. Null when any part is missing or is
-   * not a list. Every node of a list in use is touched, so retention keeps
+   * The whole list of message addresses filed under `ref`: its chain node
+   * followed back to its start, each node's addresses after its
+   * predecessor's. Null when any part is missing or is not a chain node. Every node of a list in use is touched, so retention keeps
    * a working run's chain whole.
    */
   async promptList(ref: string): Promise<PromptList | null> {
@@ -141,12 +140,6 @@ export class MessageStore {
       const json = await this.get(cur);
       if (json === null) return null;
       const v = JSON.parse(json) as unknown;
-      if (Array.isArray(v)) {
-        // A whole list (a run's lists before chains) ends the walk.
-        if (!v.every((r) => typeof r === 'string')) return null;
-        base = { refs: v as string[], nodes: [] };
-        break;
-      }
       if (!isChainNode(v)) return null;
       walked.push({ ref: cur, refs: v.refs });
       cur = v.prev;
@@ -212,7 +205,7 @@ export class MessageStore {
  */
 export async function resolvePrompt(
   store: MessageStore,
-  input: { prefix?: { ref: string; count: number }; messages: readonly WireMessage[]; tools?: OpenAiToolDefinition[]; toolsRef?: string; chained?: boolean },
+  input: { prefix?: { ref: string; count: number }; messages: readonly WireMessage[]; tools?: OpenAiToolDefinition[]; toolsRef?: string },
 ): Promise<{ messages: ChatMessage[]; tools: OpenAiToolDefinition[]; filed: Promise<void> }> {
   const missing: string[] = [];
   let head: WireMessage[] = [];
@@ -258,11 +251,9 @@ export async function resolvePrompt(
       details: [{ missing }],
     });
   }
-  if (input.chained) {
-    // Only what is new since the prefix: the workflow builds the same node and so knows its address.
-    const node = file(chainNode(input.prefix?.ref ?? null, refs.slice(head.length)));
-    store.rememberList(node, { refs, nodes: [...prefix.nodes, node] });
-  } else file(JSON.stringify(refs));
+  // Only what is new since the prefix: the workflow builds the same node and so knows its address.
+  const node = file(chainNode(input.prefix?.ref ?? null, refs.slice(head.length)));
+  store.rememberList(node, { refs, nodes: [...prefix.nodes, node] });
   // The writes go on while the model answers; the caller awaits them before it returns.
   return { messages: messages as ChatMessage[], tools: tools ?? [], filed: Promise.all(writes).then(() => undefined) };
 }

@@ -12,7 +12,7 @@ import type { OpenAiToolDefinition } from '../common/tool-spec.js';
 import { resolvePrompt, type MessageStore } from './message-store.js';
 import type { TraceWriter } from './trace-file.js';
 import type { AssistantMessage, ChatMessage, ModelReply, ToolCall, Usage } from '../common/contract.js';
-import { withWorkflowId, type CallModelInput, type ModelAnswer, type StoppedReply } from '../common/activity-contract.js';
+import { type CallModelInput, type ModelAnswer, type StoppedReply } from '../common/activity-contract.js';
 import { promptCountMargin, replyAllowance, type ReplyHold, type ReplyShortfall } from '../common/budget-math.js';
 import { heartbeatEvery } from '../common/heartbeat.js';
 import { RunningCalls, type RunningCall } from './running-calls.js';
@@ -103,8 +103,7 @@ function createAttempt(deps: ModelDeps) {
   const url = `${deps.baseUrl.replace(/\/+$/, '')}/chat/completions`;
   const calls = deps.calls ?? new RunningCalls();
 
-  return async function callModel(scheduled: CallModelInput, holdFor: HoldFor | null): Promise<{ sent: true; reply: ModelReply; hold: ReplyHold | null } | { sent: false }> {
-    const input = withWorkflowId(scheduled);
+  return async function callModel(input: CallModelInput, holdFor: HoldFor | null): Promise<{ sent: true; reply: ModelReply; hold: ReplyHold | null } | { sent: false }> {
     const activity = Context.current();
     const attempt = activity.info.attempt;
     const call = calls.enter(activity);

@@ -4,6 +4,7 @@
 // way the caller writes them (OptionNames): input fields for the library,
 // flags for the CLI, so a person reads the flag they typed.
 import { InputError, parseInput } from '../common/input.js';
+import { BUILT_IN_DEFAULTS } from '../common/defaults.js';
 import type { AgentInput } from '../common/contract.js';
 import { InvalidInputError } from './agent-errors.js';
 
@@ -46,7 +47,8 @@ export function checkInput(input: AgentInput, given: (field: string) => boolean,
   const { tools, ...rest } = input;
   const toolsChecked = Array.isArray(tools) && tools.every((t) => typeof t === 'string') ? rest : input;
   try {
-    parseInput(toolsChecked);
+    // No catalogue: a list of tool names is taken as given, the worker checks the names.
+    parseInput(toolsChecked, BUILT_IN_DEFAULTS, []);
   } catch (err) {
     if (!(err instanceof InputError)) throw err;
     const problem = err.message.slice(`invalid input: ${err.field} `.length);

@@ -206,8 +206,6 @@ class ReadBack {
       if (closed && isUnknownQuery(err)) return { next, stopped: false };
       throw err;
     }
-    // Answers from before `start` existed: the window is all there is (their runs kept no more).
-    if (current.start === undefined || current.runId === undefined) return yield* this.legacy(next, current, closed);
     if (closed && next > current.end) throw new StreamOffsetError(this.workflowId, next, current.end);
     let index = 0;
     if (next < current.start) {
@@ -233,9 +231,9 @@ class ReadBack {
           next = to + 1;
           break;
         }
-        if ((page.start ?? 0) > next) {
-          yield gap(next, Math.min(page.start ?? 0, until) - 1, `execution ${execution.runId} no longer holds them`);
-          next = Math.min(page.start ?? 0, until);
+        if (page.start > next) {
+          yield gap(next, Math.min(page.start, until) - 1, `execution ${execution.runId} no longer holds them`);
+          next = Math.min(page.start, until);
         }
         for (const item of page.items) {
           if (item.offset < next) continue;
@@ -252,21 +250,6 @@ class ReadBack {
         const newer = await this.newerThan(execution.runId);
         if (newer) this.chain.push({ runId: newer });
       }
-    }
-    return { next, stopped: false };
-  }
-
-  /** A run recorded before read-back: its current window only. */
-  private async *legacy(from: number, w: StreamWindow, closed: boolean): AsyncGenerator<RunEventItem, { next: number; stopped: boolean }, undefined> {
-    let next = from;
-    if (!closed) return { next, stopped: false };
-    // Asked again without a page size: such a run answers with its whole window.
-    for (const item of w.items.length ? (await this.windowOf(from)).items : []) {
-      if (item.offset < next) continue;
-      if (item.offset > next) yield gap(next, item.offset - 1, 'the run was recorded before its stream could be read back');
-      yield item;
-      next = item.offset + 1;
-      if (item.type === 'run_stopped') return { next, stopped: true };
     }
     return { next, stopped: false };
   }
@@ -297,7 +280,7 @@ class ReadBack {
     const e = this.chain[index]!;
     if (e.start === undefined) {
       try {
-        e.start = (await this.windowOf(0, e.runId, 1)).start ?? 0;
+        e.start = (await this.windowOf(0, e.runId, 1)).start;
       } catch (err) {
         if (!isReplayFailure(err)) throw err;
         // Unreadable: treat it as starting where the one before it did, so a search passes over it and the read reports its gap.

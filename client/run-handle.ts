@@ -26,7 +26,6 @@ import {
   type SteerInput,
   type DecisionSignature,
 } from '../common/run-messages.js';
-import { argsHash } from '../common/args-hash.js';
 import { signCall, signOther, type SigningOptions } from './signing.js';
 import { DecisionPendingError, NoAnswerError, NoWorkerError, RunFailedError, RunNotFoundError, translating } from './agent-errors.js';
 import { ApplicationFailure } from '@temporalio/common';
@@ -270,7 +269,7 @@ export class AgentRunHandle {
       // Signed for this parking of this call: the status names its occurrence and tool.
       const parked = (await this.status()).interruption;
       if (parked?.type !== 'reconciliation' || parked.callId !== callId) throw new Error(`cannot sign the reconciliation of ${callId}: it is not the call the run is parked on`);
-      if (parked.callKey === undefined) throw new Error(`cannot sign the reconciliation of ${callId}: the worker's status names no callKey (a worker from before signatures were bound to one call)`);
+      if (parked.callKey === undefined) throw new Error(`cannot sign the reconciliation of ${callId}: the run's status names no callKey`);
       input = signOther(plain, { workflowId: this.workflowId, decision: 'reconcile', callId, callKey: parked.callKey, toolName: parked.toolName, by: options.by, key: options.key, expiresInMs: options.expiresInMs });
     }
     return this.update('reconcile', () => this.workflow.executeUpdate(reconcileUpdate, { args: [input] }));
@@ -349,9 +348,8 @@ export class AgentRunHandle {
       });
       const parked = status.interruption;
       if (parked?.type !== 'approval' || parked.callId !== callId) throw new Error(`cannot sign the ${decision} of ${callId}: it is not the call the run is parked on; pass argsHash, callKey and toolName (the status query's interruption)`);
-      if (parked.callKey === undefined) throw new Error(`cannot sign the ${decision} of ${callId}: the worker's status names no callKey (a worker from before signatures were bound to one call); pass callKey`);
-      // argsHash is absent only in statuses recorded before it existed: hash the arguments shown.
-      hash ??= parked.argsHash ?? argsHash(parked.args);
+      if (parked.callKey === undefined) throw new Error(`cannot sign the ${decision} of ${callId}: the run's status names no callKey; pass callKey`);
+      hash ??= parked.argsHash;
       callKey ??= parked.callKey;
       toolName ??= parked.toolName;
     }

@@ -16,8 +16,8 @@ export interface AgentActivities {
    */
   callModel(input: CallModelInput): Promise<ModelAnswer>;
   runTool(input: RunToolInput): Promise<ToolOutcome>;
-  /** Reads a stopped run for `resumeFrom` (`runId`: the same workflow id, in inputs scheduled before the field was renamed). */
-  loadRun(args: { workflowId: string; runId?: string }): Promise<LoadedRun>;
+  /** Reads a stopped run for `resumeFrom`. */
+  loadRun(args: { workflowId: string }): Promise<LoadedRun>;
   /** Reads a fork's source, whatever its state, cut after turn `atTurn` (common/fork.ts). */
   loadForkSource(args: { run: string; runId?: string; atTurn: number }): Promise<LoadedFork>;
 }
@@ -26,18 +26,6 @@ export interface AgentActivities {
 export interface NamesTheRun {
   /** The workflow id: names the run's trace file, and the run in the Stop registry. */
   workflowId: string;
-  /** The workflow id under its earlier name, in inputs scheduled before workflowId (see withWorkflowId). */
-  runId?: string;
-}
-
-/**
- * An input scheduled by a workflow of an earlier build names the run `runId`:
- * activities read it through this, so a run in flight across a deploy keeps
- * its trace and its Stop. ("run id" otherwise means Temporal's: one execution.)
- */
-export function withWorkflowId<T extends NamesTheRun>(input: T): T {
-  const given = input as { workflowId?: unknown; runId?: unknown };
-  return typeof given.workflowId !== 'string' && typeof given.runId === 'string' ? { ...input, workflowId: given.runId } : input;
 }
 
 /** A message the store holds, by address. */
@@ -47,23 +35,21 @@ export interface MessageRef {
 export type WireMessage = ChatMessage | MessageRef;
 
 export interface CallModelInput extends NamesTheRun {
-  /** The run chain's first execution run id: names the trace file. Absent in inputs scheduled before chains. */
-  chainId?: string;
+  /** The run chain's first execution run id: names the trace file. */
+  chainId: string;
   /** seq of the last trace event before this call; attempt lines hang under it. */
   traceSeq: number;
   model: string;
   /** The last prompt's messages, by the address of their list: this prompt starts with them. */
   prefix?: { ref: string; count: number };
-  /** The prompt (after the prefix): messages the store holds by address, the others whole (inputs scheduled before refs: all whole). */
+  /** The prompt (after the prefix): messages the store holds by address, the others whole. */
   messages: WireMessage[];
   /** The tool list whole, or its address in the store. */
   tools?: OpenAiToolDefinition[];
   toolsRef?: string;
-  /** File this prompt's list as a chain node (common/message-refs.ts chainNode); absent: whole, as inputs scheduled before chains. */
-  chained?: boolean;
   /** Write the request to the trace before sending it. */
   debug?: boolean;
-  /** The model turn (1-based) this call is for: names its tokens in the live stream. Absent: a summary call, or an input scheduled before the field. */
+  /** The model turn (1-based) this call is for: names its tokens in the live stream. Absent: a summary call, which belongs to no turn. */
   turn?: number;
   /** A hard budget's allowance for this call (workflows/budget.ts); absent under a soft budget, which holds nothing. */
   budget?: ReplyBudget;
@@ -97,8 +83,8 @@ export function isStoppedReply(d: unknown): d is StoppedReply {
 export type ModelAnswer = { called: true; reply: ModelReply; hold: ReplyHold | null } | { called: false; shortfall: ReplyShortfall };
 
 export interface RunToolInput extends NamesTheRun {
-  /** The run chain's first execution run id: names the trace file. Absent in inputs scheduled before chains. */
-  chainId?: string;
+  /** The run chain's first execution run id: names the trace file. */
+  chainId: string;
   callId: string;
   idempotencyKey: string;
   toolName: string;

@@ -45,8 +45,9 @@ export const addUsd = (a: number, b: number): number => Math.round((a + b) * 1e1
  * What these tokens cost at these prices. Cache-read, cache-write and
  * reasoning tokens are parts of the prompt and completion counts, each at its
  * own rate when the model has one (else at the prompt's or completion's).
- * Usage without them (every reply recorded before they were) is priced by the
- * same expression as before, so a replayed run's spend is the same number.
+ * Usage without them (a provider that reports none) is priced by the plain
+ * prompt and completion expression alone, with no zero terms added, so its
+ * cost is exactly the two-rate figure.
  */
 export function costUsd(usage: Usage, pricing: Pricing): number {
   const read = usage.cacheReadTokens ?? 0;

@@ -140,11 +140,12 @@ export interface BudgetShortfall {
 /** What stopped or parks a run: an approval, a budget, a reconciliation it waits for, or the limit or Stop it ended on. */
 export type Interruption =
   /**
-   * argsHash: SHA-256 of the arguments' canonical JSON (common/args-hash.ts); absent in results recorded before it.
+   * argsHash: SHA-256 of the arguments' canonical JSON (common/args-hash.ts).
    * callKey: this occurrence of this call of this run chain (`<workflowId>@<chain>/call<n>`), what a signed
-   * decision binds beside toolName and argsHash; absent in results recorded before it.
+   * decision binds beside toolName and argsHash; set while the run is parked (the status query), absent in a
+   * result (nothing is left to sign when the approval timed out).
    */
-  | { type: 'approval'; callId: string; toolName: string; args: unknown; argsHash?: string; callKey?: string }
+  | { type: 'approval'; callId: string; toolName: string; args: unknown; argsHash: string; callKey?: string }
   | BudgetShortfall
   /** Parked on a write whose outcome is unknown, for a person to say what happened (`unknownOutcomes: "ask"`); callKey as an approval's. */
   | { type: 'reconciliation'; callId: string; toolName: string; args: unknown; known: string; callKey?: string }
@@ -329,12 +330,8 @@ export interface RunConfig {
   dedupe: DedupePolicy;
   /** The tools the run is offered. */
   tools: ToolName[];
-  /**
-   * The specs of `tools`, as the worker offered them when the run started.
-   * Absent in configurations recorded before tool modules: those use
-   * LEGACY_TOOL_SPECS (see toolSpecsOf).
-   */
-  toolSpecs?: ToolSpec[];
+  /** The specs of `tools`, as the worker offered them when the run started (a new tool version never changes a run under way). */
+  toolSpecs: ToolSpec[];
   /** The workspace sub-folder, under the worker's AGENT_WORKSPACE. */
   workspace: string;
   /** The prices, in USD per million tokens. */
@@ -363,13 +360,13 @@ export interface RunConfig {
   context: ContextPolicy | null;
   /** The run this one continues, or null. */
   resumeFrom: string | null;
-  /** Where a fork came from; absent for other runs (and in configurations recorded before forks). */
+  /** Where a fork came from; absent for other runs. */
   forkFrom?: ForkOrigin;
   /**
    * How long a model or tool call may go without a heartbeat before Temporal
    * retries it, as the worker that started the run set it (twice its
-   * heartbeat interval, at least 10 s). Absent in configurations recorded
-   * before it: 10 s (workflows/activity-options.ts).
+   * heartbeat interval, at least 10 s). Absent (a configuration parsed
+   * without a worker's resolveConfig): 10 s (workflows/activity-options.ts).
    */
   heartbeatTimeoutMs?: number;
   /**
@@ -388,12 +385,12 @@ export interface RunConfig {
   failedRunsFailWorkflow?: boolean;
   /** Present only for a hard budget (absent: soft, as every run before it). */
   hardBudget?: HardBudgetConfig;
-  /** Absent in configurations recorded before it existed: `tell_model`. */
+  /** Recorded only when the input asks `ask`; absent: `tell_model`. */
   unknownOutcomes?: UnknownOutcomePolicy;
   /**
    * The worker's AGENT_DEFINITION_CHANGE when the run started: whether a
-   * continuation whose definition moved under it is refused. Absent in
-   * configurations recorded before it: allowed (as those runs were).
+   * continuation whose definition moved under it is refused. Absent (a
+   * configuration parsed without a worker's resolveConfig): allowed.
    */
   definitionChange?: DefinitionChangePolicy;
   /**
@@ -407,8 +404,8 @@ export interface RunConfig {
   /**
    * The worker's approvers policy (AGENT_APPROVERS) when the run started:
    * public keys and who may decide what. Decisions it lists must be signed
-   * (common/signed-decision.ts). Absent (configurations recorded before it,
-   * or no policy): decisions are taken unsigned.
+   * (common/signed-decision.ts). Absent (no policy): decisions are taken
+   * unsigned.
    */
   approvers?: ApproverPolicy;
   /** Where `approvers` came from, as refusals name it: `AGENT_APPROVERS`, or `AgentPlugin option runDefaults.approvers`; absent: AGENT_APPROVERS. */
@@ -647,7 +644,7 @@ export interface ModelReply {
   message: AssistantMessage;
   usage: Usage;
   finishReason: string;
-  /** The model name the worker really sent (LLM_MODEL overrides the run's); absent in replies recorded before. */
+  /** The model name the worker really sent (LLM_MODEL overrides the run's); absent when the activity that answered does not say. */
   model?: string;
   /** The provider's reply carried no usage: the tokens are the harness's own count (o200k_base). */
   usageEstimated?: boolean;

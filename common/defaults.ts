@@ -8,7 +8,7 @@ export const DEFAULT_MAX_BUDGET_USD = 1.0;
 export const DEFAULT_MODEL = 'plan';
 export const DEFAULT_TOOL_ERRORS: ToolErrorPolicy = 'describe';
 export const DEFAULT_DEDUPE: DedupePolicy = 'readOnly';
-/** The tools of runs recorded before tool modules (a worker's default now: its tools' enabledByDefault). */
+/** The tools a run gets when its input names none and its worker's defaults say nothing (a worker's own default: its tools' enabledByDefault). */
 export const DEFAULT_TOOLS: ToolName[] = ['list_files', 'read_file', 'delete_file', 'scan_archive'];
 export const DEFAULT_WORKSPACE = 'default';
 /** The default prices, in USD per million tokens ($2.00 in, $12.00 out): a run without its own pricing is costed at these. */

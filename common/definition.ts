@@ -9,8 +9,6 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { canonicalJson } from './args-hash.js';
 import type { AgentInput, DefinitionChangePolicy, RunConfig } from './contract.js';
-import { LEGACY_TOOL_SPECS } from './legacy-tool-specs.js';
-import type { ToolSpec } from './tool-spec.js';
 
 /**
  * A continuation whose definition moved under it (a field its own input did
@@ -27,11 +25,6 @@ export const DEFINITION_FIELDS = ['system', 'tools', 'model', 'prices', 'limits'
 export type DefinitionField = (typeof DEFINITION_FIELDS)[number];
 export type Definition = Record<DefinitionField, unknown>;
 
-/** A run's tool specs: recorded at its start, or (configurations from before tool modules) the frozen catalogue's. */
-export function toolSpecsOf(cfg: Pick<RunConfig, 'tools' | 'toolSpecs'>): ToolSpec[] {
-  if (cfg.toolSpecs) return cfg.toolSpecs;
-  return cfg.tools.map((n) => LEGACY_TOOL_SPECS.find((s) => s.name === n)).filter((s): s is ToolSpec => s !== undefined);
-}
 
 /** Drops undefined members, which canonical JSON would otherwise write as null (absent and unset are the same here). */
 const defined = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
@@ -39,7 +32,7 @@ const defined = <T extends object>(o: T): Partial<T> => Object.fromEntries(Objec
 export function definitionOf(cfg: RunConfig): Definition {
   return {
     system: cfg.system,
-    tools: toolSpecsOf(cfg).map((s) => defined({ name: s.name, description: s.description, parameters: s.parameters, readOnly: s.readOnly, needsApproval: s.needsApproval })),
+    tools: cfg.toolSpecs.map((s) => defined({ name: s.name, description: s.description, parameters: s.parameters, readOnly: s.readOnly, needsApproval: s.needsApproval })),
     model: cfg.model,
     prices: cfg.pricing,
     limits: defined({ maxTurns: cfg.maxTurns, maxBudgetUsd: cfg.maxBudgetUsd, hardBudget: cfg.hardBudget }),

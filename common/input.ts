@@ -3,13 +3,12 @@
 // InputError in a non-retryable ApplicationFailure and the tests can call it
 // directly. The RunConfig it returns is recorded in each run's history: its
 // keys, their order and which optional ones appear are part of that record.
-import { BUILT_IN_DEFAULTS, DEFAULT_MAX_REPLY_TOKENS, DEFAULT_MIN_REPLY_TOKENS } from './defaults.js';
+import { DEFAULT_MAX_REPLY_TOKENS, DEFAULT_MIN_REPLY_TOKENS } from './defaults.js';
 import { InputError } from './input-error.js';
 import { parseForkFrom } from './fork-input.js';
 import { inputSchema, type CheckedInput } from './input-schema.js';
 import { fieldPath, firstProblem } from './schema-problem.js';
 import type { ToolSpec } from './tool-spec.js';
-import { LEGACY_TOOL_SPECS } from './legacy-tool-specs.js';
 import type { HardBudgetConfig, Pricing, RunConfig, RunDefaults } from './contract.js';
 
 /** The model a run's calls are sent to (LLM_MODEL may override the run's) and its price, null when the worker knows none. */
@@ -20,10 +19,9 @@ export { InputError } from './input-error.js';
 
 /**
  * `catalogue`: the tools the worker offers (the run records the specs of those
- * it selects). The default is the frozen catalogue of runs recorded before
- * tool modules, for the replay of their histories.
+ * it selects); there is no default, since only a worker knows its tools.
  */
-export function parseInput(raw: unknown, d: RunDefaults = BUILT_IN_DEFAULTS, catalogue: readonly ToolSpec[] = LEGACY_TOOL_SPECS, priceOf?: PriceOf): RunConfig {
+export function parseInput(raw: unknown, d: RunDefaults, catalogue: readonly ToolSpec[], priceOf?: PriceOf): RunConfig {
   const shape = inputShapeProblem(raw);
   if (shape) throw new InputError(shape.field, shape.message);
   const parsed = inputSchema.safeParse(raw);
@@ -129,7 +127,7 @@ function hardPricing(given: Partial<Pricing>, prices: Pricing, model: string, pr
   };
 }
 
-/** The optional rates (cache read, cache write, reasoning) that are set: absent ones stay absent, so a config recorded before them reads the same. */
+/** The optional rates (cache read, cache write, reasoning) that are set: absent ones stay absent, so a price list without them records no zeros it did not state. */
 function extraRates(p: Partial<Pricing>): Partial<Pricing> {
   return {
     ...(p.cacheReadPerMTokUsd !== undefined ? { cacheReadPerMTokUsd: p.cacheReadPerMTokUsd } : {}),

@@ -62,16 +62,13 @@ export function wireMessages(messages: readonly ChatMessage[], stored: ReadonlyS
   });
 }
 
-/** The address of a prompt's list of message addresses, as the model activity files it. */
-export const promptAddress = (refs: readonly string[]): string => addressOf(JSON.stringify(refs));
-
 /** What the workflow knows the store holds (kept in the loop's state). */
 export interface StoreKnowledge {
   /** Addresses known to be filed: the last prompt, its tool list and reply, tool results filed since. */
   storedRefs?: string[];
   /** The last prompt's message addresses, in order (the store holds this list too). */
   promptRefs?: string[];
-  /** A run that chains its prompt lists: the address of the last prompt's node (chainNode). */
+  /** The address of the last prompt's chain node (chainNode). */
   promptChain?: string;
 }
 
@@ -82,54 +79,50 @@ export interface PromptByAddress {
   messages: WireMessage[];
   tools?: OpenAiToolDefinition[];
   toolsRef?: string;
-  /** The store files this prompt's list as a chain node (chainNode), not whole. */
-  chained?: true;
 }
 
 /**
- * A prompt's list of message addresses as the store files it in a run that
- * chains them: the previous prompt's node (null: none) and only the addresses
- * after it. Filing each prompt's whole list made the store grow with the
- * square of the turns (45 MB for a 1,000-turn run); a node is the size of
- * what is new. Both sides build the same text, so both know its address.
+ * A prompt's list of message addresses as the store files it: the previous
+ * prompt's node (null: none) and only the addresses after it. Filing each
+ * prompt's whole list would grow the store with the square of the turns
+ * (45 MB for a 1,000-turn run); a node is the size of what is new. Both
+ * sides build the same text, so both know its address.
  */
 export const chainNode = (prev: string | null, refs: readonly string[]): string => JSON.stringify({ prev, refs });
 
 /**
  * The prompt by address: the last prompt as one address when it is still this
  * prompt's beginning, then each message by address when known filed, whole
- * otherwise; the tool list likewise. `chained`: the last prompt's address is
- * its chain node's, and this prompt's list is filed as a node too.
+ * otherwise; the tool list likewise. The last prompt's address is its chain
+ * node's (chainNode), and this prompt's list is filed as a node too.
  */
-export function promptByAddress(messages: readonly ChatMessage[], tools: OpenAiToolDefinition[], known: StoreKnowledge, chained = false): PromptByAddress {
+export function promptByAddress(messages: readonly ChatMessage[], tools: OpenAiToolDefinition[], known: StoreKnowledge): PromptByAddress {
   const stored = new Set(known.storedRefs ?? []);
   const refs = messages.map(refOf);
   const last = known.promptRefs ?? [];
   const continues = last.length > 0 && last.length <= refs.length && last.every((r, i) => refs[i] === r);
-  // A chained run knows its last node, except right after an execution whose lists were whole.
-  const prefixRef = !continues ? undefined : chained ? known.promptChain : promptAddress(last);
+  const prefixRef = continues ? known.promptChain : undefined;
   const toolsRef = refOf(tools);
   return {
     ...(prefixRef !== undefined ? { prefix: { ref: prefixRef, count: last.length } } : {}),
     messages: wireMessages(prefixRef !== undefined ? messages.slice(last.length) : messages, stored),
     ...(stored.has(toolsRef) ? { toolsRef } : { tools }),
-    ...(chained ? { chained: true as const } : {}),
   };
 }
 
-/** The prompt whole (after a store miss), its list filed the way the run files lists. */
-export function wholePrompt(messages: ChatMessage[], tools: OpenAiToolDefinition[], chained: boolean): PromptByAddress {
-  return { messages, tools, ...(chained ? { chained: true as const } : {}) };
+/** The prompt whole (after a store miss): its list is filed as a chain node with no previous one. */
+export function wholePrompt(messages: ChatMessage[], tools: OpenAiToolDefinition[]): PromptByAddress {
+  return { messages, tools };
 }
 
 /**
  * After a reply to the prompt `sent`: the store now holds the prompt (each
  * message and its list, or its chain node), the tool list and the reply.
  */
-export function rememberPrompt(known: StoreKnowledge, messages: readonly ChatMessage[], tools: OpenAiToolDefinition[], reply: ChatMessage, sent?: Pick<PromptByAddress, 'prefix' | 'chained'>): void {
+export function rememberPrompt(known: StoreKnowledge, messages: readonly ChatMessage[], tools: OpenAiToolDefinition[], reply: ChatMessage, sent: Pick<PromptByAddress, 'prefix'>): void {
   known.promptRefs = messages.map(refOf);
   known.storedRefs = [...known.promptRefs, refOf(tools), refOf(reply)];
-  if (sent?.chained) known.promptChain = addressOf(chainNode(sent.prefix?.ref ?? null, known.promptRefs.slice(sent.prefix?.count ?? 0)));
+  known.promptChain = addressOf(chainNode(sent.prefix?.ref ?? null, known.promptRefs.slice(sent.prefix?.count ?? 0)));
 }
 
 /** A tool activity filed this message (`ref`): trusted only if it is this exact message's address. */

@@ -74,7 +74,6 @@ export type RunEventItem = RunStreamItem | StreamGap;
  * `start` (the first offset this execution holds), `runId` and `firstRunId`
  * tell a reader behind it where to read the older items: an earlier
  * execution of the chain, which a worker replays from its history to answer.
- * Absent in answers of runs recorded before them.
  */
 export interface StreamWindow {
   /** The items from the offset asked for, in order (at most a page). */
@@ -82,11 +81,11 @@ export interface StreamWindow {
   /** The offset the next item will have. */
   end: number;
   /** The first offset the answering execution holds. */
-  start?: number;
+  start: number;
   /** The answering execution's run id. */
-  runId?: string;
+  runId: string;
   /** The run id of the chain's first execution. */
-  firstRunId?: string;
+  firstRunId: string;
 }
 
 /** At most this many items in one streamItems answer (a query's answer is one gRPC message: 4 MiB at most). */

@@ -11,12 +11,12 @@ import { Toolset } from '../activities/tools/toolset.js';
 import { defineTool, type ToolDefinition } from '../activities/tools/define-tool.js';
 import type { AgentInput, RunConfig, RunStatusView } from '../common/contract.js';
 import { definitionChanges, definitionHash, definitionSource, unaskedChanges } from '../common/definition.js';
-import { parseInput } from '../common/input.js';
 import { statusQuery } from '../common/run-messages.js';
 import { detailsText } from '../workflows/visibility.js';
 import { renderEvent } from '../client/render.js';
 import { useHarness } from './helpers/harness.js';
 import type { agentRun } from '../workflows/index.js';
+import { parseBuiltin } from './helpers/builtin-specs.js';
 
 const h = useHarness();
 const task = 'Which file mentions a timeout?';
@@ -28,7 +28,7 @@ const original = new Toolset([...BUILTIN_TOOLS, noteLookup('Look a note up.')]);
 const reworded = new Toolset([...BUILTIN_TOOLS, noteLookup('Look a note up (reworded).')]);
 
 describe('definitionHash (pure)', () => {
-  const cfg = parseInput({ task, model: 'runaway', system: 'be brief' });
+  const cfg = parseBuiltin({ task, model: 'runaway', system: 'be brief' });
   it('is the SHA-256 of canonical JSON: stable, and moved by each field of the definition, not by the task or the workspace', () => {
     expect(definitionHash(cfg)).toMatch(/^[0-9a-f]{64}$/);
     expect(definitionHash({ ...cfg, task: 'another task', workspace: 'elsewhere' })).toBe(definitionHash(cfg));

@@ -45,8 +45,7 @@ describe('the prompt by address, whatever the store loses', () => {
       loss: fc.constantFrom('none', 'none', 'wipe', 'other host', 'one file'),
     });
     await fc.assert(
-      // chained: the store files each prompt's list as a chain node (runs that recorded all-patches-v2).
-      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 8 }), fc.nat(), fc.boolean(), async (steps, seed, chained) => {
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 8 }), fc.nat(), async (steps, seed) => {
         const dir = mkdtempSync(join(tmpdir(), 'store-prop-'));
         let store = new MessageStore(dir);
         const messages: ChatMessage[] = [{ role: 'user', content: 'the task' }];
@@ -73,13 +72,13 @@ describe('the prompt by address, whatever the store loses', () => {
           if (st.loss !== 'none') store = new MessageStore(st.loss === 'other host' ? mkdtempSync(join(tmpdir(), 'store-host-')) : dir);
           const sent = messages.slice();
           let got;
-          let prompt = promptByAddress(sent, tools, known, chained);
+          let prompt = promptByAddress(sent, tools, known);
           try {
             got = await resolvePrompt(store, prompt);
           } catch (err) {
             expect((err as ApplicationFailure).type).toBe(MESSAGE_STORE_MISS);
             expect(st.loss).not.toBe('none');
-            prompt = wholePrompt(sent, tools, chained);
+            prompt = wholePrompt(sent, tools);
             got = await resolvePrompt(store, prompt);
           }
           await got.filed;
@@ -106,14 +105,14 @@ function folderBytes(dir: string): number {
 describe('what the store keeps on disk', () => {
   // A run's turn: a reply with one call and the call's result, both new.
   const MEASURED = new Set([9, 109, 299, 399]);
-  async function turns(n: number, chained: boolean, store: MessageStore): Promise<number[]> {
+  async function turns(n: number, store: MessageStore): Promise<number[]> {
     const tools = toolDefinitions(specs('list_files'));
     const messages: ChatMessage[] = [{ role: 'user', content: 'the task' }];
     const known: StoreKnowledge = {};
     const bytes: number[] = [];
     for (let t = 0; t < n; t++) {
       const sent = messages.slice();
-      const prompt = promptByAddress(sent, tools, known, chained);
+      const prompt = promptByAddress(sent, tools, known);
       const got = await resolvePrompt(store, prompt);
       await got.filed;
       const reply: ChatMessage = { role: 'assistant', content: null, tool_calls: [{ id: `c${t}`, type: 'function', function: { name: 'list_files', arguments: '{}' } }] };
@@ -126,11 +125,9 @@ describe('what the store keeps on disk', () => {
   }
   const perTurn = (bytes: number[], from: number, to: number) => (bytes[to - 1] - bytes[from - 1]) / (to - from);
 
-  it('a chained run files what is new each turn: bytes per turn stay flat as the run grows; whole lists grow with it', async () => {
-    const chained = await turns(400, true, new MessageStore(mkdtempSync(join(tmpdir(), 'store-disk-'))));
-    expect(perTurn(chained, 300, 400)).toBeLessThan(1.2 * perTurn(chained, 10, 110));
-    const whole = await turns(400, false, new MessageStore(mkdtempSync(join(tmpdir(), 'store-disk-'))));
-    expect(perTurn(whole, 300, 400)).toBeGreaterThan(2 * perTurn(whole, 10, 110));
+  it('a run files what is new each turn: bytes per turn stay flat as the run grows', async () => {
+    const bytes = await turns(400, new MessageStore(mkdtempSync(join(tmpdir(), 'store-disk-'))));
+    expect(perTurn(bytes, 300, 400)).toBeLessThan(1.2 * perTurn(bytes, 10, 110));
   });
 
   it('a worker that never saw the run reads its chain from the files alone', async () => {
@@ -142,7 +139,7 @@ describe('what the store keeps on disk', () => {
       // A fresh process every turn: nothing in memory, every node read from disk.
       const store = new MessageStore(dir);
       const sent = messages.slice();
-      const prompt = promptByAddress(sent, tools, known, true);
+      const prompt = promptByAddress(sent, tools, known);
       if (t > 0) expect(prompt.prefix?.count).toBe(sent.length - 1);
       const got = await resolvePrompt(store, prompt);
       await got.filed;

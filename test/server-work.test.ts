@@ -1,6 +1,6 @@
-// What a run writes to the server, read from its history: one patch marker
-// that stands for every patch (all-patches-v2), none later in the run,
-// and search-attribute upserts only where ops can see a
+// What a run writes to the server, read from its history: no patch marker
+// (a loop change ships as a new pinned build, docs/deployment.md), and
+// search-attribute upserts only where ops can see a
 // state change, carrying only what changed; none at the start when the client
 // set the starting attributes (as the project's CLI does). Each upsert is a
 // billed Action on Temporal Cloud and a visibility write.
@@ -43,16 +43,14 @@ async function patchIds(history: Awaited<ReturnType<WorkflowHandle['fetchHistory
 }
 
 describe('server work per run', () => {
-  it('a run started without attributes: one patch marker that stands for every patch, an upsert at its start and one at its end', async () => {
+  it('a run started without attributes: no patch marker, an upsert at its start and one at its end', async () => {
     const handle = await h.start(input);
     await handle.result();
     const history = await handle.fetchHistory();
     const c = countActions(history);
-    // all-patches-v2 stands for every patch (workflows/patches.ts askPatches);
-    // it is written in the first workflow task with the configuration's local
-    // activity, so it adds no task with markers (no billed Action).
-    expect(await patchIds(history)).toEqual(['all-patches-v2']);
-    expect(c.patchUpserts).toBe(c.patchMarkers);
+    // No marker and no TemporalChangeVersion upsert: the run asks no patch.
+    expect(await patchIds(history)).toEqual([]);
+    expect([c.patchMarkers, c.patchUpserts]).toEqual([0, 0]);
     const upserts = await statusUpserts(handle);
     expect(upserts).toHaveLength(2);
     expect(upserts[0]).toEqual(expect.arrayContaining(['AgentStatus', 'AgentModel', 'AgentTurns', 'AgentCostUsd']));
@@ -63,20 +61,20 @@ describe('server work per run', () => {
     expect([sa.get(AGENT_STATUS), sa.get(AGENT_MODEL), sa.get(AGENT_TURNS)]).toEqual(['completed', 'plan', 3]);
   });
 
-  it('a run that continues as new and refuses a call asks no patch of its own for either', async () => {
+  it('a run that continues as new, and one that refuses a call, ask no patch either', async () => {
     const continued = await h.start({ task: 'Keep listing files.', model: 'runaway', dedupe: 'off', limits: { maxTurns: 4 }, continueAsNewAtHistoryBytes: 4000 });
     expect((await continued.result()).status).toBe('max_turns_exceeded');
     const first = h.client.workflow.getHandle(continued.workflowId, continued.firstExecutionRunId);
     const firstHistory = await first.fetchHistory();
     expect(firstHistory.events?.some((e) => e.workflowExecutionContinuedAsNewEventAttributes)).toBe(true);
-    expect(await patchIds(firstHistory)).toEqual(['all-patches-v2']);
+    expect(await patchIds(firstHistory)).toEqual([]);
 
     const refused = await h.start({ task: 'Delete it.', model: 'delete_bad_args' });
     await refused.result();
-    // The call was refused before anyone was asked (a path asked by its own patch before v2).
+    // The call was refused before anyone was asked.
     const toolResults = (await refused.query(transcriptQuery)).filter((m) => m.role === 'tool');
     expect(toolResults.map((m) => m.content)).toEqual([expect.stringMatching(/^Error: .*delete_file/)]);
-    expect(await patchIds(await refused.fetchHistory())).toEqual(['all-patches-v2']);
+    expect(await patchIds(await refused.fetchHistory())).toEqual([]);
   });
 
   it('a run whose client set the starting attributes upserts only at its end', async () => {

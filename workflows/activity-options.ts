@@ -29,11 +29,10 @@ export type ToolActivity = Pick<wf.ActivityInterfaceFor<Activities>, 'runTool'>;
 
 /**
  * How long a call may go without a heartbeat before Temporal retries it
- * elsewhere (its worker died), when the run's configuration does not say
- * (recorded before it did): twice the default heartbeat interval (5 s,
- * common/heartbeat.ts). Calls heartbeat at least every half of it. Not checked
- * on replay (only the activity's type and id are), so histories recorded with
- * 5 s for tools replay as they are.
+ * elsewhere (its worker died), when the run's configuration does not say (a
+ * configuration parsed without a worker's resolveConfig): twice the default
+ * heartbeat interval (5 s, common/heartbeat.ts). Calls heartbeat at least
+ * every half of it.
  */
 export const HEARTBEAT_TIMEOUT_MS = 10_000;
 
@@ -43,14 +42,13 @@ const CANCELLATION = {
   abandon: wf.ActivityCancellationType.ABANDON,
 } as const;
 
-/** `waitForCancellation`: the value of patched(WAIT_CANCELLATION_PATCH), asked in the run's first activation. */
-export function loopActivities(cfg: RunConfig, waitForCancellation: boolean): LoopActivities {
+export function loopActivities(cfg: RunConfig): LoopActivities {
   const byTool = new Map<string, ToolActivity>();
   const proxyOf = (spec: ToolSpec, asLocal: boolean, oneTry: boolean): ToolActivity => {
     const key = `${spec.name}|${asLocal}|${oneTry}`;
     let proxy = byTool.get(key);
     if (!proxy) {
-      proxy = toolProxy(cfg, spec, asLocal, waitForCancellation, oneTry);
+      proxy = toolProxy(cfg, spec, asLocal, oneTry);
       byTool.set(key, proxy);
     }
     return proxy;
@@ -58,7 +56,7 @@ export function loopActivities(cfg: RunConfig, waitForCancellation: boolean): Lo
   const modelOptions = {
     startToCloseTimeout: cfg.modelTimeoutMs,
     heartbeatTimeout: cfg.heartbeatTimeoutMs ?? HEARTBEAT_TIMEOUT_MS,
-    cancellationType: waitForCancellation ? CANCELLATION.wait : CANCELLATION.try,
+    cancellationType: CANCELLATION.wait,
   };
   return {
     model: wf.proxyActivities<Activities>({ ...modelOptions, retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 6 } }),
@@ -69,7 +67,7 @@ export function loopActivities(cfg: RunConfig, waitForCancellation: boolean): Lo
   };
 }
 
-function toolProxy(cfg: RunConfig, spec: ToolSpec, asLocal: boolean, waitForCancellation: boolean, oneTry: boolean): ToolActivity {
+function toolProxy(cfg: RunConfig, spec: ToolSpec, asLocal: boolean, oneTry: boolean): ToolActivity {
   const o = spec.activity ?? {};
   const r = o.retry ?? {};
   const retry = {
@@ -78,8 +76,8 @@ function toolProxy(cfg: RunConfig, spec: ToolSpec, asLocal: boolean, waitForCanc
     maximumInterval: r.maximumIntervalMs ?? 10_000,
     maximumAttempts: oneTry ? 1 : (r.maximumAttempts ?? 5),
   };
-  // Histories from before the patch sent TRY_CANCEL whatever the tool.
-  const cancellationType = waitForCancellation ? CANCELLATION[o.cancellation ?? 'wait'] : CANCELLATION.try;
+  // Waits for the tool's acknowledgement unless its spec asks otherwise (see the top of this file).
+  const cancellationType = CANCELLATION[o.cancellation ?? 'wait'];
   const startToCloseTimeout = o.startToCloseTimeoutMs ?? cfg.toolTimeoutMs;
   if (asLocal) return wf.proxyLocalActivities<Activities>({ startToCloseTimeout, retry, cancellationType });
   // Short, so a tool on a dead worker is retried quickly.

@@ -13,7 +13,7 @@
 //   reconcile.ts       writes whose outcome is unknown
 //   continue-as-new.ts long runs handed to a fresh execution
 //   visibility.ts      status query, details panel, search attributes
-//   start.ts           the patches, the configuration, a resume, a fork
+//   start.ts           the configuration, a resume, a fork
 // Everything here is replayed deterministically: no I/O, no Node built-ins.
 import * as wf from '@temporalio/workflow';
 import { approveSignal, cancelSignal, configQuery, decideUpdate, raiseBudgetUpdate, reconcileUpdate, rejectSignal, statusQuery, steerSignal, steerUpdate, transcriptQuery } from '../common/run-messages.js';
@@ -32,7 +32,6 @@ import { fitContextWindow, ModelTurn } from './model-turn.js';
 import { limitExit, nextStep } from './next-step.js';
 import { Reconciler } from './reconcile.js';
 import type { RunContext, RunIds } from './run-context.js';
-import type { Patches } from './patches.js';
 import { startRun } from './start.js';
 import { PUBLISH_SIGNAL, RunStream } from './run-stream.js';
 import { setStartingHandlers } from './early-handlers.js';
@@ -42,7 +41,6 @@ import { Steering } from './steering.js';
 import { Stop } from './stop.js';
 import { SignaturesUsed } from './signatures-used.js';
 import { ToolDispatch } from './tool-dispatch.js';
-import { toolSpecsOf } from './tool-calls.js';
 import { decodedSignal, decodedUpdate } from './undecodable.js';
 
 /**
@@ -67,8 +65,8 @@ export const agentRun: (input: AgentInput) => Promise<RunResult> = async functio
   // the moment `start` returns (./early-handlers.ts).
   const stream = new RunStream(kept?.stream);
   setStartingHandlers(kept?.cfg);
-  const { ids, cfg, from, patches } = await startRun(input, carried);
-  return new AgentRun(ids, input, from, patches, cfg, stream).run();
+  const { ids, cfg, from } = await startRun(input, carried);
+  return new AgentRun(ids, input, from, cfg, stream).run();
 };
 
 /** The carried state of a continued execution, upgraded; a failure naming why it cannot be read, or why a fresh start may not pass one. */
@@ -104,22 +102,21 @@ class AgentRun {
   /** Built once: the same object every turn, so its store address is computed once. */
   private readonly toolDefs: OpenAiToolDefinition[];
 
-  constructor(ids: RunIds, input: AgentInput, from: LoopStart, patches: Patches, cfg: RunContext['cfg'], stream: RunStream) {
+  constructor(ids: RunIds, input: AgentInput, from: LoopStart, cfg: RunContext['cfg'], stream: RunStream) {
     const { state } = from;
-    const specs = toolSpecsOf(cfg);
-    const visibility = new Visibility({ ids, cfg, state, patches });
+    const specs = cfg.toolSpecs;
+    const visibility = new Visibility({ ids, cfg, state });
     // The live stream was set up first thing (agentRun): the events traced
     // while the run is built are on it too.
     const trace = new RunTrace(ids.chainId, from.seq, stream);
     stream.traceIgnoredWith((reason) => trace.emit('signal_ignored', { signal: PUBLISH_SIGNAL, reason }));
-    const activities = loopActivities(cfg, patches.waitForCancellation);
+    const activities = loopActivities(cfg);
     const outageSink: OutageSink = { show: (kind, view) => visibility.waitingOut(kind, view), emit: (type, fields) => trace.emit(type, fields) };
     const ctx: RunContext = {
       ids,
       input,
       cfg,
       state,
-      patches,
       specs,
       activities,
       modelCalls: new ModelOutage(cfg, activities, outageSink),
@@ -145,9 +142,9 @@ class AgentRun {
     ctx.visibility.attach({ queuedSteers: () => this.steering.queue.views(), budgetFields: () => this.budget.fields() });
     // Every handler of the run, one line each, each calling the concern it
     // belongs to. Signals and updates that arrived before this point were
-    // buffered; each is delivered when its handler is set, in this order, as
-    // runs recorded before this layout delivered them: do not reorder. A
-    // payload the worker could not decode is refused to its sender (./undecodable.ts).
+    // buffered; each is delivered when its handler is set, in this order: the
+    // order is part of what a run records, so a reorder is a loop change
+    // (a new pinned version, docs/deployment.md). A payload the worker could not decode is refused to its sender (./undecodable.ts).
     const { approvals, steering, budget } = this;
     wf.setHandler(statusQuery, () => visibility.view());
     wf.setHandler(transcriptQuery, () => ctx.state.messages);

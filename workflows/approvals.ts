@@ -6,8 +6,8 @@
 // whatever order the activation's jobs come in. ./approval-rules.ts checks them.
 //
 // Approve and reject decisions, from the moment their handler receives them
-// to the moment they are applied. With the patch (deferred-signals-v1) a
-// decision is not applied in its handler but when the loop waits for one
+// to the moment they are applied. A decision is not applied in its handler
+// but when the loop waits for one
 // (Approvals.decisionOrTimeout drains them; its condition only looks), or when the run
 // ends. Within one workflow task, a signal and the model reply that proposes
 // its call can reach the workflow in one activation (the signal's handler runs
@@ -47,7 +47,7 @@ export class Approvals {
     carried: Record<string, Decision>,
   ) {
     this.rules = new ApprovalRules(carried, approvalSignatureCheck(ctx.cfg));
-    this.pending = new PendingDecisions(this.rules, ctx.patches.deferredSignals, (type, fields) => ctx.trace.emit(type, fields), () => ctx.stop.stopped);
+    this.pending = new PendingDecisions(this.rules, (type, fields) => ctx.trace.emit(type, fields), () => ctx.stop.stopped);
   }
 
   /** The `approve` signal: only received here; applied where the loop waits. */
@@ -63,15 +63,13 @@ export class Approvals {
   /** The `decide` update: answers once its decision was applied, with the run's status, or says why it was refused. */
   async decide(decision: DecideInput): Promise<RunStatusView> {
     const { ctx } = this;
-    const key = this.rules.awaiting?.key;
     const ticket: Ticket = { done: false, taken: null, problem: null };
     this.pending.receive({ signal: 'decide', input: decision, verdict: decision.decision, ticket });
     await wf.condition(() => ticket.done);
     // Accepted, then refused when applied (the state moved between the two): the caller learns why.
-    if (ctx.patches.deferredSignals && ticket.problem !== null) throw ApplicationFailure.create({ type: 'DecisionRefused', message: ticket.problem, nonRetryable: true });
+    if (ticket.problem !== null) throw ApplicationFailure.create({ type: 'DecisionRefused', message: ticket.problem, nonRetryable: true });
     // Answer once the loop has taken the decision, so the caller sees its effect.
-    const taken = ctx.patches.deferredSignals ? ticket.taken : key;
-    await wf.condition(() => this.rules.awaiting?.key !== taken);
+    await wf.condition(() => this.rules.awaiting?.key !== ticket.taken);
     return ctx.visibility.view();
   }
 
@@ -181,7 +179,7 @@ export class Approvals {
       for (;;) {
         this.pending.drain();
         if (decided()) return;
-        // decided(): histories recorded before decisions were queued in their handler.
+        // decided(): a steer's interrupt ends the wait without a pending decision.
         await wf.condition(() => this.pending.hasPending() || decided());
       }
     };
@@ -221,8 +219,6 @@ export class PendingDecisions {
 
   constructor(
     private readonly rules: ApprovalRules,
-    /** patched(deferred-signals-v1): histories recorded before applied decisions in their handler. */
-    private readonly deferred: boolean,
     private readonly emit: (type: TraceEventType, fields: Record<string, unknown>) => void,
     /** A Stop was taken: no decision is applied after it (the call it would run never starts). */
     private readonly stopped: () => boolean = () => false,
@@ -234,13 +230,12 @@ export class PendingDecisions {
   }
 
   receive(m: ReceivedDecision): void {
-    if (!this.deferred) return this.apply(m, null);
     this.pending.push({ ...m, at: wf.workflowInfo().historyLength });
   }
 
   /** Applies the decisions received so far, in arrival order. */
   drain(): void {
-    for (const m of this.pending.splice(0)) this.apply(m, m.at);
+    for (const m of this.pending.splice(0)) this.apply(m);
   }
 
   /** A decision received for this call and not applied yet: the first decision is final, so a second is refused at once. */
@@ -249,8 +244,8 @@ export class PendingDecisions {
     return first ? `already decided: call ${JSON.stringify(callId)} has a decision being applied; the first decision is final` : null;
   }
 
-  private apply(m: ReceivedDecision, at: number | null): void {
-    const stale = at !== null && at !== wf.workflowInfo().historyLength;
+  private apply(m: ReceivedDecision & { at: number }): void {
+    const stale = m.at !== wf.workflowInfo().historyLength;
     const outcome = this.stopped()
       ? this.refuse(m.signal, m.input, { problem: STOPPING, reason: STOPPING })
       : stale

@@ -32,9 +32,9 @@ export function toolFailed(ctx: RunContext, pending: PendingCall, toolName: stri
   return null;
 }
 
-/** Keeps a result in the dedupe cache (bounded to MAX_CACHE_CHARS in runs that asked the patch). */
+/** Keeps a result in the dedupe cache, bounded to MAX_CACHE_CHARS (it crosses continue-as-new with the state). */
 export function remember(ctx: RunContext, key: string, content: string): void {
-  rememberResult(ctx.state, key, content, ctx.patches.boundedCache ? MAX_CACHE_CHARS : null);
+  rememberResult(ctx.state, key, content, MAX_CACHE_CHARS);
 }
 
 /**

@@ -7,7 +7,6 @@ import * as wf from '@temporalio/workflow';
 import type { AgentInput, RunResult } from '../common/contract.js';
 import type { Approvals } from './approvals.js';
 import { CARRIED_STATE_VERSION, type CarriedState } from './carried-state.js';
-import { continueAsNewPatched } from './patches.js';
 import type { RunContext } from './run-context.js';
 import type { Steering } from './steering.js';
 
@@ -33,16 +32,12 @@ export interface CarryOver {
 
 /**
  * At a turn boundary: when history is too long, the run continues as new
- * (this never returns), carrying everything the loop knows. A run that
- * recorded all-patches-v2 asks no patch here; an older one asks its patch
- * only then, where it always did: histories recorded before it replay
- * without continuing.
+ * (this never returns), carrying everything the loop knows.
  */
 export async function continueAsNewIfDue(c: CarryOver, turnsThisExecution: number): Promise<void> {
   const { ctx } = c;
   const info = wf.workflowInfo();
   if (!historyTooLong(turnsThisExecution, ctx.cfg.continueAsNewAtHistoryBytes, info)) return;
-  if (!continueAsNewPatched(ctx.patches)) return;
   // Signals and updates in flight finish here, not in limbo between executions;
   // a subscriber's poll answers now and its next lands on the next execution.
   ctx.stream.detach();

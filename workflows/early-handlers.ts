@@ -3,7 +3,7 @@
 // that has no handler at the end of a workflow task ("No registered handler
 // for update"), and a query with none fails, so a caller that acts the moment
 // `start` returns got errors that said nothing about the run. Set first thing
-// (after the patches, before anything awaits); the run replaces each when it
+// (before anything awaits); the run replaces each when it
 // is built (./agent-run.ts). The updates are refused by their validators,
 // which leaves nothing in history: a recorded run replays the same.
 import * as wf from '@temporalio/workflow';

@@ -45,21 +45,22 @@ const isStoreMiss = (err: unknown): boolean =>
  * every message. Answers with the prompt that was taken, which is what the
  * store now holds.
  */
-async function byAddressOrWhole<R>(state: RunState, sent: ChatMessage[], tools: OpenAiToolDefinition[], chained: boolean, call: (prompt: PromptByAddress) => Promise<R>): Promise<{ answer: R; prompt: PromptByAddress }> {
-  const prompt = promptByAddress(sent, tools, state, chained);
+async function byAddressOrWhole<R>(state: RunState, sent: ChatMessage[], tools: OpenAiToolDefinition[], call: (prompt: PromptByAddress) => Promise<R>): Promise<{ answer: R; prompt: PromptByAddress }> {
+  const prompt = promptByAddress(sent, tools, state);
   try {
     return { answer: await call(prompt), prompt };
   } catch (err) {
     if (!isStoreMiss(err)) throw err;
-    const whole = wholePrompt(sent, tools, chained);
+    const whole = wholePrompt(sent, tools);
     return { answer: await call(whole), prompt: whole };
   }
 }
 
 /**
- * Calls the model activity on the state's transcript, with the allowance the
- * budget gives the call (a hard budget's; none under a soft one). `byAddress`
- * false sends it all inline, as histories recorded before addresses did.
+ * Calls the model activity on the state's transcript, by address
+ * (common/message-refs.ts): history stores each message once, not the whole
+ * transcript every turn. With the allowance the budget gives the call (a hard
+ * budget's; none under a soft one).
  * After a reply, the state remembers what the store now holds.
  */
 export async function askModel(
@@ -67,15 +68,12 @@ export async function askModel(
   state: RunState,
   tools: OpenAiToolDefinition[],
   base: ModelCallBase,
-  byAddress: boolean,
   summary: string,
-  chained: boolean,
   budget: ReplyBudget | undefined,
 ): Promise<ModelAnswer> {
   const sent = state.messages.slice();
   const allowance = budget ? { budget } : {};
-  if (!byAddress) return model.call((m) => m.callModel.executeWithOptions({ summary }, [{ ...base, messages: sent, tools, ...allowance }]));
-  const { answer, prompt } = await byAddressOrWhole(state, sent, tools, chained, (p) => model.call((m) => m.callModel.executeWithOptions({ summary }, [{ ...base, ...p, ...allowance }])));
+  const { answer, prompt } = await byAddressOrWhole(state, sent, tools, (p) => model.call((m) => m.callModel.executeWithOptions({ summary }, [{ ...base, ...p, ...allowance }])));
   if (answer.called) rememberPrompt(state, sent, tools, answer.reply.message, prompt);
   return answer;
 }
@@ -147,11 +145,9 @@ export class ModelTurn {
     const base = { ...modelCallBase(ctx), turn: ctx.state.turns + 1 };
     // The Web UI names each activity: "model turn 3", "read_file errors.log".
     const summary = `model turn ${ctx.state.turns + 1}`;
-    // Runs that recorded all-patches-v2 chain their prompt lists (common/message-refs.ts chainNode).
-    const chained = ctx.patches.allV2;
     const { strategy } = this.budget;
     // The trace's seq read when the call is sent: a hard budget may park (and trace it) first.
-    const r = await strategy.modelCall((allowance) => askModel(ctx.modelCalls, ctx.state, toolDefs, { ...base, traceSeq: ctx.trace.seq }, ctx.patches.messageRefs, summary, chained, allowance));
+    const r = await strategy.modelCall((allowance) => askModel(ctx.modelCalls, ctx.state, toolDefs, { ...base, traceSeq: ctx.trace.seq }, summary, allowance));
     if ('exit' in r) return r;
     const { chargedUsd, over } = strategy.settle(r.reply, r.hold);
     return { reply: r.reply, over, ...(chargedUsd !== null ? { chargedUsd } : {}), ...(r.hold ? { hold: r.hold } : {}) };

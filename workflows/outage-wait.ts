@@ -23,7 +23,6 @@ import type { AgentActivities as Activities } from '../common/activity-contract.
 import type { ModelOutageView, OutageKind, RunConfig, ToolOutageView } from '../common/contract.js';
 import { DEFAULT_MODEL_OUTAGE_MS, DEFAULT_TOOL_OUTAGE_MS, isTransientProviderError, PROVIDER_TIMEOUT, TOOL_TIMEOUT } from '../common/provider-errors.js';
 import type { ToolActivity } from './activity-options.js';
-import { modelOutagePatched, toolOutagePatched } from './patches.js';
 
 
 /** The first wait after the activity's own retries (which already spent ~31 s). */
@@ -148,7 +147,7 @@ export class ModelOutage implements ModelCalls {
       return await make(this.activities.model);
     } catch (err) {
       const first = transientCause(err);
-      if (!first || !modelOutagePatched()) throw err;
+      if (!first) throw err;
       return waitOut(
         {
           kind: 'model',
@@ -184,7 +183,7 @@ export class ToolOutage {
       return await make(activities.retried);
     } catch (err) {
       const first = transientToolCause(err);
-      if (!first || !toolOutagePatched()) throw err;
+      if (!first) throw err;
       return waitOut<R, ToolOutageView>(
         {
           kind: 'tool',

@@ -57,15 +57,13 @@ export interface Subject {
  * is the one applied; its callKey the run chain (steer, raiseBudget) or the
  * parked call's occurrence (reconcile). A signature taken once is refused
  * when it comes again (in any encoding: it is looked up by the signed
- * message). `subject` defaults to the run itself. `once`: asked only when
- * the signature was taken before, whether that refuses it (a handler of a
- * run recorded before single use asks its patch).
+ * message). `subject` defaults to the run itself.
  */
-export function otherSignatureProblem(ctx: RunContext, decision: OtherDecision, input: unknown, subject?: Subject, once: () => boolean = () => true): string | null {
+export function otherSignatureProblem(ctx: RunContext, decision: OtherDecision, input: unknown, subject?: Subject): string | null {
   const v = otherSignature(ctx, decision, input, subject);
   if (v === null) return null;
   if (!v.ok) return v.problem;
-  if (!ctx.signaturesUsed.has(v.messageKey) || !once()) return null;
+  if (!ctx.signaturesUsed.has(v.messageKey)) return null;
   const { by, expiresAt } = input as Record<string, unknown>;
   return `signature already used: this signed ${decision} by ${JSON.stringify(by)} (expires ${String(expiresAt)}) was taken once; sign it again to send it again`;
 }

@@ -8,7 +8,6 @@ import type { LoopActivities } from './activity-options.js';
 import type { LoopMetrics } from './telemetry.js';
 import type { ModelCalls, ToolOutage } from './outage-wait.js';
 import type { RunState } from './run-state.js';
-import type { Patches } from './patches.js';
 import type { RunStream } from './run-stream.js';
 import type { RunTrace } from './trace.js';
 import type { Visibility } from './visibility.js';
@@ -30,7 +29,6 @@ export interface RunContext {
   readonly input: AgentInput;
   readonly cfg: RunConfig;
   readonly state: RunState;
-  readonly patches: Patches;
   readonly activities: LoopActivities;
   /** Every model call goes through here: it waits out a provider outage (./outage-wait.ts). */
   readonly modelCalls: ModelCalls;

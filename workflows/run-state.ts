@@ -116,13 +116,11 @@ export function recordSummarySpend(s: RunState, usage: Usage, pricing: Pricing):
 /**
  * Keeps a tool result for the dedupe cache. The cache crosses continue-as-new
  * with the state, so it is bounded: past `maxChars` of results the oldest go
- * first (object keys keep insertion order: the same on every replay). null:
- * unbounded, as histories recorded before the bound replay.
+ * first (object keys keep insertion order: the same on every replay).
  */
-export function rememberResult(s: RunState, key: string, content: string, maxChars: number | null): void {
+export function rememberResult(s: RunState, key: string, content: string, maxChars: number): void {
   delete s.cache[key];
   s.cache[key] = content;
-  if (maxChars === null) return;
   let total = Object.values(s.cache).reduce((n, v) => n + v.length, 0);
   for (const k of Object.keys(s.cache)) {
     if (total <= maxChars || k === key) break;

@@ -1,5 +1,5 @@
-// A run's start, before its loop, in the order it happens: the patches asked
-// (./patches.ts), the status and transcript queries answered meanwhile, the
+// A run's start, before its loop, in the order it happens: the status and
+// transcript queries answered meanwhile, the
 // source of a resume or a fork loaded and the configuration resolved once
 // (activities, recorded in history) as the pure plan of ./start-plan.ts says,
 // the state it starts from (or the previous execution's, ./carried-state.ts),
@@ -8,13 +8,11 @@
 // attributes.
 import * as wf from '@temporalio/workflow';
 import { ApplicationFailure } from '@temporalio/workflow';
-import type { AgentActivities as Activities, ResolvedConfig } from '../common/activity-contract.js';
+import type { AgentActivities as Activities } from '../common/activity-contract.js';
 import type { AgentInput, RunConfig, RunStatusView } from '../common/contract.js';
-import { InputError, parseInput } from '../common/input.js';
 import { statusQuery, transcriptQuery } from '../common/run-messages.js';
 import { AGENT_ERROR_TYPE, AGENT_EXIT_REASON, AGENT_STATUS } from '../common/search-attributes.js';
 import type { CarriedState, LoopStart } from './carried-state.js';
-import { askPatches, resolvedConfigPatched, type Patches } from './patches.js';
 import type { RunIds } from './run-context.js';
 import { noChildren } from './run-state.js';
 import { resolveStart, sourceOf, type Source, type SourceRequest } from './start-plan.js';
@@ -29,7 +27,6 @@ export interface RunStart {
   cfg: RunConfig;
   /** What the loop starts from: the previous execution's hand-over, or a fresh, resumed or forked run's first state. */
   from: LoopStart;
-  patches: Patches;
 }
 
 /**
@@ -40,9 +37,6 @@ export interface RunStart {
  */
 export async function startRun(input: AgentInput, carried: CarriedState | ApplicationFailure | undefined): Promise<RunStart> {
   const info = wf.workflowInfo();
-  // Asked first, before anything awaits: where a patch is asked must not move
-  // between the original run and its replay.
-  const patches = askPatches();
   const kept = carried instanceof ApplicationFailure ? undefined : carried;
   // Queries are not buffered like signals: answer them while the
   // configuration is being resolved, before the run replaces these handlers.
@@ -60,7 +54,7 @@ export async function startRun(input: AgentInput, carried: CarriedState | Applic
       // continued execution's input needs no check: the worker's codec that could not
       // decode it could not decode the carried state beside it either (upgradeCarried refuses that).
       const plan = resolveStart(input, await loadSource(sourceOf(input)));
-      begun = plan.begin(await resolveConfig(plan.resolve, patches));
+      begun = plan.begin(await resolveConfig(plan.resolve));
     }
   } catch (err) {
     // Bad input or a refused resume fails the run at once: its status says so, like its search attributes.
@@ -87,7 +81,7 @@ export async function startRun(input: AgentInput, carried: CarriedState | Applic
     // says so ("already deleted by run R at T"), never acts or reports it twice.
     effectsChainId: info.firstExecutionRunId,
   };
-  return { ids, ...begun, patches };
+  return { ids, ...begun };
 }
 
 // --- the source of a resume or a fork, read in an activity (a fork from an
@@ -107,21 +101,11 @@ async function loadSource(request: SourceRequest): Promise<Source> {
 
 /**
  * Fills the input's gaps with the worker's defaults in a local activity, so the
- * answer is recorded in history. Histories recorded before this existed
- * resolved the input in workflow code: they replay that way.
+ * answer is recorded in history: a new default on a new worker never changes
+ * what a replay resolves.
  */
-export async function resolveConfig(input: AgentInput, patches: Patches): Promise<RunConfig> {
-  let resolved: ResolvedConfig;
-  if (resolvedConfigPatched(patches)) {
-    resolved = await configActivity.resolveConfig(input);
-  } else {
-    try {
-      resolved = { ok: true, cfg: parseInput(input) };
-    } catch (err) {
-      if (!(err instanceof InputError)) throw err;
-      resolved = { ok: false, field: err.field, message: err.message };
-    }
-  }
+export async function resolveConfig(input: AgentInput): Promise<RunConfig> {
+  const resolved = await configActivity.resolveConfig(input);
   if (resolved.ok) return resolved.cfg;
   // Non-retryable: bad input fails the run at once, naming the field.
   throw ApplicationFailure.create({ type: 'InvalidInput', message: resolved.message, nonRetryable: true, details: [{ field: resolved.field }] });

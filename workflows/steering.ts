@@ -16,7 +16,6 @@ import type { Exit } from './exits.js';
 import type { RunContext } from './run-context.js';
 import { SteeringQueue, steerInputProblem, steerMessage, type QueuedSteer } from './steering-queue.js';
 import type { PendingCall } from './tool-calls.js';
-import { signedSteerOncePatched } from './patches.js';
 import { markSignatureUsed, otherSignatureProblem, updateRefused } from './refusals.js';
 
 export class Steering {
@@ -31,7 +30,7 @@ export class Steering {
 
   /** The `steer` signal: queued, or ignored on record with the reason. */
   steerSignal(steer: SteerInput): void {
-    const problem = this.problem(steer, 'handler');
+    const problem = this.problem(steer);
     if (problem) this.ctx.trace.emit('signal_ignored', { signal: 'steer', reason: problem });
     else this.receive(steer, 'signal');
   }
@@ -39,7 +38,7 @@ export class Steering {
   /** The `steer` update: queued, answered with the run's status. */
   steerUpdate(steer: SteerInput): RunStatusView {
     // Checked again: the state may have moved since the validator ran.
-    const problem = this.problem(steer, 'handler');
+    const problem = this.problem(steer);
     if (problem) throw ApplicationFailure.create({ type: 'SteerRefused', message: problem, nonRetryable: true });
     this.receive(steer, 'update');
     const view = this.ctx.visibility.view();
@@ -59,7 +58,7 @@ export class Steering {
 
   /** The `steer` update's validator. */
   validateSteer(steer: SteerInput): void {
-    const problem = this.problem(steer, 'validator');
+    const problem = this.problem(steer);
     if (problem) throw updateRefused(problem);
   }
 
@@ -96,16 +95,15 @@ export class Steering {
 
   /**
    * Why a steering message cannot be taken now (a bad payload, a Stop, the
-   * run's end, a signature already used), or null. `where`: a validator
-   * writes no history and never replays, so only a handler asks the patch.
+   * run's end, a signature already used), or null: the same answer in the
+   * validator and the handler.
    */
-  private problem(input: unknown, where: 'validator' | 'handler'): string | null {
+  private problem(input: unknown): string | null {
     const exit = this.ctx.visibility.exit;
     if (exit !== null) return `the run has ended (${exit.status}): it takes no more messages; resume it with a new one`;
     if (this.ctx.stop.stopped) return 'the run is stopping: a Stop came first, so it takes no more messages';
     // A policy that lists steer: only a listed approver's signed message is taken, once (the signal path traces why not).
-    // A handler refusing a used signature asks the patch: runs recorded before it queued the steer again.
-    return steerInputProblem(input) ?? otherSignatureProblem(this.ctx, 'steer', input, undefined, () => where === 'validator' || signedSteerOncePatched());
+    return steerInputProblem(input) ?? otherSignatureProblem(this.ctx, 'steer', input, undefined);
   }
 
   /** Queues a checked message; it enters the transcript at the next turn boundary. */

@@ -143,4 +143,3 @@ export function callOccurrence(s: RunState, pending: PendingCall): number {
   return s.lastReplyFirstCall + Math.max(0, index);
 }
 
-export { toolSpecsOf } from '../common/definition.js';

@@ -12,7 +12,6 @@ import { recordCached, recordResult, recordStopped, remember, toolFailed } from 
 import type { Exit } from './exits.js';
 import { reconciledText, type Reconciler } from './reconcile.js';
 import type { RunContext } from './run-context.js';
-import { localToolsPatched, refusedCallsTracedPatched } from './patches.js';
 import type { Budget } from './budget.js';
 import type { Steering } from './steering.js';
 import { runSubAgentCall } from './sub-agents.js';
@@ -35,8 +34,7 @@ export class ToolDispatch {
     const parsed = parseCall(call, ctx.specs);
     if (!parsed.ok) {
       // Refused before it could run (unknown tool, bad arguments): on record like any other call's end.
-      // Behind a patch: a run that refused a call before this line existed would otherwise write every later line one seq off.
-      if (refusedCallsTracedPatched(ctx.patches)) ctx.trace.emit('tool_result', { toolName: parsed.toolName.slice(0, 100), callId: call.id, ms: 0, ok: false, refused: parsed.error });
+      ctx.trace.emit('tool_result', { toolName: parsed.toolName.slice(0, 100), callId: call.id, ms: 0, ok: false, refused: parsed.error });
       return toolFailed(ctx, pending, parsed.toolName, parsed.error, false);
     }
     const { toolName, args, spec } = parsed;
@@ -91,8 +89,7 @@ export class ToolDispatch {
   /** One attempt chain of the call's activity; a Stop while it runs is recorded in the transcript. */
   private async runActivity(pending: PendingCall, spec: ToolSpec, toolName: string, args: Record<string, unknown>, key: string, started: number, retryUnknown: boolean): Promise<ToolOutcome> {
     const { ctx } = this;
-    // Guarded: histories recorded before local tools scheduled these as activities.
-    const asLocal = spec.activity?.local === true && localToolsPatched(ctx.patches);
+    const asLocal = spec.activity?.local === true;
     const activities = { retried: ctx.activities.tool(spec, asLocal), oneTry: ctx.activities.toolTry(spec, asLocal) };
     const summary = callSummary(toolName, args, this.approvals.decisionOf(key));
     // The seq when the call began: every try's tool_exec lines belong to it, not to a tool_waiting line.

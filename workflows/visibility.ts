@@ -37,7 +37,6 @@ import {
   AGENT_TURNS,
 } from '../common/search-attributes.js';
 import type { Exit } from './exits.js';
-import type { Patches } from './patches.js';
 import type { RunState } from './run-state.js';
 
 export interface VisibleState {
@@ -85,11 +84,9 @@ const noMath = (text: string): string => text.replace(/\$/g, '\\$');
 /**
  * The Agent* search attributes. A run parked on a person is live, so its
  * AgentStatus is `awaiting_approval`, never an exit's name; the exit's reason
- * and a failure's type are set once, when it ends. `argsHash`:
- * patched(pending-args-hash-v1) — AgentPendingArgsHash joins the upsert; runs
- * recorded before it upsert without it.
+ * and a failure's type are set once, when it ends.
  */
-export function statusAttributes(v: VisibleState, exit: Exit | undefined, parent: string | undefined, argsHash = false): SearchAttributeUpdatePair[] {
+export function statusAttributes(v: VisibleState, exit: Exit | undefined, parent: string | undefined): SearchAttributeUpdatePair[] {
   const awaiting = (v.interruption?.type === 'approval' || v.interruption?.type === 'reconciliation') && !exit ? v.interruption : null;
   // Every string the model or a caller chose is bounded (common/bounds.ts):
   // a value over the server's 2 KiB gets the run TERMINATED, with no exit
@@ -102,11 +99,11 @@ export function statusAttributes(v: VisibleState, exit: Exit | undefined, parent
     { key: AGENT_COST_USD, value: v.state.costUsd },
     { key: AGENT_AWAITING_TOOL, value: awaiting ? keyword(awaiting.toolName) : null },
     { key: AGENT_AWAITING_CALL, value: awaiting ? keyword(awaiting.callId) : null },
-    ...(argsHash ? [{ key: AGENT_PENDING_ARGS_HASH, value: awaiting?.type === 'approval' ? keyword(awaiting.argsHash) : null }] : []),
+    { key: AGENT_PENDING_ARGS_HASH, value: awaiting?.type === 'approval' ? keyword(awaiting.argsHash) : null },
     ...(exit ? [{ key: AGENT_EXIT_REASON, value: searchableText(v.cfg.payloadsEncrypted === true ? sealedReason(exit) : exit.reason) }] : []),
     ...(exit?.status === 'failed' ? [{ key: AGENT_ERROR_TYPE, value: boundedKeyword(exit.errorType) }] : []),
     ...(parent ? [{ key: AGENT_PARENT, value: boundedKeyword(parent) }] : []),
-    // Only forks set it: runs recorded before forks never upsert it.
+    // Only forks set it: other runs leave it unset rather than upsert an empty value.
     ...(v.cfg.forkFrom?.run ? [{ key: AGENT_FORK_OF, value: boundedKeyword(v.cfg.forkFrom.run) }] : []),
   ];
 }
@@ -123,14 +120,12 @@ export function sealedReason(exit: Exit): string {
 }
 
 /**
- * What an upsert must carry: every attribute (histories recorded before
- * ALL_PATCHES upserted them all), or only those whose value differs from what
- * the run shows already (set at its start, carried by continue-as-new, or
- * upserted before). Empty: no upsert at all. Each upsert is a billed Action
- * and a visibility write; values the run started with are neither.
+ * What an upsert must carry: only the attributes whose value differs from
+ * what the run shows already (set at its start, carried by continue-as-new,
+ * or upserted before). Empty: no upsert at all. Each upsert is a billed
+ * Action and a visibility write; values the run started with are neither.
  */
-export function attributesToUpsert(all: SearchAttributeUpdatePair[], shown: TypedSearchAttributes, onlyChanged: boolean): SearchAttributeUpdatePair[] {
-  if (!onlyChanged) return all;
+export function attributesToUpsert(all: SearchAttributeUpdatePair[], shown: TypedSearchAttributes): SearchAttributeUpdatePair[] {
   return all.filter((p) => (shown.get(p.key) ?? null) !== (p.value ?? null));
 }
 
@@ -161,13 +156,12 @@ export function searchableText(text: string): string {
   return boundedText(text.replace(/[:'\\]/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 1000));
 }
 
-/** What the run shows: the run's ids, configuration and state; its patches decide what an upsert carries. */
+/** What the run shows: the run's ids, configuration and state. */
 export interface VisibilitySource {
   /** effectsChainId: the first execution's run id, which names the run chain in runKey. */
   ids: { workflowId: string; effectsChainId: string };
   cfg: RunConfig;
   state: RunState;
-  patches: Pick<Patches, 'pendingArgsHash' | 'all'>;
 }
 
 /** What other concerns add to the view: queued steering messages, a hard budget's figures, a fork's origin. */
@@ -253,8 +247,8 @@ export class Visibility {
   upsert(exit?: Exit): void {
     this.showDetails();
     const info = wf.workflowInfo();
-    const all = statusAttributes(this.visible(), exit, info.parent?.workflowId, this.ctx.patches.pendingArgsHash);
-    const pairs = attributesToUpsert(all, info.typedSearchAttributes, this.ctx.patches.all);
+    const all = statusAttributes(this.visible(), exit, info.parent?.workflowId);
+    const pairs = attributesToUpsert(all, info.typedSearchAttributes);
     if (pairs.length > 0) wf.upsertSearchAttributes(pairs);
   }
 

@@ -24,7 +24,7 @@ import { NothingChanged, ToolError } from './tool-error.js';
 import type { Toolset } from './toolset.js';
 import { ensureWorkspace, NO_SEED_FILES } from './workspace.js';
 import { approvalGuard, resolvedApprovalProblem, workspaceFiles } from './files.js';
-import { withWorkflowId, type RunToolInput } from '../../common/activity-contract.js';
+import type { RunToolInput } from '../../common/activity-contract.js';
 import { heartbeatEvery } from '../../common/heartbeat.js';
 import { RunningCalls } from '../running-calls.js';
 
@@ -67,8 +67,7 @@ export function createRunTool(deps: RunToolDeps) {
   const calls = deps.calls ?? new RunningCalls();
   const { toolset } = deps;
 
-  return async function runTool(scheduled: RunToolInput): Promise<ToolOutcome> {
-    const input = withWorkflowId(scheduled);
+  return async function runTool(input: RunToolInput): Promise<ToolOutcome> {
     const tool = toolset.runnable(input.toolName);
     // The run recorded a tool this worker does not offer: in a rolling deploy,
     // another worker of the queue may offer it, so the attempt fails and is

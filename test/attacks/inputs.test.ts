@@ -15,7 +15,7 @@ import { TraceWriter } from '../../activities/trace-file.js';
 import { sweepTraces } from '../../activities/trace-retention.js';
 import type { WorkflowState } from '../../activities/workflow-state.js';
 import { utf8Length } from '../../common/bounds.js';
-import { InputError, inputShapeProblem, parseInput } from '../../common/input.js';
+import { InputError, inputShapeProblem } from '../../common/input.js';
 import type { ExitStatus } from '../../common/contract.js';
 import { propertyParams } from '../helpers/property.js';
 import { statusQuery } from '../../common/run-messages.js';
@@ -23,6 +23,7 @@ import { AGENT_ERROR_TYPE, AGENT_STATUS } from '../../common/search-attributes.j
 import type { agentRun } from '../../workflows/index.js';
 import { freshWorkspace, useHarness, waitFor } from '../helpers/harness.js';
 import { temporalCli, temporalOk } from '../helpers/temporal-cli.js';
+import { parseBuiltin } from '../helpers/builtin-specs.js';
 
 const h = useHarness();
 const exec = promisify(execFile);
@@ -168,7 +169,7 @@ const hostileInput = fc.array(fc.tuple(fc.constantFrom(...FIELDS), hostileText),
 /** What parseInput makes of an input: its configuration, or the field it refuses. Anything else thrown fails the property. */
 function outcome(input: unknown): unknown {
   try {
-    return { cfg: parseInput(input) };
+    return { cfg: parseBuiltin(input) };
   } catch (err) {
     if (err instanceof InputError) return { field: err.field, message: err.message };
     throw err;

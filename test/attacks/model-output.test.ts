@@ -13,7 +13,6 @@ import { defineTool } from '../../activities/tools/define-tool.js';
 import { Toolset } from '../../activities/tools/toolset.js';
 import { canonicalJson } from '../../common/args-hash.js';
 import { MAX_CALL_ID_CHARS, utf8Length } from '../../common/bounds.js';
-import { parseInput } from '../../common/input.js';
 import type { ChatMessage, ExitStatus, ModelReply, RunResult, ToolCall } from '../../common/contract.js';
 import { transcriptQuery } from '../../common/run-messages.js';
 import { AGENT_EXIT_REASON, AGENT_MODEL, AGENT_PARENT, AGENT_STATUS } from '../../common/search-attributes.js';
@@ -21,7 +20,7 @@ import { takeReply } from '../../workflows/next-step.js';
 import { initialState } from '../../workflows/run-state.js';
 import { MAX_ARGUMENT_DEPTH, nestingDepth, parseCall, subAgentChildId } from '../../workflows/tool-calls.js';
 import { statusAttributes } from '../../workflows/visibility.js';
-import { specs } from '../helpers/builtin-specs.js';
+import { parseBuiltin, specs } from '../helpers/builtin-specs.js';
 import { propertyParams } from '../helpers/property.js';
 import type { agentRun } from '../../workflows/index.js';
 import { useHarness } from '../helpers/harness.js';
@@ -182,7 +181,7 @@ describe('any reply a model can send (property, workflow code without a server)'
   const EXITS: readonly ExitStatus[] = ['completed', 'failed', 'max_turns_exceeded', 'budget_exceeded', 'interrupted'];
   const anySpec = { name: 'keep_value', description: 'Keeps any JSON value.', parameters: { type: 'object', properties: { value: {} } }, readOnly: true };
   const enabled = [...specs('list_files', 'read_file', 'delete_file'), anySpec] as Parameters<typeof parseCall>[1];
-  const cfg = parseInput({ task: 't', model: 'm'.repeat(3000) });
+  const cfg = parseBuiltin({ task: 't', model: 'm'.repeat(3000) });
   const nested = (n: number, open: string, close: string) => `{"value":${open.repeat(n)}${close.repeat(n)}}`;
   const callId = fc.oneof(
     fc.string({ maxLength: 40 }),
@@ -230,8 +229,8 @@ describe('any reply a model can send (property, workflow code without a server)'
           const interruption = { type: 'approval' as const, callId: c.id, toolName: c.function.name.slice(0, 64), args: parsed.ok ? parsed.args : {}, argsHash: 'a'.repeat(64) };
           const parent = `p${'x'.repeat(998)}`;
           for (const attrs of [
-            statusAttributes({ cfg, state: s, status: 'interrupted', interruption }, undefined, parent, true),
-            statusAttributes({ cfg, state: s, status: 'failed', interruption: null }, { status: 'failed', interruption: null, reason: `${c.id} ${c.function.name} ${'語'.repeat(1000)}`, error: '', errorType: c.function.name }, parent, true),
+            statusAttributes({ cfg, state: s, status: 'interrupted', interruption }, undefined, parent),
+            statusAttributes({ cfg, state: s, status: 'failed', interruption: null }, { status: 'failed', interruption: null, reason: `${c.id} ${c.function.name} ${'語'.repeat(1000)}`, error: '', errorType: c.function.name }, parent),
           ]) {
             for (const a of attrs) expect(bytes(a.value), a.key.name).toBeLessThanOrEqual(2048);
           }

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { defineSubAgent, type SubAgentDefinition } from '../../activities/tools/define-tool.js';
-import { parseInput } from '../../common/input.js';
+import { parseBuiltin } from '../helpers/builtin-specs.js';
 import { initialState } from '../../workflows/run-state.js';
 import { budgetStrategy } from '../../workflows/budget.js';
 import { buildToolset } from '../../worker/toolset.js';
@@ -70,7 +70,7 @@ describe('a sub-agent asking for any cap', () => {
         fc.double({ min: 0, max: 1, noNaN: true }),
         fc.array(cap, { minLength: 1, maxLength: 6 }),
         (mode, maxBudgetUsd, spentShare, caps) => {
-          const cfg = parseInput({ task: 't', model: 'plan', limits: { maxBudgetUsd, maxTurns: 5, budgetMode: mode } });
+          const cfg = parseBuiltin({ task: 't', model: 'plan', limits: { maxBudgetUsd, maxTurns: 5, budgetMode: mode } });
           const state = initialState(cfg);
           state.costUsd = maxBudgetUsd * spentShare;
           const strategy = budgetStrategy({ cfg, state, emit: () => undefined, showParked: () => undefined }, null);

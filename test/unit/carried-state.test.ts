@@ -4,12 +4,12 @@
 // name. test/attacks/carried-state.test.ts drives the same through a worker.
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import { parseInput } from '../../common/input.js';
+import { parseBuiltin } from '../helpers/builtin-specs.js';
 import { undecodableMarker } from '../../common/undecodable.js';
 import { CARRIED_STATE_ERROR, CARRIED_STATE_VERSION, upgradeCarried, type CarriedState } from '../../workflows/carried-state.js';
 import { initialState } from '../../workflows/run-state.js';
 
-const cfg = parseInput({ task: 't', model: 'plan' });
+const cfg = parseBuiltin({ task: 't', model: 'plan' });
 const current = (): CarriedState => ({
   version: CARRIED_STATE_VERSION,
   cfg,

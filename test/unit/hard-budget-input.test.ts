@@ -4,10 +4,10 @@
 import { describe, expect, it } from 'vitest';
 import { parseInput, type PriceOf } from '../../common/input.js';
 import { BUILT_IN_DEFAULTS } from '../../common/defaults.js';
-import { LEGACY_TOOL_SPECS } from '../../common/legacy-tool-specs.js';
+import { BUILTIN_SPECS } from '../helpers/builtin-specs.js';
 
 const prices: PriceOf = (model) => ({ sentModel: model, pricing: model === 'plan' ? { inputPerMTokUsd: 2, outputPerMTokUsd: 12 } : null });
-const parse = (raw: unknown) => parseInput(raw, BUILT_IN_DEFAULTS, LEGACY_TOOL_SPECS, prices);
+const parse = (raw: unknown) => parseInput(raw, BUILT_IN_DEFAULTS, BUILTIN_SPECS, prices);
 
 describe('hard budget input', () => {
   it('fills minReplyTokens, maxReplyTokens and budgetTimeoutMs; a soft run carries no hardBudget at all', () => {

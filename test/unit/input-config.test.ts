@@ -7,12 +7,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseInput, type PriceOf } from '../../common/input.js';
 import { BUILT_IN_DEFAULTS } from '../../common/defaults.js';
-import { LEGACY_TOOL_SPECS } from '../../common/legacy-tool-specs.js';
+import { BUILTIN_SPECS } from '../helpers/builtin-specs.js';
 import type { RunConfig } from '../../common/contract.js';
 import { propertyParams } from '../helpers/property.js';
 
 const priceOf: PriceOf = (model) => ({ sentModel: model, pricing: { inputPerMTokUsd: 0.5, outputPerMTokUsd: 1.5 } });
-const parse = (raw: unknown, d = BUILT_IN_DEFAULTS) => parseInput(raw, d, LEGACY_TOOL_SPECS, priceOf);
+const parse = (raw: unknown, d = BUILT_IN_DEFAULTS) => parseInput(raw, d, BUILTIN_SPECS, priceOf);
 /** The configuration as history stores it, with each tool spec by name (the specs are pinned in builtin-specs.test.ts). */
 const recorded = (cfg: RunConfig) => JSON.stringify({ ...cfg, toolSpecs: (cfg.toolSpecs ?? []).map((s) => s.name) });
 

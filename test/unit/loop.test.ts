@@ -1,7 +1,6 @@
 // The pure loop decisions, without Temporal: microseconds each.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseInput } from '../../common/input.js';
 import { cacheKey, firstPendingCall, isCacheable, parseCall } from '../../workflows/tool-calls.js';
 import { declinedText, toolErrorText } from '../../common/transcript-text.js';
 import { exitFields, type Exit } from '../../workflows/exits.js';
@@ -9,11 +8,11 @@ import { limitExit, replyProtocolProblem } from '../../workflows/next-step.js';
 import { initialState, recordSpend, rememberResult } from '../../workflows/run-state.js';
 import { turnCostUsd } from '../../common/turn-cost.js';
 import type { ChatMessage, ModelReply, ToolCall } from '../../common/contract.js';
-import { specs } from '../helpers/builtin-specs.js';
+import { parseBuiltin, specs } from '../helpers/builtin-specs.js';
 import { propertyParams } from '../helpers/property.js';
 
 const call = (id: string, name = 'list_files', args = '{}'): ToolCall => ({ id, type: 'function', function: { name, arguments: args } });
-const cfg = (extra: object = {}) => parseInput({ task: 't', ...extra });
+const cfg = (extra: object = {}) => parseBuiltin({ task: 't', ...extra });
 
 describe('firstPendingCall', () => {
   it('finds the first call of the last assistant message without a result', () => {

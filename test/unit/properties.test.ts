@@ -8,15 +8,15 @@ import { describe, expect, it } from 'vitest';
 import { inputFromFlags } from '../../client/cli.js';
 import { ApprovalRules } from '../../workflows/approval-rules.js';
 import { argsHash } from '../../common/args-hash.js';
-import { InputError, parseInput } from '../../common/input.js';
+import { InputError } from '../../common/input.js';
 import type { Exit } from '../../workflows/exits.js';
 import { budgetLeft, SoftBudget } from '../../workflows/budget.js';
 import { nextStep, takeReply } from '../../workflows/next-step.js';
-import { cacheKey, parseCall, toolSpecsOf } from '../../workflows/tool-calls.js';
+import { cacheKey, parseCall } from '../../workflows/tool-calls.js';
 import { capToolResult, declinedText, toolResultMessage, type Decision } from '../../common/transcript-text.js';
 import { initialState, recordChildSpend } from '../../workflows/run-state.js';
 import { turnCostUsd } from '../../common/turn-cost.js';
-import { specs } from '../helpers/builtin-specs.js';
+import { parseBuiltin, specs } from '../helpers/builtin-specs.js';
 import type { ChatMessage, ModelReply, RunConfig, ToolCall, ToolName } from '../../common/contract.js';
 import { propertyParams } from '../helpers/property.js';
 
@@ -153,7 +153,7 @@ function drive(cfg: RunConfig, replies: ModelReply[], decide: (call: ToolCall) =
     if (step.kind === 'stop') return { ...out, exit: step.exit };
     if (step.kind === 'drain') {
       const { call } = step.pending;
-      const parsed = parseCall(call, toolSpecsOf(cfg));
+      const parsed = parseCall(call, cfg.toolSpecs);
       const d = parsed.ok ? decide(call) : null;
       const text = !parsed.ok ? `Error: ${parsed.error}` : d?.decision === 'reject' ? declinedText(parsed.toolName, d) : 'ran';
       s.messages.push(toolResultMessage(call, text));
@@ -189,7 +189,7 @@ describe('the loop, over any replies and limits', () => {
   it('turns and cost never decrease, the cap is never passed, the budget overshoots by at most the last turn, every kept call gets exactly one result', () => {
     fc.assert(
       fc.property(limitsArb, fc.array(replyArb, { maxLength: 16 }), (limits, replies) => {
-        const cfg = parseInput({ task: 't', limits, tools: TOOLS });
+        const cfg = parseBuiltin({ task: 't', limits, tools: TOOLS });
         const d = drive(cfg, replies, () => ({ decision: 'approve', reason: null, by: null }));
         for (let i = 1; i < d.costs.length; i++) {
           expect(d.costs[i]).toBeGreaterThanOrEqual(d.costs[i - 1]);
@@ -221,7 +221,7 @@ describe('the loop, over any replies and limits', () => {
   it('a rejected call is answered with the decision in words and never reported as run', () => {
     fc.assert(
       fc.property(fc.array(replyArb, { maxLength: 10 }), fc.func(fc.boolean()), (replies, rejects) => {
-        const cfg = parseInput({ task: 't', limits: { maxTurns: 10 }, tools: TOOLS });
+        const cfg = parseBuiltin({ task: 't', limits: { maxTurns: 10 }, tools: TOOLS });
         const rejected = new Set<string>();
         const d = drive(cfg, replies, (call) => {
           if (!rejects(call.id)) return { decision: 'approve', reason: null, by: 'alice' };
@@ -257,7 +257,7 @@ describe('one budget for a parent and its children', () => {
         // Each parent turn starts one to three children side by side (a soft budget batches them as a hard one does).
         fc.array(fc.record({ parentTurn: turnCost, children: fc.array(child, { minLength: 1, maxLength: 3 }) }), { minLength: 1, maxLength: 6 }),
         (budget, rounds) => {
-          const cfg = parseInput({ task: 't', limits: { maxBudgetUsd: budget, maxTurns: null } });
+          const cfg = parseBuiltin({ task: 't', limits: { maxBudgetUsd: budget, maxTurns: null } });
           const s = initialState(cfg);
           const soft = new SoftBudget({ cfg, state: s });
           const all: number[] = [];
@@ -306,7 +306,7 @@ describe('input', () => {
       fc.property(fc.dictionary(field, fc.jsonValue(), { maxKeys: 6 }), fc.option(fc.jsonValue()), (raw, limits) => {
         const input = limits === null ? raw : { ...raw, limits };
         try {
-          const cfg = parseInput(input);
+          const cfg = parseBuiltin(input);
           expect(cfg.maxTurns !== null || cfg.maxBudgetUsd !== null).toBe(true);
           if (cfg.maxTurns !== null) expect(Number.isInteger(cfg.maxTurns) && cfg.maxTurns > 0).toBe(true);
           if (cfg.maxBudgetUsd !== null) expect(cfg.maxBudgetUsd).toBeGreaterThan(0);

@@ -5,7 +5,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import type { AgentInput, ChatMessage, RunConfig, RunResult, ToolCall } from '../../common/contract.js';
-import { parseInput } from '../../common/input.js';
+import { parseBuiltin } from '../helpers/builtin-specs.js';
 import { inputOfConfig } from '../../common/resume-input.js';
 import { undecodableMarker } from '../../common/undecodable.js';
 import { completedExit, runResult } from '../../workflows/exits.js';
@@ -34,7 +34,7 @@ function failure(fn: () => unknown): ApplicationFailure {
   throw new Error('expected a failure');
 }
 
-const cfgOf = (input: AgentInput, extra: Partial<RunConfig> = {}): RunConfig => ({ ...parseInput(input), ...extra });
+const cfgOf = (input: AgentInput, extra: Partial<RunConfig> = {}): RunConfig => ({ ...parseBuiltin(input), ...extra });
 const stoppedResult = (cfg: RunConfig): RunResult => ({
   ...runResult('src', completedExit('the model answered', 'done'), { ...initialState(cfg), turns: 3, toolRuns: 3, costUsd: 0.01, usage: { promptTokens: 300, completionTokens: 30 }, promptTokensPerTurn: [90, 100, 110] }),
 });
