@@ -88,8 +88,8 @@ function fromV3(model: LanguageModelV3): StreamingModel {
  * A V4 model as the activity reads a V3 one. The call options the activity
  * builds (text, tool calls and results, function tools, maxOutputTokens, the
  * abort signal) mean the same in both specifications; of the stream, only the
- * parts the fold reads are carried (text, tool calls, finish, error), the
- * finish reason V3 lacks (`interrupted`) as `other` with its raw word.
+ * parts the fold reads are carried (text, tool calls, finish, error), and a
+ * finish V3 lacks (`interrupted`: cut short) is no finish.
  */
 function fromV4(model: LanguageModelV4): StreamingModel {
   return {
@@ -121,11 +121,11 @@ function partOfV4(part: LanguageModelV4StreamPart): LanguageModelV3StreamPart | 
       return { type: 'tool-call', toolCallId: part.toolCallId, toolName: part.toolName, input: part.input, ...(part.providerExecuted !== undefined ? { providerExecuted: part.providerExecuted } : {}) };
     case 'finish': {
       const { unified, raw } = part.finishReason;
-      return {
-        type: 'finish',
-        usage: { inputTokens: { ...part.usage.inputTokens }, outputTokens: { ...part.usage.outputTokens } },
-        finishReason: unified === 'interrupted' ? { unified: 'other', raw: raw ?? 'interrupted' } : { unified, raw },
-      };
+      // `interrupted` is V4's word for a stream that ended without the provider's finish (@ai-sdk/anthropic 4
+      // adds it when a cut-short stream had text): no finish at all, so the fold calls it cut short, a failed
+      // attempt, never a half reply that is charged and kept.
+      if (unified === 'interrupted') return null;
+      return { type: 'finish', usage: { inputTokens: { ...part.usage.inputTokens }, outputTokens: { ...part.usage.outputTokens } }, finishReason: { unified, raw } };
     }
     case 'error':
       return { type: 'error', error: part.error };
