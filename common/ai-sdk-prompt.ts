@@ -201,14 +201,23 @@ const isCount = (v: number | undefined): v is number => typeof v === 'number' &&
 
 function toolCallPart(c: ToolCall): LanguageModelV3ToolCallPart {
   const input = parseObject(c.function.arguments);
+  // Nested thousands deep (a model's arguments the workflow refused for their depth), the parsed
+  // input cannot be encoded again (JSON.stringify overflows the stack), by us or by a provider package:
+  // it goes as {}, its text beside it, so the next turn is sent instead of failing as an outage.
+  let encoded: string | null = null;
+  try {
+    encoded = input === null ? null : JSON.stringify(input);
+  } catch {
+    encoded = null;
+  }
   // Arguments the parsed input would not give back byte for byte travel beside it.
-  const exact = input !== null && JSON.stringify(input) === c.function.arguments;
+  const exact = encoded !== null && encoded === c.function.arguments;
   return {
     type: 'tool-call',
     toolCallId: c.id,
     toolName: c.function.name,
     // Providers want an object (Anthropic's tool_use.input is one); broken arguments go as {}.
-    input: input ?? {},
+    input: encoded !== null && input !== null ? input : {},
     ...(exact ? {} : { providerOptions: { [HARNESS_OPTIONS_KEY]: { arguments: c.function.arguments } } }),
   };
 }
