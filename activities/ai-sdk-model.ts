@@ -1,39 +1,63 @@
-// The model activity's second backend: an AI SDK provider of the team's choice (a LanguageModelV3
-// from @ai-sdk/anthropic, @ai-sdk/openai-compatible, …), called through
-// doStream so the reply's text reaches the token sink as it arrives. Only
-// activities and worker code import this: the workflow sandbox never sees a
-// provider (lint enforces it). The failures keep the classification of the
-// built-in client (./model.ts): 429 waits out its retry-after, 5xx and network
-// failures are retried, 400/401/403/404/422 are not; a stream that carries an
-// error part or ends without its finish is a failed attempt, never a half
-// reply that is charged and kept.
-import { APICallError, NoSuchModelError, type LanguageModelV3, type LanguageModelV3CallOptions, type LanguageModelV3StreamPart, type ProviderV3 } from '@ai-sdk/provider';
+// The model activity's one seam: a language model of the AI SDK's provider
+// specification (V3: @ai-sdk/anthropic 3.x, @ai-sdk/openai-compatible 2.x;
+// V4: @ai-sdk/anthropic 4.x, @ai-sdk/openai-compatible 3.x; or the built-in
+// chat-completions provider, ./chat-completions.ts), called through doStream
+// so the reply's text reaches the token sink as it arrives. Only activities
+// and worker code import this: the workflow sandbox never sees a provider
+// (lint enforces it). One classification of every provider's failures
+// (failureOf, by ../common/provider-errors.ts's table): 429 waits out its
+// retry-after, 5xx and network failures are retried, 400/401/403/404/422 are
+// not; a stream that carries an error part or ends without its finish is a
+// failed attempt, never a half reply that is charged and kept.
+import {
+  APICallError,
+  NoSuchModelError,
+  type LanguageModelV3,
+  type LanguageModelV3CallOptions,
+  type LanguageModelV3FunctionTool,
+  type LanguageModelV3StreamPart,
+  type LanguageModelV4,
+  type LanguageModelV4CallOptions,
+  type LanguageModelV4StreamPart,
+  type ProviderV3,
+  type ProviderV4,
+} from '@ai-sdk/provider';
 import { ApplicationFailure } from '@temporalio/common';
-import { PROVIDER_RATE_LIMITED, PROVIDER_UNAVAILABLE, PROVIDER_UNREACHABLE } from '../common/provider-errors.js';
-import { replyOf, toFunctionTools, toPrompt, type ProviderReply } from '../common/ai-sdk-prompt.js';
+import { PROVIDER_MALFORMED_REPLY, PROVIDER_RATE_LIMITED, PROVIDER_UNAVAILABLE, PROVIDER_UNKNOWN_MODEL, PROVIDER_UNREACHABLE, PROVIDER_VERDICTS } from '../common/provider-errors.js';
+import { replyOf, toFunctionTools, toPrompt, type HarnessPrompt, type ProviderReply } from '../common/ai-sdk-prompt.js';
 import { emptyFold, foldPart } from '../common/ai-sdk-stream.js';
 import type { ChatMessage } from '../common/contract.js';
 import type { OpenAiToolDefinition } from '../common/tool-spec.js';
 import type { TokenStream } from '../common/token-sink.js';
 
-/** A model by its id: what `createAnthropic(...)` returns is one (and a ProviderV3 too). */
-export type LanguageModelFactory = (modelId: string) => LanguageModelV3;
+export { PROVIDER_MALFORMED_REPLY, PROVIDER_UNKNOWN_MODEL };
 
-/** What a worker is given to reach its models: a factory, or a provider whose languageModel(id) is used. */
-export type ModelProvider = LanguageModelFactory | ProviderV3;
+/** A language model of either provider specification the harness accepts: V3 (AI SDK 6) or V4 (AI SDK 7). */
+export type LanguageModel = LanguageModelV3 | LanguageModelV4;
 
-/** The type of the failure an unknown model gives: not retried, it names the model. */
-export const PROVIDER_UNKNOWN_MODEL = 'ProviderUnknownModel';
-/** A stream that carried an error part or ended without its finish: retried, nothing charged. */
-export const PROVIDER_MALFORMED_REPLY = 'ProviderMalformedReply';
+/** A model by its id: what `createAnthropic(...)` returns is one (and a ProviderV3 or ProviderV4 too). */
+export type LanguageModelFactory = (modelId: string) => LanguageModel;
 
-const NON_RETRYABLE: Record<number, string> = {
-  400: 'ProviderBadRequest',
-  401: 'ProviderUnauthorized',
-  403: 'ProviderForbidden',
-  404: PROVIDER_UNKNOWN_MODEL,
-  422: 'ProviderBadRequest',
-};
+/** What a worker is given to reach its models: a factory, or a provider (V3 or V4) whose languageModel(id) is used. */
+export type ModelProvider = LanguageModelFactory | ProviderV3 | ProviderV4;
+
+/** What the activity asks of a model: options both specifications read alike (the checks below prove it at compile time). */
+export interface HarnessCallOptions {
+  prompt: HarnessPrompt;
+  tools?: LanguageModelV3FunctionTool[];
+  maxOutputTokens?: number;
+  abortSignal?: AbortSignal;
+}
+// Compile-time proof that HarnessCallOptions is a V3 and a V4 call's options as they are.
+const asV3 = (o: HarnessCallOptions): LanguageModelV3CallOptions => o;
+const asV4 = (o: HarnessCallOptions): LanguageModelV4CallOptions => o;
+
+/** What the activity calls: a V3 model, or a V4 one read as V3 (fromV4, the one place the two specifications meet). */
+export interface StreamingModel {
+  readonly provider: string;
+  readonly modelId: string;
+  doStream(options: HarnessCallOptions): PromiseLike<{ stream: ReadableStream<LanguageModelV3StreamPart> }>;
+}
 
 export function isModelProvider(v: unknown): v is ModelProvider {
   if (typeof v === 'function') return true;
@@ -41,16 +65,72 @@ export function isModelProvider(v: unknown): v is ModelProvider {
 }
 
 /** The model `modelId` of `provider`; a provider that does not know it is one non-retryable failure naming it. */
-export function languageModelOf(provider: ModelProvider, modelId: string): LanguageModelV3 {
+export function languageModelOf(provider: ModelProvider, modelId: string): StreamingModel {
+  let model: LanguageModel;
   try {
-    // A provider package's value is callable and a ProviderV3: languageModel is the specification's way.
-    const p = provider as Partial<ProviderV3>;
-    return typeof p.languageModel === 'function' ? p.languageModel(modelId) : (provider as LanguageModelFactory)(modelId);
+    // A provider package's value is callable and a provider: languageModel is the specification's way.
+    const p = provider as Partial<ProviderV3 | ProviderV4>;
+    model = typeof p.languageModel === 'function' ? p.languageModel(modelId) : (provider as LanguageModelFactory)(modelId);
   } catch (err) {
     if (NoSuchModelError.isInstance(err)) {
       throw ApplicationFailure.create({ type: PROVIDER_UNKNOWN_MODEL, nonRetryable: true, message: `the model provider has no model ${JSON.stringify(modelId)}: ${err.message}` });
     }
     throw err;
+  }
+  return model.specificationVersion === 'v4' ? fromV4(model) : fromV3(model);
+}
+
+function fromV3(model: LanguageModelV3): StreamingModel {
+  return { provider: model.provider, modelId: model.modelId, doStream: (options) => model.doStream(asV3(options)) };
+}
+
+/**
+ * A V4 model as the activity reads a V3 one. The call options the activity
+ * builds (text, tool calls and results, function tools, maxOutputTokens, the
+ * abort signal) mean the same in both specifications; of the stream, only the
+ * parts the fold reads are carried (text, tool calls, finish, error), and a
+ * finish V3 lacks (`interrupted`: cut short) is no finish.
+ */
+function fromV4(model: LanguageModelV4): StreamingModel {
+  return {
+    provider: model.provider,
+    modelId: model.modelId,
+    async doStream(options) {
+      const { stream } = await model.doStream(asV4(options));
+      return {
+        stream: stream.pipeThrough(
+          new TransformStream<LanguageModelV4StreamPart, LanguageModelV3StreamPart>({
+            transform(part, controller) {
+              const v3 = partOfV4(part);
+              if (v3) controller.enqueue(v3);
+            },
+          }),
+        ),
+      };
+    },
+  };
+}
+
+function partOfV4(part: LanguageModelV4StreamPart): LanguageModelV3StreamPart | null {
+  switch (part.type) {
+    case 'text-start':
+      return { type: 'text-start', id: part.id };
+    case 'text-delta':
+      return { type: 'text-delta', id: part.id, delta: part.delta };
+    case 'tool-call':
+      return { type: 'tool-call', toolCallId: part.toolCallId, toolName: part.toolName, input: part.input, ...(part.providerExecuted !== undefined ? { providerExecuted: part.providerExecuted } : {}) };
+    case 'finish': {
+      const { unified, raw } = part.finishReason;
+      // `interrupted` is V4's word for a stream that ended without the provider's finish (@ai-sdk/anthropic 4
+      // adds it when a cut-short stream had text): no finish at all, so the fold calls it cut short, a failed
+      // attempt, never a half reply that is charged and kept.
+      if (unified === 'interrupted') return null;
+      return { type: 'finish', usage: { inputTokens: { ...part.usage.inputTokens }, outputTokens: { ...part.usage.outputTokens } }, finishReason: { unified, raw } };
+    }
+    case 'error':
+      return { type: 'error', error: part.error };
+    default:
+      return null;
   }
 }
 
@@ -66,10 +146,10 @@ export interface AiSdkCall {
 /**
  * One streamed call. Resolves with the reply only when the stream finished
  * cleanly; every other end is an ApplicationFailure classified as the
- * built-in client's are, or (when `signal` fired) the abort itself.
+ * by failureOf, or (when `signal` fired) the abort itself.
  */
-export async function callLanguageModel(model: LanguageModelV3, modelId: string, call: AiSdkCall): Promise<ProviderReply> {
-  const options: LanguageModelV3CallOptions = {
+export async function callLanguageModel(model: StreamingModel, modelId: string, call: AiSdkCall): Promise<ProviderReply> {
+  const options: HarnessCallOptions = {
     prompt: toPrompt(call.messages),
     ...(call.tools.length ? { tools: toFunctionTools(call.tools) } : {}),
     ...(call.maxTokens !== undefined ? { maxOutputTokens: call.maxTokens } : {}),
@@ -114,7 +194,7 @@ export async function callLanguageModel(model: LanguageModelV3, modelId: string,
   return reply.usage?.promptTokens === 0 ? { ...reply, usage: null } : reply;
 }
 
-/** An AI SDK error in the harness's classification. */
+/** A provider's error in the harness's one classification (the built-in provider's errors are AI SDK errors too). */
 export function failureOf(err: unknown, modelId: string): ApplicationFailure {
   if (err instanceof ApplicationFailure) return err;
   if (NoSuchModelError.isInstance(err)) {
@@ -126,7 +206,7 @@ export function failureOf(err: unknown, modelId: string): ApplicationFailure {
       return ApplicationFailure.create({ type: PROVIDER_UNREACHABLE, message: `could not reach the model provider at ${err.url}: ${describe(err)}` });
     }
     const message = status === 404 ? `the model provider answered 404 for model ${JSON.stringify(modelId)} (no such model?): ${err.message}` : `the model provider answered ${status}: ${err.message}`;
-    const type = NON_RETRYABLE[status];
+    const type = PROVIDER_VERDICTS[status];
     if (type) return ApplicationFailure.create({ type, message, nonRetryable: true });
     if (status === 429) {
       const delayMs = retryAfterMs(headerOf(err.responseHeaders, 'retry-after'));

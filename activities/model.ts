@@ -1,32 +1,32 @@
-// The model activity: one OpenAI chat-completions call over fetch. Base URL,
-// key and timeouts come from the worker's configuration, never from workflow
-// input, so the key never enters history. HTTP failures are classified here:
-// 429/5xx/network are retried by Temporal (429 after its Retry-After), while
-// 400/401/403/404 are not: retrying cannot fix them.
+// The model activity: one streamed call to a language model of the AI SDK's
+// provider specification (./ai-sdk-model.ts), the team's provider or the
+// built-in chat-completions one (./chat-completions.ts). Base URL, key and
+// timeouts come from the worker's configuration, never from workflow input,
+// so the key never enters history. Failures are classified in one place
+// (./ai-sdk-model.ts failureOf): 429/5xx/network are retried by Temporal (429
+// after its Retry-After), while 400/401/403/404/422 are not: retrying cannot
+// fix them.
 import { Context } from '@temporalio/activity';
 import { countCompletionTokensAsync, countPromptTokensAsync } from '../common/tokens.js';
 import { ApplicationFailure } from '@temporalio/common';
-// The transient types the workflow waits out (workflows/outage-wait.ts): one list, so the two cannot drift.
-import { PROVIDER_RATE_LIMITED, PROVIDER_UNAVAILABLE, PROVIDER_UNREACHABLE } from '../common/provider-errors.js';
 import type { OpenAiToolDefinition } from '../common/tool-spec.js';
 import { resolvePrompt, type MessageStore } from './message-store.js';
 import type { TraceWriter } from './trace-file.js';
-import type { AssistantMessage, ChatMessage, ModelReply, ToolCall, Usage } from '../common/contract.js';
+import type { ChatMessage, ModelReply, Usage } from '../common/contract.js';
 import { type CallModelInput, type ModelAnswer, type StoppedReply } from '../common/activity-contract.js';
 import { promptCountMargin, replyAllowance, type ReplyHold, type ReplyShortfall } from '../common/budget-math.js';
 import { heartbeatEvery } from '../common/heartbeat.js';
 import { RunningCalls, type RunningCall } from './running-calls.js';
 import { callLanguageModel, languageModelOf, retryAfterMs, type ModelProvider } from './ai-sdk-model.js';
 import { NO_TOKENS, type TokenSink, type TokenStream } from '../common/token-sink.js';
-import { readChatStream, type WireUsage } from './chat-stream.js';
+import { createChatCompletions } from './chat-completions.js';
 import type { ProviderUsage } from '../common/ai-sdk-prompt.js';
 import type { TraceEntry } from '../common/trace-format.js';
-import { canonicalJson } from '../common/args-hash.js';
 
 export { retryAfterMs };
 
 export interface ModelDeps {
-  /** The OpenAI-compatible endpoint of the built-in client; unused when `provider` is set. */
+  /** The OpenAI-compatible endpoint of the built-in provider; unused when `provider` is set. */
   baseUrl: string;
   apiKey?: string;
   /** When set, sent as `model` instead of the run's (LLM_MODEL): one setting points every run at a real server. */
@@ -38,7 +38,7 @@ export interface ModelDeps {
   trace: TraceWriter;
   messageStore: MessageStore;
   /**
-   * An AI SDK provider (or model factory) instead of the built-in client:
+   * An AI SDK provider (or model factory) instead of the built-in one:
    * the run's `model` (or `model` above) names the model it is asked for.
    */
   provider?: ModelProvider;
@@ -46,20 +46,6 @@ export interface ModelDeps {
   tokens?: TokenSink;
 }
 
-
-const NON_RETRYABLE: Record<number, string> = {
-  400: 'ProviderBadRequest',
-  401: 'ProviderUnauthorized',
-  403: 'ProviderForbidden',
-  404: 'ProviderNotFound',
-  422: 'ProviderBadRequest',
-};
-
-interface WireReply {
-  choices?: { message?: { content?: unknown; tool_calls?: unknown }; finish_reason?: unknown }[];
-  usage?: WireUsage;
-  error?: { message?: unknown };
-}
 
 /** A model call's input with its prompt resolved from the store. */
 type Prompt = Omit<CallModelInput, 'messages' | 'tools' | 'toolsRef' | 'prefix'> & { messages: ChatMessage[]; tools: OpenAiToolDefinition[]; maxTokens?: number };
@@ -100,8 +86,9 @@ export function createCallModel(deps: ModelDeps) {
 }
 
 function createAttempt(deps: ModelDeps) {
-  const url = `${deps.baseUrl.replace(/\/+$/, '')}/chat/completions`;
   const calls = deps.calls ?? new RunningCalls();
+  // One path: without a provider of the team's, the built-in one, behind the same interface.
+  const provider = deps.provider ?? createChatCompletions({ baseURL: deps.baseUrl, ...(deps.apiKey ? { apiKey: deps.apiKey } : {}) });
 
   return async function callModel(input: CallModelInput, holdFor: HoldFor | null): Promise<{ sent: true; reply: ModelReply; hold: ReplyHold | null } | { sent: false }> {
     const activity = Context.current();
@@ -180,19 +167,18 @@ function createAttempt(deps: ModelDeps) {
       deps.trace.write(input.workflowId, input.chainId, request);
       tokens.line?.(request);
     }
-    if (deps.provider) return callProvider(deps.provider, input, activity, call, tokens);
-    // With a sink to feed, the reply is streamed; without one (the default), read whole as it always was.
-    const streamed = deps.tokens !== undefined && deps.tokens !== NO_TOKENS && tokens !== NO_STREAM;
-    return callOnce(input, activity, call, streamed ? tokens : null);
+    return callProvider(input, activity, call, tokens);
   }
 
-  /** One attempt on an AI SDK provider: streamed, each text delta to the sink as it arrives. */
-  async function callProvider(provider: ModelProvider, input: Prompt, activity: Context, call: RunningCall, tokens: TokenStream): Promise<ModelReply> {
+  /** One attempt: streamed, each text delta to the sink as it arrives. */
+  async function callProvider(input: Prompt, activity: Context, call: RunningCall, tokens: TokenStream): Promise<ModelReply> {
     const modelId = deps.model ?? input.model;
+    // No heartbeat at the start: a call shorter than the interval sends none.
     const ticker = setInterval(() => activity.heartbeat(), heartbeatEvery(deps.heartbeatEveryMs, activity.info.heartbeatTimeoutMs));
     try {
       const r = await callLanguageModel(languageModelOf(provider, modelId), modelId, { messages: input.messages, tools: input.tools, maxTokens: input.maxTokens, signal: call.signal, tokens });
-      // As the built-in client does: a reply without usage is priced from our own count, and flagged.
+      // A reply without usage would count as free, and no budget would ever stop
+      // the run: it is priced from our own count (o200k_base) and flagged.
       const usage: Usage = r.usage
         ? usageOf(r.usage)
         : { promptTokens: await countPromptTokensAsync(input.messages, input.tools), completionTokens: await countCompletionTokensAsync(r.message.content, r.message.tool_calls) };
@@ -202,58 +188,6 @@ function createAttempt(deps: ModelDeps) {
     }
   }
 
-  /** `tokens`: stream the reply (chat completions' server-sent events) into it; null: one unstreamed request. */
-  async function callOnce(input: Prompt, activity: Context, call: RunningCall, tokens: TokenStream | null): Promise<ModelReply> {
-    // No heartbeat at the start: a call shorter than the interval sends none.
-    const ticker = setInterval(() => activity.heartbeat(), heartbeatEvery(deps.heartbeatEveryMs, activity.info.heartbeatTimeoutMs));
-    try {
-      let res: Response;
-      try {
-        res = await fetch(url, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            ...(deps.apiKey ? { authorization: `Bearer ${deps.apiKey}` } : {}),
-          },
-          body: JSON.stringify({
-            model: deps.model ?? input.model,
-            messages: input.messages,
-            ...(input.tools.length ? { tools: input.tools } : {}),
-            // Hard budgets only: the reply the budget pays for, at most.
-            ...(input.maxTokens !== undefined ? { max_tokens: input.maxTokens } : {}),
-            ...(tokens ? { stream: true, stream_options: { include_usage: true } } : {}),
-          }),
-          signal: call.signal,
-        });
-      } catch (err) {
-        if (call.signal.aborted) throw err;
-        throw ApplicationFailure.create({
-          type: PROVIDER_UNREACHABLE,
-          message: `could not reach the model provider at ${url}: ${describe(err)}`,
-        });
-      }
-      if (tokens && res.ok && (res.headers.get('content-type') ?? '').includes('text/event-stream')) {
-        return { ...(await toReply(await readChatStream(res, tokens, call.signal), input)), model: deps.model ?? input.model };
-      }
-      const text = await res.text();
-      if (!res.ok) throw httpFailure(res, text);
-      let body: WireReply;
-      try {
-        body = JSON.parse(text) as WireReply;
-      } catch {
-        throw ApplicationFailure.create({
-          type: 'ProviderMalformedReply',
-          message: `the model provider answered ${res.status} with a body that is not JSON: ${text.slice(0, 200)}`,
-        });
-      }
-      const reply = await toReply(body, input);
-      // A server that ignored `stream: true` answered whole: its text reaches the sink in one piece.
-      if (tokens && reply.message.content) tokens.text(reply.message.content);
-      return { ...reply, model: deps.model ?? input.model };
-    } finally {
-      clearInterval(ticker);
-    }
-  }
 }
 
 /** The token stream, keeping the text it was given: a Stop's cancellation carries it. */
@@ -302,100 +236,4 @@ function usageOf(u: ProviderUsage): Usage {
     ...(u.cacheWriteTokens !== undefined ? { cacheWriteTokens: u.cacheWriteTokens } : {}),
     ...(u.reasoningTokens !== undefined ? { reasoningTokens: u.reasoningTokens } : {}),
   };
-}
-
-function httpFailure(res: Response, text: string): ApplicationFailure {
-  let detail = text.slice(0, 500);
-  try {
-    const msg = (JSON.parse(text) as WireReply).error?.message;
-    if (typeof msg === 'string') detail = msg;
-  } catch {
-    // not JSON: keep the raw text
-  }
-  const message = `the model provider answered ${res.status}: ${detail}`;
-  const type = NON_RETRYABLE[res.status];
-  if (type) return ApplicationFailure.create({ type, message, nonRetryable: true });
-  if (res.status === 429) {
-    const delayMs = retryAfterMs(res.headers.get('retry-after'));
-    return ApplicationFailure.create({ type: PROVIDER_RATE_LIMITED, message, nextRetryDelay: delayMs ?? undefined });
-  }
-  return ApplicationFailure.create({ type: PROVIDER_UNAVAILABLE, message });
-}
-
-/** Async only for its fallback count of a reply without usage, which runs in time slices. */
-async function toReply(body: WireReply, request: Prompt): Promise<ModelReply> {
-  const choice = body.choices?.[0];
-  if (!choice?.message) {
-    throw ApplicationFailure.create({
-      type: 'ProviderMalformedReply',
-      message: `the model provider's reply has no choices[0].message: ${JSON.stringify(body).slice(0, 200)}`,
-    });
-  }
-  const calls = Array.isArray(choice.message.tool_calls) ? choice.message.tool_calls.map(toToolCall) : [];
-  const message: AssistantMessage = {
-    role: 'assistant',
-    content: typeof choice.message.content === 'string' ? choice.message.content : null,
-    ...(calls.length ? { tool_calls: calls } : {}),
-  };
-  // A reply without usage would count as free, and no budget would ever stop
-  // the run: it is priced from our own count (o200k_base) and flagged.
-  const reported = isCount(body.usage?.prompt_tokens) && isCount(body.usage?.completion_tokens);
-  return {
-    message,
-    usage: reported
-      ? {
-          promptTokens: toCount(body.usage?.prompt_tokens),
-          completionTokens: toCount(body.usage?.completion_tokens),
-          // OpenAI's details, only when reported: a reply without them reads as it always has.
-          ...(isCount(body.usage?.prompt_tokens_details?.cached_tokens) ? { cacheReadTokens: toCount(body.usage?.prompt_tokens_details?.cached_tokens) } : {}),
-          ...(isCount(body.usage?.completion_tokens_details?.reasoning_tokens) ? { reasoningTokens: toCount(body.usage?.completion_tokens_details?.reasoning_tokens) } : {}),
-        }
-      : { promptTokens: await countPromptTokensAsync(request.messages, request.tools), completionTokens: await countCompletionTokensAsync(message.content, message.tool_calls) },
-    ...(reported ? {} : { usageEstimated: true }),
-    finishReason: typeof choice.finish_reason === 'string' ? choice.finish_reason : calls.length ? 'tool_calls' : 'stop',
-  };
-}
-
-function toToolCall(raw: unknown): ToolCall {
-  const c = (raw ?? {}) as { id?: unknown; function?: { name?: unknown; arguments?: unknown } };
-  const args = c.function?.arguments;
-  return {
-    id: typeof c.id === 'string' ? c.id : '',
-    type: 'function',
-    function: {
-      name: typeof c.function?.name === 'string' ? c.function.name : '',
-      arguments: typeof args === 'string' ? args : encodeArguments(args ?? {}),
-    },
-  };
-}
-
-/**
- * Arguments a provider sent as an object, as the JSON text the transcript
- * keeps. Nested thousands deep, JSON.stringify overflows the stack, and the
- * model call would fail and be retried as an outage: the iterative canonical
- * encoding takes over, and the workflow refuses the call for its depth (a
- * tool error the model reads). Past even that encoding's bound, text that is
- * not JSON, refused as such.
- */
-function encodeArguments(args: unknown): string {
-  try {
-    return JSON.stringify(args);
-  } catch {
-    try {
-      return canonicalJson(args);
-    } catch {
-      return '<arguments nested too deep to encode>';
-    }
-  }
-}
-
-const isCount = (v: unknown): boolean => typeof v === 'number' && Number.isFinite(v) && v >= 0;
-const toCount = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0);
-
-function describe(err: unknown): string {
-  if (err instanceof Error) {
-    const cause = (err as Error & { cause?: unknown }).cause;
-    return cause instanceof Error ? `${err.message} (${cause.message})` : err.message;
-  }
-  return String(err);
 }

@@ -25,8 +25,8 @@ import type {
   LanguageModelV3Content,
   LanguageModelV3FinishReason,
   LanguageModelV3FunctionTool,
-  LanguageModelV3Message,
   LanguageModelV3Prompt,
+  LanguageModelV3TextPart,
   LanguageModelV3ToolCallPart,
   LanguageModelV3ToolResultOutput,
   LanguageModelV3ToolResultPart,
@@ -41,9 +41,27 @@ export const HARNESS_OPTIONS_KEY = 'agentHarness';
 /** The prefix of a tool result that reports a failure (toolErrorText): sent as `error-text`. */
 const ERROR_PREFIX = 'Error: ';
 
+/** A tool result as the harness sends it: text, or error text (never files or content lists). */
+type TextResultOutput = Extract<LanguageModelV3ToolResultOutput, { type: 'text' | 'error-text' }>;
+
+/**
+ * One message of the prompt the harness sends: system text, user text,
+ * assistant text and tool calls, text tool results. Both provider
+ * specifications (V3 and V4) read these alike (they differ in files and
+ * content lists, which a transcript never holds), so one prompt serves both.
+ */
+export type HarnessMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: LanguageModelV3TextPart[] }
+  | { role: 'assistant'; content: (LanguageModelV3TextPart | LanguageModelV3ToolCallPart)[] }
+  | { role: 'tool'; content: (Omit<LanguageModelV3ToolResultPart, 'output'> & { output: TextResultOutput })[] };
+
+/** The prompt the harness sends, a V3 and a V4 prompt at once. */
+export type HarnessPrompt = HarnessMessage[];
+
 /** The transcript as the provider's prompt: same messages, same order, consecutive tool results in one tool message. */
-export function toPrompt(messages: readonly ChatMessage[]): LanguageModelV3Prompt {
-  const prompt: LanguageModelV3Message[] = [];
+export function toPrompt(messages: readonly ChatMessage[]): HarnessPrompt {
+  const prompt: HarnessMessage[] = [];
   for (const m of messages) {
     switch (m.role) {
       case 'system':
@@ -59,7 +77,7 @@ export function toPrompt(messages: readonly ChatMessage[]): LanguageModelV3Promp
         });
         break;
       case 'tool': {
-        const part: LanguageModelV3ToolResultPart = { type: 'tool-result', toolCallId: m.tool_call_id, toolName: m.name, output: resultOutput(m.content) };
+        const part = { type: 'tool-result' as const, toolCallId: m.tool_call_id, toolName: m.name, output: resultOutput(m.content) };
         const last = prompt.at(-1);
         // The SDK's shape: the results of one turn in one tool message.
         if (last?.role === 'tool') last.content.push(part);
@@ -183,14 +201,23 @@ const isCount = (v: number | undefined): v is number => typeof v === 'number' &&
 
 function toolCallPart(c: ToolCall): LanguageModelV3ToolCallPart {
   const input = parseObject(c.function.arguments);
+  // Nested thousands deep (a model's arguments the workflow refused for their depth), the parsed
+  // input cannot be encoded again (JSON.stringify overflows the stack), by us or by a provider package:
+  // it goes as {}, its text beside it, so the next turn is sent instead of failing as an outage.
+  let encoded: string | null = null;
+  try {
+    encoded = input === null ? null : JSON.stringify(input);
+  } catch {
+    encoded = null;
+  }
   // Arguments the parsed input would not give back byte for byte travel beside it.
-  const exact = input !== null && JSON.stringify(input) === c.function.arguments;
+  const exact = encoded !== null && encoded === c.function.arguments;
   return {
     type: 'tool-call',
     toolCallId: c.id,
     toolName: c.function.name,
     // Providers want an object (Anthropic's tool_use.input is one); broken arguments go as {}.
-    input: input ?? {},
+    input: encoded !== null && input !== null ? input : {},
     ...(exact ? {} : { providerOptions: { [HARNESS_OPTIONS_KEY]: { arguments: c.function.arguments } } }),
   };
 }
@@ -209,7 +236,7 @@ function parseObject(text: string): Record<string, unknown> | null {
   }
 }
 
-function resultOutput(content: string): LanguageModelV3ToolResultOutput {
+function resultOutput(content: string): TextResultOutput {
   return content.startsWith(ERROR_PREFIX) ? { type: 'error-text', value: content } : { type: 'text', value: content };
 }
 

@@ -1,7 +1,7 @@
 // Which model-call failures an outage explains, shared by the workflow (it
 // waits those out: workflows/outage-wait.ts) and by resume (a run that
 // failed on one may be resumed once the provider is back). The types are the
-// ones the model activity gives its failures (activities/model.ts).
+// ones the model activity gives its failures (activities/ai-sdk-model.ts failureOf).
 
 /** The provider did not answer (refused, reset, DNS): the network or the provider is down. */
 export const PROVIDER_UNREACHABLE = 'ProviderUnreachable';
@@ -11,6 +11,26 @@ export const PROVIDER_UNAVAILABLE = 'ProviderUnavailable';
 export const PROVIDER_RATE_LIMITED = 'ProviderRateLimited';
 /** The call hung past its timeout, or its worker stopped heartbeating (named by the workflow, not the activity). */
 export const PROVIDER_TIMEOUT = 'ProviderTimeout';
+
+/** A 404, or a provider that says it has no such model: not retried, the message names the model. */
+export const PROVIDER_UNKNOWN_MODEL = 'ProviderUnknownModel';
+/** A reply that is not what the protocol says (a stream with an error part, cut short, a body that is not JSON): retried, nothing charged. */
+export const PROVIDER_MALFORMED_REPLY = 'ProviderMalformedReply';
+
+/**
+ * The one table of HTTP statuses that are a verdict on the request, not an
+ * outage: retrying cannot fix them, so they are not retried. Every provider
+ * (the built-in chat-completions one and the AI SDK's packages alike) is
+ * classified by it (activities/ai-sdk-model.ts failureOf); 429 and every
+ * other status are the transient types below.
+ */
+export const PROVIDER_VERDICTS: Readonly<Record<number, string>> = {
+  400: 'ProviderBadRequest',
+  401: 'ProviderUnauthorized',
+  403: 'ProviderForbidden',
+  404: PROVIDER_UNKNOWN_MODEL,
+  422: 'ProviderBadRequest',
+};
 
 const TRANSIENT: ReadonlySet<string> = new Set([PROVIDER_UNREACHABLE, PROVIDER_UNAVAILABLE, PROVIDER_RATE_LIMITED, PROVIDER_TIMEOUT]);
 

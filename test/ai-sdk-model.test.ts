@@ -1,14 +1,19 @@
 // The model activity on AI SDK providers, end to end: a real Temporal dev
 // server, real workers whose model is the real @ai-sdk/anthropic
 // (POST /v1/messages) or @ai-sdk/openai-compatible (POST /v1/chat/completions)
-// pointed at scripted providers by base URL, and the run's every exit; beside
-// them the built-in client, which streams too once the worker has a token
-// sink. Each backend gets a fast provider (runs, faults, money) and a slow one
-// (a Stop that lands in the middle of a streamed reply).
+// of both provider specifications (V3: anthropic 3.x, openai-compatible 2.x;
+// V4, AI SDK 7: anthropic 4.x, openai-compatible 3.x, installed under npm
+// aliases) pointed at scripted providers by base URL, and the run's every
+// exit; beside them the built-in chat-completions provider, behind the same
+// interface and classified by the same table. Each backend gets a fast
+// provider (runs, faults, money) and a slow one (a Stop that lands in the
+// middle of a streamed reply).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { createAnthropic as createAnthropicV4 } from '@ai-sdk/anthropic-v4';
+import { createOpenAICompatible as createOpenAICompatibleV4 } from '@ai-sdk/openai-compatible-v3';
 import { addFault, freshWorkspace, marker, providerRequests, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
 import { startProvider, type RunningProvider, type Scenario } from '../dev/provider/server.js';
 import { providerConnections } from '../dev/provider/control.js';
@@ -24,12 +29,12 @@ import type { AgentInput, Pricing } from '../common/contract.js';
 import type { Fault } from '../dev/provider/faults.js';
 import type { agentRun } from '../workflows/index.js';
 
-type Backend = 'anthropic' | 'openai-compatible' | 'builtin';
-const protocolOf = (b: Backend) => (b === 'anthropic' ? 'anthropic' : 'chat');
+type Backend = 'anthropic' | 'openai-compatible' | 'anthropic-v4' | 'openai-compatible-v4' | 'builtin';
+const protocolOf = (b: Backend) => (b.startsWith('anthropic') ? 'anthropic' : 'chat');
 const KEY = 'sk-scripted';
 const ANSWER = 'errors.log mentions a timeout: worker 7 timed out after 30000 ms.';
 const CACHE = { read: 50, write: 10 };
-const BACKENDS: Backend[] = ['anthropic', 'openai-compatible', 'builtin'];
+const BACKENDS: Backend[] = ['anthropic', 'openai-compatible', 'anthropic-v4', 'openai-compatible-v4', 'builtin'];
 const CACHED_PRICING: Pricing = { inputPerMTokUsd: 2, outputPerMTokUsd: 12, cacheReadPerMTokUsd: 0.2, cacheWritePerMTokUsd: 2.5 };
 /** A long text answer: on the slow provider its stream lasts seconds, so a Stop lands in the middle. */
 const LONG = Array.from({ length: 80 }, (_, i) => `word${i}`).join(' ');
@@ -58,9 +63,20 @@ const tokens: TokenSink = {
 };
 const streamsOf = (workflowId: string) => recorded.filter((r) => r.call.workflowId === workflowId);
 
+// Typed as ModelProvider without a cast: a V4 provider is accepted as it is (AI SDK 7).
 function providerOf(backend: Backend, at: RunningProvider): ModelProvider | null {
-  if (backend === 'builtin') return null;
-  return backend === 'anthropic' ? createAnthropic({ baseURL: at.url, apiKey: KEY }) : createOpenAICompatible({ baseURL: at.url, name: 'scripted', apiKey: KEY, includeUsage: true });
+  switch (backend) {
+    case 'builtin':
+      return null;
+    case 'anthropic':
+      return createAnthropic({ baseURL: at.url, apiKey: KEY });
+    case 'openai-compatible':
+      return createOpenAICompatible({ baseURL: at.url, name: 'scripted', apiKey: KEY, includeUsage: true });
+    case 'anthropic-v4':
+      return createAnthropicV4({ baseURL: at.url, apiKey: KEY });
+    case 'openai-compatible-v4':
+      return createOpenAICompatibleV4({ baseURL: at.url, name: 'scripted', apiKey: KEY, includeUsage: true });
+  }
 }
 
 const queues: Record<string, string> = {};
@@ -157,9 +173,10 @@ describe.each(BACKENDS)('%s', (protocol) => {
   it.each<[string, Fault, string, RegExp]>([
     ['429 (after its retry-after)', { type: 'status', status: 429, retryAfterSec: 1 }, 'ProviderRateLimited', /answered 429/],
     ['500', { type: 'status', status: 500 }, 'ProviderUnavailable', /answered 500/],
-    ['a malformed stream part', { type: 'malformed' }, 'ProviderMalformedReply', protocol === 'builtin' ? /a part that is not JSON/ : /carried an error part/],
+    // One stream fold for every provider: the built-in one's parse error is an error part too.
+    ['a malformed stream part', { type: 'malformed' }, 'ProviderMalformedReply', protocol === 'builtin' ? /carried an error part after \d+ parts: the stream carried a part that is not JSON/ : /carried an error part/],
     // @ai-sdk/anthropic ends quietly without a finish part; @ai-sdk/openai-compatible sends an error part, then a finish.
-    ['a truncated stream', { type: 'truncated' }, 'ProviderMalformedReply', { anthropic: /without its finish part/, 'openai-compatible': /carried an error part/, builtin: /without its finish_reason/ }[protocol]],
+    ['a truncated stream', { type: 'truncated' }, 'ProviderMalformedReply', { anthropic: /without its finish part/, 'anthropic-v4': /without its finish part/, 'openai-compatible': /carried an error part/, 'openai-compatible-v4': /carried an error part/, builtin: /without its finish part \(cut short\)/ }[protocol]],
   ])('%s: one failed attempt, then the retry counts, charged once', { timeout: 90_000 }, async (_name, fault, errorType, message) => {
     const m = marker();
     const input: AgentInput = { task: `Which file mentions a timeout? ${m}`, model: 'plan' };
@@ -183,15 +200,33 @@ describe.each(BACKENDS)('%s', (protocol) => {
     expect(r.costUsd).toBe(clean.costUsd);
   });
 
-  it('a reply without usage is priced from our own count and flagged (Anthropic: refused by its package, retried)', { timeout: 60_000 }, async () => {
+  it('a stream cut short in the middle of its text answer: a failed attempt, never a half answer charged and kept (V4 packages call it an `interrupted` finish)', { timeout: 90_000 }, async () => {
     const m = marker();
-    await addFault(url(), { match: { taskIncludes: m }, fault: { type: 'no_usage' }, times: protocol === 'anthropic' ? 1 : 3 });
+    // Turn 2 is the text answer: past its first events, text has arrived when the stream ends.
+    await addFault(url(), { match: { taskIncludes: m, turn: 2 }, fault: { type: 'truncated', afterParts: 6 }, times: 1 });
     const handle = await start(protocol, { task: `Which file mentions a timeout? ${m}`, model: 'plan' });
     const r = await handle.result();
-    if (protocol === 'anthropic') {
+    expect(r).toMatchObject({ status: 'completed', output: ANSWER, turns: 3, usageEstimatedTurns: 0 });
+    expect(streamsOf(handle.workflowId).map((s) => [s.call.turn, s.call.attempt, s.outcome])).toEqual([
+      [1, 1, 'counted'],
+      [2, 1, 'counted'],
+      [3, 1, 'failed'],
+      [3, 2, 'counted'],
+    ]);
+    expect(h.trace(handle.workflowId).filter((l) => l.type === 'model_error')).toEqual([expect.objectContaining({ retryable: true, errorType: 'ProviderMalformedReply' })]);
+  });
+
+  it('a reply without usage is priced from our own count and flagged (Anthropic: refused by its package, retried)', { timeout: 60_000 }, async () => {
+    const m = marker();
+    await addFault(url(), { match: { taskIncludes: m }, fault: { type: 'no_usage' }, times: protocolOf(protocol) === 'anthropic' ? 1 : 3 });
+    const handle = await start(protocol, { task: `Which file mentions a timeout? ${m}`, model: 'plan' });
+    const r = await handle.result();
+    if (protocolOf(protocol) === 'anthropic') {
       // @ai-sdk/anthropic's schema requires message_start's usage (the real API always sends it): a failed attempt, never a free reply.
       expect(r).toMatchObject({ status: 'completed', output: ANSWER, turns: 3, usageEstimatedTurns: 0 });
-      expect(h.trace(handle.workflowId).filter((l) => l.type === 'model_error')).toEqual([expect.objectContaining({ retryable: true, message: expect.stringMatching(/usage/) })]);
+      // @ai-sdk/anthropic 4 checks the stream's first part and throws its own plain Error for it (the schema's words are lost).
+      const said = protocol === 'anthropic' ? /usage/ : /Expected a normalized Anthropic stream error/;
+      expect(h.trace(handle.workflowId).filter((l) => l.type === 'model_error')).toEqual([expect.objectContaining({ retryable: true, message: expect.stringMatching(said) })]);
       return;
     }
     expect(r).toMatchObject({ status: 'completed', output: ANSWER, turns: 3, usageEstimatedTurns: 3 });
@@ -205,10 +240,8 @@ describe.each(BACKENDS)('%s', (protocol) => {
     expect(r.status).toBe('failed');
     expect(JSON.stringify(r.error)).toMatch(/no-such-model/);
     const errors = h.trace(r.runId).filter((l) => l.type === 'model_error');
-    // The built-in client's word for a 404 is older (ProviderNotFound); the provider's message names the model.
-    expect(errors).toEqual([
-      expect.objectContaining(protocol === 'builtin' ? { errorType: 'ProviderNotFound', retryable: false, message: expect.stringMatching(/no-such-model/) } : { errorType: 'ProviderUnknownModel', retryable: false, message: expect.stringMatching(/404 for model "no-such-model"/) }),
-    ]);
+    // One classification for every provider, the built-in one included: a 404 is ProviderUnknownModel, its message naming the model.
+    expect(errors).toEqual([expect.objectContaining({ errorType: 'ProviderUnknownModel', retryable: false, message: expect.stringMatching(/404 for model "no-such-model"/) })]);
     expect(await providerRequests(url(), m)).toHaveLength(1);
   });
 
@@ -281,8 +314,12 @@ describe('configuration', () => {
     expect(thrown).toMatchObject({ type: 'ProviderUnknownModel', nonRetryable: true, message: expect.stringMatching(/no model "gpt-17"/) });
   });
 
-  it('AgentPlugin refuses a provider that is neither a factory nor a ProviderV3, naming the option', () => {
+  it('AgentPlugin refuses a provider that is neither a factory nor a provider, naming the option; takes V3 and V4 providers as they are typed (AI SDK 6 and 7)', () => {
     expect(() => new AgentPlugin({ model: { provider: 42 as unknown as ModelProvider }, workspace: '/tmp/x' })).toThrow(/^AgentPlugin option model\.provider must be an AI SDK provider/);
     expect(() => new AgentPlugin({ model: { provider: createAnthropic({ baseURL: 'http://127.0.0.1:9/v1', apiKey: KEY }) }, workspace: '/tmp/x' })).not.toThrow();
+    // No cast: this file does not type-check if the option's type refuses LanguageModelV4 (tsc runs over test/).
+    expect(() => new AgentPlugin({ model: { provider: createAnthropicV4({ baseURL: 'http://127.0.0.1:9/v1', apiKey: KEY }) }, workspace: '/tmp/x' })).not.toThrow();
+    expect(() => new AgentPlugin({ model: { provider: createOpenAICompatibleV4({ baseURL: 'http://127.0.0.1:9/v1', name: 'x' }) }, workspace: '/tmp/x' })).not.toThrow();
+    expect(languageModelOf(createAnthropicV4({ baseURL: 'http://127.0.0.1:9/v1', apiKey: KEY }), 'plan').provider).toMatch(/^anthropic/);
   });
 });

@@ -205,6 +205,6 @@ describe('hard budget through the temporal CLI', () => {
     );
     // Soft, as before: the default prices apply and the provider answers 404 for a model it does not know.
     const soft = await h.run({ ...input, limits: { maxBudgetUsd: 0.05 } });
-    expect(soft).toMatchObject({ status: 'failed', errorType: 'ProviderNotFound' });
+    expect(soft).toMatchObject({ status: 'failed', errorType: 'ProviderUnknownModel' });
   });
 });

@@ -7,7 +7,7 @@ export { AgentPlugin, type AgentWorkerSummary } from './agent-plugin.js';
 // AgentPlugin's second constructor argument (internal: the standalone worker's words).
 export type { SettingNames } from './setting-names.js';
 export type { AgentPluginOptions, ModelEndpoint, ModelProviderSetting, PluginLog, PluginTracing } from './plugin-options.js';
-export type { LanguageModelFactory, ModelProvider } from '../activities/ai-sdk-model.js';
+export type { LanguageModel, LanguageModelFactory, ModelProvider } from '../activities/ai-sdk-model.js';
 export type { TokenAttempt, TokenSink, TokenStream } from '../common/token-sink.js';
 export { NO_TOKENS } from '../common/token-sink.js';
 export { streamTokenSink, BATCH_MS as LIVE_STREAM_BATCH_MS } from '../activities/live-stream.js';

@@ -251,7 +251,7 @@ const endpointSetting = strictObject(
   'is not a model setting',
 );
 const providerSetting = strictObject(
-  { provider: z.custom<ModelProvider>(isModelProvider, { message: 'must be an AI SDK provider (createAnthropic({...}), a ProviderV3) or a (modelId) => LanguageModelV3' }), model: nonEmpty.optional() },
+  { provider: z.custom<ModelProvider>(isModelProvider, { message: 'must be an AI SDK provider (createAnthropic({...}), a ProviderV3 or ProviderV4) or a (modelId) => LanguageModelV3 | LanguageModelV4' }), model: nonEmpty.optional() },
   MODEL_SHAPE,
   'is not a model setting',
 );
