@@ -19,7 +19,7 @@ import type { ToolSpec } from './tool-spec.js';
  * `acknowledgeDefinitionChange: true` once costs the operator one flag.
  */
 export const DEFAULT_DEFINITION_CHANGE: DefinitionChangePolicy = 'refuse';
-export const DEFINITION_CHANGE_POLICIES = ['refuse', 'allow'] as const;
+export { DEFINITION_CHANGE_POLICIES } from './settings.js';
 
 /** The fields of a definition, by the names definitionChanged reports. */
 export const DEFINITION_FIELDS = ['system', 'tools', 'model', 'prices', 'limits'] as const;

@@ -114,7 +114,7 @@ export class AgentPlugin implements WorkerPlugin, ClientPlugin, BundlerPlugin {
    * @param names - internal: the words refusals use (the standalone worker names its environment variables)
    */
   constructor(options: AgentPluginOptions, names: SettingNames = OPTION_NAMES) {
-    const opts = resolveOptions(options);
+    const opts = resolveOptions(options, names);
     if (names === OPTION_NAMES) {
       // A team's worker: the variables docs/plugin.md lists beside the options
       // are read (those that guard decisions) or named in a warning, never
