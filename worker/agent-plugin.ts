@@ -21,7 +21,8 @@ import { MessageStore } from '../activities/message-store.js';
 import { RunningCalls } from '../activities/running-calls.js';
 import { TraceWriter } from '../activities/trace-file.js';
 import type { EffectStore } from '../activities/effects/record.js';
-import type { Toolset } from '../activities/tools/toolset.js';
+import { Toolset } from '../activities/tools/toolset.js';
+import { isSubAgent, type ToolDefinition } from '../activities/tools/define-tool.js';
 import { parseMcpConfig, readMcpConfig, type McpServerConfig } from '../activities/tools/mcp/config.js';
 import { loadMcpTools, type McpToolSource } from '../activities/tools/mcp/source.js';
 import type { AgentActivities } from '../common/activity-contract.js';
@@ -47,6 +48,18 @@ const ACTIVITY_NAMES = Object.keys({
   loadRun: true,
   loadForkSource: true,
 } satisfies Record<keyof AgentActivities, true>);
+
+/**
+ * What the harness's own tests and experiments install into a worker, never a
+ * plugin option: faults (a worker killed mid-write) and holds (a write held
+ * until a Stop) are tool wrappers of test/helpers/faults.ts, so shipped code
+ * carries no switch that kills or stalls it.
+ * @internal
+ */
+export interface PluginSeams {
+  /** Wraps each activity tool the worker offers (after the checks: names and specs unchanged). */
+  wrapTool?: (def: ToolDefinition) => ToolDefinition;
+}
 
 /** What a configured worker offers, for its start-up line. */
 export interface AgentWorkerSummary {
@@ -107,13 +120,16 @@ export class AgentPlugin implements WorkerPlugin, ClientPlugin, BundlerPlugin {
   private used = false;
   /** Listed variables set in the environment that this team's worker does not read: said once, when it configures a worker. */
   private readonly envWarning: string | null = null;
+  private readonly seams: PluginSeams;
 
   /**
    * Checks the options now, and reads the MCP config: a wrong type, an
    * unknown option or a bad MCP config throws one line naming it.
    * @param names - internal: the words refusals use (the standalone worker names its environment variables)
+   * @param seams - internal: what the harness's own tests and experiments install (test/helpers/faults.ts); never an option
    */
-  constructor(options: AgentPluginOptions, names: SettingNames = OPTION_NAMES) {
+  constructor(options: AgentPluginOptions, names: SettingNames = OPTION_NAMES, seams: PluginSeams = {}) {
+    this.seams = seams;
     const opts = resolveOptions(options, names);
     if (names === OPTION_NAMES) {
       // A team's worker: the variables docs/plugin.md lists beside the options
@@ -177,7 +193,7 @@ export class AgentPlugin implements WorkerPlugin, ClientPlugin, BundlerPlugin {
     if (clash.length) throw new Error(`Worker.create's activities include ${clash.join(', ')}, the name${clash.length > 1 ? 's' : ''} of the harness's activities (AgentPlugin adds them): rename the team's`);
     const sinkClash = HARNESS_SINK_NAMES.filter((n) => Object.hasOwn(options.sinks ?? {}, n));
     if (sinkClash.length) throw new Error(`Worker.create's sinks include ${sinkClash.join(', ')}, the name${sinkClash.length > 1 ? 's' : ''} of the harness's workflow sinks (AgentPlugin adds them): rename the team's`);
-    const p = await prepare(this.opts, this.mcpServers, options, this.names);
+    const p = await prepare(this.opts, this.mcpServers, options, this.names, this.seams);
     this.prepared = p;
     const sinks = {
       // A team's own `exporter` (OpenTelemetryPlugin's) stays unless this plugin traces.
@@ -294,7 +310,7 @@ export function policyToolProblem(policy: ApproverPolicy | undefined, offered: r
   return `${names.approvers} lists ${unknown.length > 1 ? 'tools' : 'tool'} ${listed}, which this worker does not offer (it offers: ${offered.join(', ')}): a tool the policy does not name is decided unsigned, so fix the name, or offer the tool (${names.only})`;
 }
 
-async function prepare(opts: ResolvedPluginOptions, mcpServers: readonly McpServerConfig[], options: WorkerOptions, names: SettingNames): Promise<Prepared> {
+async function prepare(opts: ResolvedPluginOptions, mcpServers: readonly McpServerConfig[], options: WorkerOptions, names: SettingNames, seams: PluginSeams): Promise<Prepared> {
   const closers: (() => Promise<void>)[] = [];
   try {
     // The team's tools first (no I/O): a bad one is named before anything is asked of the server.
@@ -310,7 +326,10 @@ async function prepare(opts: ResolvedPluginOptions, mcpServers: readonly McpServ
     await requireSearchAttributes(connection, namespace, opts.searchAttributes, names);
     const mcp = mcpServers.length ? await loadMcpTools(mcpServers) : null;
     if (mcp) closers.push(() => mcp.close());
-    const toolset = buildToolset({ tools: opts.tools, mcpTools: mcp?.tools ?? [], only: opts.only, names });
+    const offered = buildToolset({ tools: opts.tools, mcpTools: mcp?.tools ?? [], only: opts.only, names });
+    const wrap = seams.wrapTool;
+    // The same names and specs (what the workflow and the queue check see); only what runs differs.
+    const toolset = wrap ? new Toolset(offered.definitions().map((d) => (isSubAgent(d) ? d : wrap(d)))) : offered;
     const unknown = policyToolProblem(opts.runDefaults.approvers, toolset.names(), names);
     if (unknown) throw new Error(unknown);
     const route = await chooseTaskQueue(connection, {
@@ -342,7 +361,6 @@ async function prepare(opts: ResolvedPluginOptions, mcpServers: readonly McpServ
       trace,
       defaults: opts.runDefaults,
       prices: opts.modelPrices,
-      writeHooks: opts.writeHooks,
       toolset,
       calls,
       heartbeatEveryMs: opts.heartbeatEveryMs,

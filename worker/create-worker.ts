@@ -7,12 +7,11 @@ import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/w
 import type { Tracing } from '../common/tracing.js';
 import type { LedgerConfig, HarnessConfig, RetentionConfig, SearchAttributeMode, ToolsetCheck, WorkerVersioning } from '../common/config.js';
 import type { Pricing, RunDefaults } from '../common/contract.js';
-import type { WriteHooks } from '../activities/tools/context.js';
 import type { EffectStore } from '../activities/effects/record.js';
 import type { AnyToolDefinition } from '../activities/tools/define-tool.js';
 import type { Toolset } from '../activities/tools/toolset.js';
 import { BUILTIN_TOOLS } from '../activities/tools/builtin.js';
-import { AgentPlugin } from './agent-plugin.js';
+import { AgentPlugin, type PluginSeams } from './agent-plugin.js';
 import type { ModelEndpoint, ModelProviderSetting, PluginLog } from './plugin-options.js';
 import type { ModelProvider } from '../activities/ai-sdk-model.js';
 import type { LlmProviderName } from '../common/env-schema.js';
@@ -54,8 +53,8 @@ export interface AgentWorkerOptions {
   maxCachedWorkflows?: number;
   /** How long a run's next task waits for the worker that caches it before any worker may take it. SDK default: 10 s. */
   stickyTimeoutMs?: number;
-  /** Test seams inside write tools (see activities/tools/context.ts). */
-  writeHooks?: WriteHooks;
+  /** What the harness's tests and experiments install (test/helpers/faults.ts: a crash, a held write); never a plugin option. */
+  seams?: PluginSeams;
   /** Defaults for what a run's input leaves out (resolved once per run). */
   runDefaults?: Partial<RunDefaults>;
   /** Prices of models beyond the scripted provider's (AGENT_MODEL_PRICES). */
@@ -183,9 +182,9 @@ export function agentPluginFor(opts: Omit<AgentWorkerOptions, 'connection'>): Ag
       ...(opts.ownQueue ? { ownQueue: true } : {}),
       ...(opts.tracing ? { tracing: opts.tracing } : {}),
       ...(opts.log ? { log: opts.log } : {}),
-      ...(opts.writeHooks ? { writeHooks: opts.writeHooks } : {}),
     },
     opts.names ?? ENV_NAMES,
+    opts.seams ?? {},
   );
 }
 

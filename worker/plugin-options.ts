@@ -11,7 +11,6 @@ import { Runtime } from '@temporalio/worker';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { AnyToolDefinition } from '../activities/tools/define-tool.js';
-import type { WriteHooks } from '../activities/tools/context.js';
 import type { EffectStore } from '../activities/effects/record.js';
 import type { McpConfigFile } from '../activities/tools/mcp/config-schema.js';
 import { type LedgerConfig, type RetentionConfig, type SearchAttributeMode, type ToolsetCheck } from '../common/config.js';
@@ -117,8 +116,6 @@ export interface AgentPluginOptions {
   tracing?: PluginTracing | null;
   /** Where start-up notes and retention lines go. */
   log?: PluginLog;
-  /** Test seams inside write tools; empty in production. */
-  writeHooks?: WriteHooks;
 }
 
 /** The options with every default filled. */
@@ -146,7 +143,6 @@ export interface ResolvedPluginOptions {
   ownQueue: boolean;
   tracing: PluginTracing | null;
   log: PluginLog;
-  writeHooks: WriteHooks | undefined;
 }
 
 const NOT_OBJECT = 'must be an object';
@@ -273,7 +269,6 @@ const optionsSchema = strictObject(
       .nullable()
       .optional(),
     log: withMethods<PluginLog>('an object with log and warn functions', 'log', 'warn').optional(),
-    writeHooks: z.custom<WriteHooks>((v) => typeof v === 'object' && v !== null, { message: 'must be an object' }).optional(),
     tokens: withMethods<TokenSink>('an object with an open function', 'open').optional(),
     stream: oneOf(LIVE_STREAMS).optional(),
   },
@@ -329,7 +324,6 @@ export function resolveOptions(raw: unknown, names: Pick<SettingNames, 'option'>
     ownQueue: o.ownQueue ?? false,
     tracing: o.tracing ?? null,
     log: o.log ?? runtimeLog(),
-    writeHooks: o.writeHooks,
   };
 }
 

@@ -13,6 +13,7 @@ import { readTrace, type TraceLine } from '../../common/trace-format.js';
 import { dataConverter, workerDataConverter } from '../../common/payload-codec.js';
 import type { PayloadKey } from '../../common/payload-keys.js';
 import { createAgentWorker } from '../../worker/create-worker.js';
+import { holdWrites } from './faults.js';
 import { queuesToReplay, replayRunsOnQueue } from './replay-queues.js';
 import { TEST_CACHE } from './spawn-worker.js';
 import { everyExecution, replayFailures } from '../replay/executions.js';
@@ -215,7 +216,7 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
       maxCachedWorkflows: extra.maxCachedWorkflows ?? TEST_CACHE.maxCachedWorkflows,
       stickyTimeoutMs: TEST_CACHE.stickyTimeoutMs,
       runDefaults: extra.runDefaults,
-      writeHooks: extra.writeHooks,
+      ...(extra.writeHooks ? { seams: holdWrites(extra.writeHooks) } : {}),
       activitiesOnly: extra.activitiesOnly,
       loopOnly: extra.loopOnly,
       heartbeatEveryMs: extra.heartbeatEveryMs,
