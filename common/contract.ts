@@ -217,18 +217,6 @@ export interface AgentInput {
   maxToolResultChars?: number;
   /** Continue as new once history passes this many bytes (Temporal may suggest it earlier). */
   continueAsNewAtHistoryBytes?: number;
-  /**
-   * `stop` (default): an error the model cannot act on ends the run. `retry`
-   * hands it to the model like any other, which lets a run go on retrying what
-   * cannot succeed; kept so experiments/ can measure that.
-   */
-  permanentToolErrors?: 'stop' | 'retry';
-  /**
-   * Experimental, never a default: a rejected call's result is empty instead of
-   * the decision in words; kept so experiments/ can measure how often a model
-   * then claims the call happened.
-   */
-  experimentalEmptyRejection?: boolean;
   /** Writes each model request (numbered messages, tools) to the trace: `run --debug`. */
   debug?: boolean;
   /**
@@ -287,7 +275,18 @@ export interface RunConfig {
   toolTimeoutMs: number;
   maxToolResultChars: number;
   continueAsNewAtHistoryBytes: number;
+  /**
+   * `stop`: an error the model cannot act on ends the run. Not an input: a run
+   * always resolves `stop`; only the harness's experiments set `retry`
+   * (test/helpers/experiments.ts), to measure the loop that keeps retrying
+   * what cannot succeed.
+   */
   permanentToolErrors: 'stop' | 'retry';
+  /**
+   * Not an input, always false: only the harness's experiments set it (a
+   * rejected call's result empty instead of the decision in words), to
+   * measure how often a model then claims the call happened.
+   */
   experimentalEmptyRejection: boolean;
   debug: boolean;
   /** null: the transcript is sent whole, however long. */

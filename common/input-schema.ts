@@ -76,8 +76,6 @@ export const inputSchema = strictObject(
     toolTimeoutMs: positive.optional(),
     maxToolResultChars: intBetween(1, MAX_TOOL_RESULT_CHARS_LIMIT).optional(),
     continueAsNewAtHistoryBytes: intBetween(1, 40 * 1024 * 1024).optional(),
-    permanentToolErrors: oneOf(['stop', 'retry']).optional(),
-    experimentalEmptyRejection: flag,
     debug: flag,
     context: context.nullish(),
     resumeFrom: string.nullish(),

@@ -59,6 +59,8 @@ const ACTIVITY_NAMES = Object.keys({
 export interface PluginSeams {
   /** Wraps each activity tool the worker offers (after the checks: names and specs unchanged). */
   wrapTool?: (def: ToolDefinition) => ToolDefinition;
+  /** Wraps the harness's activities: experiments/ sets a run's experiment settings in its resolved configuration (test/helpers/experiments.ts). */
+  wrapActivities?: (activities: AgentActivities) => AgentActivities;
 }
 
 /** What a configured worker offers, for its start-up line. */
@@ -370,7 +372,7 @@ async function prepare(opts: ResolvedPluginOptions, mcpServers: readonly McpServ
       approversSetting: names.approvers,
     });
     for (const note of route.notes) opts.log.log(note);
-    return { toolset, taskQueue: route.taskQueue, effects, activities, trace, calls, mcp, connection, namespace, closers };
+    return { toolset, taskQueue: route.taskQueue, effects, activities: seams.wrapActivities ? seams.wrapActivities(activities) : activities, trace, calls, mcp, connection, namespace, closers };
   } catch (err) {
     for (const close of closers.reverse()) await close().catch(() => {});
     throw err;
