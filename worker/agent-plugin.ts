@@ -63,6 +63,15 @@ export interface PluginSeams {
   wrapActivities?: (activities: AgentActivities) => AgentActivities;
 }
 
+/** The seams installed in a plugin: held beside it, not in it, so neither its options nor its signature carry them. */
+const SEAMS = new WeakMap<AgentPlugin, PluginSeams>();
+
+/** Installs the harness's own test seams in a plugin before it configures a worker (worker/create-worker.ts); not exported by the package. */
+export function installSeams(plugin: AgentPlugin, seams: PluginSeams): AgentPlugin {
+  SEAMS.set(plugin, seams);
+  return plugin;
+}
+
 /** What a configured worker offers, for its start-up line. */
 export interface AgentWorkerSummary {
   /** The queue it polls (Worker.create's, or the one `ownQueue` chose). */
@@ -122,16 +131,13 @@ export class AgentPlugin implements WorkerPlugin, ClientPlugin, BundlerPlugin {
   private used = false;
   /** Listed variables set in the environment that this team's worker does not read: said once, when it configures a worker. */
   private readonly envWarning: string | null = null;
-  private readonly seams: PluginSeams;
 
   /**
    * Checks the options now, and reads the MCP config: a wrong type, an
    * unknown option or a bad MCP config throws one line naming it.
    * @param names - internal: the words refusals use (the standalone worker names its environment variables)
-   * @param seams - internal: what the harness's own tests and experiments install (test/helpers/faults.ts); never an option
    */
-  constructor(options: AgentPluginOptions, names: SettingNames = OPTION_NAMES, seams: PluginSeams = {}) {
-    this.seams = seams;
+  constructor(options: AgentPluginOptions, names: SettingNames = OPTION_NAMES) {
     const opts = resolveOptions(options, names);
     if (names === OPTION_NAMES) {
       // A team's worker: the variables docs/plugin.md lists beside the options
@@ -195,7 +201,7 @@ export class AgentPlugin implements WorkerPlugin, ClientPlugin, BundlerPlugin {
     if (clash.length) throw new Error(`Worker.create's activities include ${clash.join(', ')}, the name${clash.length > 1 ? 's' : ''} of the harness's activities (AgentPlugin adds them): rename the team's`);
     const sinkClash = HARNESS_SINK_NAMES.filter((n) => Object.hasOwn(options.sinks ?? {}, n));
     if (sinkClash.length) throw new Error(`Worker.create's sinks include ${sinkClash.join(', ')}, the name${sinkClash.length > 1 ? 's' : ''} of the harness's workflow sinks (AgentPlugin adds them): rename the team's`);
-    const p = await prepare(this.opts, this.mcpServers, options, this.names, this.seams);
+    const p = await prepare(this.opts, this.mcpServers, options, this.names, SEAMS.get(this) ?? {});
     this.prepared = p;
     const sinks = {
       // A team's own `exporter` (OpenTelemetryPlugin's) stays unless this plugin traces.

@@ -11,7 +11,7 @@ import type { EffectStore } from '../activities/effects/record.js';
 import type { AnyToolDefinition } from '../activities/tools/define-tool.js';
 import type { Toolset } from '../activities/tools/toolset.js';
 import { BUILTIN_TOOLS } from '../activities/tools/builtin.js';
-import { AgentPlugin, type PluginSeams } from './agent-plugin.js';
+import { AgentPlugin, installSeams, type PluginSeams } from './agent-plugin.js';
 import type { ModelEndpoint, ModelProviderSetting, PluginLog } from './plugin-options.js';
 import type { ModelProvider } from '../activities/ai-sdk-model.js';
 import type { LlmProviderName } from '../common/env-schema.js';
@@ -160,7 +160,7 @@ export function agentPluginFor(opts: Omit<AgentWorkerOptions, 'connection'>): Ag
   // A Toolset holds the built-ins already: the plugin adds them itself.
   const tools = opts.toolset ? opts.toolset.definitions().filter((d) => !BUILTIN_TOOLS.includes(d)) : (opts.tools ?? []);
   const only = opts.toolset ? opts.toolset.names() : opts.only;
-  return new AgentPlugin(
+  const plugin = new AgentPlugin(
     {
       model: modelSettingOf(opts),
       ...(opts.tokens ? { tokens: opts.tokens } : {}),
@@ -184,8 +184,8 @@ export function agentPluginFor(opts: Omit<AgentWorkerOptions, 'connection'>): Ag
       ...(opts.log ? { log: opts.log } : {}),
     },
     opts.names ?? ENV_NAMES,
-    opts.seams ?? {},
   );
+  return opts.seams ? installSeams(plugin, opts.seams) : plugin;
 }
 
 /**
