@@ -415,7 +415,11 @@ function isVersioningBehavior(s: string): s is VersioningBehaviorName {
   return (VERSIONING_BEHAVIORS as readonly string[]).includes(s);
 }
 
-/** AGENT_MODEL_PRICES: a JSON object of model name → both prices; anything else stops the process naming what is wrong. */
+/**
+ * AGENT_MODEL_PRICES: JSON read with the schema of the option `modelPrices`
+ * (./settings), so the two take the same prices (promptCount included);
+ * anything else stops the process naming the variable and the field.
+ */
 function modelPrices(raw: string | undefined): Record<string, Pricing> {
   if (!raw) return {};
   let parsed: unknown;
@@ -424,12 +428,10 @@ function modelPrices(raw: string | undefined): Record<string, Pricing> {
   } catch {
     throw new Error('AGENT_MODEL_PRICES must be JSON like {"gpt-4o-mini": {"inputPerMTokUsd": 0.15, "outputPerMTokUsd": 0.6}}');
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('AGENT_MODEL_PRICES must be a JSON object of model name → prices');
   const checked = modelPricesSchema.safeParse(parsed);
   if (checked.success) return checked.data;
-  const model = String(checked.error.issues[0].path[0]);
-  if (checked.error.issues[0].path[1] === 'promptCount') throw new Error(`AGENT_MODEL_PRICES: model ${JSON.stringify(model)}: promptCount must be like {"factor": 3, "overheadTokens": 600} (factor between 1 and 100, overheadTokens a whole number >= 0)`);
-  throw new Error(`AGENT_MODEL_PRICES: model ${JSON.stringify(model)} needs inputPerMTokUsd and outputPerMTokUsd, numbers >= 0`);
+  const { field, message } = firstProblem(checked.error);
+  throw new Error(field ? `AGENT_MODEL_PRICES ${field} ${message}` : `AGENT_MODEL_PRICES ${message}`);
 }
 
 function cacheSize(n: number | undefined): number | undefined {

@@ -4,6 +4,9 @@
 import type { DefinitionField } from './definition.js';
 import type { ApproverPolicy } from './signed-decision.js';
 import type { ToolSpec } from './tool-spec.js';
+// Types only: the settings' schemas stay out of whatever imports the contract.
+import type { z } from 'zod';
+import type { DEDUPE_POLICIES, DEFINITION_CHANGE_POLICIES, pricingSchema, promptCountSchema, TOOL_ERROR_POLICIES } from './settings.js';
 
 /** One tool call as the OpenAI chat-completions wire format carries it. */
 export interface ToolCall {
@@ -175,41 +178,17 @@ export interface PartialReply {
 }
 
 /** How a tool's failure reaches the model: described, as a generic line, or ending the run. */
-export type ToolErrorPolicy = 'describe' | 'generic' | 'fatal';
+export type ToolErrorPolicy = (typeof TOOL_ERROR_POLICIES)[number];
 /** Which repeated tool calls are answered from the run's cache instead of run again. */
-export type DedupePolicy = 'readOnly' | 'off' | 'all';
+export type DedupePolicy = (typeof DEDUPE_POLICIES)[number];
 /** A tool's name as the model calls it; which exist is the worker's choice (activities/tools). */
 export type ToolName = string;
 
-/** Prices in US dollars per million tokens. */
-export interface Pricing {
-  /** Input (prompt) tokens. */
-  inputPerMTokUsd: number;
-  /** Output (completion) tokens. */
-  outputPerMTokUsd: number;
-  /** Cache-read input tokens; absent: inputPerMTokUsd. */
-  cacheReadPerMTokUsd?: number;
-  /** Cache-write input tokens; absent: inputPerMTokUsd. */
-  cacheWritePerMTokUsd?: number;
-  /** Reasoning output tokens; absent: outputPerMTokUsd. */
-  reasoningPerMTokUsd?: number;
-  /**
-   * How a hard budget holds a prompt it counted with o200k_base before
-   * sending it, for a model whose own tokenizer may count more: the count ×
-   * `factor` + `overheadTokens`. Absent: exact for models that tokenize with
-   * o200k_base (OpenAI's gpt-4o, gpt-4.1, gpt-5, o-series, the scripted
-   * provider's), else 3 × + 600 (measured in reports/tokenizer-margin.md).
-   */
-  promptCount?: PromptCountMargin;
-}
+/** Prices in US dollars per million tokens: the type of ./settings' pricingSchema, which every source parses them with. */
+export type Pricing = z.infer<typeof pricingSchema>;
 
 /** A hard budget's margin on its own prompt count: held tokens = ceil(counted × factor) + overheadTokens. */
-export interface PromptCountMargin {
-  /** At least 1. */
-  factor: number;
-  /** A whole number, at least 0: what the provider adds to every request (a tool-use system prompt, a chat template). */
-  overheadTokens: number;
-}
+export type PromptCountMargin = z.infer<typeof promptCountSchema>;
 
 /** The workflow input exactly as `temporal workflow start --input` sends it. */
 export interface AgentInput {
@@ -269,18 +248,6 @@ export interface AgentInput {
   maxToolResultChars?: number;
   /** Continue as new once history passes this many bytes (Temporal may suggest it earlier). */
   continueAsNewAtHistoryBytes?: number;
-  /**
-   * `stop` (default): an error the model cannot act on ends the run. `retry`
-   * hands it to the model like any other, which lets a run go on retrying what
-   * cannot succeed; kept so experiments/ can measure that.
-   */
-  permanentToolErrors?: 'stop' | 'retry';
-  /**
-   * Experimental, never a default: a rejected call's result is empty instead of
-   * the decision in words; kept so experiments/ can measure how often a model
-   * then claims the call happened.
-   */
-  experimentalEmptyRejection?: boolean;
   /** Writes each model request (numbered messages, tools) to the trace: `run --debug`. */
   debug?: boolean;
   /**
@@ -350,9 +317,18 @@ export interface RunConfig {
   maxToolResultChars: number;
   /** The history size, in bytes, past which the run continues as new. */
   continueAsNewAtHistoryBytes: number;
-  /** The input's `permanentToolErrors`: `stop` or `retry`. */
+  /**
+   * `stop`: an error the model cannot act on ends the run. Not an input: a run
+   * always resolves `stop`; only the harness's experiments set `retry`
+   * (test/helpers/experiments.ts), to measure the loop that keeps retrying
+   * what cannot succeed.
+   */
   permanentToolErrors: 'stop' | 'retry';
-  /** The input's `experimentalEmptyRejection`. */
+  /**
+   * Not an input, always false: only the harness's experiments set it (a
+   * rejected call's result empty instead of the decision in words), to
+   * measure how often a model then claims the call happened.
+   */
   experimentalEmptyRejection: boolean;
   /** Model requests are written to the trace. */
   debug: boolean;
@@ -415,7 +391,7 @@ export interface RunConfig {
 }
 
 /** The worker's AGENT_DEFINITION_CHANGE: a resume or fork whose definition moved under it is refused (unless acknowledged) or allowed. */
-export type DefinitionChangePolicy = 'refuse' | 'allow';
+export type DefinitionChangePolicy = (typeof DEFINITION_CHANGE_POLICIES)[number];
 
 /** `soft`: checked before each turn (overshoot at most one turn); `hard`: never exceeded. */
 export type BudgetMode = 'soft' | 'hard';

@@ -17,7 +17,7 @@ import type { AgentInput, DefinitionChangePolicy, RunConfig } from './contract.j
  * `acknowledgeDefinitionChange: true` once costs the operator one flag.
  */
 export const DEFAULT_DEFINITION_CHANGE: DefinitionChangePolicy = 'refuse';
-export const DEFINITION_CHANGE_POLICIES = ['refuse', 'allow'] as const;
+export { DEFINITION_CHANGE_POLICIES } from './settings.js';
 
 /** The fields of a definition, by the names definitionChanged reports. */
 export const DEFINITION_FIELDS = ['system', 'tools', 'model', 'prices', 'limits'] as const;

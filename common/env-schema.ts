@@ -4,12 +4,9 @@
 // rules that tie several variables together, are ./config's.
 import { z } from 'zod';
 import { got } from './schema-problem.js';
-import { promptCountSchema } from './input-schema.js';
+import { DEFINITION_CHANGE_POLICIES, LIVE_STREAMS, positive, positiveInt as positiveIntSetting, SEARCH_ATTRIBUTE_MODES, TOOLSET_CHECKS } from './settings.js';
 
-/** The values of AGENT_TOOLSET_CHECK (AgentPlugin `toolsetCheck`). */
-export const TOOLSET_CHECKS = ['refuse', 'warn'] as const;
-/** The values of AGENT_SEARCH_ATTRIBUTES (AgentPlugin `searchAttributes`). */
-export const SEARCH_ATTRIBUTE_MODES = ['create', 'check'] as const;
+export { SEARCH_ATTRIBUTE_MODES, TOOLSET_CHECKS } from './settings.js';
 /**
  * LLM_PROVIDER: who calls the model at LLM_BASE_URL with LLM_API_KEY.
  * `builtin` (default): the built-in OpenAI-compatible chat-completions client;
@@ -20,12 +17,23 @@ export const LLM_PROVIDERS = ['builtin', 'anthropic', 'openai-compatible'] as co
 /** LLM_PROVIDER: the built-in client, or the AI SDK provider package it names. */
 export type LlmProviderName = (typeof LLM_PROVIDERS)[number];
 
-/** A whole number > 0 written in the variable; the message quotes the text as set. */
-const positiveInt = z
-  .string()
-  .refine((s) => Number.isInteger(Number(s)) && Number(s) > 0, got('must be a positive integer'))
-  .transform(Number)
-  .optional();
+/**
+ * A variable whose value is a number, checked by the schema the same setting
+ * has as an option (./settings), so the two accept the same values; the
+ * refusal is the option's own, quoting the text as set
+ * (`must be a positive integer, got "1d"`).
+ */
+const numberText = <T extends z.ZodType<number>>(schema: T) =>
+  z
+    .string()
+    .transform((text, ctx): z.output<T> => {
+      const r = schema.safeParse(/^\s*[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?\s*$/i.test(text) ? Number(text) : text);
+      if (r.success) return r.data;
+      ctx.addIssue({ code: 'custom', message: r.error.issues[0].message.replace(/, got .*$/s, `, got ${JSON.stringify(text)}`), input: text });
+      return z.NEVER;
+    })
+    .optional();
+const positiveInt = numberText(positiveIntSetting);
 
 /** A TCP port: a whole number from 1 to 65535 (99999 or "abc" would otherwise reach listen() and fail there, or bind a random port). */
 const PORT_RULE = 'must be a port number from 1 to 65535';
@@ -54,7 +62,7 @@ export const envSchema = z.object({
   AGENT_MESSAGE_STORE_MAX_BYTES: positiveInt,
   AGENT_RETENTION_INTERVAL_MS: positiveInt,
   AGENT_RETENTION_LOG: z.enum(['changes', 'passes'], got('must be changes or passes')).optional(),
-  AGENT_DEFINITION_CHANGE: z.enum(['refuse', 'allow'], got('must be refuse or allow')).optional(),
+  AGENT_DEFINITION_CHANGE: z.enum(DEFINITION_CHANGE_POLICIES, got(`must be one of ${DEFINITION_CHANGE_POLICIES.join(', ')}`)).optional(),
   TEMPORAL_UI_PORT: port,
   // 0 passes here: ./config refuses it with the reason (ZERO_CACHE_REFUSED).
   WORKER_MAX_CACHED_WORKFLOWS: z
@@ -71,11 +79,7 @@ export const envSchema = z.object({
     .transform((s) => (s === 'off' ? null : Number(s)))
     .optional(),
   AGENT_DEFAULT_MAX_TURNS: positiveInt,
-  AGENT_DEFAULT_BUDGET_USD: z
-    .string()
-    .refine((s) => Number.isFinite(Number(s)) && Number(s) > 0, got('must be a number > 0'))
-    .transform(Number)
-    .optional(),
+  AGENT_DEFAULT_BUDGET_USD: numberText(positive),
   AGENT_DEFAULT_APPROVAL_TIMEOUT_MS: positiveInt,
   AGENT_MODEL_OUTAGE_MS: positiveInt,
   AGENT_TOOL_OUTAGE_MS: positiveInt,
@@ -83,17 +87,12 @@ export const envSchema = z.object({
   LLM_BASE_URL: z.string().refine(isHttpUrl, got('must be an http: or https: URL')).optional(),
   LLM_PROVIDER: z.enum(LLM_PROVIDERS, got(`must be one of ${LLM_PROVIDERS.join(', ')}`)).optional(),
   // Each batch a worker publishes on a run's stream is a signal (a Cloud Action): a deployment nobody watches may keep to `events`.
-  AGENT_LIVE_STREAM: z.enum(['full', 'events'], got('must be full or events')).optional(),
+  AGENT_LIVE_STREAM: z.enum(LIVE_STREAMS, got(`must be one of ${LIVE_STREAMS.join(', ')}`)).optional(),
   // The codec server's (npm run codec-server); checked here so it refuses at start, naming the variable.
   CODEC_PORT: port,
 });
 
 export type CheckedEnv = z.infer<typeof envSchema>;
 
-const price = z.number().refine((n) => n >= 0);
-
-/** AGENT_MODEL_PRICES, once JSON.parse has read it: model name -> both prices, and the cache and reasoning rates and the prompt-count margin when given (other keys are dropped). */
-export const modelPricesSchema = z.record(
-  z.string(),
-  z.object({ inputPerMTokUsd: price, outputPerMTokUsd: price, cacheReadPerMTokUsd: price.optional(), cacheWritePerMTokUsd: price.optional(), reasoningPerMTokUsd: price.optional(), promptCount: promptCountSchema.optional() }),
-);
+// AGENT_MODEL_PRICES is parsed with the option's schema, modelPricesSchema of ./settings.
+export { modelPricesSchema } from './settings.js';

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { MAX_CALL_ID_CHARS } from './bounds.js';
 import { got, strictObject } from './schema-problem.js';
+import { DEDUPE_POLICIES, pricingSchema, promptCountSchema, TOOL_ERROR_POLICIES } from './settings.js';
 
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, got(`must be one of ${values.join(' | ')}`));
 
@@ -12,7 +13,6 @@ const numberWhere = (rule: string, ok: (n: number) => boolean) => z.number(got(r
 
 const intBetween = (min: number, max: number) => numberWhere(`must be an integer between ${min} and ${max}`, (n) => Number.isInteger(n) && n >= min && n <= max);
 const positive = numberWhere('must be a number > 0', (n) => n > 0);
-const nonNegative = numberWhere('must be a number >= 0', (n) => n >= 0);
 const limit = (integer: boolean) => {
   const rule = `must be a positive ${integer ? 'integer' : 'number'} or null`;
   return numberWhere(rule, (n) => n > 0 && (!integer || Number.isInteger(n))).nullable().optional();
@@ -25,14 +25,8 @@ export const MAX_TASK_CHARS = 100_000;
 export const MAX_TOOL_RESULT_CHARS_LIMIT = 400_000;
 const REQUIRED_TASK = 'is required and must be a non-empty string';
 
-/** A hard budget's margin on its own prompt count (Pricing.promptCount). */
-export const promptCountSchema = strictObject(
-  {
-    factor: numberWhere('must be a number between 1 and 100', (n) => n >= 1 && n <= 100),
-    overheadTokens: intBetween(0, 1_000_000),
-  },
-  'must be an object like {"factor": 3, "overheadTokens": 600}',
-);
+// Declared with the other settings every source shares (./settings); exported here for its importers.
+export { promptCountSchema };
 
 // One path segment of letters, digits, dot, dash and underscore, not starting
 // with a dot: it names a folder under the worker's workspace root and must not
@@ -67,12 +61,13 @@ export const inputSchema = strictObject(
     model: string.refine((m) => m.trim() !== '', 'must not be empty').optional(),
     system: string.nullish(),
     limits: limits.optional(),
-    toolErrors: oneOf(['describe', 'generic', 'fatal']).optional(),
-    dedupe: oneOf(['readOnly', 'off', 'all']).optional(),
+    toolErrors: oneOf(TOOL_ERROR_POLICIES).optional(),
+    dedupe: oneOf(DEDUPE_POLICIES).optional(),
     // Which names exist is the worker's catalogue, checked by ./input.
     tools: z.array(z.unknown(), 'must be an array of tool names').optional(),
     workspace: z.string(got(WORKSPACE_RULE)).regex(WORKSPACE_NAME, got(WORKSPACE_RULE)).optional(),
-    pricing: strictObject({ inputPerMTokUsd: nonNegative.optional(), outputPerMTokUsd: nonNegative.optional(), cacheReadPerMTokUsd: nonNegative.optional(), cacheWritePerMTokUsd: nonNegative.optional(), reasoningPerMTokUsd: nonNegative.optional(), promptCount: promptCountSchema.optional() }, 'must be an object like {"inputPerMTokUsd": 2, "outputPerMTokUsd": 12}').optional(),
+    // A partial override of the worker's prices: the same fields, each optional.
+    pricing: pricingSchema.partial().optional(),
     approvalTimeoutMs: positive.nullish(),
     budgetTimeoutMs: positive.nullish(),
     modelTimeoutMs: positive.optional(),
@@ -81,8 +76,6 @@ export const inputSchema = strictObject(
     toolTimeoutMs: positive.optional(),
     maxToolResultChars: intBetween(1, MAX_TOOL_RESULT_CHARS_LIMIT).optional(),
     continueAsNewAtHistoryBytes: intBetween(1, 40 * 1024 * 1024).optional(),
-    permanentToolErrors: oneOf(['stop', 'retry']).optional(),
-    experimentalEmptyRejection: flag,
     debug: flag,
     context: context.nullish(),
     resumeFrom: string.nullish(),

@@ -67,8 +67,9 @@ export function parseInput(raw: unknown, d: RunDefaults, catalogue: readonly Too
     toolTimeoutMs: input.toolTimeoutMs ?? d.toolTimeoutMs,
     maxToolResultChars: input.maxToolResultChars ?? d.maxToolResultChars,
     continueAsNewAtHistoryBytes: input.continueAsNewAtHistoryBytes ?? d.continueAsNewAtHistoryBytes,
-    permanentToolErrors: input.permanentToolErrors ?? 'stop',
-    experimentalEmptyRejection: input.experimentalEmptyRejection ?? false,
+    // Experiment settings are not the input's: only test/helpers/experiments.ts changes them, on the harness's own workers.
+    permanentToolErrors: 'stop',
+    experimentalEmptyRejection: false,
     debug: input.debug ?? false,
     context: input.context ? { windowTokens: input.context.windowTokens, strategy: input.context.strategy ?? 'elide', keepRecentTurns: input.context.keepRecentTurns ?? 2 } : null,
     resumeFrom: input.resumeFrom ?? null,

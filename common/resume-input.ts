@@ -33,8 +33,6 @@ export function inputOfConfig(cfg: RunConfig): AgentInput {
     toolTimeoutMs: cfg.toolTimeoutMs,
     maxToolResultChars: cfg.maxToolResultChars,
     continueAsNewAtHistoryBytes: cfg.continueAsNewAtHistoryBytes,
-    permanentToolErrors: cfg.permanentToolErrors,
-    ...(cfg.experimentalEmptyRejection ? { experimentalEmptyRejection: true } : {}),
     ...(cfg.debug ? { debug: true } : {}),
     context: cfg.context,
     resumeFrom: cfg.resumeFrom,

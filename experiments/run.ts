@@ -14,6 +14,7 @@ import type { AgentInput, RunResult } from '../common/contract.js';
 import { startBenchStack } from '../bench/stack.js';
 import { waitForApproval } from '../test/helpers/wait-for-approval.js';
 import { startWorkerProcess } from '../test/helpers/spawn-worker.js';
+import { Experiments, type ExperimentSettings } from '../test/helpers/experiments.js';
 import { addFault } from '../dev/provider/control.js';
 import { CHAPTER } from './chapter.js';
 import { softVsHardBudget } from './budget.js';
@@ -35,13 +36,16 @@ const localModel = real && !process.env.LLM_BASE_URL ? await startLocalModel({ p
 const realLlm = localModel
   ? { baseUrl: localModel.url, model: localModel.model }
   : { baseUrl: process.env.LLM_BASE_URL ?? '', apiKey: process.env.LLM_API_KEY || undefined, model: process.env.LLM_MODEL || undefined };
-const stack = await startBenchStack(real ? { llm: realLlm } : {});
+// The chapter's failure modes are experiment settings, not a run's input: set per run on this stack's worker.
+const experimentRuns = new Experiments();
+const stack = await startBenchStack({ ...(real ? { llm: realLlm } : {}), worker: { seams: experimentRuns.seams() } });
 const usd = (n: number) => `$${n.toFixed(6)}`;
 const ratio = (ours: number, theirs: number) => (theirs ? `${(ours / theirs).toFixed(2)}×` : '—');
 let n = 0;
 
-async function run(input: AgentInput, drive?: (h: WorkflowHandle) => Promise<void>): Promise<{ r: RunResult; ms: number; id: string }> {
+async function run(input: AgentInput, drive?: (h: WorkflowHandle) => Promise<void>, experiment?: ExperimentSettings): Promise<{ r: RunResult; ms: number; id: string }> {
   const id = `exp-${input.model}-${++n}`;
+  if (experiment) experimentRuns.set(id, experiment);
   const t0 = performance.now();
   const h = await stack.client.workflow.start('agentRun', { taskQueue: stack.taskQueue, workflowId: id, args: [input] });
   await drive?.(h);
@@ -127,7 +131,7 @@ async function recover(): Promise<Table> {
 
 async function forbidden(): Promise<Table> {
   const { r } = await run({ task, model: 'forbidden', limits: { maxTurns: 12 } });
-  const poisoned = (await run({ task, model: 'forbidden', limits: { maxTurns: 12 }, permanentToolErrors: 'retry' })).r;
+  const poisoned = (await run({ task, model: 'forbidden', limits: { maxTurns: 12 } }, undefined, { permanentToolErrors: 'retry' })).r;
   const c = CHAPTER.forbidden;
   return {
     title: 'forbidden read (chapter: no permanent-error stop; ours: stop on the first refusal)',
@@ -194,10 +198,14 @@ async function approval(): Promise<Table> {
     await waitForApproval(h, 'c2');
     await h.signal(rejectSignal, { callId: 'c2', reason: 'access.log is needed', by: 'experiments' });
   });
-  const empty = await run({ task, model: 'destructive', workspace: `w${++n}`, experimentalEmptyRejection: true }, async (h) => {
-    await waitForApproval(h, 'c2');
-    await h.signal(rejectSignal, { callId: 'c2', by: 'experiments' });
-  });
+  const empty = await run(
+    { task, model: 'destructive', workspace: `w${++n}` },
+    async (h) => {
+      await waitForApproval(h, 'c2');
+      await h.signal(rejectSignal, { callId: 'c2', by: 'experiments' });
+    },
+    { emptyRejection: true },
+  );
   rows.push(['approved', '3 turns, deleted', `${approved.r.turns} turns: "${approved.r.output}"`]);
   rows.push(['rejected with a reason', '3 turns, nothing deleted', `${rejected.r.turns} turns: "${rejected.r.output}"`]);
   rows.push(['rejected, empty decision (experimental)', 'the agent claims it deleted', `${empty.r.turns} turns: "${empty.r.output}"`]);

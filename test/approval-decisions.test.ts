@@ -50,9 +50,9 @@ describe('destructive scenario', () => {
     expect(declined?.content).toContain('bob');
   });
 
-  it('experimentalEmptyRejection reproduces the lie: nothing deleted, yet the agent says it deleted', async () => {
+  it('the empty-rejection experiment reproduces the lie: nothing deleted, yet the agent says it deleted', async () => {
     const ws = freshWorkspace();
-    const handle = await h.start({ task, model: 'destructive', workspace: ws, experimentalEmptyRejection: true });
+    const handle = await h.start({ task, model: 'destructive', workspace: ws }, h.experiments.set(`empty-rejection-${ws}`, { emptyRejection: true }));
     await waitForApproval(handle, 'c2');
     await handle.signal(rejectSignal, { callId: 'c2' });
     const r = await handle.result();

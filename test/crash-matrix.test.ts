@@ -100,7 +100,7 @@ async function runCase(scenario: Scenario, kill: Kill): Promise<Outcome> {
   const common = { taskQueue, traceDir: h.traceDir, workspaceRoot: h.workspaceRoot };
   const first = await startWorkerProcess({
     ...common,
-    env: kill && 'mid' in kill && kill.mid === 'delete' ? { AGENT_CRASH_AT: 'delete_file:after_unlink' } : {},
+    ...(kill && 'mid' in kill && kill.mid === 'delete' ? { crashAt: 'delete_file:after_unlink' as const } : {}),
   });
   const handle = await h.client.workflow.start<typeof agentRun>('agentRun', {
     taskQueue,

@@ -43,10 +43,10 @@ describe('two workers, two hosts\' folders, one PostgreSQL ledger', () => {
       const taskQueue = `hosts-${randomUUID().slice(0, 8)}`;
       const roots = [mkdtempSync(join(tmpdir(), 'host-a-')), mkdtempSync(join(tmpdir(), 'host-b-'))];
       // Both may die at the point: whichever takes the write does; the retry on the other never reaches it (it does not act).
-      const env = { AGENT_LEDGER_URL: ledgerUrl, AGENT_CRASH_AT: crashAt };
+      const env = { AGENT_LEDGER_URL: ledgerUrl };
       // One after the other: two processes starting at once on a loaded 2-core machine can outlast the start-up wait.
       const workers: WorkerProcess[] = [];
-      for (const workspaceRoot of roots) workers.push(await startWorkerProcess({ taskQueue, traceDir: h.traceDir, workspaceRoot, env }));
+      for (const workspaceRoot of roots) workers.push(await startWorkerProcess({ taskQueue, traceDir: h.traceDir, workspaceRoot, env, crashAt }));
       try {
         const workspace = freshWorkspace();
         const handle = await h.client.workflow.start<typeof agentRun>('agentRun', {

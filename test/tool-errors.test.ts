@@ -1,5 +1,6 @@
 // Tool errors are data; their wording is policy. Errors the model cannot act
 // on stop the run with a reason instead of burning turns.
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { transcriptQuery } from '../common/run-messages.js';
 import { useHarness } from './helpers/harness.js';
@@ -52,9 +53,10 @@ describe('forbidden scenario', () => {
   });
 });
 
-describe('forbidden with permanentToolErrors: retry (the chapter\'s loop, kept to reproduce it)', () => {
+describe('forbidden with the experiment permanentToolErrors: retry (the chapter\'s loop, kept to reproduce it)', () => {
   it('the model retries the refused read until the turn cap, with nothing to show', async () => {
-    const r = await h.run({ task, model: 'forbidden', limits: { maxTurns: 12 }, permanentToolErrors: 'retry' });
+    const id = h.experiments.set(`forbidden-retry-${randomUUID().slice(0, 8)}`, { permanentToolErrors: 'retry' });
+    const r = await (await h.start({ task, model: 'forbidden', limits: { maxTurns: 12 } }, id)).result();
     expect(r).toMatchObject({ status: 'max_turns_exceeded', turns: 12, toolRuns: 12, output: null });
   });
 });

@@ -21,7 +21,8 @@ import { MessageStore } from '../activities/message-store.js';
 import { RunningCalls } from '../activities/running-calls.js';
 import { TraceWriter } from '../activities/trace-file.js';
 import type { EffectStore } from '../activities/effects/record.js';
-import type { Toolset } from '../activities/tools/toolset.js';
+import { Toolset } from '../activities/tools/toolset.js';
+import { isSubAgent, type ToolDefinition } from '../activities/tools/define-tool.js';
 import { parseMcpConfig, readMcpConfig, type McpServerConfig } from '../activities/tools/mcp/config.js';
 import { loadMcpTools, type McpToolSource } from '../activities/tools/mcp/source.js';
 import type { AgentActivities } from '../common/activity-contract.js';
@@ -45,6 +46,29 @@ const ACTIVITY_NAMES = Object.keys({
   loadRun: true,
   loadForkSource: true,
 } satisfies Record<keyof AgentActivities, true>);
+
+/**
+ * What the harness's own tests and experiments install into a worker, never a
+ * plugin option: faults (a worker killed mid-write) and holds (a write held
+ * until a Stop) are tool wrappers of test/helpers/faults.ts, so shipped code
+ * carries no switch that kills or stalls it.
+ * @internal
+ */
+export interface PluginSeams {
+  /** Wraps each activity tool the worker offers (after the checks: names and specs unchanged). */
+  wrapTool?: (def: ToolDefinition) => ToolDefinition;
+  /** Wraps the harness's activities: experiments/ sets a run's experiment settings in its resolved configuration (test/helpers/experiments.ts). */
+  wrapActivities?: (activities: AgentActivities) => AgentActivities;
+}
+
+/** The seams installed in a plugin: held beside it, not in it, so neither its options nor its signature carry them. */
+const SEAMS = new WeakMap<AgentPlugin, PluginSeams>();
+
+/** Installs the harness's own test seams in a plugin before it configures a worker (worker/create-worker.ts); not exported by the package. */
+export function installSeams(plugin: AgentPlugin, seams: PluginSeams): AgentPlugin {
+  SEAMS.set(plugin, seams);
+  return plugin;
+}
 
 /** What a configured worker offers, for its start-up line. */
 export interface AgentWorkerSummary {
@@ -114,7 +138,7 @@ export class AgentPlugin implements WorkerPlugin, ClientPlugin, BundlerPlugin {
    * @param names - internal: the words refusals use (the standalone worker names its environment variables)
    */
   constructor(options: AgentPluginOptions, names: SettingNames = OPTION_NAMES) {
-    const opts = resolveOptions(options);
+    const opts = resolveOptions(options, names);
     if (names === OPTION_NAMES) {
       // A team's worker: the variables docs/plugin.md lists beside the options
       // are read (those that guard decisions) or named in a warning, never
@@ -178,7 +202,7 @@ export class AgentPlugin implements WorkerPlugin, ClientPlugin, BundlerPlugin {
     if (clash.length) throw new Error(`Worker.create's activities include ${clash.join(', ')}, the name${clash.length > 1 ? 's' : ''} of the harness's activities (AgentPlugin adds them): rename the team's`);
     const sinkClash = HARNESS_SINK_NAMES.filter((n) => Object.hasOwn(options.sinks ?? {}, n));
     if (sinkClash.length) throw new Error(`Worker.create's sinks include ${sinkClash.join(', ')}, the name${sinkClash.length > 1 ? 's' : ''} of the harness's workflow sinks (AgentPlugin adds them): rename the team's`);
-    const p = await prepare(this.opts, this.mcpServers, options, this.names);
+    const p = await prepare(this.opts, this.mcpServers, options, this.names, SEAMS.get(this) ?? {});
     this.prepared = p;
     const sinks = {
       // A team's own `exporter` (OpenTelemetryPlugin's) stays unless this plugin traces.
@@ -295,7 +319,7 @@ export function policyToolProblem(policy: ApproverPolicy | undefined, offered: r
   return `${names.approvers} lists ${unknown.length > 1 ? 'tools' : 'tool'} ${listed}, which this worker does not offer (it offers: ${offered.join(', ')}): a tool the policy does not name is decided unsigned, so fix the name, or offer the tool (${names.only})`;
 }
 
-async function prepare(opts: ResolvedPluginOptions, mcpServers: readonly McpServerConfig[], options: WorkerOptions, names: SettingNames): Promise<Prepared> {
+async function prepare(opts: ResolvedPluginOptions, mcpServers: readonly McpServerConfig[], options: WorkerOptions, names: SettingNames, seams: PluginSeams): Promise<Prepared> {
   const closers: (() => Promise<void>)[] = [];
   try {
     // The team's tools first (no I/O): a bad one is named before anything is asked of the server.
@@ -311,7 +335,10 @@ async function prepare(opts: ResolvedPluginOptions, mcpServers: readonly McpServ
     await requireSearchAttributes(connection, namespace, opts.searchAttributes, names);
     const mcp = mcpServers.length ? await loadMcpTools(mcpServers) : null;
     if (mcp) closers.push(() => mcp.close());
-    const toolset = buildToolset({ tools: opts.tools, mcpTools: mcp?.tools ?? [], only: opts.only, names, builtins: opts.builtinTools });
+    const offered = buildToolset({ tools: opts.tools, mcpTools: mcp?.tools ?? [], only: opts.only, names, builtins: opts.builtinTools });
+    const wrap = seams.wrapTool;
+    // The same names and specs (what the workflow and the queue check see); only what runs differs.
+    const toolset = wrap ? new Toolset(offered.definitions().map((d) => (isSubAgent(d) ? d : wrap(d)))) : offered;
     const unknown = policyToolProblem(opts.runDefaults.approvers, toolset.names(), names);
     if (unknown) throw new Error(unknown);
     const route = await chooseTaskQueue(connection, {
@@ -344,7 +371,6 @@ async function prepare(opts: ResolvedPluginOptions, mcpServers: readonly McpServ
       trace,
       defaults: opts.runDefaults,
       prices: opts.modelPrices,
-      writeHooks: opts.writeHooks,
       toolset,
       calls,
       heartbeatEveryMs: opts.heartbeatEveryMs,
@@ -354,7 +380,7 @@ async function prepare(opts: ResolvedPluginOptions, mcpServers: readonly McpServ
       approversSetting: names.approvers,
     });
     for (const note of route.notes) opts.log.log(note);
-    return { toolset, taskQueue: route.taskQueue, effects, activities, trace, calls, mcp, connection, namespace, closers };
+    return { toolset, taskQueue: route.taskQueue, effects, activities: seams.wrapActivities ? seams.wrapActivities(activities) : activities, trace, calls, mcp, connection, namespace, closers };
   } catch (err) {
     for (const close of closers.reverse()) await close().catch(() => {});
     throw err;

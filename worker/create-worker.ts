@@ -7,13 +7,12 @@ import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/w
 import type { Tracing } from '../common/tracing.js';
 import type { LedgerConfig, HarnessConfig, RetentionConfig, SearchAttributeMode, ToolsetCheck, WorkerVersioning } from '../common/config.js';
 import type { Pricing, RunDefaults } from '../common/contract.js';
-import type { WriteHooks } from '../activities/tools/context.js';
 import type { EffectStore } from '../activities/effects/record.js';
 import type { AnyToolDefinition } from '../activities/tools/define-tool.js';
 import type { Toolset } from '../activities/tools/toolset.js';
 import { BUILTIN_TOOLS } from '../activities/tools/builtin.js';
 import { SEED_FILES } from '../activities/tools/workspace.js';
-import { AgentPlugin } from './agent-plugin.js';
+import { AgentPlugin, installSeams, type PluginSeams } from './agent-plugin.js';
 import type { ModelEndpoint, ModelProviderSetting, PluginLog } from './plugin-options.js';
 import type { ModelProvider } from '../activities/ai-sdk-model.js';
 import type { LlmProviderName } from '../common/env-schema.js';
@@ -55,8 +54,8 @@ export interface AgentWorkerOptions {
   maxCachedWorkflows?: number;
   /** How long a run's next task waits for the worker that caches it before any worker may take it. SDK default: 10 s. */
   stickyTimeoutMs?: number;
-  /** Test seams inside write tools (see activities/tools/context.ts). */
-  writeHooks?: WriteHooks;
+  /** What the harness's tests and experiments install (test/helpers/faults.ts: a crash, a held write); never a plugin option. */
+  seams?: PluginSeams;
   /** Defaults for what a run's input leaves out (resolved once per run). */
   runDefaults?: Partial<RunDefaults>;
   /** Prices of models beyond the scripted provider's (AGENT_MODEL_PRICES). */
@@ -166,7 +165,7 @@ export function agentPluginFor(opts: Omit<AgentWorkerOptions, 'connection'>): Ag
   // A Toolset holds the built-ins already: the plugin adds them itself.
   const tools = opts.toolset ? opts.toolset.definitions().filter((d) => !BUILTIN_TOOLS.includes(d)) : (opts.tools ?? []);
   const only = opts.toolset ? opts.toolset.names() : opts.only;
-  return new AgentPlugin(
+  const plugin = new AgentPlugin(
     {
       model: modelSettingOf(opts),
       ...(opts.tokens ? { tokens: opts.tokens } : {}),
@@ -190,10 +189,10 @@ export function agentPluginFor(opts: Omit<AgentWorkerOptions, 'connection'>): Ag
       ...(opts.ownQueue ? { ownQueue: true } : {}),
       ...(opts.tracing ? { tracing: opts.tracing } : {}),
       ...(opts.log ? { log: opts.log } : {}),
-      ...(opts.writeHooks ? { writeHooks: opts.writeHooks } : {}),
     },
     opts.names ?? ENV_NAMES,
   );
+  return opts.seams ? installSeams(plugin, opts.seams) : plugin;
 }
 
 /**

@@ -17,7 +17,7 @@
 import { approverPolicy, list } from '../common/config.js';
 import type { ApproverPolicy } from '../common/signed-decision.js';
 import type { AgentPluginOptions } from './plugin-options.js';
-import { OPTION_NAMES, type SettingNames } from './setting-names.js';
+import { OPTION_NAMES, OPTION_VARIABLES, type SettingNames } from './setting-names.js';
 
 /** What the environment adds to a team's worker, and the names its refusals use for what came from it. */
 export interface PluginEnvironment {
@@ -31,42 +31,17 @@ export interface PluginEnvironment {
   warning: string | null;
 }
 
-/** A variable docs/plugin.md lists for the plugin that it does not read, and the option that takes its place. */
-interface Unread {
-  variable: string;
-  option: string;
-  /** Whether the option is given (then the variable is the team's own business: it may well be what the option was read from). */
-  given(o: AgentPluginOptions): boolean;
+const rd = (o: AgentPluginOptions) => o.runDefaults ?? {};
+
+/** The option at a dotted path (`retention.maxAgeMs`), or undefined. */
+function optionAt(o: AgentPluginOptions, path: string): unknown {
+  let at: unknown = o;
+  for (const key of path.split('.')) at = typeof at === 'object' && at !== null ? (at as Record<string, unknown>)[key] : undefined;
+  return at;
 }
 
-const rd = (o: AgentPluginOptions) => o.runDefaults ?? {};
-const re = (o: AgentPluginOptions) => o.retention ?? {};
-const UNREAD: readonly Unread[] = [
-  { variable: 'AGENT_LIVE_STREAM', option: 'stream', given: (o) => o.stream !== undefined },
-  { variable: 'AGENT_TOOLS_MODULES', option: 'tools', given: (o) => o.tools !== undefined },
-  { variable: 'AGENT_TOOLS', option: 'only', given: (o) => o.only !== undefined },
-  { variable: 'AGENT_MCP_CONFIG', option: 'mcp', given: (o) => o.mcp !== undefined },
-  { variable: 'LEDGER_DIR', option: 'ledger', given: (o) => o.ledger !== undefined },
-  { variable: 'AGENT_LEDGER_URL', option: 'ledger', given: (o) => o.ledger !== undefined },
-  { variable: 'AGENT_RETENTION', option: 'retention.enabled', given: (o) => re(o).enabled !== undefined },
-  { variable: 'AGENT_RETENTION_MAX_AGE_MS', option: 'retention.maxAgeMs', given: (o) => re(o).maxAgeMs !== undefined },
-  { variable: 'AGENT_LEDGER_MAX_BYTES', option: 'retention.ledgerMaxBytes', given: (o) => re(o).ledgerMaxBytes !== undefined },
-  { variable: 'AGENT_TRACE_MAX_BYTES', option: 'retention.traceMaxBytes', given: (o) => re(o).traceMaxBytes !== undefined },
-  { variable: 'AGENT_MESSAGE_STORE_MAX_BYTES', option: 'retention.messageStoreMaxBytes', given: (o) => re(o).messageStoreMaxBytes !== undefined },
-  { variable: 'AGENT_RETENTION_INTERVAL_MS', option: 'retention.intervalMs', given: (o) => re(o).intervalMs !== undefined },
-  { variable: 'AGENT_RETENTION_LOG', option: 'retention.logEveryPass', given: (o) => re(o).logEveryPass !== undefined },
-  { variable: 'TRACE_DIR', option: 'traceDir', given: (o) => o.traceDir !== undefined },
-  { variable: 'MESSAGE_STORE_DIR', option: 'messageStoreDir', given: (o) => o.messageStoreDir !== undefined },
-  { variable: 'AGENT_DEFAULT_MAX_TURNS', option: 'runDefaults.maxTurns', given: (o) => rd(o).maxTurns !== undefined },
-  { variable: 'AGENT_DEFAULT_BUDGET_USD', option: 'runDefaults.maxBudgetUsd', given: (o) => rd(o).maxBudgetUsd !== undefined },
-  { variable: 'AGENT_DEFAULT_APPROVAL_TIMEOUT_MS', option: 'runDefaults.approvalTimeoutMs', given: (o) => rd(o).approvalTimeoutMs !== undefined },
-  { variable: 'AGENT_MODEL_OUTAGE_MS', option: 'runDefaults.modelOutageMs', given: (o) => rd(o).modelOutageMs !== undefined },
-  { variable: 'AGENT_MODEL_PRICES', option: 'modelPrices', given: (o) => o.modelPrices !== undefined },
-  { variable: 'AGENT_HEARTBEAT_MS', option: 'heartbeatEveryMs', given: (o) => o.heartbeatEveryMs !== undefined },
-  { variable: 'AGENT_SEARCH_ATTRIBUTES', option: 'searchAttributes', given: (o) => o.searchAttributes !== undefined },
-  { variable: 'AGENT_TOOLSET_CHECK', option: 'toolsetCheck', given: (o) => o.toolsetCheck !== undefined },
-  { variable: 'OTEL_EXPORTER_OTLP_ENDPOINT', option: 'tracing', given: (o) => o.tracing !== undefined },
-];
+/** The variables docs/plugin.md lists for the plugin that it does not read, and the option that takes each one's place (one table: ./setting-names.ts). */
+const UNREAD = OPTION_VARIABLES.filter((v) => v.warnUnread !== false);
 
 /**
  * Reads the decision-guarding variables for a team's worker and names the
@@ -104,7 +79,8 @@ export function pluginEnvironment(o: AgentPluginOptions, env: NodeJS.ProcessEnv)
     if (!['1', 'true', 'yes', '0', 'false', 'no'].includes(v)) throw new Error(`AGENT_BUILTIN_TOOLS must be true or false (1/0, yes/no), got ${JSON.stringify(builtins)}`);
     out.builtinTools = ['1', 'true', 'yes'].includes(v);
   }
-  const unread = UNREAD.filter((u) => set(u.variable) !== null && !u.given(o));
+  // An option given makes the variable the team's own business: it may well be what the option was read from.
+  const unread = UNREAD.filter((u) => set(u.variable) !== null && optionAt(o, u.option) === undefined);
   if (unread.length > 0) {
     out.warning = `AgentPlugin does not read ${unread.map((u) => u.variable).join(', ')} (set in this process's environment): give ${unread.map((u) => `option ${u.option}`).join(', ')} instead, or unset ${unread.length > 1 ? 'them' : 'it'}`;
   }

@@ -11,17 +11,18 @@ import { Runtime } from '@temporalio/worker';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { AnyToolDefinition } from '../activities/tools/define-tool.js';
-import type { WriteHooks } from '../activities/tools/context.js';
 import type { EffectStore } from '../activities/effects/record.js';
 import type { McpConfigFile } from '../activities/tools/mcp/config-schema.js';
-import { SEARCH_ATTRIBUTE_MODES, TOOLSET_CHECKS, type LedgerConfig, type RetentionConfig, type SearchAttributeMode, type ToolsetCheck } from '../common/config.js';
+import { type LedgerConfig, type RetentionConfig, type SearchAttributeMode, type ToolsetCheck } from '../common/config.js';
 import type { Pricing, RunDefaults } from '../common/contract.js';
 import { parseApproverPolicy, type ApproverPolicy } from '../common/signed-decision.js';
 import { DEFAULT_HEARTBEAT_MS } from '../common/heartbeat.js';
 import { firstProblem, got, strictObject } from '../common/schema-problem.js';
+import { DEDUPE_POLICIES, DEFINITION_CHANGE_POLICIES, LIVE_STREAMS, modelPricesSchema, oneOf, positive, positiveInt, pricingSchema, SEARCH_ATTRIBUTE_MODES, TOOL_ERROR_POLICIES, TOOLSET_CHECKS } from '../common/settings.js';
 import { isModelProvider, type ModelProvider } from '../activities/ai-sdk-model.js';
 import { NO_TOKENS, type TokenSink } from '../common/token-sink.js';
 import { streamTokenSink } from '../activities/live-stream.js';
+import { OPTION_NAMES, type SettingNames } from './setting-names.js';
 
 /** An OpenAI-compatible chat-completions endpoint, called by the built-in client. */
 export interface ModelEndpoint {
@@ -73,7 +74,7 @@ export interface AgentPluginOptions {
    * itself (no signal; a subscriber's polls are the only cost), and the model
    * is called unstreamed.
    */
-  stream?: 'full' | 'events';
+  stream?: (typeof LIVE_STREAMS)[number];
   /** Where each model attempt's reply text goes instead (default: the live stream when `stream` is `full`, else nowhere). */
   tokens?: TokenSink;
   /** The folder the runs' workspaces live in; tools are confined to a run's (AGENT_WORKSPACE). */
@@ -128,8 +129,6 @@ export interface AgentPluginOptions {
   tracing?: PluginTracing | null;
   /** Where start-up notes and retention lines go. */
   log?: PluginLog;
-  /** Test seams inside write tools; empty in production. */
-  writeHooks?: WriteHooks;
 }
 
 /** The options with every default filled. */
@@ -159,7 +158,6 @@ export interface ResolvedPluginOptions {
   ownQueue: boolean;
   tracing: PluginTracing | null;
   log: PluginLog;
-  writeHooks: WriteHooks | undefined;
 }
 
 const NOT_OBJECT = 'must be an object';
@@ -177,29 +175,21 @@ function approverProblem(v: unknown): string | null {
 const string = z.string(got('must be a string'));
 const nonEmpty = string.refine((s) => s.trim() !== '', got('must not be empty'));
 const strings = z.array(string, got('must be a list of strings'));
-const numberWhere = (rule: string, ok: (n: number) => boolean) => z.number(got(rule)).refine(ok, got(rule));
-const positiveInt = numberWhere('must be a positive integer', (n) => Number.isInteger(n) && n > 0);
-const positive = numberWhere('must be a number > 0', (n) => n > 0);
-const nonNegative = numberWhere('must be a number >= 0', (n) => n >= 0);
 const flag = z.boolean(got('must be true or false'));
-const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, got(`must be one of ${values.map((v) => `'${v}'`).join(', ')}`));
 /** An object with these methods: the values the options take that zod cannot describe (a store, a span processor, a logger). */
 const withMethods = <T>(what: string, ...methods: string[]) =>
   z.custom<T>((v) => typeof v === 'object' && v !== null && methods.every((m) => typeof (v as Record<string, unknown>)[m] === 'function'), { message: `must be ${what}` });
-
-
-const pricing = strictObject({ inputPerMTokUsd: nonNegative, outputPerMTokUsd: nonNegative, cacheReadPerMTokUsd: nonNegative.optional(), cacheWritePerMTokUsd: nonNegative.optional(), reasoningPerMTokUsd: nonNegative.optional() }, 'must be an object like {"inputPerMTokUsd": 2, "outputPerMTokUsd": 12}');
 
 const runDefaults = strictObject(
   {
     model: nonEmpty.optional(),
     maxTurns: positiveInt.nullable().optional(),
     maxBudgetUsd: positive.nullable().optional(),
-    toolErrors: oneOf(['describe', 'generic', 'fatal']).optional(),
-    dedupe: oneOf(['readOnly', 'off', 'all']).optional(),
+    toolErrors: oneOf(TOOL_ERROR_POLICIES).optional(),
+    dedupe: oneOf(DEDUPE_POLICIES).optional(),
     tools: strings.optional(),
     workspace: nonEmpty.optional(),
-    pricing: pricing.optional(),
+    pricing: pricingSchema.optional(),
     approvalTimeoutMs: positiveInt.nullable().optional(),
     modelTimeoutMs: positiveInt.optional(),
     modelOutageMs: positiveInt.optional(),
@@ -209,7 +199,7 @@ const runDefaults = strictObject(
     continueAsNewAtHistoryBytes: positiveInt.optional(),
     requireArgsHash: strings.optional(),
     failedRunsFailWorkflow: z.boolean().optional(),
-    definitionChange: oneOf(['refuse', 'allow']).optional(),
+    definitionChange: oneOf(DEFINITION_CHANGE_POLICIES).optional(),
     // The policy file's shape (common/signed-decision.ts checks it; the message names what is wrong).
     approvers: z
       .custom<ApproverPolicy>((v) => approverProblem(v) === null, { error: (iss) => approverProblem(iss.input) ?? 'is not an approvers policy' })
@@ -288,7 +278,8 @@ const optionsSchema = strictObject(
     traceDir: nonEmpty.optional(),
     messageStoreDir: nonEmpty.optional(),
     runDefaults: runDefaults.optional(),
-    modelPrices: z.record(z.string(), pricing, got('must map model names to prices')).optional(),
+    // The schema AGENT_MODEL_PRICES is read with (common/config.ts): the two take the same prices.
+    modelPrices: modelPricesSchema.optional(),
     heartbeatEveryMs: positiveInt.optional(),
     payloadKeys: z
       .array(z.custom<PayloadKey>((v) => typeof v === 'object' && v !== null && typeof (v as Partial<PayloadKey>).id === 'string' && (v as Partial<PayloadKey>).key instanceof Uint8Array && (v as PayloadKey).key.length === 32, got('must be {id, key} with a 32-byte key')), got('must be a list of {id, key}'))
@@ -304,9 +295,8 @@ const optionsSchema = strictObject(
       .nullable()
       .optional(),
     log: withMethods<PluginLog>('an object with log and warn functions', 'log', 'warn').optional(),
-    writeHooks: z.custom<WriteHooks>((v) => typeof v === 'object' && v !== null, { message: 'must be an object' }).optional(),
     tokens: withMethods<TokenSink>('an object with an open function', 'open').optional(),
-    stream: z.enum(['full', 'events'], { message: 'must be "full" or "events"' }).optional(),
+    stream: oneOf(LIVE_STREAMS).optional(),
   },
   'must be an object like {"model": {"baseUrl": "..."}, "workspace": "/srv/agent"}',
   'is not an option',
@@ -316,12 +306,17 @@ const optionsSchema = strictObject(
 const _sameShape: (checked: z.infer<typeof optionsSchema>) => AgentPluginOptions = (checked) => checked;
 void _sameShape;
 
-/** Checks options given at run time (a caller in plain JavaScript, or one that cast) and fills the defaults; throws one line naming the option. */
-export function resolveOptions(raw: unknown): ResolvedPluginOptions {
+/**
+ * Checks options given at run time (a caller in plain JavaScript, or one that
+ * cast) and fills the defaults; throws one line naming the setting where it
+ * came from: the option (`AgentPlugin option limits.maxTurns`), or for the
+ * standalone worker, whose options the environment made, the variable.
+ */
+export function resolveOptions(raw: unknown, names: Pick<SettingNames, 'option'> = OPTION_NAMES): ResolvedPluginOptions {
   const parsed = optionsSchema.safeParse(raw);
   if (!parsed.success) {
     const { field, message } = firstProblem(parsed.error);
-    throw new Error(field ? `AgentPlugin option ${field} ${message}` : `AgentPlugin options ${message}`);
+    throw new Error(field ? `${names.option(field)} ${message}` : `AgentPlugin options ${message}`);
   }
   const o = parsed.data;
   const workspaceRoot = resolve(o.workspace);
@@ -357,7 +352,6 @@ export function resolveOptions(raw: unknown): ResolvedPluginOptions {
     ownQueue: o.ownQueue ?? false,
     tracing: o.tracing ?? null,
     log: o.log ?? runtimeLog(),
-    writeHooks: o.writeHooks,
   };
 }
 

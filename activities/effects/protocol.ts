@@ -18,7 +18,6 @@
 //    what really happened, for whoever asks next.
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { crashPoint } from '../tools/crash-point.js';
 import { NothingChanged, ToolError } from '../tools/tool-error.js';
 import type { EffectRecord, EffectStore, RecordedOutcome } from './record.js';
 import { doneByEarlierRun, outcomeUnknown } from './wording.js';
@@ -142,7 +141,6 @@ export async function runWrite(call: WriteCall, act: (guard: EffectGuard) => Pro
 }
 
 async function actHolding(call: WriteCall, claim: Claim, act: (guard: EffectGuard) => Promise<string>): Promise<WriteOutcome> {
-  crashPoint('effect:after_claim');
   let outcome: RecordedOutcome;
   // Whether the tool passed a confirm(): from then on it may have acted.
   let mayHaveActed = false;
@@ -190,7 +188,6 @@ async function actHolding(call: WriteCall, claim: Claim, act: (guard: EffectGuar
       return { ok: true, content: outcomeUnknown(declared, call.attempt.runId, true), outcomeUnknown: true };
     }
   }
-  crashPoint('effect:before_record');
   const how = await claim.complete(outcome);
   call.note?.({ verdict: how === 'recorded' ? 'acted' : 'late' });
   return outcome;

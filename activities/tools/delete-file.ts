@@ -3,7 +3,6 @@
 // once and say what really happened.
 import { CancelledFailure } from '@temporalio/common';
 import { defineTool, type ArgsOf, type ToolRun } from './define-tool.js';
-import { crashPoint } from './crash-point.js';
 import { NothingChanged } from './tool-error.js';
 import { PATH_ONLY } from './parameters.js';
 
@@ -31,7 +30,6 @@ export const deleteFile: ToolRun<ArgsOf<typeof PATH_ONLY>> = async (ctx, { path:
   await ctx.effect.confirm();
   // Its refusals come as NothingChanged: nothing was deleted.
   await ctx.files.remove(rel);
-  crashPoint('delete_file:after_unlink');
   return `deleted ${rel}`;
 };
 

@@ -19,7 +19,7 @@ import type { TraceWriter } from '../trace-file.js';
 import { FolderEffectStore } from '../effects/folder-store.js';
 import { runWrite, safetyMarginMs, type EffectNote, type WriteOutcome } from '../effects/protocol.js';
 import type { EffectStore } from '../effects/record.js';
-import type { ToolContext, WriteHooks } from './context.js';
+import type { ToolContext } from './context.js';
 import { NothingChanged, ToolError } from './tool-error.js';
 import type { Toolset } from './toolset.js';
 import { ensureWorkspace, NO_SEED_FILES } from './workspace.js';
@@ -41,7 +41,6 @@ export interface ToolDeps {
   heartbeatEveryMs?: number;
   /** The calls a Stop taken by a loop in this process aborts at once (default: a registry of its own). */
   calls?: RunningCalls;
-  writeHooks?: WriteHooks;
   /**
    * The effect ledger of write tools (default: a folder store in
    * AGENT_WORKSPACE/.ledger). Every worker that may retry a write must reach
@@ -125,14 +124,15 @@ export function createRunTool(deps: RunToolDeps) {
     const ctx: ToolContext = {
       root,
       // Sealed for this call: a change it makes is judged against the approval it got (./files.ts approvalGuard).
-      files: workspaceFiles(root, { mayChange: approvalGuard(tool.needsApproval ?? false, input.args), beforeOpen: deps.writeHooks?.beforeOpen }),
+      files: workspaceFiles(root, { mayChange: approvalGuard(tool.needsApproval ?? false, input.args) }),
       idempotencyKey: input.idempotencyKey,
       effect: { confirm: async () => {} },
       deadline,
       signal: call.signal,
       sleep: call.sleep,
       resumeFromStep,
-      hooks: deps.writeHooks ?? {},
+      // Empty in production: a test holds a write here by wrapping the tool (test/helpers/faults.ts).
+      hooks: {},
       progress: (label) => {
         if (call.signal.aborted) return;
         step += 1;

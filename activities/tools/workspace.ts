@@ -6,7 +6,6 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
-import { crashPoint } from './crash-point.js';
 import { ToolError } from './tool-error.js';
 
 // Beside the checks, for tool modules that take a path (examples/tools/notes.ts).
@@ -48,7 +47,6 @@ export function ensureWorkspace(root: string, name: string, seed: Readonly<Recor
     mkdirSync(aside);
     for (const [file, text] of Object.entries(seed)) {
       writeFileSync(join(aside, file), text);
-      crashPoint('workspace:seeding');
     }
     try {
       renameSync(aside, dir);

@@ -13,6 +13,8 @@ import { readTrace, type TraceLine } from '../../common/trace-format.js';
 import { dataConverter, workerDataConverter } from '../../common/payload-codec.js';
 import type { PayloadKey } from '../../common/payload-keys.js';
 import { createAgentWorker } from '../../worker/create-worker.js';
+import { holdWrites } from './faults.js';
+import { Experiments } from './experiments.js';
 import { queuesToReplay, replayRunsOnQueue } from './replay-queues.js';
 import { TEST_CACHE } from './spawn-worker.js';
 import { everyExecution, replayFailures } from '../replay/executions.js';
@@ -45,6 +47,8 @@ export interface Harness {
   /** A queue this file's runs use that no worker of the harness polls (a worker process's): every run on it is replayed when the file ends. */
   replayQueue(taskQueue: string): void;
   run(input: AgentInput): Promise<RunResult>;
+  /** Experiment settings for a run of the file's worker, by workflow id: `h.start(input, h.experiments.set(id, {...}))`. */
+  experiments: Experiments;
   trace(runId: string, chainId?: string): TraceLine[];
   /** The workflow's own events (no lines written by activities): seq 1..n. */
   events(runId: string): TraceLine[];
@@ -107,6 +111,7 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
     taskQueue: `test-${randomUUID().slice(0, 8)}`,
     workspaceRoot: mkdtempSync(join(tmpdir(), 'agent-ws-')),
     traceDir: mkdtempSync(join(tmpdir(), 'agent-trace-')),
+    experiments: new Experiments(),
   } as Harness;
   let worker: Worker;
   let workerDone: Promise<void>;
@@ -162,6 +167,7 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
       traceDir: h.traceDir,
       workflowBundle: { codePath: inject('workflowBundlePath') },
       ...(opts.payloadKeys ? { payloadKeys: opts.payloadKeys } : {}),
+      seams: h.experiments.seams(),
     });
     workerDone = worker.run();
   });
@@ -215,7 +221,7 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
       maxCachedWorkflows: extra.maxCachedWorkflows ?? TEST_CACHE.maxCachedWorkflows,
       stickyTimeoutMs: TEST_CACHE.stickyTimeoutMs,
       runDefaults: extra.runDefaults,
-      writeHooks: extra.writeHooks,
+      ...(extra.writeHooks ? { seams: holdWrites(extra.writeHooks) } : {}),
       activitiesOnly: extra.activitiesOnly,
       loopOnly: extra.loopOnly,
       heartbeatEveryMs: extra.heartbeatEveryMs,

@@ -3,6 +3,7 @@
 // experiment.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { PROJECT_ROOT } from '../../common/project-root.js';
+import type { CrashPoint } from './faults.js';
 
 /**
  * The suite's workers cache up to 64 runs (more than any test keeps alive, so
@@ -28,12 +29,15 @@ export interface WorkerProcessOptions {
   llmBaseUrl: string;
   /** A prebuilt workflow bundle: the worker starts faster. */
   workflowBundlePath?: string;
-  /** Extra environment, such as AGENT_CRASH_AT. */
+  /** Extra environment, such as AGENT_LEDGER_URL. */
   env?: Record<string, string>;
+  /** Where the worker dies with SIGKILL, mid-write (./faults.ts): it then runs ./crash-worker.ts, the standalone worker with that fault installed. */
+  crashAt?: CrashPoint;
 }
 
 export async function startWorkerProcess(opts: WorkerProcessOptions): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
+  const entry = opts.crashAt ? ['test/helpers/crash-worker.ts', opts.crashAt] : ['worker/main.ts'];
+  const child = spawn(process.execPath, ['--import', 'tsx', ...entry], {
     cwd: PROJECT_ROOT,
     env: {
       ...process.env,

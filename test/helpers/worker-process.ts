@@ -3,6 +3,7 @@
 import { inject } from 'vitest';
 import { replayRunsOnQueue } from './replay-queues.js';
 import { startWorkerProcess as start, type WorkerProcess } from './spawn-worker.js';
+import type { CrashPoint } from './faults.js';
 
 export type { WorkerProcess };
 
@@ -12,6 +13,7 @@ export function startWorkerProcess(opts: {
   workspaceRoot: string;
   address?: string;
   env?: Record<string, string>;
+  crashAt?: CrashPoint;
 }): Promise<WorkerProcess> {
   // Its runs replay at the end of the file, as the harness's own workers' do
   // (a run on a server of the test's own is the test's to replay: replayRuns).

@@ -29,11 +29,11 @@ describe('the configuration a valid input resolves to', () => {
     const input = {
       task: 'Tidy up.', model: 'm', system: 'be brief', limits: { maxTurns: null, maxBudgetUsd: 0.5, budgetMode: 'hard', minReplyTokens: 100 }, toolErrors: 'fatal', dedupe: 'all',
       tools: ['read_file', 'list_files', 'read_file'], workspace: 'w.1', pricing: { inputPerMTokUsd: 0 }, approvalTimeoutMs: null, budgetTimeoutMs: 5000, modelTimeoutMs: 1, toolTimeoutMs: 2.5,
-      maxToolResultChars: 400000, continueAsNewAtHistoryBytes: 1024, permanentToolErrors: 'retry', experimentalEmptyRejection: true, debug: true, context: { windowTokens: 1000, keepRecentTurns: 0 },
+      maxToolResultChars: 400000, continueAsNewAtHistoryBytes: 1024, debug: true, context: { windowTokens: 1000, keepRecentTurns: 0 },
       resumeFrom: null, unknownOutcomes: 'ask', forkFrom: { run: 'src', atTurn: 3, message: 'again' },
     };
     expect(recorded(parse(input, { ...BUILT_IN_DEFAULTS, requireArgsHash: ['delete_file'] }))).toBe(
-      '{"task":"Tidy up.","model":"m","system":"be brief","maxTurns":null,"maxBudgetUsd":0.5,"toolErrors":"fatal","dedupe":"all","unknownOutcomes":"ask","tools":["read_file","list_files"],"toolSpecs":["read_file","list_files"],"workspace":"w.1","pricing":{"inputPerMTokUsd":0,"outputPerMTokUsd":1.5},"approvalTimeoutMs":null,"modelTimeoutMs":1,"toolTimeoutMs":2.5,"maxToolResultChars":400000,"continueAsNewAtHistoryBytes":1024,"permanentToolErrors":"retry","experimentalEmptyRejection":true,"debug":true,"context":{"windowTokens":1000,"strategy":"elide","keepRecentTurns":0},"resumeFrom":null,"forkFrom":{"run":"src","workflowId":"src","runId":null,"atTurn":3,"message":"again","inheritedCostUsd":null,"fromFile":false},"requireArgsHash":["delete_file"],"hardBudget":{"minReplyTokens":100,"maxReplyTokens":4096,"budgetTimeoutMs":5000}}',
+      '{"task":"Tidy up.","model":"m","system":"be brief","maxTurns":null,"maxBudgetUsd":0.5,"toolErrors":"fatal","dedupe":"all","unknownOutcomes":"ask","tools":["read_file","list_files"],"toolSpecs":["read_file","list_files"],"workspace":"w.1","pricing":{"inputPerMTokUsd":0,"outputPerMTokUsd":1.5},"approvalTimeoutMs":null,"modelTimeoutMs":1,"toolTimeoutMs":2.5,"maxToolResultChars":400000,"continueAsNewAtHistoryBytes":1024,"permanentToolErrors":"stop","experimentalEmptyRejection":false,"debug":true,"context":{"windowTokens":1000,"strategy":"elide","keepRecentTurns":0},"resumeFrom":null,"forkFrom":{"run":"src","workflowId":"src","runId":null,"atTurn":3,"message":"again","inheritedCostUsd":null,"fromFile":false},"requireArgsHash":["delete_file"],"hardBudget":{"minReplyTokens":100,"maxReplyTokens":4096,"budgetTimeoutMs":5000}}',
     );
   });
 });
@@ -65,8 +65,6 @@ const validInput = fc.record(
     toolTimeoutMs: maybe(pos),
     maxToolResultChars: maybe(fc.integer({ min: 1, max: 400_000 })),
     continueAsNewAtHistoryBytes: maybe(fc.integer({ min: 1, max: 40 * 1024 * 1024 })),
-    permanentToolErrors: maybe(fc.constantFrom('stop', 'retry')),
-    experimentalEmptyRejection: maybe(fc.boolean()),
     debug: maybe(fc.boolean()),
     context: maybe(fc.option(fc.record({ windowTokens: fc.integer({ min: 1000, max: 10_000_000 }), strategy: maybe(fc.constant('elide')), keepRecentTurns: maybe(fc.integer({ min: 0, max: 1000 })) }, { requiredKeys: ['windowTokens'] }))),
     resumeFrom: maybe(fc.constantFrom('r1', null)),
@@ -99,8 +97,9 @@ describe('over generated valid inputs', () => {
           toolTimeoutMs: input.toolTimeoutMs ?? d.toolTimeoutMs,
           maxToolResultChars: input.maxToolResultChars ?? d.maxToolResultChars,
           continueAsNewAtHistoryBytes: input.continueAsNewAtHistoryBytes ?? d.continueAsNewAtHistoryBytes,
-          permanentToolErrors: input.permanentToolErrors ?? 'stop',
-          experimentalEmptyRejection: input.experimentalEmptyRejection ?? false,
+          // Experiment settings are not the input's: always these (test/helpers/experiments.ts sets others on the harness's workers).
+          permanentToolErrors: 'stop',
+          experimentalEmptyRejection: false,
           debug: input.debug ?? false,
           context: input.context ? { windowTokens: input.context.windowTokens, strategy: 'elide', keepRecentTurns: input.context.keepRecentTurns ?? 2 } : null,
           resumeFrom: input.resumeFrom ?? null,
@@ -113,5 +112,14 @@ describe('over generated valid inputs', () => {
       }),
       propertyParams(500),
     );
+  });
+});
+
+describe('experiment settings are not a run\'s input', () => {
+  it.each([
+    ['permanentToolErrors', 'retry'],
+    ['experimentalEmptyRejection', true],
+  ])('%s in a run\'s input is refused, naming it: no input turns the chapter\'s failure modes on in production', (field, value) => {
+    expect(() => parse({ task: 't', [field]: value })).toThrow(new RegExp(`${field} is not a known field`));
   });
 });

@@ -21,8 +21,10 @@ describe('worker configuration', () => {
     expect(() => loadConfig({ LLM_BASE_URL: 'htp://127.0.0.1:8787/v1' })).toThrow(/^LLM_BASE_URL must be an http: or https: URL, got "htp:\/\/127\.0\.0\.1:8787\/v1"$/);
     expect(() => loadConfig({ LLM_BASE_URL: '127.0.0.1:8787/v1' })).toThrow(/^LLM_BASE_URL must be an http: or https: URL, got "127\.0\.0\.1:8787\/v1"$/);
     expect(loadConfig({ LLM_BASE_URL: 'https://api.example.com/v1' })).toMatchObject({ llmBaseUrl: 'https://api.example.com/v1' });
-    expect(() => loadConfig({ AGENT_MODEL_PRICES: '{"m": {"inputPerMTokUsd": 1}}' })).toThrow(/^AGENT_MODEL_PRICES: model "m" needs inputPerMTokUsd and outputPerMTokUsd, numbers >= 0$/);
-    expect(loadConfig({ PORT: '', METRICS_PORT: 'off', AGENT_DEFAULT_BUDGET_USD: '0.5', AGENT_MODEL_PRICES: '{"m": {"inputPerMTokUsd": 1, "outputPerMTokUsd": 2, "note": "x"}}' })).toMatchObject({
+    expect(() => loadConfig({ AGENT_MODEL_PRICES: '{"m": {"inputPerMTokUsd": 1}}' })).toThrow(/^AGENT_MODEL_PRICES m.outputPerMTokUsd must be a number >= 0, got undefined$/);
+    // Read with the option's schema: a key it does not know is a typo, refused (it was dropped).
+    expect(() => loadConfig({ AGENT_MODEL_PRICES: '{"m": {"inputPerMTokUsd": 1, "outputPerMTokUsd": 2, "note": "x"}}' })).toThrow(/^AGENT_MODEL_PRICES m.note is not a known field/);
+    expect(loadConfig({ PORT: '', METRICS_PORT: 'off', AGENT_DEFAULT_BUDGET_USD: '0.5', AGENT_MODEL_PRICES: '{"m": {"inputPerMTokUsd": 1, "outputPerMTokUsd": 2}}' })).toMatchObject({
       providerPort: 8787,
       metricsAddress: null,
       runDefaults: { maxBudgetUsd: 0.5 },

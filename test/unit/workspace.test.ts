@@ -31,10 +31,7 @@ describe('ensureWorkspace', () => {
   it('a process killed while seeding leaves no half-seeded workspace: the next one seeds it whole', () => {
     const at = mkdtempSync(join(tmpdir(), 'ws-crash-'));
     // Dies with SIGKILL after the first seed file, as a worker did in the crash matrix.
-    const child = spawnSync(process.execPath, ['--import', 'tsx', '-e', `import('./activities/tools/workspace.ts').then((m) => m.ensureWorkspace(${JSON.stringify(at)}, 'w'))`], {
-      cwd: PROJECT_ROOT,
-      env: { ...process.env, AGENT_CRASH_AT: 'workspace:seeding' },
-    });
+    const child = spawnSync(process.execPath, ['--import', 'tsx', 'test/helpers/crash-while-seeding.ts', at, 'w'], { cwd: PROJECT_ROOT });
     expect(child.signal).toBe('SIGKILL');
     expect(existsSync(join(at, 'w'))).toBe(false);
     const dir = ensureWorkspace(at, 'w');
