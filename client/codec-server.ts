@@ -24,6 +24,7 @@ import type { PayloadKey } from '../common/payload-keys.js';
  */
 export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
 
+/** How the codec server runs (startCodecServer): who may call it, with which keys, and how large a body it reads. */
 export interface CodecServerOptions {
   /** Origins a browser may call from (exact `scheme://host:port`), or `*` for any. Default: the Web UI the project starts (defaultUiOrigins). */
   allowOrigins?: string | readonly string[];
@@ -31,6 +32,7 @@ export interface CodecServerOptions {
   token?: string | null;
   /** Payload keys as values; absent: AGENT_PAYLOAD_KEYS. */
   payloadKeys?: readonly PayloadKey[] | null;
+  /** The largest request body read, in bytes; a larger one is answered 413. Default: DEFAULT_MAX_BODY_BYTES (8 MiB). */
   maxBodyBytes?: number;
 }
 

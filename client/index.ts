@@ -60,6 +60,7 @@ export type { LLM_PROVIDERS, LlmProviderName, SEARCH_ATTRIBUTE_MODES, TOOLSET_CH
 export type { VERSIONING_BEHAVIORS } from '../common/config.js';
 // RunExport's format and version are read off these (types only).
 export type { EXPORT_FORMAT, EXPORT_VERSION } from '../common/fork.js';
+export type { DEDUPE_POLICIES, DEFINITION_CHANGE_POLICIES, pricingSchema, promptCountSchema, TOOL_ERROR_POLICIES } from '../common/settings.js';
 export type { DEFINITION_FIELDS, DefinitionField } from '../common/definition.js';
 export type { ApprovalRule, JsonSchema, SubAgentSpec, ToolActivityOptions, ToolSpec } from '../common/tool-spec.js';
 export { DEFAULT_TASK_QUEUE } from '../common/contract.js';
@@ -104,6 +105,7 @@ export type {
 // Payload encryption for package users, from this light entry (the worker's
 // AgentPlugin.forClient gives the same codec but loads the worker entry).
 export { parsePayloadKeys, PayloadKeysError, type PayloadKey } from '../common/payload-keys.js';
+export type { DataConverterOptions, UndecodablePolicy } from '../common/payload-codec.js';
 /** The codec server the `temporal` CLI (`--codec-endpoint`) and the Web UI call; `agent-harness codec-server` runs it. */
 export { startCodecServer, DEFAULT_MAX_BODY_BYTES, type CodecServerOptions } from './codec-server.js';
 

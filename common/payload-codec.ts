@@ -283,6 +283,7 @@ export class EncryptionPayloadCodec implements PayloadCodec {
   }
 }
 
+/** What agentDataConverter (and the worker's converter) are built with: the keys and what an undecodable payload becomes. */
 export interface DataConverterOptions {
   /**
    * The payload keys as values (first encrypts, all decrypt). Absent: read

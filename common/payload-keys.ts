@@ -20,7 +20,9 @@ export const KEY_BYTES = 32;
 const KEY_ID = /^[A-Za-z0-9._-]{1,64}$/;
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
+/** A payload key setting that cannot be used (bad id, not 32 bytes, a repeated id): the message names the entry, never the key's bytes. */
 export class PayloadKeysError extends Error {
+  /** Always `PayloadKeysError`. */
   override readonly name = 'PayloadKeysError';
 }
 

@@ -45,7 +45,9 @@ export const promptCountSchema = strictObject(
 /** A model's prices in USD per million tokens: `modelPrices` (AGENT_MODEL_PRICES) and `runDefaults.pricing`. */
 export const pricingSchema = strictObject(
   {
+    /** Input (prompt) tokens. */
     inputPerMTokUsd: nonNegative,
+    /** Output (completion) tokens. */
     outputPerMTokUsd: nonNegative,
     /** Cache-read input tokens; absent: inputPerMTokUsd. */
     cacheReadPerMTokUsd: nonNegative.optional(),

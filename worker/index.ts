@@ -22,6 +22,7 @@ export type { TraceEntry } from '../common/trace-format.js';
 export type { Pricing, PromptCountMargin, RunDefaults } from '../common/contract.js';
 // RunDefaults is a Pick of RunConfig: the fields it picks name these.
 export type { ContextPolicy, DedupePolicy, DefinitionChangePolicy, ForkOrigin, HardBudgetConfig, RunConfig, ToolErrorPolicy, ToolName, UnknownOutcomePolicy } from '../common/contract.js';
+export type { DEDUPE_POLICIES, DEFINITION_CHANGE_POLICIES, LIVE_STREAMS, pricingSchema, promptCountSchema, TOOL_ERROR_POLICIES } from '../common/settings.js';
 export type { DEFINITION_FIELDS, DefinitionField } from '../common/definition.js';
 // runDefaults.approvers: the policy AGENT_APPROVERS names (docs/security.md, "Signed decisions").
 export type { ApproverPolicy, OtherDecision } from '../common/signed-decision.js';

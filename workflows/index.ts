@@ -31,4 +31,5 @@ export type {
   Usage,
 } from '../common/contract.js';
 // DefinitionField (a result's definitionChanged) is read off this list (types only).
+export type { DEDUPE_POLICIES, pricingSchema, promptCountSchema, TOOL_ERROR_POLICIES } from '../common/settings.js';
 export type { DEFINITION_FIELDS, DefinitionField } from '../common/definition.js';
