@@ -41,8 +41,10 @@ function compare(a: Version, b: Version): number {
  */
 export function satisfies(version: string, range: string): boolean {
   const v = parseVersion(version);
-  if (!v) return false;
-  return range.split('||').some((alt) => {
+  // A prerelease (1.25.0-rc.1) is not the release the suite ran: outside every range, as npm reads ranges without one.
+  if (!v || /^v?\d+\.\d+\.\d+-/.test(version.trim())) return false;
+  // Every alternative is read (map, then some): a malformed one is an error even when an earlier one matches.
+  const fits = range.split('||').map((alt) => {
     const parts = alt.trim().split(/\s+/).filter(Boolean);
     if (parts.length === 0) throw new Error(`version range "${range}": an empty alternative`);
     return parts.every((part) => {
@@ -69,6 +71,7 @@ export function satisfies(version: string, range: string): boolean {
       }
     });
   });
+  return fits.some(Boolean);
 }
 
 /** This package's name, version and peer ranges, from its own package.json. */
