@@ -151,7 +151,7 @@ describe('the packed package', () => {
       nodeIn(['--input-type=module', '-e', `const m = await import('${PACKAGE.name}/${entry}');
 try { ${make}; console.log('made'); } catch (e) { console.log(e.message); process.exitCode = 3; }`]);
     for (const [sdkPackage, entry, make] of [
-      ['@temporalio/worker', 'worker', "new m.AgentPlugin({ workspace: '/nonexistent' })"],
+      ['@temporalio/worker', 'worker', `new m.AgentPlugin({ model: { baseUrl: 'http://127.0.0.1:9' }, workspace: ${JSON.stringify(join(dir, 'workspace'))} })`],
       ['@temporalio/client', 'client', 'new m.AgentClient({ client: {} })'],
     ] as const) {
       const file = join(consumer.dir, 'node_modules', sdkPackage, 'package.json');
