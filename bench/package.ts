@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WORKFLOWS_PATH } from '../worker/create-worker.js';
-import { buildAndPack, cleanEnv, installConsumer, run } from '../test/helpers/package-consumer.js';
+import { buildAndPack, cleanEnv, diskBytes, installConsumer, installedCopies, run } from '../test/helpers/package-consumer.js';
 
 const INSTALLS = Number(process.env.PACKAGE_INSTALLS ?? 3);
 const KiB = (n: number) => `${(n / 1024).toFixed(0)} KiB`;
@@ -36,13 +36,15 @@ try {
     else rmSync(consumer.dir, { recursive: true, force: true });
   }
   const sorted = [...installs].sort((a, b) => a - b);
+  console.log(`consumer node_modules: ${(diskBytes(join(consumerDir, 'node_modules')) / 1024 / 1024).toFixed(0)} MiB; copies of @temporalio/workflow installed: ${installedCopies(consumerDir, '@temporalio/workflow').join(', ')}`);
   console.log(`install into a fresh project: median ${s(sorted[Math.floor(sorted.length / 2)])} (each: ${installs.map(s).join(', ')})`);
 
   t = performance.now();
   const bundled = run(process.execPath, ['bundle.mjs'], consumerDir, cleanEnv());
   const packageBundleMs = performance.now() - t;
   if (bundled.status !== 0) throw new Error(`bundling the consumer's workflows failed:\n${bundled.stderr}`);
-  const fromPackage = JSON.parse(bundled.stdout.trim().split('\n').pop() ?? '{}') as { bytes: number };
+  const fromPackage = JSON.parse(bundled.stdout.trim().split('\n').pop() ?? '{}') as { bytes: number; workflowCopies: string[] };
+  console.log(`copies of @temporalio/workflow in the consumer's workflow bundle: ${fromPackage.workflowCopies.length} (${fromPackage.workflowCopies.join(', ')})`);
 
   t = performance.now();
   const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger });

@@ -14,6 +14,7 @@ import { checkResume, resumeInput } from './resume-check.js';
 import { AgentRunHandle, type AgentRunWorkflow, type HandleContext } from './run-handle.js';
 import { summaryOf } from './run-summary.js';
 import { offeredTools } from './offered-tools.js';
+import { assertTemporalVersions, CLIENT_SDK_PACKAGES } from '../common/temporal-versions.js';
 import { ACCEPT_WAIT_MS, ANSWER_WAIT_MS, queueWorkers, type QueueWorkers } from './worker-check.js';
 
 /** How an AgentClient reaches the harness. */
@@ -177,6 +178,8 @@ export class AgentClient {
 
   /** A client of the runs on `options.client`'s namespace, starting them on `options.taskQueue`. */
   constructor(options: AgentClientOptions) {
+    // An @temporalio version outside the peer range: one line now, not runs that hang later.
+    assertTemporalVersions(CLIENT_SDK_PACKAGES);
     this.client = options.client;
     this.taskQueue = options.taskQueue ?? DEFAULT_TASK_QUEUE;
     this.ctx = { client: options.client, answerTimeoutMs: options.answerTimeoutMs ?? ANSWER_WAIT_MS, acceptTimeoutMs: options.acceptTimeoutMs ?? ACCEPT_WAIT_MS };

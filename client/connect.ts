@@ -7,6 +7,7 @@ import { loadConfig, temporalConnectOptions, type HarnessConfig } from '../commo
 import { dataConverter } from '../common/payload-codec.js';
 import { answersHttp, cannotReach, ConnectionRefused, connectionRefused, errorLine, HostNotFound, hostNotFound, notTemporal, refusedAt, transportFailure } from '../common/connection-errors.js';
 import { startTracing } from '../common/tracing.js';
+import { assertTemporalVersions, CLIENT_SDK_PACKAGES } from '../common/temporal-versions.js';
 
 /**
  * A Temporal client with the harness's payload codec, connected as `cfg`
@@ -14,6 +15,8 @@ import { startTracing } from '../common/tracing.js';
  * unreachable server is one line saying which address and what to do.
  */
 export async function connectClient(cfg: HarnessConfig = loadConfig()): Promise<Client> {
+  // An @temporalio version outside the peer range: one line now, not runs that hang later.
+  assertTemporalVersions(CLIENT_SDK_PACKAGES);
   // A bad AGENT_PAYLOAD_KEYS stops the command before it connects, naming the entry.
   dataConverter();
   const address = cfg.temporalAddress ?? `127.0.0.1:${cfg.devServer.port}`;

@@ -1,11 +1,12 @@
-// The package as a team gets it: built, packed by `npm pack`, installed from
-// the tarball into a project of its own, and used there under plain `node`
-// (no tsx, no TypeScript at run time) on the lowest Node release `engines`
-// allows as well as this one. Its figures (size, install time, bundle size)
+// The package as a team gets it: built, staged and packed as it is published
+// (`npm run package`), installed from the tarball into a project of its own,
+// and used there under plain `node` (no tsx, no TypeScript at run time) on
+// this Node and on the lowest release of each line `engines` allows (20, 22,
+// 24). Its figures (size, install time, bundle size)
 // are bench/package.ts's, not asserted here.
-import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   buildAndPack,
@@ -13,14 +14,16 @@ import {
   ENTRIES,
   filesUnder,
   installConsumer,
-  lowestNodeVersion,
+  installedCopies,
   nodeBinary,
   PACKAGE,
+  provenNodeVersions,
   run,
   typeErrors,
   type Consumer,
   type Packed,
 } from './helpers/package-consumer.js';
+import { docFiles, documentedTypeScript } from './helpers/docs-commands.js';
 
 /** A name each entry must export: the ones the contract fixes (README, "As a package"). */
 const MUST_EXPORT: Record<string, string[]> = {
@@ -62,6 +65,22 @@ console.log(JSON.stringify(out));`;
   return JSON.parse(r.stdout) as Record<string, string[]>;
 }
 
+interface Bundled {
+  bytes: number;
+  harnessModules: number;
+  workflowCopies: string[];
+}
+let bundledOnce: Bundled | null = null;
+
+/** The SDK's bundler on the consumer's workflows module under this node, once (minutes of CPU on a loaded machine). */
+function bundled(): Bundled {
+  if (bundledOnce) return bundledOnce;
+  const r = nodeIn(['bundle.mjs']);
+  expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0);
+  bundledOnce = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as Bundled;
+  return bundledOnce;
+}
+
 function expectEveryEntry(found: Record<string, string[]>) {
   expect(Object.keys(found).sort()).toEqual(Object.keys(MUST_EXPORT).sort());
   for (const [entry, names] of Object.entries(MUST_EXPORT)) expect(found[entry], entry).toEqual(expect.arrayContaining(names));
@@ -70,7 +89,10 @@ function expectEveryEntry(found: Record<string, string[]>) {
 describe('the packed package', () => {
   // dist/common/failure-converter.cjs: Temporal loads a failure converter by path with require(), so it ships as CommonJS (common/codec-plugin.ts).
   it('holds the compiled code, its declarations, the bin and the docs, and no install script', () => {
-    const stray = packed.files.filter((f) => !/^(dist\/.+\.(js|cjs|d\.ts)|bin\/agent-harness\.mjs|README\.md|CHANGELOG\.md|package\.json)$/.test(f));
+    // dist/vendor/workflow-streams: @temporalio/workflow-streams' compiled lib with its LICENSE (scripts/vendor-workflow-streams.mjs).
+    const stray = packed.files.filter(
+      (f) => !/^(dist\/.+\.(js|cjs|d\.ts)|dist\/vendor\/workflow-streams\/(package\.json|LICENSE)|bin\/agent-harness\.mjs|docs\/[a-z-]+\.md|README\.md|CHANGELOG\.md|LICENSE|package\.json)$/.test(f),
+    );
     expect(stray, 'files a consumer does not need').toEqual([]);
     expect(packed.files.filter((f) => /(^|\/)(test|bench|experiments)\/|\.test\./.test(f))).toEqual([]);
     for (const e of Object.values(PACKAGE.exports)) {
@@ -84,13 +106,91 @@ describe('the packed package', () => {
   });
 
   it('installs as a dependency without running or writing anything of its own', () => {
-    // The consumer approves the package's scripts, so a script it had would have run and left files here.
+    // Whatever the package had as an install script would run or be named in npm's warning; neither happens.
     expect(filesUnder(consumer.installed)).toEqual(packed.files);
     expect(existsSync(join(consumer.installed, '.temporal')), 'the Temporal CLI is provisioned for this repository only').toBe(false);
     expect(consumer.installOutput).not.toMatch(new RegExp(`${PACKAGE.name}@[^ ]+ \\((preinstall|install|postinstall):`));
     // Nothing in dist needs tsx, so the package does not bring it.
     expect(existsSync(join(consumer.dir, 'node_modules', 'tsx'))).toBe(false);
   });
+
+  it('publishes a package.json with only what a consumer reads: no scripts, no overrides, a license, a repository', () => {
+    const manifest = JSON.parse(readFileSync(join(consumer.installed, 'package.json'), 'utf8')) as Record<string, unknown>;
+    // The root's `prepare` (this repository's Temporal CLI) is what made npm warn in every consumer's install.
+    for (const field of ['scripts', 'devDependencies', 'overrides', 'allowScripts']) expect(manifest, field).not.toHaveProperty(field);
+    expect(manifest.license).toBe('MIT');
+    expect(readFileSync(join(consumer.installed, 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
+    expect(manifest.repository).toMatchObject({ type: 'git', url: expect.stringMatching(/^git\+https:\/\/github\.com\//) });
+    expect(manifest.homepage).toMatch(/^https:\/\//);
+    expect(manifest.peerDependencies).toEqual(PACKAGE.peerDependencies);
+    // npm's install-scripts warning names a dependency whose scripts nobody approved; the consumer approves none of the package's.
+    expect(consumer.installOutput).not.toMatch(/install-scripts|install script/i);
+  });
+
+  it("ships the docs the README links to, so its links work on npm's page and in node_modules", () => {
+    const readme = readFileSync(join(consumer.installed, 'README.md'), 'utf8');
+    const links = [...readme.matchAll(/\]\((docs\/[a-z-]+\.md)(?:#[^)]*)?\)/g)].map((m) => m[1]);
+    expect(links.length).toBeGreaterThan(0);
+    for (const link of new Set(links)) expect(existsSync(join(consumer.installed, link)), link).toBe(true);
+  });
+
+  it('holds one copy of each @temporalio package, in the consumer\'s node_modules and in its workflow bundle', () => {
+    const sdk = Object.keys(PACKAGE.peerDependencies).filter((n) => n.startsWith('@temporalio/'));
+    expect(sdk).toContain('@temporalio/workflow');
+    for (const name of sdk) expect(installedCopies(consumer.dir, name), name).toEqual([`node_modules/${name}`]);
+    // workflow-streams pins @temporalio/* exactly; it ships vendored in dist, so it brings no SDK of its own.
+    expect(installedCopies(consumer.dir, '@temporalio/workflow-streams')).toEqual([]);
+    const { workflowCopies } = bundled();
+    expect(workflowCopies).toHaveLength(1);
+    expect(workflowCopies[0]).toMatch(/(^|\/)consumer\/node_modules\/@temporalio\/workflow$/);
+  }, 300_000);
+
+  it('a worker or a client on an @temporalio version outside the peer range refuses at start, in one line naming both versions', () => {
+    const range = PACKAGE.peerDependencies['@temporalio/worker'];
+    const attempt = (entry: string, make: string) =>
+      nodeIn(['--input-type=module', '-e', `const m = await import('${PACKAGE.name}/${entry}');
+try { ${make}; console.log('made'); } catch (e) { console.log(e.message); process.exitCode = 3; }`]);
+    for (const [sdkPackage, entry, make] of [
+      ['@temporalio/worker', 'worker', `new m.AgentPlugin({ model: { baseUrl: 'http://127.0.0.1:9' }, workspace: ${JSON.stringify(join(dir, 'workspace'))} })`],
+      ['@temporalio/client', 'client', 'new m.AgentClient({ client: {} })'],
+    ] as const) {
+      const file = join(consumer.dir, 'node_modules', sdkPackage, 'package.json');
+      const original = readFileSync(file, 'utf8');
+      try {
+        // What a team on 1.23.0 has, as node sees it (an install that ignored the peer range: --legacy-peer-deps, --force, another client).
+        writeFileSync(file, JSON.stringify({ ...(JSON.parse(original) as object), version: '1.23.0' }));
+        const r = attempt(entry, make);
+        expect(r.status, r.stderr).toBe(3);
+        const lines = r.stdout.trim().split('\n');
+        expect(lines).toHaveLength(1);
+        expect(lines[0]).toContain(`${sdkPackage} ${range}`);
+        expect(lines[0]).toContain('1.23.0');
+      } finally {
+        writeFileSync(file, original);
+      }
+      // The same project on the version it declares: made.
+      expect(attempt(entry, make).stdout.trim()).toBe('made');
+    }
+  });
+
+  // README.md and docs/ show a team's files; each TypeScript block is compiled as those files of an ESM project (the
+  // package is ESM only) that installed the tarball, with the hidden `<!-- typecheck -->` lines above a block
+  // declaring what it takes from the team's own code (test/helpers/docs-commands.ts, docFiles).
+  it('compiles every TypeScript block of README.md and docs/ in the consumer, as shown', () => {
+    const blocks = documentedTypeScript();
+    expect(blocks.length).toBeGreaterThanOrEqual(8);
+    const root = join(consumer.dir, 'docs-check');
+    for (const [path, text] of Object.entries(docFiles(blocks))) {
+      mkdirSync(dirname(join(root, path)), { recursive: true });
+      writeFileSync(join(root, path), text);
+    }
+    writeFileSync(join(root, 'tsconfig.json'), JSON.stringify({ extends: '../tsconfig.json', include: ['.'] }));
+    expect(typeErrors(consumer, process.execPath, root), 'tsc errors in the docs\' blocks (docs-check/<doc>/<file>)').toEqual([]);
+    // tsc accepts require() (@types/node declares it) but an ESM module has none at run time: the worker would not start.
+    const inDeclarations = filesUnder(join(consumer.installed, 'dist')).filter((f) => f.endsWith('.d.ts') && /require(\.resolve)?\(/.test(readFileSync(join(consumer.installed, 'dist', f), 'utf8')));
+    expect(blocks.filter((b) => /\brequire(\.resolve)?\(/.test(b.code)).map((b) => `${b.file}:${b.line}`)).toEqual([]);
+    expect(inDeclarations, 'TSDoc examples in the declarations that use require').toEqual([]);
+  }, 300_000);
 
   it('loads every export under plain node', () => {
     expectEveryEntry(exportsUnder());
@@ -101,10 +201,8 @@ describe('the packed package', () => {
   }, 300_000);
 
   it("is bundled by the SDK's bundler from a workflows module that re-exports agentRun (no Node built-ins reach it)", () => {
-    // bundleWorkflowCode refuses a bundle that imports a Node built-in, so a clean exit is the check.
-    const r = nodeIn(['bundle.mjs']);
-    expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0);
-    const { bytes, harnessModules } = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as { bytes: number; harnessModules: number };
+    // bundleWorkflowCode refuses a bundle that imports a Node built-in, so a clean exit is the check (bundled()).
+    const { bytes, harnessModules } = bundled();
     expect(bytes).toBeGreaterThan(0);
     expect(harnessModules, 'the bundle holds the package\'s workflow modules').toBeGreaterThan(0);
   }, 300_000);
@@ -118,22 +216,26 @@ describe('the packed package', () => {
     expect(help.stdout).toMatch(/^usage: agent-harness <command>/);
   });
 
-  const lowest = lowestNodeVersion();
-  it.skipIf(process.platform !== 'linux' && process.platform !== 'darwin')(
-    `works on the lowest Node release engines allows (${lowest}): exports, bundle, scripted model, bin`,
-    () => {
-      const bin = nodeBinary(lowest);
-      if (!bin) throw new Error(`no node ${lowest} binary for ${process.platform}-${process.arch}`);
-      expect(run(bin, ['--version'], consumer.dir).stdout.trim()).toBe(`v${lowest}`);
-      expectEveryEntry(exportsUnder(bin));
-      const bundle = nodeIn(['bundle.mjs'], bin);
-      expect(bundle.status, bundle.stderr).toBe(0);
-      const scripted = nodeIn(['scripted.mjs'], bin);
-      expect(scripted.status, scripted.stderr).toBe(0);
-      const help = nodeIn([join(consumer.installed, 'bin', 'agent-harness.mjs'), '--help'], bin);
-      expect(help.status, help.stderr).toBe(0);
-      expect(help.stdout).toMatch(/^usage: agent-harness <command>/);
-    },
-    300_000,
-  );
+  // The lowest release of each Node line engines allows: exports, types, bundle, scripted model, bin.
+  for (const version of provenNodeVersions()) {
+    it.skipIf(process.platform !== 'linux' && process.platform !== 'darwin')(
+      `works on Node ${version}: loads every export, type-checks the consumer, bundles its workflows, runs the scripted model and the bin`,
+      () => {
+        const bin = nodeBinary(version);
+        if (!bin) throw new Error(`no node ${version} binary for ${process.platform}-${process.arch}`);
+        expect(run(bin, ['--version'], consumer.dir).stdout.trim()).toBe(`v${version}`);
+        expectEveryEntry(exportsUnder(bin));
+        expect(typeErrors(consumer, bin), `tsc under node ${version}`).toEqual([]);
+        const bundle = nodeIn(['bundle.mjs'], bin);
+        expect(bundle.status, bundle.stderr).toBe(0);
+        const scripted = nodeIn(['scripted.mjs'], bin);
+        expect(scripted.status, scripted.stderr).toBe(0);
+        expect(JSON.parse(scripted.stdout)).toEqual({ status: 200, finish: 'tool_calls' });
+        const help = nodeIn([join(consumer.installed, 'bin', 'agent-harness.mjs'), '--help'], bin);
+        expect(help.status, help.stderr).toBe(0);
+        expect(help.stdout).toMatch(/^usage: agent-harness <command>/);
+      },
+      300_000,
+    );
+  }
 });

@@ -32,6 +32,7 @@ import { isEffectStore, resolveOptions, type AgentPluginOptions, type PluginTrac
 import { requireSearchAttributes } from './search-attribute-check.js';
 import { OPTION_NAMES, type SettingNames } from './setting-names.js';
 import { pluginEnvironment } from './plugin-env.js';
+import { assertTemporalVersions, workerSdkPackages } from '../common/temporal-versions.js';
 import type { ApproverPolicy } from '../common/signed-decision.js';
 import { HARNESS_SINK_NAMES, harnessSinks, NO_WORKFLOW_SPANS, REPLAY_SINKS, workflowSpanSink } from './sinks.js';
 import { openLedger, startRetention } from './storage.js';
@@ -103,8 +104,9 @@ interface Prepared {
  * The harness as a Temporal worker (and client) plugin.
  *
  * ```ts
+ * // An ESM project (the package is ESM only): no require.resolve, and the workflows module's .js name.
  * const worker = await Worker.create({
- *   connection, taskQueue: 'support', workflowsPath: require.resolve('./workflows'),
+ *   connection, taskQueue: 'support', workflowsPath: fileURLToPath(new URL('./workflows.js', import.meta.url)),
  *   activities: { ...teamActivities },
  *   plugins: [new AgentPlugin({ model: { baseUrl, apiKey }, workspace: '/srv/agent', tools: [lookupOrder] })],
  * });
@@ -138,6 +140,8 @@ export class AgentPlugin implements WorkerPlugin, ClientPlugin, BundlerPlugin {
    * @param names - internal: the words refusals use (the standalone worker names its environment variables)
    */
   constructor(options: AgentPluginOptions, names: SettingNames = OPTION_NAMES) {
+    // An @temporalio version outside the peer range: one line now, not a worker that says ready and fails every task.
+    assertTemporalVersions(workerSdkPackages());
     const opts = resolveOptions(options, names);
     if (names === OPTION_NAMES) {
       // A team's worker: the variables docs/plugin.md lists beside the options

@@ -13,6 +13,7 @@ export const PACKAGE = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'
   name: string;
   version: string;
   engines: { node: string };
+  peerDependencies: Record<string, string>;
   exports: Record<string, string | { types: string; import: string }>;
   scripts: Record<string, string>;
 };
@@ -54,11 +55,17 @@ export function mustRun(cmd: string, args: string[], cwd: string, env?: NodeJS.P
   return r.stdout;
 }
 
-/** `npm run build`, then `npm pack` into `dir` (no lifecycle scripts: the build just ran). */
+/**
+ * `npm run build`, the published package staged by scripts/stage-package.mjs
+ * (its package.json stripped to what a consumer reads), then `npm pack` of the
+ * staged folder into `dir`: what `npm run package` makes and publishing sends.
+ */
 export function buildAndPack(dir: string): Packed {
   mustRun('npm', ['run', 'build'], PROJECT_ROOT);
   mkdirSync(dir, { recursive: true });
-  const out = mustRun('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], PROJECT_ROOT);
+  const stage = join(dir, 'stage');
+  mustRun(process.execPath, [join(PROJECT_ROOT, 'scripts', 'stage-package.mjs'), stage], PROJECT_ROOT);
+  const out = mustRun('npm', ['pack', '--json', '--pack-destination', dir, stage], dir);
   const [report] = JSON.parse(out) as { filename: string; size: number; unpackedSize: number; files: { path: string }[] }[];
   return { tarball: join(dir, report.filename), files: report.files.map((f) => f.path).sort(), size: report.size, unpackedSize: report.unpackedSize };
 }
@@ -119,7 +126,9 @@ const { code } = await bundleWorkflowCode({
   workflowsPath: fileURLToPath(new URL('./src/workflows.ts', import.meta.url)),
   logger: { log: quiet, trace: quiet, debug: quiet, info: quiet, warn: console.warn, error: console.error },
 });
-console.log(JSON.stringify({ bytes: code.length, harnessModules: code.match(/${PACKAGE.name}\\/dist\\/workflows\\/[a-z-]+\\.js/g)?.length ?? 0 }));
+// Each copy of @temporalio/workflow the bundle holds shows as its own path to that package's lib/.
+const copies = new Set([...code.matchAll(/((?:[\\w@.-]+\\/)*node_modules\\/@temporalio\\/workflow)\\/lib\\//g)].map((m) => m[1]));
+console.log(JSON.stringify({ bytes: code.length, harnessModules: code.match(/${PACKAGE.name}\\/dist\\/workflows\\/[a-z-]+\\.js/g)?.length ?? 0, workflowCopies: [...copies].sort() }));
 `,
   // Under plain node: the testing kit's provider answers a scripted turn.
   'scripted.mjs': `import { startScriptedModel } from '${PACKAGE.name}/testing';
@@ -159,7 +168,8 @@ export function installConsumer(dir: string, tarball: string): Consumer {
         private: true,
         type: 'module',
         // The two third-party scripts this repository's package.json declines too (README, "Dependencies and why").
-        allowScripts: { protobufjs: false, '@swc/core': false, [`file:${tarball}`]: true },
+        // The package itself is not listed: it has no install script, so npm has nothing to warn about.
+        allowScripts: { protobufjs: false, '@swc/core': false },
       },
       null,
       2,
@@ -195,6 +205,30 @@ export function installConsumer(dir: string, tarball: string): Consumer {
   return { dir, installed: join(dir, 'node_modules', PACKAGE.name), installMs, installOutput: r.stdout + r.stderr };
 }
 
+/** Every installed copy of package `name` under `dir`'s node_modules (nested ones included), as paths relative to `dir`. */
+export function installedCopies(dir: string, name: string): string[] {
+  const out: string[] = [];
+  const walk = (nm: string) => {
+    if (!existsSync(nm)) return;
+    for (const entry of readdirSync(nm)) {
+      if (entry.startsWith('.')) continue;
+      const scoped = entry.startsWith('@') ? readdirSync(join(nm, entry)).map((n) => `${entry}/${n}`) : [entry];
+      for (const pkg of scoped) {
+        const at = join(nm, pkg);
+        if (pkg === name) out.push(relative(dir, at));
+        walk(join(at, 'node_modules'));
+      }
+    }
+  };
+  walk(join(dir, 'node_modules'));
+  return out.sort();
+}
+
+/** The size on disk of `dir` in bytes (du's apparent sizes would hide the block overhead a team pays). */
+export function diskBytes(dir: string): number {
+  return Number(mustRun('du', ['-sk', dir], dir).split('\t')[0]) * 1024;
+}
+
 /** Every file under `dir`, relative to it, sorted. */
 export function filesUnder(dir: string): string[] {
   const out: string[] = [];
@@ -210,18 +244,24 @@ export function filesUnder(dir: string): string[] {
 }
 
 /** The consumer's type check: tsc's errors in its own files and in the package's declarations (other packages' are theirs). */
-export function typeErrors(consumer: Consumer): string[] {
+export function typeErrors(consumer: Consumer, node: string = process.execPath, project: string = consumer.dir): string[] {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  const r = run(process.execPath, [tsc, '-p', consumer.dir, '--pretty', 'false'], consumer.dir);
+  const r = run(node, [tsc, '-p', project, '--pretty', 'false'], consumer.dir);
   const errors = r.stdout.split('\n').filter((l) => /error TS\d+/.test(l));
   return errors.filter((l) => !l.startsWith('node_modules/') || l.startsWith(`node_modules/${PACKAGE.name}/`));
 }
 
-/** The Node release `engines` names as the lowest (`>=20.19` → `20.19.0`). */
-export function lowestNodeVersion(): string {
-  const m = /^>=\s*(\d+)\.(\d+)(?:\.(\d+))?$/.exec(PACKAGE.engines.node);
-  if (!m) throw new Error(`engines.node is ${PACKAGE.engines.node}: expected ">=MAJOR.MINOR[.PATCH]"`);
-  return `${m[1]}.${m[2]}.${m[3] ?? 0}`;
+/**
+ * The Node releases `engines` proves: the lowest of each line it allows
+ * (`^20.19.0 || ^22.12.0 || ^24.11.0` → 20.19.0, 22.12.0, 24.11.0), each of
+ * which the package test runs the consumer on.
+ */
+export function provenNodeVersions(): string[] {
+  return PACKAGE.engines.node.split('||').map((alt) => {
+    const m = /^\^(\d+)\.(\d+)\.(\d+)$/.exec(alt.trim());
+    if (!m) throw new Error(`engines.node is ${PACKAGE.engines.node}: expected "^MAJOR.MINOR.PATCH" alternatives joined by ||`);
+    return `${m[1]}.${m[2]}.${m[3]}`;
+  });
 }
 
 /**
