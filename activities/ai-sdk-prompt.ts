@@ -32,8 +32,8 @@ import type {
   LanguageModelV3ToolResultPart,
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
-import type { AssistantMessage, ChatMessage, ToolCall } from './contract.js';
-import type { OpenAiToolDefinition } from './tool-spec.js';
+import type { AssistantMessage, ChatMessage, ToolCall } from '../common/contract.js';
+import type { OpenAiToolDefinition } from '../common/tool-spec.js';
 
 /** The providerOptions key under which a tool call's arguments travel when the parsed input cannot say them exactly. */
 export const HARNESS_OPTIONS_KEY = 'agentHarness';

@@ -11,7 +11,7 @@
 // task never duplicates a line.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileStem } from './bounds.js';
+import { fileStem } from '../common/bounds.js';
 
 export interface TraceLine {
   ts: string;
