@@ -175,7 +175,7 @@ export interface TemporalConnection {
   source: string;
 }
 
-/** The SDK's TLSConfig, structurally (common/ imports no SDK internals). */
+/** The SDK's TLSConfig, structurally (node/config.ts imports no SDK internals). */
 export interface TemporalTls {
   /** The name the server's certificate is checked against, instead of the address's host. */
   serverNameOverride?: string;
