@@ -11,7 +11,7 @@ const sandboxPaths = [...builtinModules, ...builtinModules.map((m) => `node:${m}
 }));
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.temporal/**', '.data/**', 'eslint.config.mjs', 'bin/**', 'scripts/**', 'bench/peer/**', 'examples/consumer/**', 'dist/**', 'node/failure-converter.cjs'] },
+  { ignores: ['node_modules/**', '.temporal/**', '.data/**', 'eslint.config.mjs', 'bin/**', 'scripts/**', 'bench/peer/**', 'examples/consumer/**', 'dist/**', 'common/failure-converter.cjs'] },
   ...tseslint.configs.recommended,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },

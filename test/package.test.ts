@@ -68,7 +68,7 @@ function expectEveryEntry(found: Record<string, string[]>) {
 }
 
 describe('the packed package', () => {
-  // dist/node/failure-converter.cjs: Temporal loads a failure converter by path with require(), so it ships as CommonJS (node/codec-plugin.ts).
+  // dist/common/failure-converter.cjs: Temporal loads a failure converter by path with require(), so it ships as CommonJS (node/codec-plugin.ts).
   it('holds the compiled code, its declarations, the bin and the docs, and no install script', () => {
     const stray = packed.files.filter((f) => !/^(dist\/.+\.(js|cjs|d\.ts)|bin\/agent-harness\.mjs|README\.md|CHANGELOG\.md|package\.json)$/.test(f));
     expect(stray, 'files a consumer does not need').toEqual([]);
