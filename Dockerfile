@@ -8,6 +8,7 @@ COPY scripts ./scripts
 # as `npm run worker` does in a checkout, so the image installs dev dependencies too.
 RUN SKIP_TEMPORAL_CLI_INSTALL=1 npm ci --no-audit --no-fund
 COPY common ./common
+COPY node ./node
 COPY workflows ./workflows
 COPY activities ./activities
 COPY worker ./worker

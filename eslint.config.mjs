@@ -3,6 +3,13 @@
 import tseslint from 'typescript-eslint';
 import { builtinModules } from 'node:module';
 
+// Node's built-in modules, by both names: what the workflow sandbox has not.
+// workflows/ and common/ (all the workflow bundle may import) are refused them.
+const sandboxPaths = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)].map((name) => ({
+  name,
+  message: 'Workflow code runs in a deterministic sandbox: do I/O in an activity, or put Node-only shared code in node/.',
+}));
+
 export default tseslint.config(
   { ignores: ['node_modules/**', '.temporal/**', '.data/**', 'eslint.config.mjs', 'bin/**', 'scripts/**', 'bench/peer/**', 'examples/consumer/**', 'dist/**', 'common/failure-converter.cjs'] },
   ...tseslint.configs.recommended,
@@ -20,13 +27,11 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          paths: [...builtinModules, ...builtinModules.map((m) => `node:${m}`)].map((name) => ({
-            name,
-            message: 'Workflow code runs in a deterministic sandbox: do I/O in an activity.',
-          })),
+          paths: sandboxPaths,
           patterns: [
             { group: ['../activities', '../activities/*', '../activities/**'], allowTypeImports: true, message: 'Import activities as types only: proxyActivities<typeof ...>.' },
             { group: ['../worker/**', '../client/**', '../dev/**', '../test/**'], message: 'Workflow code must not reach worker, client or dev tooling code.' },
+            { group: ['../node/**', '../../node/**'], message: 'node/ is Node-only code the workflow sandbox cannot run: workflow code shares only common/.' },
           ],
         },
       ],
@@ -51,28 +56,41 @@ export default tseslint.config(
       ],
     },
   },
-  // The layers, bottom up: common; workflows; activities; worker (process
-  // start-up, and the embedded dev server it starts when no address is set);
-  // client. That is the product. dev/ (the scripted provider, the local model,
-  // `npm start`'s stack, the native cluster) and the tests, benches and
-  // experiments sit on top: they may import the product, never the reverse.
-  // `npm run lint` (part of `npm test`, so of CI) checks it.
+  // The layers, bottom up: common (what the workflow bundle may import:
+  // workflow-safe, no Node built-ins, nothing of the project); node (shared
+  // code that runs in Node only: configuration, payload codec, trace files,
+  // connection errors; it may import common/ only); workflows (common/ only);
+  // activities; worker (process start-up, and the embedded dev server it
+  // starts when no address is set); client. That is the product. dev/ (the
+  // scripted provider, the local model, `npm start`'s stack, the native
+  // cluster) and the tests, benches and experiments sit on top: they may
+  // import the product, never the reverse. `npm run lint` (part of `npm test`,
+  // so of CI) checks it.
   {
     files: ['common/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['../*', '!../common'], message: 'common/ is the neutral bottom layer: it imports nothing of the project.' }] }],
+      'no-restricted-imports': ['error', {
+        paths: sandboxPaths,
+        patterns: [{ group: ['../*'], message: 'common/ is the neutral bottom layer the workflow bundle imports: it imports nothing of the project (Node-only shared code goes to node/).' }],
+      }],
+    },
+  },
+  {
+    files: ['node/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['../*', '!../common'], message: 'node/ sits right above common/: it imports common/ only (a single consumer\'s helper lives beside its consumer).' }] }],
     },
   },
   {
     files: ['activities/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: above('workflows', 'worker', 'client', 'dev'), message: 'activities/ sits under worker/ and client/ and shares only common/ with workflows/: move the shared piece to common/.' }] }],
+      'no-restricted-imports': ['error', { patterns: [{ group: above('workflows', 'worker', 'client', 'dev'), message: 'activities/ sits under worker/ and client/ and shares only common/ with workflows/: move the shared piece to common/ (workflow-safe) or node/ (Node-only).' }] }],
     },
   },
   {
     files: ['worker/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: above('client', 'dev'), message: 'worker/ is product: it imports neither client/ nor dev tooling; move the shared piece to common/.' }] }],
+      'no-restricted-imports': ['error', { patterns: [{ group: above('client', 'dev'), message: 'worker/ is product: it imports neither client/ nor dev tooling; move the shared piece to node/ (or common/ if workflow-safe).' }] }],
     },
   },
   {

@@ -24,11 +24,11 @@ import {
 } from '@ai-sdk/provider';
 import { ApplicationFailure } from '@temporalio/common';
 import { PROVIDER_MALFORMED_REPLY, PROVIDER_RATE_LIMITED, PROVIDER_UNAVAILABLE, PROVIDER_UNKNOWN_MODEL, PROVIDER_UNREACHABLE, PROVIDER_VERDICTS } from '../common/provider-errors.js';
-import { replyOf, toFunctionTools, toPrompt, type HarnessPrompt, type ProviderReply } from '../common/ai-sdk-prompt.js';
-import { emptyFold, foldPart } from '../common/ai-sdk-stream.js';
+import { replyOf, toFunctionTools, toPrompt, type HarnessPrompt, type ProviderReply } from './ai-sdk-prompt.js';
+import { emptyFold, foldPart } from './ai-sdk-stream.js';
 import type { ChatMessage } from '../common/contract.js';
 import type { OpenAiToolDefinition } from '../common/tool-spec.js';
-import type { TokenStream } from '../common/token-sink.js';
+import type { TokenStream } from '../node/token-sink.js';
 
 export { PROVIDER_MALFORMED_REPLY, PROVIDER_UNKNOWN_MODEL };
 

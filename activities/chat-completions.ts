@@ -1,7 +1,7 @@
 // The built-in provider: OpenAI chat completions over fetch, behind the same
 // seam as every AI SDK provider (a LanguageModelV3), so the model activity has
 // one path, one error table (./ai-sdk-model.ts failureOf) and one fold of a
-// stream (../common/ai-sdk-stream.ts). It stays beside @ai-sdk/openai-compatible
+// stream (../activities/ai-sdk-stream.ts). It stays beside @ai-sdk/openai-compatible
 // only because it measures faster per call (bench/model-path.ts,
 // reports/model-path.md): it validates nothing it does not read.
 //
@@ -15,8 +15,8 @@
 // past what JSON.stringify can nest, so the workflow refuses them for their
 // depth instead of the call failing as an outage.
 import { APICallError, type LanguageModelV3, type LanguageModelV3CallOptions, type LanguageModelV3FinishReason, type LanguageModelV3FunctionTool, type LanguageModelV3GenerateResult, type LanguageModelV3StreamPart, type LanguageModelV3Usage } from '@ai-sdk/provider';
-import { fromPrompt } from '../common/ai-sdk-prompt.js';
-import { foldPart, emptyFold } from '../common/ai-sdk-stream.js';
+import { fromPrompt } from './ai-sdk-prompt.js';
+import { foldPart, emptyFold } from './ai-sdk-stream.js';
 import { canonicalJson } from '../common/args-hash.js';
 
 /** Where the built-in provider sends its requests. */

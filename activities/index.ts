@@ -12,7 +12,7 @@ import { BUILTIN_TOOLS } from './tools/builtin.js';
 import { createRunTool, type ToolDeps } from './tools/run-tool.js';
 import { Toolset } from './tools/toolset.js';
 import { RunningCalls } from './running-calls.js';
-import { heartbeatTimeoutFor } from '../common/heartbeat.js';
+import { heartbeatTimeoutFor } from '../node/heartbeat.js';
 
 export type ActivityDeps = ModelDeps &
   ToolDeps & {

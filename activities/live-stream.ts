@@ -15,8 +15,8 @@
 // the library cannot signal from one.
 import { Context } from '@temporalio/activity';
 import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
-import type { TraceEntry } from '../common/trace-format.js';
-import type { TokenAttempt, TokenSink, TokenStream } from '../common/token-sink.js';
+import type { TraceEntry } from '../node/trace-format.js';
+import type { TokenAttempt, TokenSink, TokenStream } from '../node/token-sink.js';
 import type { StreamTokenEnd, StreamTokenText } from '../common/stream-items.js';
 
 /** How long a live stream's later items wait to go out together, in ms (the first goes at once). */

@@ -7,7 +7,7 @@
 // after its Retry-After), while 400/401/403/404/422 are not: retrying cannot
 // fix them.
 import { Context } from '@temporalio/activity';
-import { countCompletionTokensAsync, countPromptTokensAsync } from '../common/tokens.js';
+import { countCompletionTokensAsync, countPromptTokensAsync } from '../node/tokens.js';
 import { ApplicationFailure } from '@temporalio/common';
 import type { OpenAiToolDefinition } from '../common/tool-spec.js';
 import { resolvePrompt, type MessageStore } from './message-store.js';
@@ -15,13 +15,13 @@ import type { TraceWriter } from './trace-file.js';
 import type { ChatMessage, ModelReply, Usage } from '../common/contract.js';
 import { type CallModelInput, type ModelAnswer, type StoppedReply } from '../common/activity-contract.js';
 import { promptCountMargin, replyAllowance, type ReplyHold, type ReplyShortfall } from '../common/budget-math.js';
-import { heartbeatEvery } from '../common/heartbeat.js';
+import { heartbeatEvery } from '../node/heartbeat.js';
 import { RunningCalls, type RunningCall } from './running-calls.js';
 import { callLanguageModel, languageModelOf, retryAfterMs, type ModelProvider } from './ai-sdk-model.js';
-import { NO_TOKENS, type TokenSink, type TokenStream } from '../common/token-sink.js';
+import { NO_TOKENS, type TokenSink, type TokenStream } from '../node/token-sink.js';
 import { createChatCompletions } from './chat-completions.js';
-import type { ProviderUsage } from '../common/ai-sdk-prompt.js';
-import type { TraceEntry } from '../common/trace-format.js';
+import type { ProviderUsage } from './ai-sdk-prompt.js';
+import type { TraceEntry } from '../node/trace-format.js';
 
 export { retryAfterMs };
 
@@ -31,7 +31,7 @@ export interface ModelDeps {
   apiKey?: string;
   /** When set, sent as `model` instead of the run's (LLM_MODEL): one setting points every run at a real server. */
   model?: string;
-  /** How often a running call heartbeats (default common/heartbeat.ts). */
+  /** How often a running call heartbeats (default node/heartbeat.ts). */
   heartbeatEveryMs?: number;
   /** The calls a Stop taken by a loop in this process aborts at once (default: a registry of its own). */
   calls?: RunningCalls;

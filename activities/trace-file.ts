@@ -1,5 +1,5 @@
 // The trace writer: appends a run chain's lines to its JSONL file (the format
-// and the readers are in common/trace-format.ts). Writers of several processes
+// and the readers are in node/trace-format.ts). Writers of several processes
 // (a sticky queue that moved, a restart overlapping the old worker) write the
 // same file; each line's key is written at most once, so a replayed or retried
 // workflow task never duplicates a line. The check and the write happen under
@@ -14,9 +14,9 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { lineKey, readTraceFile, traceFile, type TraceEntry, type TraceLine } from '../common/trace-format.js';
+import { lineKey, readTraceFile, traceFile, type TraceEntry, type TraceLine } from '../node/trace-format.js';
 
-export type { TraceEntry, TraceLine } from '../common/trace-format.js';
+export type { TraceEntry, TraceLine } from '../node/trace-format.js';
 
 /** Trace files whose lines the writer keeps in memory (the most recently written); others are read again when written. */
 const KNOWN_FILES = 256;

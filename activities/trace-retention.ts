@@ -40,7 +40,7 @@ export interface FileSweep {
 
 const RUN_ID = /^(.*)\.([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
 
-/** The workflow id a trace file belongs to (common/trace-format.ts traceFile names them). */
+/** The workflow id a trace file belongs to (node/trace-format.ts traceFile names them). */
 export function traceWorkflowId(fileName: string): string | null {
   if (!fileName.endsWith('.jsonl')) return null;
   const base = fileName.slice(0, -'.jsonl'.length);

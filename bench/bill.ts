@@ -5,9 +5,9 @@
 // call when it runs in the loop's own worker process and in another one.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readTrace } from '../common/trace-format.js';
-import { PROJECT_ROOT } from '../common/project-root.js';
-import { DEFAULT_HEARTBEAT_MS } from '../common/heartbeat.js';
+import { readTrace } from '../node/trace-format.js';
+import { PROJECT_ROOT } from '../node/project-root.js';
+import { DEFAULT_HEARTBEAT_MS } from '../node/heartbeat.js';
 import { addFault, providerRequests } from '../dev/provider/control.js';
 import { cancelSignal } from '../common/run-messages.js';
 import { startingAttributes } from '../workflows/visibility.js';

@@ -14,7 +14,7 @@
 // inside each repetition; the report goes to reports/bench.md with its commit.
 import { execSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { PROJECT_ROOT } from '../common/project-root.js';
+import { PROJECT_ROOT } from '../node/project-root.js';
 import type { AgentInput, RunResult } from '../common/contract.js';
 import { runFloor } from './floor.js';
 import { startBenchStack, type BenchStack } from './stack.js';
@@ -24,7 +24,7 @@ import { measureActions, measureHeartbeats, measureStops, withPeerStack } from '
 import { measureThroughput, type ThroughputFigures } from './throughput.js';
 import { measureDisk } from './disk.js';
 import { measureTokens } from './tokens.js';
-import { DEFAULT_HEARTBEAT_MS } from '../common/heartbeat.js';
+import { DEFAULT_HEARTBEAT_MS } from '../node/heartbeat.js';
 import { startingAttributes } from '../workflows/visibility.js';
 
 const REPS = Number(process.env.BENCH_REPS ?? 3);
@@ -177,7 +177,7 @@ async function diskSection(): Promise<string[]> {
 /** Token counting, js-tiktoken's encoder beside ours, and the event loop's longest stall (./tokens.ts). */
 async function tokensSection(): Promise<string[]> {
   const out = ['## What counting tokens costs the event loop', ''];
-  out.push('o200k_base counts as the model activity (hard budgets, replies without usage) and the scripted provider make them. Before: js-tiktoken\'s encoder; after: common/tokens.ts (the same tokens, checked on each text before timing). Medians of 3-5 calls.', '');
+  out.push('o200k_base counts as the model activity (hard budgets, replies without usage) and the scripted provider make them. Before: js-tiktoken\'s encoder; after: node/tokens.ts (the same tokens, checked on each text before timing). Medians of 3-5 calls.', '');
   out.push('| text | before: ms per 100 KB | js-tiktoken at 1 / 2 / 4 KB (ms) | after: ms per 100 KB | after: ms per MB | async: ms per MB | async: longest event-loop stall (ms) |', '|---|---|---|---|---|---|---|');
   for (const c of await measureTokens()) {
     const before = c.beforeExtrapolated ? `~ ${Math.round(c.beforeMsPer100KB).toLocaleString('en')} (extrapolated)` : c.beforeMsPer100KB.toFixed(1);

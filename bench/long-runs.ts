@@ -11,10 +11,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execSync } from 'node:child_process';
-import { readTrace } from '../common/trace-format.js';
+import { readTrace } from '../node/trace-format.js';
 import { bytesPerTurn, chainEvents } from '../client/run-history.js';
 import { summaryLine } from '../client/render.js';
-import { PROJECT_ROOT } from '../common/project-root.js';
+import { PROJECT_ROOT } from '../node/project-root.js';
 import type { AgentInput, RunResult } from '../common/contract.js';
 import { startBenchStack } from './stack.js';
 

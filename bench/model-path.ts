@@ -19,11 +19,11 @@ import { startProvider } from '../dev/provider/server.js';
 import { callLanguageModel, languageModelOf, type ModelProvider } from '../activities/ai-sdk-model.js';
 import { createChatCompletions } from '../activities/chat-completions.js';
 import { toolMessage } from '../common/transcript-text.js';
-import { PROJECT_ROOT } from '../common/project-root.js';
+import { PROJECT_ROOT } from '../node/project-root.js';
 import { commitOf, minMedianMax } from './report.js';
 import type { ChatMessage } from '../common/contract.js';
 import type { OpenAiToolDefinition } from '../common/tool-spec.js';
-import type { TokenStream } from '../common/token-sink.js';
+import type { TokenStream } from '../node/token-sink.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 300);
 const KEY = 'sk-bench';

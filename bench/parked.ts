@@ -14,10 +14,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execSync } from 'node:child_process';
 import { AGENT_LOOP_DYNAMIC_CONFIG, findFreePort, startDevServer } from '../worker/dev-server/dev-server.js';
-import { dataConverter } from '../common/payload-codec.js';
+import { dataConverter } from '../node/payload-codec.js';
 import { startWorkerProcess, type WorkerProcess } from '../test/helpers/spawn-worker.js';
 import { startProvider } from '../dev/provider/server.js';
-import { PROJECT_ROOT } from '../common/project-root.js';
+import { PROJECT_ROOT } from '../node/project-root.js';
 import { approveSignal } from '../common/run-messages.js';
 import type { AgentInput } from '../common/contract.js';
 

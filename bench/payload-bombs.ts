@@ -16,10 +16,10 @@ import { join } from 'node:path';
 import { createGzip } from 'node:zlib';
 import proto from '@temporalio/proto';
 import { AGENT_LOOP_DYNAMIC_CONFIG, findFreePort, startDevServer } from '../worker/dev-server/dev-server.js';
-import { dataConverter } from '../common/payload-codec.js';
+import { dataConverter } from '../node/payload-codec.js';
 import { startWorkerProcess } from '../test/helpers/spawn-worker.js';
 import { startProvider } from '../dev/provider/server.js';
-import { PROJECT_ROOT } from '../common/project-root.js';
+import { PROJECT_ROOT } from '../node/project-root.js';
 import { statusQuery } from '../common/run-messages.js';
 
 const MiB = 1024 * 1024;

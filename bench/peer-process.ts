@@ -2,7 +2,7 @@
 // on the same server as ours, task queue `peer`.
 import { execSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { PROJECT_ROOT } from '../common/project-root.js';
+import { PROJECT_ROOT } from '../node/project-root.js';
 import type { Client } from '@temporalio/client';
 import type { BenchStack } from './stack.js';
 

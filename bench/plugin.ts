@@ -27,7 +27,7 @@ import { startProvider } from '../dev/provider/server.js';
 import { findFreePort, startDevServer } from '../worker/dev-server/dev-server.js';
 import { AgentPlugin } from '../worker/index.js';
 import { createAgentWorker, WORKFLOWS_PATH } from '../worker/create-worker.js';
-import { queuePollers } from '../common/queue-pollers.js';
+import { queuePollers } from '../node/queue-pollers.js';
 import type { AgentInput, RunResult } from '../common/contract.js';
 import * as teamActivities from '../test/fixtures/team/activities.js';
 

@@ -20,13 +20,13 @@ import { join } from 'node:path';
 import type { Worker } from '@temporalio/worker';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { PROJECT_ROOT } from '../common/project-root.js';
+import { PROJECT_ROOT } from '../node/project-root.js';
 import { commitOf, minMedianMax } from './report.js';
 import { runFloor } from './floor.js';
 import { runPeer, startPeer } from './peer-process.js';
 import { startBenchStack, type BenchWorkerOptions } from './stack.js';
 import type { ModelProvider } from '../activities/ai-sdk-model.js';
-import type { TokenSink } from '../common/token-sink.js';
+import type { TokenSink } from '../node/token-sink.js';
 import type { AgentInput, RunResult } from '../common/contract.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);

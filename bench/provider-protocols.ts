@@ -14,9 +14,9 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV3, LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import { startProvider, type RunningProvider } from '../dev/provider/server.js';
-import { toFunctionTools, toPrompt } from '../common/ai-sdk-prompt.js';
+import { toFunctionTools, toPrompt } from '../activities/ai-sdk-prompt.js';
 import { toolMessage } from '../common/transcript-text.js';
-import { PROJECT_ROOT } from '../common/project-root.js';
+import { PROJECT_ROOT } from '../node/project-root.js';
 import type { ChatMessage } from '../common/contract.js';
 import type { OpenAiToolDefinition } from '../common/tool-spec.js';
 

@@ -1,6 +1,6 @@
 // What the benchmarks' reports share: order statistics and the commit a figure was measured on.
 import { execSync } from 'node:child_process';
-import { PROJECT_ROOT } from '../common/project-root.js';
+import { PROJECT_ROOT } from '../node/project-root.js';
 
 export const sorted = (xs: readonly number[]) => [...xs].sort((a, b) => a - b);
 export const median = (xs: readonly number[]) => sorted(xs)[Math.floor(xs.length / 2)];

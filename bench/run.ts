@@ -3,7 +3,7 @@
 //   plan ×10           wall time per run (median, p90) and the run's figures
 //   runaway cap 20     turns, tokens, cost, wall time
 //   slow + Stop @1.2s  time from the cancel signal to the result and to the last progress line
-import { readTrace } from '../common/trace-format.js';
+import { readTrace } from '../node/trace-format.js';
 import { summaryLine } from '../client/render.js';
 import { cancelSignal } from '../common/run-messages.js';
 import type { AgentInput, RunResult } from '../common/contract.js';

@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findFreePort, startDevServer, type DevServer } from '../worker/dev-server/dev-server.js';
-import { dataConverter } from '../common/payload-codec.js';
+import { dataConverter } from '../node/payload-codec.js';
 import { startProvider, type ProviderOptions, type RunningProvider } from '../dev/provider/server.js';
 import { createAgentWorker, type AgentWorkerOptions } from '../worker/create-worker.js';
 import type { Toolset } from '../activities/tools/toolset.js';

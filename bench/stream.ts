@@ -38,8 +38,8 @@ import { AGENT_LOOP_DYNAMIC_CONFIG, findFreePort, startDevServer } from '../work
 import { startProvider } from '../dev/provider/server.js';
 import { providerRequests } from '../dev/provider/control.js';
 import { createAgentWorker } from '../worker/create-worker.js';
-import { dataConverter } from '../common/payload-codec.js';
-import { PROJECT_ROOT } from '../common/project-root.js';
+import { dataConverter } from '../node/payload-codec.js';
+import { PROJECT_ROOT } from '../node/project-root.js';
 import { commitOf, minMedianMax, percentile, sorted } from './report.js';
 import { AgentClient } from '../client/agent-client.js';
 import { approveSignal, statusQuery, streamItemsQuery } from '../common/run-messages.js';

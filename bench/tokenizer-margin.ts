@@ -1,5 +1,5 @@
 // How far a model's own prompt count can run past ours. A hard budget holds
-// each call's prompt as counted by common/tokens.ts (o200k_base over the
+// each call's prompt as counted by node/tokens.ts (o200k_base over the
 // OpenAI-shaped messages and tool definitions); a model with another
 // tokenizer bills its own count, so the hold is short by whatever that count
 // exceeds ours. This measures it, per prompt, over prompts built the way the
@@ -37,9 +37,9 @@ import { SEED_FILES } from '../activities/tools/workspace.js';
 import { SUMMARY_INSTRUCTION } from '../common/context-window.js';
 import type { ChatMessage } from '../common/contract.js';
 import { DEFAULT_MAX_TOOL_RESULT_CHARS } from '../common/defaults.js';
-import { PROJECT_ROOT } from '../common/project-root.js';
+import { PROJECT_ROOT } from '../node/project-root.js';
 import { toolDefinitions, type OpenAiToolDefinition } from '../common/tool-spec.js';
-import { countPromptTokens, countPromptTokensAsync, type WireMessage } from '../common/tokens.js';
+import { countPromptTokens, countPromptTokensAsync, type WireMessage } from '../node/tokens.js';
 import { startLocalModel, type LocalModel } from '../dev/model/local-model.js';
 
 const args = process.argv.slice(2);
@@ -107,7 +107,7 @@ async function tokenizers(): Promise<{ list: Tokenizer[]; missing: string[] }> {
   return { list, missing };
 }
 
-// The same framing as common/tokens.ts promptSteps: only the counter differs.
+// The same framing as node/tokens.ts promptSteps: only the counter differs.
 const PER_MESSAGE = 3;
 const REPLY_PRIMING = 3;
 async function framedCount(count: (t: string) => number | Promise<number>, messages: WireMessage[], tools: unknown[] | undefined): Promise<number> {
@@ -272,7 +272,7 @@ function minified(): string {
     if (existsSync(p)) return readFileSync(p, 'utf8');
   }
   // No minified bundle installed: a crude one from the repo's own code.
-  return source(['common/byte-pair.ts', 'common/budget-math.ts']).replace(/\/\/.*$/gm, '').replace(/\s+/g, ' ');
+  return source(['node/byte-pair.ts', 'common/budget-math.ts']).replace(/\/\/.*$/gm, '').replace(/\s+/g, ' ');
 }
 
 function prettyJson(): string {
@@ -335,7 +335,7 @@ function adversarialContents(): { kind: string; file: string; text: string }[] {
   const hex = rb(16000).toString('hex');
   return [
     { kind: 'english prose', file: 'README.txt', text: prose(24000) },
-    { kind: 'source code (TypeScript)', file: 'budget-math.ts', text: source(['common/budget-math.ts', 'common/tokens.ts']) },
+    { kind: 'source code (TypeScript)', file: 'budget-math.ts', text: source(['common/budget-math.ts', 'node/tokens.ts']) },
     { kind: 'JSON, pretty', file: 'jobs.json', text: prettyJson() },
     { kind: 'JSON, compact', file: 'jobs.min.json', text: JSON.stringify(JSON.parse(prettyJson())) },
     { kind: 'minified JS', file: 'bundle.min.js', text: minified() },
@@ -413,7 +413,7 @@ async function main() {
     }
     process.stderr.write('\n');
 
-    // The framing mirror must agree with common/tokens.ts when the counter is o200k itself.
+    // The framing mirror must agree with node/tokens.ts when the counter is o200k itself.
     const { Tiktoken } = (await import('js-tiktoken/lite')) as typeof import('js-tiktoken/lite');
     const o200k = new Tiktoken((await import('js-tiktoken/ranks/o200k_base')).default);
     for (const r of rows.slice(0, 8)) {

@@ -1,7 +1,7 @@
 // What counting tokens costs the worker's event loop: ms per 100 KB for
 // prose and for the texts that are one long pre-tokenized piece (one letter,
 // underscores, CJK, emoji), js-tiktoken's encoder ("before") beside
-// common/tokens.ts ("after"), and the longest stall of the event loop while
+// node/tokens.ts ("after"), and the longest stall of the event loop while
 // 1 MB of each is counted with the async API. js-tiktoken's merge is
 // quadratic in a piece, so on those it is timed only at 1, 2 and 4 KB and
 // taken to 100 KB as a square from 4 KB (its time grows ×4 per doubling up
@@ -9,7 +9,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200k_base from 'js-tiktoken/ranks/o200k_base';
-import { countTokens, countTokensAsync } from '../common/tokens.js';
+import { countTokens, countTokensAsync } from '../node/tokens.js';
 
 const KB = 1024;
 

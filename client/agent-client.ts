@@ -14,7 +14,7 @@ import { checkResume, resumeInput } from './resume-check.js';
 import { AgentRunHandle, type AgentRunWorkflow, type HandleContext } from './run-handle.js';
 import { summaryOf } from './run-summary.js';
 import { offeredTools } from './offered-tools.js';
-import { assertTemporalVersions, CLIENT_SDK_PACKAGES } from '../common/temporal-versions.js';
+import { assertTemporalVersions, CLIENT_SDK_PACKAGES } from '../node/temporal-versions.js';
 import { ACCEPT_WAIT_MS, ANSWER_WAIT_MS, queueWorkers, type QueueWorkers } from './worker-check.js';
 
 /** How an AgentClient reaches the harness. */

@@ -1,6 +1,6 @@
 // Entry point of the `agent-harness` bin and of `npm run cli`.
 import { main } from './cli.js';
-import { stopTracing } from '../common/tracing.js';
+import { stopTracing } from '../node/tracing.js';
 
 // `agent-harness run | head`: a closed pipe ends the output, not with a stack trace.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {

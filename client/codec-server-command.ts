@@ -8,7 +8,7 @@
 import { closeSync, fstatSync, openSync, readSync, constants as fs } from 'node:fs';
 import { parseFlags as parseArgs } from './parse-flags.js';
 import { codecServerOptionsFromEnv, startCodecServer, type CodecServerOptions } from './codec-server.js';
-import { PayloadKeysError, parsePayloadKeys, payloadKeysFromEnv, type PayloadKey } from '../common/payload-keys.js';
+import { PayloadKeysError, parsePayloadKeys, payloadKeysFromEnv, type PayloadKey } from '../node/payload-keys.js';
 import { UsageError } from './usage-error.js';
 
 /** A keys file holds `kid:base64key` entries: 64 KiB is some thousand keys, and a cap keeps a wrong path (a log, a device) from being read whole. */

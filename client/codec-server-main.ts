@@ -3,7 +3,7 @@
 // AGENT_PAYLOAD_KEYS): the same server as `agent-harness codec-server`
 // (./codec-server-command.ts), which takes these as flags too. A bad setting
 // stops it at start with one line naming it.
-import { loadConfig } from '../common/config.js';
+import { loadConfig } from '../node/config.js';
 import { codecServerCommand } from './codec-server-command.js';
 
 try {

@@ -6,14 +6,14 @@
 // when AGENT_CODEC_TOKEN is set, browsers only from the listed origins, a
 // cap on what one request may make the server buffer, and a cap on what its
 // payloads may unpack to (MAX_UNPACKED_PAYLOAD_BYTES each,
-// MAX_UNPACKED_BYTES_PER_CALL a request: common/payload-codec.ts), which the
+// MAX_UNPACKED_BYTES_PER_CALL a request: node/payload-codec.ts), which the
 // body cap alone did not bound (a 531 KB body unpacked to 400 MiB).
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { payloadCodecs, UndecodablePayloadError } from '../common/payload-codec.js';
-import type { PayloadKey } from '../common/payload-keys.js';
+import { payloadCodecs, UndecodablePayloadError } from '../node/payload-codec.js';
+import type { PayloadKey } from '../node/payload-keys.js';
 
 /**
  * 8 MiB: Temporal refuses any payload over 2 MiB, and a request carries the
@@ -149,7 +149,7 @@ export async function startCodecServer(port: number, host = '127.0.0.1', options
       }
       let out: Payload[];
       try {
-        // Each payload unpacks to at most MAX_UNPACKED_PAYLOAD_BYTES, the request to MAX_UNPACKED_BYTES_PER_CALL (common/payload-codec.ts).
+        // Each payload unpacks to at most MAX_UNPACKED_PAYLOAD_BYTES, the request to MAX_UNPACKED_BYTES_PER_CALL (node/payload-codec.ts).
         out = route === '/decode' ? await decodeAll(payloads) : await encodeAll(payloads);
       } catch (err) {
         // Our own errors name what is wrong; anything else would print this process's internals to a caller.

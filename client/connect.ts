@@ -3,11 +3,11 @@
 // port. With tracing on, its calls (the run's start first) are spans.
 import { Client, Connection } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
-import { loadConfig, temporalConnectOptions, type HarnessConfig } from '../common/config.js';
-import { dataConverter } from '../common/payload-codec.js';
-import { answersHttp, cannotReach, ConnectionRefused, connectionRefused, errorLine, HostNotFound, hostNotFound, notTemporal, refusedAt, transportFailure } from '../common/connection-errors.js';
-import { startTracing } from '../common/tracing.js';
-import { assertTemporalVersions, CLIENT_SDK_PACKAGES } from '../common/temporal-versions.js';
+import { loadConfig, temporalConnectOptions, type HarnessConfig } from '../node/config.js';
+import { dataConverter } from '../node/payload-codec.js';
+import { answersHttp, cannotReach, ConnectionRefused, connectionRefused, errorLine, HostNotFound, hostNotFound, notTemporal, refusedAt, transportFailure } from '../node/connection-errors.js';
+import { startTracing } from '../node/tracing.js';
+import { assertTemporalVersions, CLIENT_SDK_PACKAGES } from '../node/temporal-versions.js';
 
 /**
  * A Temporal client with the harness's payload codec, connected as `cfg`

@@ -3,7 +3,7 @@
 // file, which the worker writes under TRACE_DIR on its own disk.
 import type { Client } from '@temporalio/client';
 import { existsSync, readFileSync } from 'node:fs';
-import { resolveTraceFile, type TraceLine } from '../common/trace-format.js';
+import { resolveTraceFile, type TraceLine } from '../node/trace-format.js';
 import type { AgentInput, RunResult } from '../common/contract.js';
 import { AgentClient } from './agent-client.js';
 import type { AgentRunHandle } from './run-handle.js';

@@ -2,9 +2,9 @@
 // signatures name. Everything here is public (a change to it is a change of
 // the package's API); the CLI's modules beside it are not.
 import type { DataConverter } from '@temporalio/common';
-import { dataConverter } from '../common/payload-codec.js';
-import { checkPayloadKeys, type PayloadKey } from '../common/payload-keys.js';
-import { ENCODED_FAILURES_PATH, encryptsPayloads } from '../common/codec-plugin.js';
+import { dataConverter } from '../node/payload-codec.js';
+import { checkPayloadKeys, type PayloadKey } from '../node/payload-keys.js';
+import { ENCODED_FAILURES_PATH, encryptsPayloads } from '../node/codec-plugin.js';
 
 export {
   AgentClient,
@@ -55,9 +55,9 @@ export type { QueueWorkers, RunDescription } from './worker-check.js';
 /** A Temporal client configured as the CLI's is (TEMPORAL_ADDRESS, namespace, TLS, the payload codec), from the environment. */
 export { connectClient } from './connect.js';
 // connectClient's parameter: every setting of the processes, and the types its fields name.
-export type { HarnessConfig, LedgerConfig, RetentionConfig, SearchAttributeMode, TemporalConnection, TemporalTls, ToolsetCheck, TracingConfig, VersioningBehaviorName, WorkerVersioning } from '../common/config.js';
-export type { LLM_PROVIDERS, LlmProviderName, SEARCH_ATTRIBUTE_MODES, TOOLSET_CHECKS } from '../common/env-schema.js';
-export type { VERSIONING_BEHAVIORS } from '../common/config.js';
+export type { HarnessConfig, LedgerConfig, RetentionConfig, SearchAttributeMode, TemporalConnection, TemporalTls, ToolsetCheck, TracingConfig, VersioningBehaviorName, WorkerVersioning } from '../node/config.js';
+export type { LLM_PROVIDERS, LlmProviderName, SEARCH_ATTRIBUTE_MODES, TOOLSET_CHECKS } from '../node/env-schema.js';
+export type { VERSIONING_BEHAVIORS } from '../node/config.js';
 // RunExport's format and version are read off these (types only).
 export type { EXPORT_FORMAT, EXPORT_VERSION } from '../common/fork.js';
 export type { DEDUPE_POLICIES, DEFINITION_CHANGE_POLICIES, pricingSchema, promptCountSchema, TOOL_ERROR_POLICIES } from '../common/settings.js';
@@ -104,8 +104,8 @@ export type {
 
 // Payload encryption for package users, from this light entry (the worker's
 // AgentPlugin.forClient gives the same codec but loads the worker entry).
-export { parsePayloadKeys, PayloadKeysError, type PayloadKey } from '../common/payload-keys.js';
-export type { DataConverterOptions, UndecodablePolicy } from '../common/payload-codec.js';
+export { parsePayloadKeys, PayloadKeysError, type PayloadKey } from '../node/payload-keys.js';
+export type { DataConverterOptions, UndecodablePolicy } from '../node/payload-codec.js';
 /** The codec server the `temporal` CLI (`--codec-endpoint`) and the Web UI call; `agent-harness codec-server` runs it. */
 export { startCodecServer, DEFAULT_MAX_BODY_BYTES, type CodecServerOptions } from './codec-server.js';
 
@@ -142,4 +142,4 @@ export function agentDataConverter(options: AgentDataConverterOptions = {}): Dat
  * [agentCodecPlugin({ payloadKeys })] })`), added once beside a team's own
  * codecs: what AgentPlugin.forClient() gives, without loading the worker.
  */
-export { codecPlugin as agentCodecPlugin } from '../common/codec-plugin.js';
+export { codecPlugin as agentCodecPlugin } from '../node/codec-plugin.js';

@@ -6,7 +6,7 @@
 // and its run refuses an unknown name at its first step.
 import type { Client } from '@temporalio/client';
 import { createHash } from 'node:crypto';
-import { queuePollers } from '../common/queue-pollers.js';
+import { queuePollers } from '../node/queue-pollers.js';
 
 /** The built-in tools' names (activities/tools/builtin.ts; a test keeps the two equal). */
 export const BUILTIN_TOOL_NAMES: readonly string[] = ['list_files', 'read_file', 'delete_file', 'scan_archive', 'research'];

@@ -1,6 +1,6 @@
 // How the CLI prints a run: one line per step, a live line for tool progress,
 // and a one-line summary at the end.
-import type { TraceLine } from '../common/trace-format.js';
+import type { TraceLine } from '../node/trace-format.js';
 import type { RunResult } from '../common/contract.js';
 import { SUGGESTED_RAISE_CALLS, suggestedRaiseUsd } from '../common/budget-math.js';
 

@@ -4,7 +4,7 @@
 import type { AgentClient } from './agent-client.js';
 import { AgentClientError, CannotResumeError, InvalidInputError, RunFailedError, RunNotFoundError } from './agent-errors.js';
 import type { AgentRunHandle } from './run-handle.js';
-import { loadConfig } from '../common/config.js';
+import { loadConfig } from '../node/config.js';
 import { EXIT_CODES, USAGE_ERROR } from './exit-codes.js';
 import { followRun } from './follow.js';
 import { noWorkerLine } from './worker-check.js';

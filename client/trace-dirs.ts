@@ -10,8 +10,8 @@
 // The first that holds a trace of the run is read; none: the message names
 // every place looked at, and TRACE_DIR (the worker's `traceDir`).
 import { resolve } from 'node:path';
-import { PROJECT_ROOT } from '../common/project-root.js';
-import { traceChains } from '../common/trace-format.js';
+import { PROJECT_ROOT } from '../node/project-root.js';
+import { traceChains } from '../node/trace-format.js';
 
 /** The directories looked in, in order, and whether TRACE_DIR named the one. */
 export function traceDirCandidates(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): { dirs: string[]; fromEnv: boolean } {

@@ -2,10 +2,10 @@
 // run's task, and with none the server holds the call (an update until a
 // worker comes back, which then applies it behind the operator's back). So the
 // commands that need a worker look at the pollers of the run's task queue
-// first (common/queue-pollers.ts says what "polls now" means) and say in one
+// first (node/queue-pollers.ts says what "polls now" means) and say in one
 // line when none polls, and the updates they do send wait a bounded time.
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
-import { queuePollers } from '../common/queue-pollers.js';
+import { queuePollers } from '../node/queue-pollers.js';
 import { SEARCH_ATTRIBUTES } from '../common/search-attributes.js';
 
 /** Who polls a task queue's workflow tasks, as the server remembers it. */

@@ -36,7 +36,7 @@ export const SUB_AGENT_LIMITS = { maxTurns: 6, maxUsd: 0.05 } as const;
 
 /**
  * The defaults a run's input falls back on. A worker may override some
- * (common/config.ts); whatever a run resolved at its start is kept in its
+ * (node/config.ts); whatever a run resolved at its start is kept in its
  * history and carried through continue-as-new, so changing a default never
  * changes a run already under way.
  */

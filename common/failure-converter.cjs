@@ -5,7 +5,7 @@
 // error text in an activity failure is then as private as its result.
 // Clients decode it whatever their own converter (Temporal's default reads
 // encoded attributes). A CommonJS file: the SDK loads it by path with
-// require(), in the worker and in the workflow bundle (common/codec-plugin.ts).
+// require(), in the worker and in the workflow bundle (node/codec-plugin.ts).
 'use strict';
 const { DefaultFailureConverter } = require('@temporalio/common');
 

@@ -1,5 +1,5 @@
 // The marker a worker's codec puts where a payload could not be decoded
-// (common/payload-codec.ts, UndecodablePolicy `refuse`): a signal, an update,
+// (node/payload-codec.ts, UndecodablePolicy `refuse`): a signal, an update,
 // a query, a start or continue-as-new input, a child's result that is not the
 // gzip it says, names a key this worker lacks, fails its tag, unpacks past the
 // cap, or is not JSON. Thrown in the codec, it would fail every workflow task

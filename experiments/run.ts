@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
-import { readTrace } from '../common/trace-format.js';
+import { readTrace } from '../node/trace-format.js';
 import { findFreePort } from '../worker/dev-server/dev-server.js';
 import { startLocalModel } from '../dev/model/local-model.js';
 import { approveSignal, cancelSignal, rejectSignal } from '../common/run-messages.js';

@@ -69,7 +69,7 @@ describe('with the run\'s worker stopped', () => {
     await worker?.kill();
     worker = null;
     // A killed worker's last poll stays on the queue's list; it counts as
-    // polling for 75 s after that poll started (common/queue-pollers.ts).
+    // polling for 75 s after that poll started (node/queue-pollers.ts).
     await waitFor('the queue to have no live poller', async () => !(await queueWorkers(h.client, h.taskQueue)).polling, 150_000);
 
     const noWorker = new RegExp(`^no worker polls task queue ${h.taskQueue} \\(the last one polled \\d+ s ago\\)`);

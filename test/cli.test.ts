@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { findTemporalCli } from '../worker/dev-server/temporal-cli.js';
 import { ALREADY_FINISHED, EXIT_CODES, NOT_FOUND, USAGE_ERROR } from '../client/exit-codes.js';
 import type { RunStatusView } from '../common/contract.js';
-import { resolveTraceFile } from '../common/trace-format.js';
+import { resolveTraceFile } from '../node/trace-format.js';
 import { freshWorkspace, useHarness, waitFor } from './helpers/harness.js';
 import type { agentRun } from '../workflows/index.js';
 import { cliRunResult } from './helpers/temporal-cli.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCodecServer } from '../client/codec-server.js';
-import { GZIP_ENCODING, GzipPayloadCodec } from '../common/payload-codec.js';
+import { GZIP_ENCODING, GzipPayloadCodec } from '../node/payload-codec.js';
 import { findTemporalCli } from '../worker/dev-server/temporal-cli.js';
 import { freshWorkspace, useHarness } from './helpers/harness.js';
 

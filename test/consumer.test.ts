@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, inject } from 'vitest';
 import type { ChatMessage, RunResult } from '../common/contract.js';
-import { PROJECT_ROOT } from '../common/project-root.js';
+import { PROJECT_ROOT } from '../node/project-root.js';
 import { useHarness } from './helpers/harness.js';
 import { buildAndPack, cleanEnv, mustRun, run } from './helpers/package-consumer.js';
 

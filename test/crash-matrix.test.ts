@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { TraceLine } from '../common/trace-format.js';
+import type { TraceLine } from '../node/trace-format.js';
 import { approveSignal, transcriptQuery } from '../common/run-messages.js';
 import { AGENT_AWAITING_CALL } from '../common/search-attributes.js';
 import type { AgentInput, RunResult } from '../common/contract.js';

@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { PROJECT_ROOT } from '../common/project-root.js';
+import { PROJECT_ROOT } from '../node/project-root.js';
 import { BUILT_IN_DEFAULTS, DEFAULT_MAX_REPLY_TOKENS, DEFAULT_MIN_REPLY_TOKENS } from '../common/defaults.js';
 import type { RunStatusView } from '../common/contract.js';
 import { statusQuery } from '../common/run-messages.js';

@@ -12,7 +12,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresEffectStore } from '../activities/effects/postgres-store.js';
-import { PROJECT_ROOT } from '../common/project-root.js';
+import { PROJECT_ROOT } from '../node/project-root.js';
 import { findFreePort } from '../worker/dev-server/dev-server.js';
 import { approveSignal, transcriptQuery } from '../common/run-messages.js';
 import { freshWorkspace, useHarness, waitForApproval } from './helpers/harness.js';

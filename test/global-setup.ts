@@ -12,7 +12,7 @@ import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
 import { findFreePort, startDevServer } from '../worker/dev-server/dev-server.js';
 import { startCodecServer } from '../client/codec-server.js';
-import { parsePayloadKeys } from '../common/payload-keys.js';
+import { parsePayloadKeys } from '../node/payload-keys.js';
 import { provisionLocalModel, type LocalModelFiles } from '../dev/model/local-model.js';
 import { startProvider } from '../dev/provider/server.js';
 import { WORKFLOWS_PATH } from '../worker/create-worker.js';

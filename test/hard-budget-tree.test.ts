@@ -9,7 +9,7 @@
 // server and the scripted provider: the run count is small on purpose.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { TraceLine } from '../common/trace-format.js';
+import type { TraceLine } from '../node/trace-format.js';
 import { cancelSignal } from '../common/run-messages.js';
 import { marker, useHarness, waitFor } from './helpers/harness.js';
 import type { agentRun } from '../workflows/index.js';

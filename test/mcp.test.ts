@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../common/project-root.js';
+import { PROJECT_ROOT } from '../node/project-root.js';
 import { parseMcpConfig } from '../activities/tools/mcp/config.js';
 import { McpConnection } from '../activities/tools/mcp/connection.js';
 import { harnessToolName } from '../activities/tools/mcp/naming.js';

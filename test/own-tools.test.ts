@@ -6,7 +6,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../common/project-root.js';
+import { PROJECT_ROOT } from '../node/project-root.js';
 import { approveSignal, cancelSignal, rejectSignal } from '../common/run-messages.js';
 import type { AgentInput } from '../common/contract.js';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './helpers/harness.js';

@@ -87,7 +87,7 @@ function expectEveryEntry(found: Record<string, string[]>) {
 }
 
 describe('the packed package', () => {
-  // dist/common/failure-converter.cjs: Temporal loads a failure converter by path with require(), so it ships as CommonJS (common/codec-plugin.ts).
+  // dist/common/failure-converter.cjs: Temporal loads a failure converter by path with require(), so it ships as CommonJS (node/codec-plugin.ts).
   it('holds the compiled code, its declarations, the bin and the docs, and no install script', () => {
     // dist/vendor/workflow-streams: @temporalio/workflow-streams' compiled lib with its LICENSE (scripts/vendor-workflow-streams.mjs).
     const stray = packed.files.filter(

@@ -5,7 +5,7 @@ import { turnCostUsd } from '../common/turn-cost.js';
 import { DEFAULT_PRICING } from '../common/defaults.js';
 import { statusQuery, transcriptQuery } from '../common/run-messages.js';
 import { useHarness } from './helpers/harness.js';
-import { dataConverter } from '../common/payload-codec.js';
+import { dataConverter } from '../node/payload-codec.js';
 import { REPLAY_SINKS } from '../worker/create-worker.js';
 
 const h = useHarness();

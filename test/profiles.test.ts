@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { msToTs } from '@temporalio/common/lib/time';
-import { loadConfig } from '../common/config.js';
+import { loadConfig } from '../node/config.js';
 import { USAGE_ERROR } from '../client/exit-codes.js';
 import type { RunStatusView } from '../common/contract.js';
 import { useHarness, waitFor } from './helpers/harness.js';

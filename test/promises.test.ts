@@ -8,7 +8,7 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { traceChains } from '../common/trace-format.js';
+import { traceChains } from '../node/trace-format.js';
 import { latestChain } from '../client/run-history.js';
 import { approveSignal, cancelSignal, decideUpdate, rejectSignal, transcriptQuery } from '../common/run-messages.js';
 import type { ChatMessage } from '../common/contract.js';

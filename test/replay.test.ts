@@ -11,7 +11,7 @@ import { DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { dataConverter } from '../common/payload-codec.js';
+import { dataConverter } from '../node/payload-codec.js';
 import { REPLAY_SINKS } from '../worker/create-worker.js';
 import type { RunResult } from '../common/contract.js';
 import type { RunToolInput } from '../common/activity-contract.js';

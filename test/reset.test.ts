@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { findTemporalCli } from '../worker/dev-server/temporal-cli.js';
-import { traceChains, traceFile, type TraceLine } from '../common/trace-format.js';
+import { traceChains, traceFile, type TraceLine } from '../node/trace-format.js';
 import { approveSignal, configQuery, transcriptQuery } from '../common/run-messages.js';
 import type { RunResult } from '../common/contract.js';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from './helpers/harness.js';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findFreePort, startDevServer } from '../worker/dev-server/dev-server.js';
-import { dataConverter } from '../common/payload-codec.js';
+import { dataConverter } from '../node/payload-codec.js';
 import { approveSignal, statusQuery } from '../common/run-messages.js';
 import { freshWorkspace, replayRuns, useHarness, waitFor } from './helpers/harness.js';
 import { startWorkerProcess } from './helpers/worker-process.js';

@@ -2,7 +2,7 @@
 // workflow input, the history, the trace or an error message.
 import { afterAll, describe, expect, it } from 'vitest';
 import { startProvider, type RunningProvider } from '../dev/provider/server.js';
-import { GZIP_ENCODING } from '../common/payload-codec.js';
+import { GZIP_ENCODING } from '../node/payload-codec.js';
 import { decodedHistoryText, mentions } from './helpers/decoded-history.js';
 import { marker, useHarness } from './helpers/harness.js';
 

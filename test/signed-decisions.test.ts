@@ -31,7 +31,7 @@ import {
 import { AgentClient } from '../client/agent-client.js';
 import { main } from '../client/cli.js';
 import { privateKeyOf } from '../client/signing.js';
-import { loadConfig } from '../common/config.js';
+import { loadConfig } from '../node/config.js';
 import { publicKeyOf } from '../common/signed-decision.js';
 import { readFileSync, statSync } from 'node:fs';
 import { policyToolProblem } from '../worker/agent-plugin.js';

@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BUILTIN_TOOLS } from '../activities/tools/builtin.js';
 import { DEFAULT_TASK_QUEUE } from '../common/contract.js';
 import { livePollers, taskQueueFor, toolsetHash } from '../worker/tool-routing.js';
-import { queuePollers } from '../common/queue-pollers.js';
+import { queuePollers } from '../node/queue-pollers.js';
 import { Toolset } from '../activities/tools/toolset.js';
 import { useHarness, waitFor } from './helpers/harness.js';
 import { isDocumented } from './helpers/documented.js';

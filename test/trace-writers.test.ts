@@ -10,8 +10,8 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { isStale, STALE_LOCK_MS } from '../activities/trace-file.js';
-import { lineKey, readTrace } from '../common/trace-format.js';
-import { PROJECT_ROOT } from '../common/project-root.js';
+import { lineKey, readTrace } from '../node/trace-format.js';
+import { PROJECT_ROOT } from '../node/project-root.js';
 import { waitFor } from './helpers/harness.js';
 
 const exec = promisify(execFile);

@@ -9,7 +9,7 @@ import proto from '@temporalio/proto';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../common/config.js';
+import { loadConfig } from '../node/config.js';
 import { BUILTIN_TOOLS } from '../activities/tools/builtin.js';
 import { toolsetHash } from '../worker/tool-routing.js';
 import { approveSignal } from '../common/run-messages.js';

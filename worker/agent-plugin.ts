@@ -11,7 +11,7 @@
 // clash (an activity or sink of the harness's names, a cache of 0), the
 // team's tools, the namespace's search attributes, the MCP servers, the
 // other workers of the queue, the effect ledger.
-import type { PayloadKey } from '../common/payload-keys.js';
+import type { PayloadKey } from '../node/payload-keys.js';
 import { SimplePlugin } from '@temporalio/plugin';
 import type { ClientOptions, ClientPlugin } from '@temporalio/client';
 import { NativeConnection, type BundleOptions, type BundlerPlugin, type ReplayWorkerOptions, type Worker, type WorkerInterceptors, type WorkerOptions, type WorkerPlugin } from '@temporalio/worker';
@@ -26,13 +26,13 @@ import { isSubAgent, type ToolDefinition } from '../activities/tools/define-tool
 import { parseMcpConfig, readMcpConfig, type McpServerConfig } from '../activities/tools/mcp/config.js';
 import { loadMcpTools, type McpToolSource } from '../activities/tools/mcp/source.js';
 import type { AgentActivities } from '../common/activity-contract.js';
-import { codecPlugin, encryptsPayloads, withHarnessCodec } from '../common/codec-plugin.js';
+import { codecPlugin, encryptsPayloads, withHarnessCodec } from '../node/codec-plugin.js';
 import { WORKFLOW_INTERCEPTOR_MODULES } from './workflows-path.js';
 import { isEffectStore, resolveOptions, type AgentPluginOptions, type PluginTracing, type ResolvedPluginOptions } from './plugin-options.js';
 import { requireSearchAttributes } from './search-attribute-check.js';
 import { OPTION_NAMES, type SettingNames } from './setting-names.js';
 import { pluginEnvironment } from './plugin-env.js';
-import { assertTemporalVersions, workerSdkPackages } from '../common/temporal-versions.js';
+import { assertTemporalVersions, workerSdkPackages } from '../node/temporal-versions.js';
 import type { ApproverPolicy } from '../common/signed-decision.js';
 import { HARNESS_SINK_NAMES, harnessSinks, NO_WORKFLOW_SPANS, REPLAY_SINKS, workflowSpanSink } from './sinks.js';
 import { openLedger, startRetention } from './storage.js';
@@ -170,7 +170,7 @@ export class AgentPlugin implements WorkerPlugin, ClientPlugin, BundlerPlugin {
     });
     // A worker (and a replayer, so a replay sees what the run saw) turns a
     // workflow's undecodable payload into a marker the run refuses, where a
-    // client throws: see UndecodablePolicy in common/payload-codec.ts.
+    // client throws: see UndecodablePolicy in node/payload-codec.ts.
     this.workerSimple = new SimplePlugin({
       name: this.name,
       dataConverter: (existing) => withHarnessCodec(existing, { ...keys, undecodable: 'refuse' }),

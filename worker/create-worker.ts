@@ -2,10 +2,10 @@
 // Worker.create with an AgentPlugin (worker/agent-plugin.ts), the one path
 // every worker takes. `npm run worker` and `npm start` configure it from the
 // environment (createWorkerFromConfig); the tests and benchmarks directly.
-import type { PayloadKey } from '../common/payload-keys.js';
+import type { PayloadKey } from '../node/payload-keys.js';
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
-import type { Tracing } from '../common/tracing.js';
-import type { LedgerConfig, HarnessConfig, RetentionConfig, SearchAttributeMode, ToolsetCheck, WorkerVersioning } from '../common/config.js';
+import type { Tracing } from '../node/tracing.js';
+import type { LedgerConfig, HarnessConfig, RetentionConfig, SearchAttributeMode, ToolsetCheck, WorkerVersioning } from '../node/config.js';
 import type { Pricing, RunDefaults } from '../common/contract.js';
 import type { EffectStore } from '../activities/effects/record.js';
 import type { AnyToolDefinition } from '../activities/tools/define-tool.js';
@@ -15,8 +15,8 @@ import { SEED_FILES } from '../activities/tools/workspace.js';
 import { AgentPlugin, installSeams, type PluginSeams } from './agent-plugin.js';
 import type { ModelEndpoint, ModelProviderSetting, PluginLog } from './plugin-options.js';
 import type { ModelProvider } from '../activities/ai-sdk-model.js';
-import type { LlmProviderName } from '../common/env-schema.js';
-import type { TokenSink } from '../common/token-sink.js';
+import type { LlmProviderName } from '../node/env-schema.js';
+import type { TokenSink } from '../node/token-sink.js';
 import { providerFromEnv } from './model-provider.js';
 import { ENV_NAMES, type SettingNames } from './setting-names.js';
 import { WORKFLOWS_PATH } from './workflows-path.js';
@@ -95,16 +95,16 @@ export interface AgentWorkerOptions {
   names?: SettingNames;
   /** A Worker Deployment version to poll as; unset: an unversioned worker. */
   versioning?: WorkerVersioning | null;
-  /** OpenTelemetry spans for the workflow and its activities (common/tracing.ts), or null/unset: none exported. */
+  /** OpenTelemetry spans for the workflow and its activities (node/tracing.ts), or null/unset: none exported. */
   tracing?: Tracing | null;
-  /** How often a running model or tool call heartbeats (AGENT_HEARTBEAT_MS; default common/heartbeat.ts). */
+  /** How often a running model or tool call heartbeats (AGENT_HEARTBEAT_MS; default node/heartbeat.ts). */
   heartbeatEveryMs?: number;
   /** Payload encryption keys as values (first encrypts); absent: AGENT_PAYLOAD_KEYS; null: none. */
   payloadKeys?: readonly PayloadKey[] | null;
 }
 
 /**
- * The settings of a worker configured from the environment (common/config.ts),
+ * The settings of a worker configured from the environment (node/config.ts),
  * as `npm run worker` and `npm start` run it: every variable becomes an
  * AgentPlugin option or one of Worker.create's own, and refusals name the
  * variables. `tools`: the tool modules' (toolsOfModules(cfg.toolModules)).

@@ -8,17 +8,17 @@ export { AgentPlugin, type AgentWorkerSummary } from './agent-plugin.js';
 export type { SettingNames } from './setting-names.js';
 export type { AgentPluginOptions, ModelEndpoint, ModelProviderSetting, PluginLog, PluginTracing } from './plugin-options.js';
 export type { LanguageModel, LanguageModelFactory, ModelProvider } from '../activities/ai-sdk-model.js';
-export type { TokenAttempt, TokenSink, TokenStream } from '../common/token-sink.js';
-export { NO_TOKENS } from '../common/token-sink.js';
+export type { TokenAttempt, TokenSink, TokenStream } from '../node/token-sink.js';
+export { NO_TOKENS } from '../node/token-sink.js';
 export { streamTokenSink, BATCH_MS as LIVE_STREAM_BATCH_MS } from '../activities/live-stream.js';
 export { SearchAttributesNotReady, type WrongType } from './search-attribute-check.js';
 export type { SearchAttributeTypeName } from '../common/search-attributes.js';
 export { ToolsetConflict } from './tool-routing.js';
-export type { LedgerConfig, RetentionConfig, SearchAttributeMode, ToolsetCheck } from '../common/config.js';
+export type { LedgerConfig, RetentionConfig, SearchAttributeMode, ToolsetCheck } from '../node/config.js';
 // The lists those two modes are read off (types only: nothing to call).
-export type { SEARCH_ATTRIBUTE_MODES, TOOLSET_CHECKS } from '../common/env-schema.js';
-export type { PayloadKey } from '../common/payload-keys.js';
-export type { TraceEntry } from '../common/trace-format.js';
+export type { SEARCH_ATTRIBUTE_MODES, TOOLSET_CHECKS } from '../node/env-schema.js';
+export type { PayloadKey } from '../node/payload-keys.js';
+export type { TraceEntry } from '../node/trace-format.js';
 export type { Pricing, PromptCountMargin, RunDefaults } from '../common/contract.js';
 // RunDefaults is a Pick of RunConfig: the fields it picks name these.
 export type { ContextPolicy, DedupePolicy, DefinitionChangePolicy, ForkOrigin, HardBudgetConfig, RunConfig, ToolErrorPolicy, ToolName, UnknownOutcomePolicy } from '../common/contract.js';

@@ -9,14 +9,14 @@
 // one line naming it, and whatever it had started is stopped first.
 import { NativeConnection } from '@temporalio/worker';
 import { startDevServer, type DevServer } from './dev-server/dev-server.js';
-import { loadConfig, temporalConnectOptions, type HarnessConfig } from '../common/config.js';
-import { startTracing, stopTracing } from '../common/tracing.js';
+import { loadConfig, temporalConnectOptions, type HarnessConfig } from '../node/config.js';
+import { startTracing, stopTracing } from '../node/tracing.js';
 import { agentPluginFor, createWorkerWith, workerSettingsFromConfig } from './create-worker.js';
 import type { AgentPlugin } from './agent-plugin.js';
 import { toolsOfModules } from './toolset.js';
 import { installRuntime } from './telemetry.js';
 import { workerNotCreated } from './startup-errors.js';
-import { cannotReach, errorLine } from '../common/connection-errors.js';
+import { cannotReach, errorLine } from '../node/connection-errors.js';
 
 let server: DevServer | null = null;
 let plugin: AgentPlugin | null = null;

@@ -6,7 +6,7 @@
 import { readMcpConfig } from '../activities/tools/mcp/config.js';
 import { loadMcpTools } from '../activities/tools/mcp/source.js';
 import { toolSpecOf } from '../activities/tools/define-tool.js';
-import { loadConfig } from '../common/config.js';
+import { loadConfig } from '../node/config.js';
 
 const path = loadConfig().mcpConfigPath;
 if (!path || process.argv.includes('--help')) {

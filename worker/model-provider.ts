@@ -5,7 +5,7 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { ModelProvider } from '../activities/ai-sdk-model.js';
-import type { LlmProviderName } from '../common/env-schema.js';
+import type { LlmProviderName } from '../node/env-schema.js';
 
 /** The provider LLM_PROVIDER names; null for `builtin` (the built-in client). */
 export function providerFromEnv(kind: LlmProviderName, baseUrl: string, apiKey: string | undefined): ModelProvider | null {

@@ -7,14 +7,14 @@
 //   AGENT_REQUIRE_ARGS_HASH, are read when their option is absent, and both
 //   set is refused at start, naming both (which one was meant is not ours to
 //   guess);
-// - AGENT_PAYLOAD_KEYS is read when `payloadKeys` is absent (common/codec-plugin.ts);
+// - AGENT_PAYLOAD_KEYS is read when `payloadKeys` is absent (node/codec-plugin.ts);
 // - every other listed variable set while its option is absent is named in
 //   one warning at start (the team reads it into the option, or unsets it).
 //   Refusing those would stop the common `apiKey: process.env.LLM_API_KEY`,
 //   `workspace: process.env.AGENT_WORKSPACE` workers for nothing.
 // The standalone worker (`npm run worker`) reads the environment itself
-// (common/config.ts) and never comes here.
-import { approverPolicy, list } from '../common/config.js';
+// (node/config.ts) and never comes here.
+import { approverPolicy, list } from '../node/config.js';
 import type { ApproverPolicy } from '../common/signed-decision.js';
 import type { AgentPluginOptions } from './plugin-options.js';
 import { OPTION_NAMES, OPTION_VARIABLES, type SettingNames } from './setting-names.js';

@@ -1,10 +1,10 @@
 // AgentPlugin's options: their types (what a team writes), the check of a
 // value given at run time (a typo or a wrong type is one line naming the
 // option), and the defaults. Each option is a setting of the standalone
-// worker, which reads it from the environment (common/config.ts) and passes
+// worker, which reads it from the environment (node/config.ts) and passes
 // it here; the table in docs/plugin.md pairs them.
-import { isHttpUrl } from '../common/env-schema.js';
-import type { PayloadKey } from '../common/payload-keys.js';
+import { isHttpUrl } from '../node/env-schema.js';
+import type { PayloadKey } from '../node/payload-keys.js';
 import type { Resource } from '@opentelemetry/resources';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { Runtime } from '@temporalio/worker';
@@ -13,14 +13,14 @@ import { z } from 'zod';
 import type { AnyToolDefinition } from '../activities/tools/define-tool.js';
 import type { EffectStore } from '../activities/effects/record.js';
 import type { McpConfigFile } from '../activities/tools/mcp/config-schema.js';
-import { type LedgerConfig, type RetentionConfig, type SearchAttributeMode, type ToolsetCheck } from '../common/config.js';
+import { type LedgerConfig, type RetentionConfig, type SearchAttributeMode, type ToolsetCheck } from '../node/config.js';
 import type { Pricing, RunDefaults } from '../common/contract.js';
 import { parseApproverPolicy, type ApproverPolicy } from '../common/signed-decision.js';
-import { DEFAULT_HEARTBEAT_MS } from '../common/heartbeat.js';
+import { DEFAULT_HEARTBEAT_MS } from '../node/heartbeat.js';
 import { firstProblem, got, strictObject } from '../common/schema-problem.js';
 import { DEDUPE_POLICIES, DEFINITION_CHANGE_POLICIES, LIVE_STREAMS, modelPricesSchema, oneOf, positive, positiveInt, pricingSchema, SEARCH_ATTRIBUTE_MODES, TOOL_ERROR_POLICIES, TOOLSET_CHECKS } from '../common/settings.js';
 import { isModelProvider, type ModelProvider } from '../activities/ai-sdk-model.js';
-import { NO_TOKENS, type TokenSink } from '../common/token-sink.js';
+import { NO_TOKENS, type TokenSink } from '../node/token-sink.js';
 import { streamTokenSink } from '../activities/live-stream.js';
 import { OPTION_NAMES, type SettingNames } from './setting-names.js';
 
@@ -278,7 +278,7 @@ const optionsSchema = strictObject(
     traceDir: nonEmpty.optional(),
     messageStoreDir: nonEmpty.optional(),
     runDefaults: runDefaults.optional(),
-    // The schema AGENT_MODEL_PRICES is read with (common/config.ts): the two take the same prices.
+    // The schema AGENT_MODEL_PRICES is read with (node/config.ts): the two take the same prices.
     modelPrices: modelPricesSchema.optional(),
     heartbeatEveryMs: positiveInt.optional(),
     payloadKeys: z

@@ -4,7 +4,7 @@
 // they are plain text, not ANSI-coloured) and the ones that only say a call
 // to the server is being retried become one "lost the server" line.
 import { DefaultLogger, type LogLevel, type LogMetadata, type Logger } from '@temporalio/worker';
-import { transportFailure } from '../common/connection-errors.js';
+import { transportFailure } from '../node/connection-errors.js';
 
 const SEVERITY: Record<LogLevel, number> = { TRACE: 0, DEBUG: 1, INFO: 2, WARN: 3, ERROR: 4 };
 

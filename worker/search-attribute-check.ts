@@ -10,7 +10,7 @@
 import type { Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { SEARCH_ATTRIBUTES, type SearchAttributeTypeName } from '../common/search-attributes.js';
-import type { SearchAttributeMode } from '../common/config.js';
+import type { SearchAttributeMode } from '../node/config.js';
 import { ENV_NAMES, type SettingNames } from './setting-names.js';
 
 const IndexedValueType = proto.temporal.api.enums.v1.IndexedValueType;

@@ -6,7 +6,7 @@
 // worker's connection, which also notices a server that stops answering
 // without refusing connections, and is what says the server is back.
 import type { NativeConnection } from '@temporalio/worker';
-import { unreachableReason } from '../common/connection-errors.js';
+import { unreachableReason } from '../node/connection-errors.js';
 
 export interface ServerWatchOptions {
   /** Where the two lines go (default: stderr). */

@@ -2,7 +2,7 @@
 // (`npm run worker`) is configured by environment variables and names them;
 // a team's worker is configured by AgentPlugin's options and Worker.create's
 // own, and names those. The checks are the same code either way.
-import { ZERO_CACHE_REFUSED } from '../common/config.js';
+import { ZERO_CACHE_REFUSED } from '../node/config.js';
 
 /** Internal: the words a worker's refusals use for its settings (AgentPlugin's second argument, for the standalone worker; a team passes nothing). */
 export interface SettingNames {
@@ -36,7 +36,7 @@ export interface SettingNames {
 
 /**
  * The options the standalone worker's environment variables become
- * (common/config.ts reads them, worker/create-worker.ts makes the options):
+ * (node/config.ts reads them, worker/create-worker.ts makes the options):
  * one table, so a refusal of a value names the variable it came from, and a
  * team's worker names the variables it does not read (./plugin-env.ts).
  * `warnUnread: false`: a variable a team's worker commonly reads into its

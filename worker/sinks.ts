@@ -5,7 +5,7 @@
 import type { InjectedSink, InjectedSinks } from '@temporalio/worker';
 import { makeWorkflowExporter, type OpenTelemetrySinks, type OpenTelemetryWorkflowExporter } from '@temporalio/interceptors-opentelemetry';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { RUN_ID_ATTRIBUTE } from '../common/tracing.js';
+import { RUN_ID_ATTRIBUTE } from '../node/tracing.js';
 import type { TraceWriter } from '../activities/trace-file.js';
 import type { RunningCalls } from '../activities/running-calls.js';
 import type { TraceSinks } from '../workflows/trace.js';

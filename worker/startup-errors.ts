@@ -1,5 +1,5 @@
 // A worker that cannot be created, as the one line a person reads.
-import { errorLine } from '../common/connection-errors.js';
+import { errorLine } from '../node/connection-errors.js';
 import { SearchAttributesNotReady } from './search-attribute-check.js';
 import { ToolsetConflict } from './tool-routing.js';
 

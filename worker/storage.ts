@@ -7,7 +7,7 @@
 // (docs/effects.md, "Retention").
 import { Client } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
-import type { LedgerConfig, RetentionConfig } from '../common/config.js';
+import type { LedgerConfig, RetentionConfig } from '../node/config.js';
 import { openEffectStore } from '../activities/effects/open-store.js';
 import type { EffectStore } from '../activities/effects/record.js';
 import { sweepLedger } from '../activities/effects/retention.js';

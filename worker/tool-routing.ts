@@ -23,8 +23,8 @@ import { hostname } from 'node:os';
 import { BUILTIN_TOOLS } from '../activities/tools/builtin.js';
 import type { Toolset } from '../activities/tools/toolset.js';
 import { DEFAULT_TASK_QUEUE } from '../common/contract.js';
-import type { ToolsetCheck, WorkerVersioning } from '../common/config.js';
-import { queuePollers } from '../common/queue-pollers.js';
+import type { ToolsetCheck, WorkerVersioning } from '../node/config.js';
+import { queuePollers } from '../node/queue-pollers.js';
 import proto from '@temporalio/proto';
 import { ENV_NAMES, type SettingNames } from './setting-names.js';
 
@@ -73,7 +73,7 @@ export type PollerVersion = Pick<WorkerVersioning, 'deploymentName' | 'buildId'>
 /**
  * The identities of the queue's workers that told the server they shut down.
  * A worker's last poll stays in DescribeTaskQueue for up to a minute after it
- * stopped (common/queue-pollers.ts), which alone cannot tell a worker that
+ * stopped (node/queue-pollers.ts), which alone cannot tell a worker that
  * was SIGTERM'd a moment ago from one idling in a long poll; but a worker
  * that shuts down gracefully says so (the SDK's ShutdownWorker, recorded as
  * its status in ListWorkers). A server that does not answer ListWorkers
@@ -100,7 +100,7 @@ export async function livePollers(conn: Pick<Connection, 'workflowService'>, nam
   const pollers = (await queuePollers(conn, namespace, taskQueue)).filter((p) => p.live);
   // Asked only when someone polls: the common start (an empty queue) costs no more than before.
   const gone = pollers.length > 0 ? await departedWorkers(conn, namespace, taskQueue) : new Set<string>();
-  // Live ones only (common/queue-pollers.ts says what "live" means), and not those that left.
+  // Live ones only (node/queue-pollers.ts says what "live" means), and not those that left.
   for (const p of pollers) {
     if (gone.has(p.identity)) continue;
     // Another build of a Worker Deployment runs other runs: its tools may differ.

@@ -31,7 +31,7 @@ export type ToolActivity = Pick<wf.ActivityInterfaceFor<Activities>, 'runTool'>;
  * How long a call may go without a heartbeat before Temporal retries it
  * elsewhere (its worker died), when the run's configuration does not say (a
  * configuration parsed without a worker's resolveConfig): twice the default
- * heartbeat interval (5 s, common/heartbeat.ts). Calls heartbeat at least
+ * heartbeat interval (5 s, node/heartbeat.ts). Calls heartbeat at least
  * every half of it.
  */
 export const HEARTBEAT_TIMEOUT_MS = 10_000;

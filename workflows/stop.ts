@@ -18,7 +18,7 @@ export const STOPPING = 'the run is stopping: a Stop came first, so no call it h
 
 // A Stop reaches a model or tool call only through the answer to the call's
 // next heartbeat, and heartbeats are rare because each one is billed
-// (common/heartbeat.ts). When the call runs in the worker process that runs
+// (node/heartbeat.ts). When the call runs in the worker process that runs
 // this loop (the usual case: the SDK hands a workflow's activities to its own
 // worker first), this sink aborts it at once, from that process's registry
 // of running calls (activities/running-calls.ts). It is not a command: no

@@ -1,5 +1,5 @@
-// The store the configuration names (common/config.ts LedgerConfig).
-import type { LedgerConfig } from '../../common/config.js';
+// The store the configuration names (node/config.ts LedgerConfig).
+import type { LedgerConfig } from '../../node/config.js';
 import { FolderEffectStore } from './folder-store.js';
 import { PostgresEffectStore } from './postgres-store.js';
 import type { EffectStore } from './record.js';

@@ -4,7 +4,7 @@
 // the worker hands the workflow the spec alone (see toolSpecOf), recorded in
 // the run's history at its start.
 import { specProblem, type ApprovalRule, type JsonSchema, type SubAgentSpec, type ToolActivityOptions, type ToolSpec } from '../../common/tool-spec.js';
-import { parametersProblem } from '../../common/schema-check.js';
+import { parametersProblem } from './schema-check.js';
 import type { ArgsOf } from './args-of.js';
 import type { ToolContext } from './context.js';
 

@@ -7,7 +7,7 @@
 // the effect protocol (activities/effects/protocol.ts): claimed before it
 // acts, recorded after, never done blind a second time.
 import { LivePublisher } from '../live-stream.js';
-import type { TraceEntry } from '../../common/trace-format.js';
+import type { TraceEntry } from '../../node/trace-format.js';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -25,7 +25,7 @@ import type { Toolset } from './toolset.js';
 import { ensureWorkspace, NO_SEED_FILES } from './workspace.js';
 import { approvalGuard, resolvedApprovalProblem, workspaceFiles } from './files.js';
 import type { RunToolInput } from '../../common/activity-contract.js';
-import { heartbeatEvery } from '../../common/heartbeat.js';
+import { heartbeatEvery } from '../../node/heartbeat.js';
 import { RunningCalls } from '../running-calls.js';
 
 /** This process as Temporal names workers (the SDK's default identity): it goes into every claim. */
@@ -37,7 +37,7 @@ const DEFAULT_LEASE_MS = 30_000;
 export interface ToolDeps {
   workspaceRoot: string;
   trace: TraceWriter;
-  /** How often the tool heartbeats while it runs, in ms (default common/heartbeat.ts). */
+  /** How often the tool heartbeats while it runs, in ms (default node/heartbeat.ts). */
   heartbeatEveryMs?: number;
   /** The calls a Stop taken by a loop in this process aborts at once (default: a registry of its own). */
   calls?: RunningCalls;

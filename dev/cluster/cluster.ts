@@ -14,7 +14,7 @@ import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_pr
 import { appendFileSync, mkdirSync, mkdtempSync, openSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
-import { PROJECT_ROOT } from '../../common/project-root.js';
+import { PROJECT_ROOT } from '../../node/project-root.js';
 import { composeServiceEnv } from './compose-file.js';
 import { findFreePort, isPortFree, tryConnect } from '../../worker/dev-server/dev-server.js';
 import { startPostgres, type Postgres } from './postgres.js';

@@ -6,7 +6,7 @@
 // not a YAML parser: it fails naming the service when the shape changes.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../../common/project-root.js';
+import { PROJECT_ROOT } from '../../node/project-root.js';
 
 export const COMPOSE_FILE = join(PROJECT_ROOT, 'docker-compose.yml');
 

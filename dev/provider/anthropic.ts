@@ -5,7 +5,7 @@
 // check and the token counts are the chat path's; the reply is rendered in
 // Anthropic's shape: content blocks, stop_reason, usage with the cache
 // fields, and its named server-sent events when `stream: true`.
-import type { WireMessage } from '../../common/tokens.js';
+import type { WireMessage } from '../../node/tokens.js';
 import { isPositiveInteger } from './chat.js';
 import { jsonPieces, sseFrame, streamPieces, type Answer, type FinishReason } from './replies.js';
 import { scriptInputOf, type ScriptedRequest } from './requests.js';

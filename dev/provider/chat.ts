@@ -1,7 +1,7 @@
 // OpenAI chat completions on the scripted provider: the request as the
 // server's common shape, the reply as one JSON body or as OpenAI's stream of
 // `chat.completion.chunk` events ending with `data: [DONE]`.
-import type { WireMessage } from '../../common/tokens.js';
+import type { WireMessage } from '../../node/tokens.js';
 import { jsonPieces, sseFrame, streamPieces, type Answer } from './replies.js';
 import type { ScriptedRequest } from './requests.js';
 

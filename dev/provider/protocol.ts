@@ -1,7 +1,7 @@
 // The two rules of the chat-completions protocol, checked like a real API
 // checks them: a tool result must answer a call of the assistant message just
 // before it, and every call must have its result before the next turn.
-import type { WireMessage } from '../../common/tokens.js';
+import type { WireMessage } from '../../node/tokens.js';
 
 interface WireCall {
   id?: unknown;

@@ -2,7 +2,7 @@
 // tool calls), why it stopped and what it cost in o200k_base tokens. The chat
 // and Anthropic renderers (./chat.ts, ./anthropic.ts) only reshape it, so the
 // same request costs the same tokens and gets the same words on either protocol.
-import { countCompletionTokensAsync, countPromptTokensAsync, truncateToTokensAsync, type WireMessage } from '../../common/tokens.js';
+import { countCompletionTokensAsync, countPromptTokensAsync, truncateToTokensAsync, type WireMessage } from '../../node/tokens.js';
 import type { ScriptedReply } from './scenarios.js';
 
 /** A tool call as chat completions carries it: the arguments are JSON text (possibly broken on purpose). */

@@ -3,7 +3,7 @@
 // converted by ./anthropic.ts), so the scenarios, the protocol check, the
 // token counts and the fault matching are written once.
 import { omittedTurns } from '../../common/context-window.js';
-import type { WireMessage } from '../../common/tokens.js';
+import type { WireMessage } from '../../node/tokens.js';
 import type { ScriptInput } from './scenarios.js';
 
 export type Protocol = 'chat' | 'anthropic';

@@ -9,7 +9,7 @@ import { bundleWorkflowCode, NativeConnection, type Worker } from '@temporalio/w
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dataConverter } from '../../common/payload-codec.js';
+import { dataConverter } from '../../node/payload-codec.js';
 import { statusQuery } from '../../common/run-messages.js';
 import { createAgentWorker } from '../../worker/create-worker.js';
 import { useHarness } from '../helpers/harness.js';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { satisfies, temporalVersionProblem, workerSdkPackages } from '../../common/temporal-versions.js';
+import { satisfies, temporalVersionProblem, workerSdkPackages } from '../../node/temporal-versions.js';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));

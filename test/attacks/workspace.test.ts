@@ -14,7 +14,7 @@ import { plainToolContext } from '../../activities/tools/context.js';
 import { deleteFile } from '../../activities/tools/delete-file.js';
 import { readFile } from '../../activities/tools/read-file.js';
 import { NothingChanged, ToolError } from '../../activities/tools/tool-error.js';
-import { PROJECT_ROOT } from '../../common/project-root.js';
+import { PROJECT_ROOT } from '../../node/project-root.js';
 import type { AgentInput, RunResult } from '../../common/contract.js';
 import { transcriptQuery } from '../../common/run-messages.js';
 import { decodedHistoryText, mentions } from '../helpers/decoded-history.js';

@@ -17,7 +17,7 @@ import { describe, expect, it } from 'vitest';
 import { FolderEffectStore } from '../../activities/effects/folder-store.js';
 import { approveSignal } from '../../common/run-messages.js';
 import { AGENT_AWAITING_CALL } from '../../common/search-attributes.js';
-import type { TraceLine } from '../../common/trace-format.js';
+import type { TraceLine } from '../../node/trace-format.js';
 import { freshWorkspace, useHarness, waitFor } from '../helpers/harness.js';
 import { crashPostgres, killService, startPostgres, startService } from './faults.js';
 

@@ -12,7 +12,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
-import { PROJECT_ROOT } from '../../common/project-root.js';
+import { PROJECT_ROOT } from '../../node/project-root.js';
 import { startCluster } from '../../dev/cluster/cluster.js';
 import { composeServiceEnv } from '../../dev/cluster/compose-file.js';
 import { startProvider } from '../../dev/provider/server.js';

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
-import { PROJECT_ROOT } from '../../common/project-root.js';
+import { PROJECT_ROOT } from '../../node/project-root.js';
 import { findTemporalCli } from '../../worker/dev-server/temporal-cli.js';
 import { SEARCH_ATTRIBUTES } from '../../common/search-attributes.js';
 import { waitFor } from '../helpers/harness.js';

@@ -3,7 +3,7 @@
 // worker mid-write, as a power cut would. Test-only: the shipped worker has
 // no such switch. Usage: crash-worker.ts <crash point>.
 import { NativeConnection } from '@temporalio/worker';
-import { loadConfig, temporalConnectOptions } from '../../common/config.js';
+import { loadConfig, temporalConnectOptions } from '../../node/config.js';
 import { createAgentWorker, workerSettingsFromConfig } from '../../worker/create-worker.js';
 import { toolsOfModules } from '../../worker/toolset.js';
 import { CRASH_POINTS, crashAt, isCrashPoint } from './faults.js';

@@ -1,11 +1,11 @@
 // A history as a person would read it with the codec server: every payload
-// run back through the project's codecs (common/payload-codec.ts: large ones
+// run back through the project's codecs (node/payload-codec.ts: large ones
 // are gzipped; with AGENT_PAYLOAD_KEYS, all are encrypted) and shown as text. Searching the raw history instead finds
 // nothing inside a payload: its bytes serialize as numbers, or base64 in a
 // saved JSON history, and compressed payloads hide even that.
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import type proto from '@temporalio/proto';
-import { payloadCodecs } from '../../common/payload-codec.js';
+import { payloadCodecs } from '../../node/payload-codec.js';
 
 type History = proto.temporal.api.history.v1.IHistory;
 

@@ -4,7 +4,7 @@
 // beside it so it can be run as written.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../../common/project-root.js';
+import { PROJECT_ROOT } from '../../node/project-root.js';
 
 export interface DocCommand {
   /** README.md or docs/NAME.md. */

@@ -3,7 +3,7 @@
 // the manual cannot drift from what the harness prints.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../../common/project-root.js';
+import { PROJECT_ROOT } from '../../node/project-root.js';
 
 export const TROUBLESHOOTING = join(PROJECT_ROOT, 'docs', 'troubleshooting.md');
 

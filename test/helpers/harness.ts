@@ -9,9 +9,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, inject, vi } from 'vitest';
-import { readTrace, type TraceLine } from '../../common/trace-format.js';
-import { dataConverter, workerDataConverter } from '../../common/payload-codec.js';
-import type { PayloadKey } from '../../common/payload-keys.js';
+import { readTrace, type TraceLine } from '../../node/trace-format.js';
+import { dataConverter, workerDataConverter } from '../../node/payload-codec.js';
+import type { PayloadKey } from '../../node/payload-keys.js';
 import { createAgentWorker } from '../../worker/create-worker.js';
 import { holdWrites } from './faults.js';
 import { Experiments } from './experiments.js';
@@ -22,7 +22,7 @@ import type { WriteHooks } from '../../activities/tools/context.js';
 import type { Toolset } from '../../activities/tools/toolset.js';
 import type { AgentInput, Pricing, RunDefaults, RunResult } from '../../common/contract.js';
 import type { ModelProvider } from '../../activities/ai-sdk-model.js';
-import type { TokenSink } from '../../common/token-sink.js';
+import type { TokenSink } from '../../node/token-sink.js';
 import type { agentRun } from '../../workflows/index.js';
 
 export { addFault, clearFaults, providerRequests } from '../../dev/provider/control.js';
@@ -72,7 +72,7 @@ export interface ExtraWorkerOptions {
   activitiesOnly?: boolean;
   /** Run the loop (and its local activities) only: model and tool calls go to another worker. */
   loopOnly?: boolean;
-  /** How often running calls heartbeat (default common/heartbeat.ts). */
+  /** How often running calls heartbeat (default node/heartbeat.ts). */
   heartbeatEveryMs?: number;
   /** This worker's payload keys (default: the file's); null: none (a worker that cannot read encrypted runs). */
   payloadKeys?: readonly PayloadKey[] | null;

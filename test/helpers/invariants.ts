@@ -6,7 +6,7 @@ import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TraceLine } from '../../common/trace-format.js';
+import type { TraceLine } from '../../node/trace-format.js';
 import { chainHistories } from '../../client/run-history.js';
 import { turnCostUsd } from '../../common/turn-cost.js';
 import type { ChatMessage, RunResult } from '../../common/contract.js';

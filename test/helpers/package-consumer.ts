@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { join, relative } from 'node:path';
-import { PROJECT_ROOT } from '../../common/project-root.js';
+import { PROJECT_ROOT } from '../../node/project-root.js';
 
 export const PACKAGE = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
   name: string;
@@ -116,7 +116,7 @@ export const connect: typeof connectClient = connectClient;
 export const model: () => Promise<RunningScriptedModel> = () => startScriptedModel({ latencyMs: 0 });
 export type Seen = RunResult | RunStatusView;
 // @ts-expect-error: modules past the exports are internal, not part of the package's surface
-export const internal = () => import('${PACKAGE.name}/dist/common/config.js');
+export const internal = () => import('${PACKAGE.name}/dist/node/config.js');
 `,
   // Under plain node: the SDK's bundler on the consumer's workflows module.
   'bundle.mjs': `import { bundleWorkflowCode } from '@temporalio/worker';

@@ -2,7 +2,7 @@
 // must kill one with SIGKILL as a crash would: the crash tests, the resume
 // experiment.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { PROJECT_ROOT } from '../../common/project-root.js';
+import { PROJECT_ROOT } from '../../node/project-root.js';
 import type { CrashPoint } from './faults.js';
 
 /**

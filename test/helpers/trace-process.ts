@@ -6,7 +6,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TraceWriter } from '../../activities/trace-file.js';
-import { lineKey, readTrace } from '../../common/trace-format.js';
+import { lineKey, readTrace } from '../../node/trace-format.js';
 
 export const RUN = 'run/two-writers';
 export const CHAIN = 'chain-1';

@@ -4,7 +4,7 @@
 // `write` is a write like any third-party one, neither read-only nor idempotent.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../../common/project-root.js';
+import { PROJECT_ROOT } from '../../node/project-root.js';
 
 const SERVER = join(PROJECT_ROOT, 'test/mcp/fs-server.ts');
 

@@ -8,7 +8,7 @@
 import type proto from '@temporalio/proto';
 import { Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { isDeepStrictEqual } from 'node:util';
-import { dataConverter } from '../../common/payload-codec.js';
+import { dataConverter } from '../../node/payload-codec.js';
 import { REPLAY_SINKS } from '../../worker/create-worker.js';
 import { decodePayloads } from '../helpers/decoded-history.js';
 import type { CapturedCall, CaptureSinks } from './capture-interceptors.js';

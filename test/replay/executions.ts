@@ -6,7 +6,7 @@
 import type { Client } from '@temporalio/client';
 import type proto from '@temporalio/proto';
 import { Worker, type ReplayWorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
-import { workerDataConverter } from '../../common/payload-codec.js';
+import { workerDataConverter } from '../../node/payload-codec.js';
 import { REPLAY_SINKS } from '../../worker/create-worker.js';
 
 type History = proto.temporal.api.history.v1.IHistory;

@@ -5,8 +5,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { LanguageModelV3Content, LanguageModelV3Message, LanguageModelV3Prompt, LanguageModelV3StreamPart, LanguageModelV3Usage } from '@ai-sdk/provider';
-import { fromPrompt, HARNESS_OPTIONS_KEY, normalizeTranscript, replyOf, toFunctionTools, toPrompt, usageOf } from '../../common/ai-sdk-prompt.js';
-import { foldParts } from '../../common/ai-sdk-stream.js';
+import { fromPrompt, HARNESS_OPTIONS_KEY, normalizeTranscript, replyOf, toFunctionTools, toPrompt, usageOf } from '../../activities/ai-sdk-prompt.js';
+import { foldParts } from '../../activities/ai-sdk-stream.js';
 import { declinedText, toolErrorText } from '../../common/transcript-text.js';
 import type { ChatMessage, ToolCall } from '../../common/contract.js';
 import { propertyParams } from '../helpers/property.js';

@@ -7,7 +7,7 @@
 // listing each with its place.
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../common/project-root.js';
+import { PROJECT_ROOT } from '../../node/project-root.js';
 
 describe('the public API', () => {
   it('matches the checked-in report of every entry (api/*.api.md)', () => {

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../client/commands.js';
-import { PROJECT_ROOT } from '../../common/project-root.js';
+import { PROJECT_ROOT } from '../../node/project-root.js';
 
 /** The first word of every `code` span in the first cell of each row of the table under "## The `agent-harness` CLI". */
 function tableCommands(): string[] {

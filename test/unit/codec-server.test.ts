@@ -7,8 +7,8 @@ import { request } from 'node:http';
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codecServerOptionsFromEnv, startCodecServer } from '../../client/codec-server.js';
-import { EncryptionPayloadCodec } from '../../common/payload-codec.js';
-import type { PayloadKey } from '../../common/payload-keys.js';
+import { EncryptionPayloadCodec } from '../../node/payload-codec.js';
+import type { PayloadKey } from '../../node/payload-keys.js';
 
 const UI = 'http://127.0.0.1:8233';
 const TOKEN = randomBytes(24).toString('base64url');

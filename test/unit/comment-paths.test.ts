@@ -4,9 +4,9 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../common/project-root.js';
+import { PROJECT_ROOT } from '../../node/project-root.js';
 
-const ROOTS = ['workflows', 'activities', 'worker', 'client', 'common', 'dev', 'test', 'bench', 'scripts', 'examples'];
+const ROOTS = ['workflows', 'activities', 'worker', 'client', 'common', 'node', 'dev', 'test', 'bench', 'scripts', 'examples'];
 // A path-looking word: optional ./ or ../, at least one folder, a file with a known extension.
 const PATH = /(?:^|[\s`'"(])((?:\.\.?\/)?(?:[\w.-]+\/)+[\w.-]+\.(?:ts|md|mjs|json|js|yml|yaml))\b/g;
 

@@ -5,8 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Payload } from '@temporalio/common';
-import { dataConverter, EncryptionPayloadCodec, ENCRYPTED_ENCODING, GZIP_ENCODING, KEY_ID_METADATA, PayloadDecryptionError } from '../../common/payload-codec.js';
-import { parsePayloadKeys, payloadKeysFromEnv, type PayloadKey } from '../../common/payload-keys.js';
+import { dataConverter, EncryptionPayloadCodec, ENCRYPTED_ENCODING, GZIP_ENCODING, KEY_ID_METADATA, PayloadDecryptionError } from '../../node/payload-codec.js';
+import { parsePayloadKeys, payloadKeysFromEnv, type PayloadKey } from '../../node/payload-keys.js';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();

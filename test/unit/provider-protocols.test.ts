@@ -1,7 +1,7 @@
 // The real AI SDK provider packages against the scripted provider, by base
 // URL: @ai-sdk/anthropic on POST /v1/messages and @ai-sdk/openai-compatible on
 // POST /v1/chat/completions, their doGenerate and doStream called directly
-// with prompts built by common/ai-sdk-prompt.ts. No workflow: this is the
+// with prompts built by activities/ai-sdk-prompt.ts. No workflow: this is the
 // provider level the model activity will stand on.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAnthropic } from '@ai-sdk/anthropic';
@@ -11,9 +11,9 @@ import { startProvider, type RunningProvider } from '../../dev/provider/server.j
 import { addFault, providerConnections, providerRequests } from '../../dev/provider/control.js';
 import { anthropicScriptInput, parseAnthropicRequest } from '../../dev/provider/anthropic.js';
 import { parseChatRequest } from '../../dev/provider/chat.js';
-import { replyOf, toFunctionTools, toPrompt, type ProviderReply } from '../../common/ai-sdk-prompt.js';
-import { foldParts } from '../../common/ai-sdk-stream.js';
-import { countCompletionTokens, countPromptTokens } from '../../common/tokens.js';
+import { replyOf, toFunctionTools, toPrompt, type ProviderReply } from '../../activities/ai-sdk-prompt.js';
+import { foldParts } from '../../activities/ai-sdk-stream.js';
+import { countCompletionTokens, countPromptTokens } from '../../node/tokens.js';
 import { toolErrorText, toolMessage } from '../../common/transcript-text.js';
 import type { ChatMessage } from '../../common/contract.js';
 import type { OpenAiToolDefinition } from '../../common/tool-spec.js';

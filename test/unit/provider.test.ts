@@ -2,7 +2,7 @@
 // and a 400 for transcripts that break the protocol.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProvider, type RunningProvider } from '../../dev/provider/server.js';
-import { countTokens } from '../../common/tokens.js';
+import { countTokens } from '../../node/tokens.js';
 
 let p: RunningProvider;
 beforeAll(async () => {

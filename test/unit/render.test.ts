@@ -2,7 +2,7 @@
 // word (never "rejectd"), pure rendering, no server.
 import { describe, expect, it } from 'vitest';
 import { renderEvent, setHintTarget, temporalHint } from '../../client/render.js';
-import type { TraceLine } from '../../common/trace-format.js';
+import type { TraceLine } from '../../node/trace-format.js';
 
 const line = (fields: Record<string, unknown>) => ({ ts: '2024-01-01T00:00:00.000Z', ...fields }) as unknown as TraceLine;
 

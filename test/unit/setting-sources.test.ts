@@ -2,7 +2,7 @@
 // standalone worker's variable take the same values, and a refusal names the
 // setting where it came from: the option, or the variable.
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../common/config.js';
+import { loadConfig } from '../../node/config.js';
 import { AgentPlugin } from '../../worker/agent-plugin.js';
 import { agentPluginFor, workerSettingsFromConfig } from '../../worker/create-worker.js';
 

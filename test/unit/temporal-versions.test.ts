@@ -1,5 +1,5 @@
 // The @temporalio version check a worker and a client run when they are made
-// (common/temporal-versions.ts): the ranges package.json's peers use, read as
+// (node/temporal-versions.ts): the ranges package.json's peers use, read as
 // npm reads them, and the refusal for a project whose installed SDK is
 // outside them: one line, both versions, against real package.json files of
 // a project on disk (the package test does the same in an installed consumer).
@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../common/project-root.js';
-import { CLIENT_SDK_PACKAGES, satisfies, temporalVersionProblem, workerSdkPackages } from '../../common/temporal-versions.js';
+import { PROJECT_ROOT } from '../../node/project-root.js';
+import { CLIENT_SDK_PACKAGES, satisfies, temporalVersionProblem, workerSdkPackages } from '../../node/temporal-versions.js';
 
 const manifest = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { name: string; version: string; dependencies?: Record<string, string>; peerDependencies: Record<string, string>; devDependencies: Record<string, string> };
 const dirs: string[] = [];

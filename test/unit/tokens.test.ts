@@ -1,4 +1,4 @@
-// Token counts (common/tokens.ts over common/byte-pair.ts): the same tokens
+// Token counts (node/tokens.ts over node/byte-pair.ts): the same tokens
 // as js-tiktoken's o200k_base encoder on any text it can finish, and on the
 // texts it cannot (one long unbroken piece, where its merge is quadratic) an
 // answer in well under a second that the sync and async paths agree on,
@@ -8,8 +8,8 @@ import fc from 'fast-check';
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200k_base from 'js-tiktoken/ranks/o200k_base';
 import { describe, expect, it } from 'vitest';
-import { BytePairEncoder, runSync } from '../../common/byte-pair.js';
-import { countCompletionTokens, countCompletionTokensAsync, countPromptTokens, countPromptTokensAsync, countTokens, countTokensAsync, truncateToTokens, truncateToTokensAsync } from '../../common/tokens.js';
+import { BytePairEncoder, runSync } from '../../node/byte-pair.js';
+import { countCompletionTokens, countCompletionTokensAsync, countPromptTokens, countPromptTokensAsync, countTokens, countTokensAsync, truncateToTokens, truncateToTokensAsync } from '../../node/tokens.js';
 import { propertyParams } from '../helpers/property.js';
 
 const reference = new Tiktoken(o200k_base);
@@ -122,7 +122,7 @@ describe('the event loop', () => {
   const texts = ['x'.repeat(1 << 20), '中'.repeat((1 << 20) / 3)];
 
   // The promise, load-independent: the encoder hands control back at least
-  // once per 4096 units of work (common/byte-pair.ts STEP_WORK), however long
+  // once per 4096 units of work (node/byte-pair.ts STEP_WORK), however long
   // the one unbroken piece, so the async driver can look at its clock often.
   it('yields at least once per 4 KiB of input while one unbroken MiB of one letter or of CJK is encoded', () => {
     for (const t of texts) {

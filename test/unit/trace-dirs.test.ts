@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../client/cli.js';
 import { traceDirCandidates, traceDirOf } from '../../client/trace-dirs.js';
-import { PROJECT_ROOT } from '../../common/project-root.js';
+import { PROJECT_ROOT } from '../../node/project-root.js';
 
 const saved = { TRACE_DIR: process.env.TRACE_DIR, AGENT_WORKSPACE: process.env.AGENT_WORKSPACE };
 afterEach(() => {

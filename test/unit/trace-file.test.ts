@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readTrace, traceChains, traceFile } from '../../common/trace-format.js';
+import { readTrace, traceChains, traceFile } from '../../node/trace-format.js';
 import { STALE_LOCK_MS, TraceWriter } from '../../activities/trace-file.js';
 
 describe('TraceWriter', () => {

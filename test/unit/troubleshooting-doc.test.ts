@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../common/project-root.js';
+import { PROJECT_ROOT } from '../../node/project-root.js';
 import { isDocumented, TROUBLESHOOTING } from '../helpers/documented.js';
 
 const sections = readFileSync(TROUBLESHOOTING, 'utf8').split(/^### /m).slice(1);

@@ -1,9 +1,9 @@
-// The worker's environment is read in one place (common/config.ts, by the schema of common/env-schema.ts); a value
+// The worker's environment is read in one place (node/config.ts, by the schema of node/env-schema.ts); a value
 // that would hurt runs is refused there, with the reason, before anything starts.
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../common/project-root.js';
-import { loadConfig, ZERO_CACHE_REFUSED } from '../../common/config.js';
+import { PROJECT_ROOT } from '../../node/project-root.js';
+import { loadConfig, ZERO_CACHE_REFUSED } from '../../node/config.js';
 
 describe('worker configuration', () => {
   it('refuses a workflow cache of 0, which would cancel local tool calls mid-call', () => {

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { approvalGuard, resolvedApprovalProblem, workspaceFiles, type FilesOptions } from '../../activities/tools/files.js';
 import { NothingChanged, ToolError } from '../../activities/tools/tool-error.js';
 import { assertReadable, ensureWorkspace, resolveInside, SEED_FILES } from '../../activities/tools/workspace.js';
-import { PROJECT_ROOT } from '../../common/project-root.js';
+import { PROJECT_ROOT } from '../../node/project-root.js';
 
 const base = mkdtempSync(join(tmpdir(), 'ws-unit-'));
 const root = ensureWorkspace(base, 'w');

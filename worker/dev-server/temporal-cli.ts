@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { PROJECT_ROOT } from '../../common/project-root.js';
+import { PROJECT_ROOT } from '../../node/project-root.js';
 
 export function findTemporalCli(env: NodeJS.ProcessEnv = process.env): string {
   const candidates = [env.TEMPORAL_CLI, resolve(PROJECT_ROOT, '.temporal/bin/temporal'), 'temporal'].filter(

@@ -1,4 +1,4 @@
-// The transcript (./contract.ts, chat-completions shaped) as the AI SDK's
+// The transcript (../common/contract.ts, chat-completions shaped) as the AI SDK's
 // provider prompt (LanguageModelV3Prompt, the specification @ai-sdk/provider
 // 3 and its provider packages implement) and back, and a provider's result as
 // the harness's reply. Pure: no I/O, no provider, types only from
@@ -19,7 +19,7 @@
 // Rejections and tool errors stay text in the harness's own words: a rejection
 // is not sent as the SDK's `execution-denied` (that is for provider-executed
 // tools, and the packages replace it with their own sentence), and an error
-// result ("Error: …", ./transcript-text.ts) is sent as `error-text`, which
+// result ("Error: …", ../common/transcript-text.ts) is sent as `error-text`, which
 // Anthropic's package marks `is_error`.
 import type {
   LanguageModelV3Content,
@@ -32,8 +32,8 @@ import type {
   LanguageModelV3ToolResultPart,
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
-import type { AssistantMessage, ChatMessage, ToolCall } from './contract.js';
-import type { OpenAiToolDefinition } from './tool-spec.js';
+import type { AssistantMessage, ChatMessage, ToolCall } from '../common/contract.js';
+import type { OpenAiToolDefinition } from '../common/tool-spec.js';
 
 /** The providerOptions key under which a tool call's arguments travel when the parsed input cannot say them exactly. */
 export const HARNESS_OPTIONS_KEY = 'agentHarness';

@@ -12,8 +12,8 @@ export function encryptsPayloads(keys: readonly PayloadKey[] | null | undefined)
   return ((keys === undefined ? payloadKeysFromEnv() : keys)?.length ?? 0) > 0;
 }
 
-/** Temporal's failure converter with encodeCommonAttributes (./failure-converter.cjs, copied beside the build by `npm run build`). */
-export const ENCODED_FAILURES_PATH = fileURLToPath(new URL('./failure-converter.cjs', import.meta.url));
+/** Temporal's failure converter with encodeCommonAttributes (common/failure-converter.cjs, copied into dist/common/ by `npm run build`: the workflow bundle loads it too, so it lives with what the bundle may import). */
+export const ENCODED_FAILURES_PATH = fileURLToPath(new URL('../common/failure-converter.cjs', import.meta.url));
 
 /**
  * The harness's codec first, so it compresses before a team's own codec (an

@@ -13,7 +13,7 @@ import proto from '@temporalio/proto';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { checkPayloadKeys, payloadKeysFromEnv, type PayloadKey } from './payload-keys.js';
-import { undecodableMarker } from './undecodable.js';
+import { undecodableMarker } from '../common/undecodable.js';
 
 export const GZIP_ENCODING = 'binary/gzip';
 /** Payloads at or under this size stay plain. */

@@ -3,10 +3,10 @@
 // empty variable counts as unset (removed before parsing). Defaults, and the
 // rules that tie several variables together, are ./config's.
 import { z } from 'zod';
-import { got } from './schema-problem.js';
-import { DEFINITION_CHANGE_POLICIES, LIVE_STREAMS, positive, positiveInt as positiveIntSetting, SEARCH_ATTRIBUTE_MODES, TOOLSET_CHECKS } from './settings.js';
+import { got } from '../common/schema-problem.js';
+import { DEFINITION_CHANGE_POLICIES, LIVE_STREAMS, positive, positiveInt as positiveIntSetting, SEARCH_ATTRIBUTE_MODES, TOOLSET_CHECKS } from '../common/settings.js';
 
-export { SEARCH_ATTRIBUTE_MODES, TOOLSET_CHECKS } from './settings.js';
+export { SEARCH_ATTRIBUTE_MODES, TOOLSET_CHECKS } from '../common/settings.js';
 /**
  * LLM_PROVIDER: who calls the model at LLM_BASE_URL with LLM_API_KEY.
  * `builtin` (default): the built-in OpenAI-compatible chat-completions client;
@@ -95,4 +95,4 @@ export const envSchema = z.object({
 export type CheckedEnv = z.infer<typeof envSchema>;
 
 // AGENT_MODEL_PRICES is parsed with the option's schema, modelPricesSchema of ./settings.
-export { modelPricesSchema } from './settings.js';
+export { modelPricesSchema } from '../common/settings.js';

@@ -1,6 +1,6 @@
 // OpenTelemetry tracing for a process (worker, CLI, `npm start`): spans to any
 // OTLP/HTTP collector, when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set
-// (common/config.ts). Off otherwise: nothing is installed, nothing exported.
+// (node/config.ts). Off otherwise: nothing is installed, nothing exported.
 // The spans themselves come from @temporalio/interceptors-opentelemetry: the
 // client's (StartWorkflow, signals, queries), the workflow's (RunWorkflow,
 // StartActivity, made in the sandbox and handed out through a sink) and the

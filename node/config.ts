@@ -2,14 +2,14 @@
 // place (docs/configuration.md's environment table mirrors this file).
 import { payloadKeysFromEnv } from './payload-keys.js';
 import { existsSync, readFileSync } from 'node:fs';
-import { parseApproverPolicy, type ApproverPolicy } from './signed-decision.js';
+import { parseApproverPolicy, type ApproverPolicy } from '../common/signed-decision.js';
 import { resolve } from 'node:path';
 import { loadClientConfigProfile, toClientOptions } from '@temporalio/envconfig';
 import { PROJECT_ROOT } from './project-root.js';
-import { DEFAULT_TASK_QUEUE, type Pricing, type RunDefaults } from './contract.js';
+import { DEFAULT_TASK_QUEUE, type Pricing, type RunDefaults } from '../common/contract.js';
 import { DEFAULT_HEARTBEAT_MS } from './heartbeat.js';
 import { envSchema, modelPricesSchema, SEARCH_ATTRIBUTE_MODES, TOOLSET_CHECKS, type CheckedEnv, type LlmProviderName } from './env-schema.js';
-import { firstProblem } from './schema-problem.js';
+import { firstProblem } from '../common/schema-problem.js';
 
 const DATA = resolve(PROJECT_ROOT, '.data');
 
@@ -175,7 +175,7 @@ export interface TemporalConnection {
   source: string;
 }
 
-/** The SDK's TLSConfig, structurally (common/ imports no SDK internals). */
+/** The SDK's TLSConfig, structurally (node/config.ts imports no SDK internals). */
 export interface TemporalTls {
   /** The name the server's certificate is checked against, instead of the address's host. */
   serverNameOverride?: string;

@@ -11,7 +11,7 @@
 // task never duplicates a line.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileStem } from './bounds.js';
+import { fileStem } from '../common/bounds.js';
 
 export interface TraceLine {
   ts: string;
@@ -34,7 +34,7 @@ export interface TraceLine {
 export interface TraceEntry {
   /** The line's sequence number in its run: with `step`, what keeps replays and restarts from writing it twice. */
   seq: number;
-  /** The event: `turn`, `tool_start`, `tool_result`, `run_stopped`, … (docs/operations.md, the trace events table). */
+  /** The event: `turn`, `tool_start`, `tool_result`, `run_stopped`, … (docs/operations.md, the trace table). */
   type: string;
   /** Only on lines written by activities: the step within the call they belong to (a progress line). */
   step?: number;

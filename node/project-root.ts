@@ -1,6 +1,6 @@
 // The project's folder, for whatever every layer finds relative to it
 // (scripts, the Temporal CLI, reports, data). Run from sources this file is
-// common/project-root.ts; compiled (npm run build) it sits one folder deeper,
+// node/project-root.ts; compiled (npm run build) it sits one folder deeper,
 // under dist/: both name the folder holding package.json, so a compiled
 // worker finds what a source one does.
 import { dirname, resolve } from 'node:path';
