@@ -5,7 +5,7 @@
 // close over its own store, an approval, a rejection, a steer and a Stop,
 // all through AgentClient. The project prints one JSON report; this file
 // reads it, then replays every agent run it made on this code.
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, inject } from 'vitest';
@@ -31,6 +31,25 @@ interface Report {
 }
 
 let report: Report;
+/** Where `@temporalio/workflow` is installed in the team's project: one copy, the team's own. */
+let sdkCopies: string[];
+
+/** Every folder under `root` holding the package `name` (nested node_modules included). */
+function copiesOf(root: string, name: string): string[] {
+  const found: string[] = [];
+  const walk = (dir: string): void => {
+    if (existsSync(join(dir, name, 'package.json'))) found.push(join(dir, name));
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (!entry.isDirectory()) continue;
+      const sub = join(dir, entry.name);
+      if (entry.name.startsWith('@')) {
+        for (const pkg of readdirSync(sub, { withFileTypes: true })) if (pkg.isDirectory() && existsSync(join(sub, pkg.name, 'node_modules'))) walk(join(sub, pkg.name, 'node_modules'));
+      } else if (existsSync(join(sub, 'node_modules'))) walk(join(sub, 'node_modules'));
+    }
+  };
+  walk(root);
+  return found;
+}
 
 beforeAll(() => {
   const dir = mkdtempSync(join(tmpdir(), 'consumer-'));
@@ -51,10 +70,15 @@ beforeAll(() => {
   }));
   if (r.status !== 0) throw new Error(`the consumer exited ${r.status}:\n${r.stdout}\n${r.stderr}`);
   report = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '') as Report;
+  sdkCopies = copiesOf(join(project, 'node_modules'), '@temporalio/workflow');
   for (const id of report.workflowIds) h.track(id);
 }, 600_000);
 
 describe('a team project that installs the packed package', () => {
+  it('holds one copy of the Temporal SDK, its own (the package takes @temporalio/* as peers)', () => {
+    expect(sdkCopies).toHaveLength(1);
+  });
+
   it('runs its own workflow with the agent as a child, its write approved through AgentClient, on its own store', () => {
     expect(report.toolNames).toEqual(['lookup_ticket', 'close_ticket']);
     expect(report.child.result).toMatchObject({ ticketId: 'T-1', agent: { status: 'completed', turns: 3, toolRuns: 2 } });

@@ -1,5 +1,5 @@
-// Drives the team's project end to end against a Temporal server and an
-// OpenAI-compatible endpoint, then prints one JSON report on stdout: the
+// Drives the team's project end to end against a Temporal server and a
+// model endpoint (Anthropic's Messages API through @ai-sdk/anthropic 4.x), then prints one JSON report on stdout: the
 // agent as a child of the team's workflow with an approval, a rejection, a
 // steer and a Stop, all through AgentClient. Run under plain node by the
 // harness's test suite (test/consumer.test.ts), which reads the report.

@@ -1,6 +1,7 @@
 // The team's worker: its own workflows and activities, and the agent harness
 // added by one plugin. The tools are values closing over the team's store.
 import { fileURLToPath } from 'node:url';
+import { createAnthropic } from '@ai-sdk/anthropic';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { AgentPlugin } from 'temporal-agent-harness/worker';
 import { ticketTools, type Ticket } from './tickets.js';
@@ -8,7 +9,7 @@ import { ticketTools, type Ticket } from './tickets.js';
 export interface TeamWorkerOptions {
   address: string;
   taskQueue: string;
-  /** An OpenAI-compatible endpoint (in the test: the harness's scripted model). */
+  /** An Anthropic Messages endpoint (in the test: the harness's scripted model, which speaks it too). */
   modelBaseUrl: string;
   /** Where the agent's runs keep their files (one folder per run's workspace). */
   workspace: string;
@@ -23,7 +24,7 @@ export async function startTeamWorker(opts: TeamWorkerOptions): Promise<{ done: 
     workflowsPath: fileURLToPath(new URL('./workflows.js', import.meta.url)),
     // The team's own activities sit beside the harness's.
     activities: { ticketCount: async () => opts.store.size },
-    plugins: [new AgentPlugin({ tools: ticketTools(opts.store), model: { baseUrl: opts.modelBaseUrl }, workspace: opts.workspace })],
+    plugins: [new AgentPlugin({ tools: ticketTools(opts.store), model: { provider: createAnthropic({ baseURL: opts.modelBaseUrl, apiKey: process.env.ANTHROPIC_API_KEY ?? 'sk-scripted' }) }, workspace: opts.workspace })],
   });
   const done = worker.run();
   return {
