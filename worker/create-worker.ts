@@ -5,7 +5,7 @@
 import type { PayloadKey } from '../common/payload-keys.js';
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import type { Tracing } from '../common/tracing.js';
-import type { LedgerConfig, HarnessConfig, RetentionConfig, SearchAttributeMode, ToolsetCheck, WorkerVersioning } from '../common/config.js';
+import type { LedgerConfig, ProcessConfig, RetentionConfig, SearchAttributeMode, ToolsetCheck, WorkerVersioning } from '../common/config.js';
 import type { Pricing, RunDefaults } from '../common/contract.js';
 import type { EffectStore } from '../activities/effects/record.js';
 import type { AnyToolDefinition } from '../activities/tools/define-tool.js';
@@ -24,10 +24,36 @@ import { WORKFLOWS_PATH } from './workflows-path.js';
 export { WORKFLOWS_PATH, WORKFLOW_INTERCEPTOR_MODULES } from './workflows-path.js';
 export { NO_WORKFLOW_SPANS, REPLAY_SINKS } from './sinks.js';
 
-export interface AgentWorkerOptions {
+/** Worker.create's own options, as the harness names them: what the plugin does not own. */
+export interface WorkerProcessOptions {
   connection: NativeConnection;
   namespace?: string;
   taskQueue: string;
+  /** A pre-built bundle (tests build it once); otherwise workflows/ is bundled now. */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+  /** At least 1 (see ZERO_CACHE_REFUSED); undefined: the SDK's default. */
+  maxCachedWorkflows?: number;
+  /** How long a run's next task waits for the worker that caches it before any worker may take it. SDK default: 10 s. */
+  stickyTimeoutMs?: number;
+  /** Poll activity tasks only (no workflow tasks): a worker that only runs model and tool calls. */
+  activitiesOnly?: boolean;
+  /**
+   * Run the loop only: workflow tasks and the local activities they start,
+   * never a model or tool call of the task queue (another process runs those).
+   */
+  loopOnly?: boolean;
+  /** How long a shutdown lets running activities finish before cancelling them (SDK default: 0). */
+  shutdownGraceTimeMs?: number;
+  /** A Worker Deployment version to poll as; unset: an unversioned worker. */
+  versioning?: WorkerVersioning | null;
+}
+
+/**
+ * The tests' and benchmarks' worker: Worker.create's options and the
+ * plugin's, flat. The standalone worker does not come here: it makes
+ * AgentPluginOptions from the environment (worker/env-options.ts).
+ */
+export interface AgentWorkerOptions extends WorkerProcessOptions {
   llmBaseUrl: string;
   llmApiKey?: string;
   /** LLM_PROVIDER: an AI SDK provider package at llmBaseUrl instead of the built-in client (default `builtin`). */
@@ -48,27 +74,12 @@ export interface AgentWorkerOptions {
   /** Default: workspaceRoot/.messages. */
   messageStoreDir?: string;
   traceDir: string;
-  /** A pre-built bundle (tests build it once); otherwise workflows/ is bundled now. */
-  workflowBundle?: WorkerOptions['workflowBundle'];
-  /** At least 1 (see ZERO_CACHE_REFUSED); undefined: the SDK's default. */
-  maxCachedWorkflows?: number;
-  /** How long a run's next task waits for the worker that caches it before any worker may take it. SDK default: 10 s. */
-  stickyTimeoutMs?: number;
   /** What the harness's tests and experiments install (test/helpers/faults.ts: a crash, a held write); never a plugin option. */
   seams?: PluginSeams;
   /** Defaults for what a run's input leaves out (resolved once per run). */
   runDefaults?: Partial<RunDefaults>;
   /** Prices of models beyond the scripted provider's (AGENT_MODEL_PRICES). */
   modelPrices?: Record<string, Pricing>;
-  /** Poll activity tasks only (no workflow tasks): a worker that only runs model and tool calls. */
-  activitiesOnly?: boolean;
-  /**
-   * Run the loop only: workflow tasks and the local activities they start,
-   * never a model or tool call of the task queue (another process runs those).
-   */
-  loopOnly?: boolean;
-  /** How long a shutdown lets running activities finish before cancelling them (SDK default: 0). */
-  shutdownGraceTimeMs?: number;
   /** The tools offered, built-ins included (a test seam; default: the built-ins plus `tools`). */
   toolset?: Toolset;
   /** Tools beside the built-ins (the tool modules' values). */
@@ -93,8 +104,6 @@ export interface AgentWorkerOptions {
   log?: PluginLog;
   /** The words refusals use (default: the environment variables). */
   names?: SettingNames;
-  /** A Worker Deployment version to poll as; unset: an unversioned worker. */
-  versioning?: WorkerVersioning | null;
   /** OpenTelemetry spans for the workflow and its activities (common/tracing.ts), or null/unset: none exported. */
   tracing?: Tracing | null;
   /** How often a running model or tool call heartbeats (AGENT_HEARTBEAT_MS; default common/heartbeat.ts). */
@@ -104,41 +113,18 @@ export interface AgentWorkerOptions {
 }
 
 /**
- * The settings of a worker configured from the environment (common/config.ts),
- * as `npm run worker` and `npm start` run it: every variable becomes an
- * AgentPlugin option or one of Worker.create's own, and refusals name the
- * variables. `tools`: the tool modules' (toolsOfModules(cfg.toolModules)).
+ * Worker.create's own settings of a worker configured from the environment
+ * (common/config.ts ProcessConfig), beside its AgentPlugin made of
+ * worker/env-options.ts's options.
  */
-export function workerSettingsFromConfig(cfg: HarnessConfig, tools: readonly AnyToolDefinition[], tracing: Tracing | null, log: PluginLog = console): Omit<AgentWorkerOptions, 'connection'> {
+export function workerProcessOptions(cfg: ProcessConfig): Omit<WorkerProcessOptions, 'connection'> {
   return {
-    tracing,
-    tools,
-    only: cfg.toolNames,
-    mcpConfigPath: cfg.mcpConfigPath,
     namespace: cfg.namespace,
     taskQueue: cfg.taskQueue,
-    ownQueue: !cfg.taskQueueNamed,
-    llmBaseUrl: cfg.llmBaseUrl,
-    llmApiKey: cfg.llmApiKey,
-    llmProvider: cfg.llmProvider,
-    stream: cfg.liveStream,
-    llmModel: cfg.llmModel,
-    workspaceRoot: cfg.workspaceRoot,
-    ledger: cfg.ledger,
-    retention: cfg.retention,
-    messageStoreDir: cfg.messageStoreDir,
-    traceDir: cfg.traceDir,
-    workflowBundle: cfg.workflowBundlePath ? { codePath: cfg.workflowBundlePath } : undefined,
-    maxCachedWorkflows: cfg.maxCachedWorkflows,
-    stickyTimeoutMs: cfg.stickyTimeoutMs,
-    runDefaults: cfg.runDefaults,
-    modelPrices: cfg.modelPrices,
+    ...(cfg.workflowBundlePath ? { workflowBundle: { codePath: cfg.workflowBundlePath } } : {}),
+    ...(cfg.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: cfg.maxCachedWorkflows } : {}),
+    ...(cfg.stickyTimeoutMs !== undefined ? { stickyTimeoutMs: cfg.stickyTimeoutMs } : {}),
     versioning: cfg.versioning,
-    heartbeatEveryMs: cfg.heartbeatEveryMs,
-    searchAttributes: cfg.searchAttributes,
-    toolsetCheck: cfg.toolsetCheck,
-    log,
-    names: ENV_NAMES,
   };
 }
 
@@ -200,7 +186,7 @@ export function agentPluginFor(opts: Omit<AgentWorkerOptions, 'connection'>): Ag
  * that fails after the plugin configured it (a bundle that does not load)
  * closes what the plugin opened.
  */
-export async function createWorkerWith(opts: AgentWorkerOptions, plugin: AgentPlugin): Promise<Worker> {
+export async function createWorkerWith(opts: WorkerProcessOptions, plugin: AgentPlugin): Promise<Worker> {
   try {
     return await Worker.create({
       connection: opts.connection,
