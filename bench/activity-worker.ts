@@ -16,12 +16,14 @@ const connection = await NativeConnection.connect({ address: env('TEMPORAL_ADDRE
 const worker = await createAgentWorker({
   connection,
   taskQueue: env('AGENT_TASK_QUEUE'),
-  llmBaseUrl: env('LLM_BASE_URL'),
-  workspaceRoot: env('AGENT_WORKSPACE'),
-  traceDir: env('TRACE_DIR'),
+  plugin: {
+    model: { baseUrl: env('LLM_BASE_URL') },
+    workspace: env('AGENT_WORKSPACE'),
+    traceDir: env('TRACE_DIR'),
+    ...(process.env.AGENT_HEARTBEAT_MS ? { heartbeatEveryMs: Number(process.env.AGENT_HEARTBEAT_MS) } : {}),
+  },
   activitiesOnly: true,
   toolset: benchToolset(),
-  ...(process.env.AGENT_HEARTBEAT_MS ? { heartbeatEveryMs: Number(process.env.AGENT_HEARTBEAT_MS) } : {}),
 });
 console.log('activity worker ready');
 await worker.run();

@@ -74,7 +74,7 @@ async function create(kind: Kind, taskQueue: string): Promise<Worker> {
         plugins: [new AgentPlugin({ model: { baseUrl: provider.url }, workspace: f.workspace, traceDir: f.traceDir, builtinTools: true, seedFiles: SEED_FILES, log: { log: () => {}, warn: console.warn } })],
       });
     case 'createAgentWorker (now)':
-      return createAgentWorker({ connection, taskQueue, llmBaseUrl: provider.url, workspaceRoot: f.workspace, traceDir: f.traceDir, ...(prebuilt ? { workflowBundle: { code: prebuilt.now } } : {}) });
+      return createAgentWorker({ connection, taskQueue, plugin: { model: { baseUrl: provider.url }, workspace: f.workspace, traceDir: f.traceDir }, ...(prebuilt ? { workflowBundle: { code: prebuilt.now } } : {}) });
     case 'createAgentWorker (baseline)':
       return baseline.createAgentWorker({ connection, taskQueue, llmBaseUrl: provider.url, workspaceRoot: f.workspace, traceDir: f.traceDir, ...(prebuilt ? { workflowBundle: { code: prebuilt.baseline } } : {}) });
   }

@@ -57,7 +57,7 @@ const workers: Worker[] = [stack.worker];
 for (const b of BACKENDS.slice(1)) {
   const p = providers[b];
   // Every streamed backend gets a sink, so each pays what streaming costs the activity.
-  const extra: BenchWorkerOptions = { tokens: DISCARD, ...(p ? { modelProvider: p } : {}) };
+  const extra: BenchWorkerOptions = { tokens: DISCARD, ...(p ? { model: { provider: p } } : {}) };
   workers.push(await stack.addWorker(queueOf(b), extra));
 }
 const peer = await startPeer(stack);

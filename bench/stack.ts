@@ -9,12 +9,14 @@ import { join } from 'node:path';
 import { findFreePort, startDevServer, type DevServer } from '../worker/dev-server/dev-server.js';
 import { dataConverter } from '../node/payload-codec.js';
 import { startProvider, type ProviderOptions, type RunningProvider } from '../dev/provider/server.js';
-import { createAgentWorker, type AgentWorkerOptions } from '../worker/create-worker.js';
+import { createAgentWorker } from '../worker/create-worker.js';
+import type { AgentPluginOptions } from '../worker/plugin-options.js';
+import type { PluginSeams } from '../worker/agent-plugin.js';
 import type { Toolset } from '../activities/tools/toolset.js';
 import { benchToolset } from './long-call-tool.js';
 
 /** What a worker of the stack sets beyond the stack's own settings (server, provider, workspace, traces, tools). */
-export type BenchWorkerOptions = Partial<Omit<AgentWorkerOptions, 'connection' | 'taskQueue'>>;
+export type BenchWorkerOptions = Partial<AgentPluginOptions> & { seams?: PluginSeams };
 
 export interface BenchStack {
   client: Client;
@@ -68,18 +70,20 @@ export async function startBenchStack(opts: BenchStackOptions = {}): Promise<Ben
   const workspaceRoot = join(dir, 'ws');
   const nc = await NativeConnection.connect({ address: server.address });
   const toolset = opts.toolset === null ? undefined : (opts.toolset ?? benchToolset());
-  const addWorker = (taskQueue: string, extra: BenchWorkerOptions = {}) =>
+  const apiKey = opts.llm?.apiKey ?? opts.provider?.apiKey;
+  const addWorker = (taskQueue: string, { seams, ...extra }: BenchWorkerOptions = {}) =>
     createAgentWorker({
+      ...(seams ? { seams } : {}),
       connection: nc,
       taskQueue,
-      llmBaseUrl: opts.llm?.baseUrl ?? provider.url,
-      llmApiKey: opts.llm?.apiKey ?? opts.provider?.apiKey,
-      llmModel: opts.llm?.model,
-      workspaceRoot,
-      traceDir,
-      loopOnly: opts.loopOnly,
+      plugin: {
+        model: { baseUrl: opts.llm?.baseUrl ?? provider.url, ...(apiKey ? { apiKey } : {}), ...(opts.llm?.model ? { model: opts.llm.model } : {}) },
+        workspace: workspaceRoot,
+        traceDir,
+        ...extra,
+      },
+      ...(opts.loopOnly ? { loopOnly: true } : {}),
       ...(toolset ? { toolset } : {}),
-      ...extra,
     });
   const worker = await addWorker('bench', opts.worker);
   const client = new Client({ connection: await Connection.connect({ address: server.address }), dataConverter: dataConverter() });

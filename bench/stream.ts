@@ -73,7 +73,7 @@ const provider = await startProvider({});
 const nc = await NativeConnection.connect({ address: server.address });
 const workers: Worker[] = [];
 for (const stream of ['full', 'events'] as const) {
-  workers.push(await createAgentWorker({ connection: nc, taskQueue: stream, stream, llmBaseUrl: provider.url, workspaceRoot: join(dir, 'ws'), traceDir: join(dir, 'traces') }));
+  workers.push(await createAgentWorker({ connection: nc, taskQueue: stream, plugin: { stream, model: { baseUrl: provider.url }, workspace: join(dir, 'ws'), traceDir: join(dir, 'traces') } }));
 }
 const running = workers.map((w) => w.run());
 const client = new Client({ connection: await Connection.connect({ address: server.address }), dataConverter: dataConverter() });

@@ -59,11 +59,8 @@ async function perTurn(): Promise<void> {
     const w = await createAgentWorker({
       connection: await NativeConnection.connect({ address: server.address }),
       taskQueue,
-      llmBaseUrl: provider.url,
-      workspaceRoot: join(dir, 'ws'),
-      traceDir: join(dir, 'traces'),
+      plugin: { model: { baseUrl: provider.url }, workspace: join(dir, 'ws'), traceDir: join(dir, 'traces'), payloadKeys: keys },
       workflowBundle: { codePath: bundle },
-      payloadKeys: keys,
     });
     workers.push({ worker: w, done: w.run() });
     sides[side] = { client: new Client({ connection: await Connection.connect({ address: server.address }), dataConverter: { payloadCodecs: payloadCodecs({ payloadKeys: keys }) } }), taskQueue, ms: [] };

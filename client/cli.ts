@@ -12,7 +12,7 @@ import { newKeyPair } from '../common/signed-decision.js';
 import { privateKeyOf, type SigningOptions } from './signing.js';
 import { readTrace, readTraceFile, traceChains } from '../node/trace-format.js';
 import { isArgsHashText } from '../common/args-hash.js';
-import { loadConfig, type HarnessConfig } from '../node/config.js';
+import { loadConfig, type ProcessConfig } from '../node/config.js';
 import type { RunStatusView } from '../common/contract.js';
 import { SUGGESTED_RAISE_CALLS, suggestedRaiseUsd } from '../common/budget-math.js';
 import { AgentClient, LISTED_STATUSES, type ListedAgentStatus } from './agent-client.js';
@@ -64,7 +64,7 @@ export async function main(argv: string[], client?: Client): Promise<number> {
     console.log(commandUsage(command));
     return 0;
   }
-  let cfg: HarnessConfig;
+  let cfg: ProcessConfig;
   try {
     cfg = loadConfig();
   } catch (err) {

@@ -3,7 +3,7 @@
 // port. With tracing on, its calls (the run's start first) are spans.
 import { Client, Connection } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
-import { loadConfig, temporalConnectOptions, type HarnessConfig } from '../node/config.js';
+import { loadConfig, temporalConnectOptions, type ProcessConfig } from '../node/config.js';
 import { dataConverter } from '../node/payload-codec.js';
 import { answersHttp, cannotReach, ConnectionRefused, connectionRefused, errorLine, HostNotFound, hostNotFound, notTemporal, refusedAt, transportFailure } from '../node/connection-errors.js';
 import { startTracing } from '../node/tracing.js';
@@ -14,7 +14,7 @@ import { assertTemporalVersions, CLIENT_SDK_PACKAGES } from '../node/temporal-ve
  * says (default: the environment, as the CLI reads it); a refused or
  * unreachable server is one line saying which address and what to do.
  */
-export async function connectClient(cfg: HarnessConfig = loadConfig()): Promise<Client> {
+export async function connectClient(cfg: ProcessConfig = loadConfig()): Promise<Client> {
   // An @temporalio version outside the peer range: one line now, not runs that hang later.
   assertTemporalVersions(CLIENT_SDK_PACKAGES);
   // A bad AGENT_PAYLOAD_KEYS stops the command before it connects, naming the entry.
@@ -45,7 +45,7 @@ export async function connectClient(cfg: HarnessConfig = loadConfig()): Promise<
 }
 
 /** A client with the harness's data converter and, when tracing is on, the OpenTelemetry client interceptor. */
-export function harnessClient(connection: Connection, cfg: HarnessConfig): Client {
+export function harnessClient(connection: Connection, cfg: ProcessConfig): Client {
   const tracing = startTracing(cfg.tracing, 'agent-harness-client');
   return new Client({
     connection,

@@ -55,7 +55,7 @@ export type { QueueWorkers, RunDescription } from './worker-check.js';
 /** A Temporal client configured as the CLI's is (TEMPORAL_ADDRESS, namespace, TLS, the payload codec), from the environment. */
 export { connectClient } from './connect.js';
 // connectClient's parameter: every setting of the processes, and the types its fields name.
-export type { HarnessConfig, LedgerConfig, RetentionConfig, SearchAttributeMode, TemporalConnection, TemporalTls, ToolsetCheck, TracingConfig, VersioningBehaviorName, WorkerVersioning } from '../node/config.js';
+export type { ProcessConfig, LedgerConfig, RetentionConfig, SearchAttributeMode, TemporalConnection, TemporalTls, ToolsetCheck, TracingConfig, VersioningBehaviorName, WorkerVersioning } from '../node/config.js';
 export type { LLM_PROVIDERS, LlmProviderName, SEARCH_ATTRIBUTE_MODES, TOOLSET_CHECKS } from '../node/env-schema.js';
 export type { VERSIONING_BEHAVIORS } from '../node/config.js';
 // RunExport's format and version are read off these (types only).

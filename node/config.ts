@@ -7,14 +7,20 @@ import { resolve } from 'node:path';
 import { loadClientConfigProfile, toClientOptions } from '@temporalio/envconfig';
 import { PROJECT_ROOT } from './project-root.js';
 import { DEFAULT_TASK_QUEUE, type Pricing, type RunDefaults } from '../common/contract.js';
-import { DEFAULT_HEARTBEAT_MS } from './heartbeat.js';
-import { envSchema, modelPricesSchema, SEARCH_ATTRIBUTE_MODES, TOOLSET_CHECKS, type CheckedEnv, type LlmProviderName } from './env-schema.js';
+import { envSchema, modelPricesSchema, SEARCH_ATTRIBUTE_MODES, TOOLSET_CHECKS, type CheckedEnv } from './env-schema.js';
 import { firstProblem } from '../common/schema-problem.js';
 
 const DATA = resolve(PROJECT_ROOT, '.data');
 
-/** Every setting of the processes, read from the environment by loadConfig. */
-export interface HarnessConfig {
+/**
+ * What a process of the harness reads from the environment beside the
+ * AgentPlugin's options: how to reach Temporal, the task queue, the ports,
+ * and Worker.create's own settings. Every setting the plugin owns (model,
+ * workspace, ledger, retention, run defaults, prices, …) is read by
+ * worker/env-options.ts straight into AgentPluginOptions, so its shape exists
+ * once: the plugin option.
+ */
+export interface ProcessConfig {
   /** null: start (or reuse) the embedded dev server. From TEMPORAL_ADDRESS or the selected profile. */
   temporalAddress: string | null;
   /** The Temporal namespace (TEMPORAL_NAMESPACE or the profile's; default `default`). */
@@ -25,92 +31,29 @@ export interface HarnessConfig {
   taskQueue: string;
   /**
    * Whether AGENT_TASK_QUEUE names the queue. If not, a worker whose tools
-   * differ from the built-in set polls a queue of its own (worker/tool-routing.ts).
+   * differ from the built-in set polls a queue of its own (the plugin option ownQueue).
    */
   taskQueueNamed: boolean;
-  /**
-   * AGENT_TOOLSET_CHECK: `refuse` (default) stops a worker at start when its
-   * queue is polled by workers offering other tools; `warn` only says so.
-   */
-  toolsetCheck: ToolsetCheck;
-  /** The model endpoint (LLM_BASE_URL; default: the scripted provider on providerPort). */
-  llmBaseUrl: string;
-  /** Its bearer token (LLM_API_KEY). */
-  llmApiKey: string | undefined;
-  /** LLM_PROVIDER: the built-in client (default) or an AI SDK provider package at llmBaseUrl. */
-  llmProvider: LlmProviderName;
-  /** AGENT_LIVE_STREAM: `full` (default) publishes the model's text and tool progress on a run's live stream beside its trace events; `events` only the trace events. */
-  liveStream: 'full' | 'events';
-  /** Sent as every request's `model` instead of the run's: the seam to a real server. */
-  llmModel: string | undefined;
-  /** The folder each run's workspace lives under (AGENT_WORKSPACE). */
-  workspaceRoot: string;
-  /**
-   * The effect ledger: where write tools claim each call and record what came
-   * of it (docs/effects.md). A folder on this host (LEDGER_DIR), or a
-   * PostgreSQL database every worker reaches (AGENT_LEDGER_URL).
-   */
-  ledger: LedgerConfig;
-  /** How long and how large the ledger, the traces and the message store may grow, applied by the worker (docs/effects.md). */
-  retention: RetentionConfig;
-  /** Where model calls file prompt messages by content address (a cache: safe to delete). */
-  messageStoreDir: string;
-  /** Where the JSONL traces are written (TRACE_DIR). */
-  traceDir: string;
   /** The embedded dev server's gRPC and Web UI ports and SQLite file (TEMPORAL_DEV_PORT, …), used when temporalAddress is null. */
   devServer: { port: number; uiPort: number; dbFile: string };
-  /** The scripted provider's port (PORT, default 8787). */
+  /** The scripted provider's port (PORT, default 8787); the model endpoint's default is on it. */
   providerPort: number;
-  /** A workflow bundle built ahead of time (skips bundling at start). */
+  /** Where the JSONL traces are written (TRACE_DIR): the CLI follows a run there; the worker's plugin option traceDir is this. */
+  traceDir: string;
+  /** Modules of the deployment's own tools (AGENT_TOOLS_MODULES, comma-separated paths), imported into the plugin option `tools`. */
+  toolModules: string[];
+  /** A workflow bundle built ahead of time (skips bundling at start): Worker.create's workflowBundle. */
   workflowBundlePath: string | undefined;
-  /** Workflow cache size (>= 1; undefined: the SDK's default, sized from memory). */
+  /** Workflow cache size (>= 1; undefined: the SDK's default, sized from memory): Worker.create's maxCachedWorkflows. */
   maxCachedWorkflows: number | undefined;
   /** How long a task waits for its cached worker before any worker may take it (WORKER_STICKY_TIMEOUT_MS). */
   stickyTimeoutMs: number | undefined;
-  /**
-   * This worker's defaults for what a run's input leaves out. A run resolves
-   * them once, at its start: changing them affects new runs only.
-   */
-  runDefaults: Partial<RunDefaults>;
-  /**
-   * Prices of the models this deployment runs (AGENT_MODEL_PRICES, JSON:
-   * {"gpt-4o-mini": {"inputPerMTokUsd": 0.15, "outputPerMTokUsd": 0.6}}),
-   * beside the scripted provider's own. A hard budget refuses a model without one.
-   */
-  modelPrices: Record<string, Pricing>;
-  /** Modules of the deployment's own tools (AGENT_TOOLS_MODULES, comma-separated paths). */
-  toolModules: string[];
-  /** Offer only these tools (AGENT_TOOLS, comma-separated), or null for all. */
-  toolNames: string[] | null;
-  /**
-   * A JSON file of MCP servers whose tools this worker offers (AGENT_MCP_CONFIG;
-   * format in docs/tools.md), or null for none. The
-   * file's `${NAME}` references in server env and headers read this process's
-   * environment (activities/tools/mcp/config.ts).
-   */
-  mcpConfigPath: string | null;
   /** host:port of the Prometheus endpoint (METRICS_PORT, METRICS_HOST), or null for none. */
   metricsAddress: string | null;
   /** Worker Versioning (WORKER_DEPLOYMENT_NAME, WORKER_BUILD_ID, WORKER_VERSIONING_BEHAVIOR), or null: an unversioned worker. */
   versioning: WorkerVersioning | null;
   /** Where spans go (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces), or null: no tracing. */
   tracing: TracingConfig | null;
-  /**
-   * How often a running model or tool call heartbeats (AGENT_HEARTBEAT_MS,
-   * default 5000): each heartbeat is a billed Action, and the bound on how
-   * long a Stop takes to reach a call running in another worker process
-   * (docs/cost.md). The runs this worker starts record a heartbeat timeout of
-   * twice this (at least 10 s); a call heartbeats at least every half of its
-   * run's timeout, whatever this says.
-   */
-  heartbeatEveryMs: number;
-  /**
-   * AGENT_SEARCH_ATTRIBUTES: `create` (default) adds the search attributes the
-   * namespace lacks at worker start; `check` only checks (an API key without
-   * admin rights, as on Temporal Cloud). Either way a worker whose namespace
-   * lacks one stops at start, naming it and the command that creates it.
-   */
-  searchAttributes: SearchAttributeMode;
 }
 
 export { SEARCH_ATTRIBUTE_MODES, TOOLSET_CHECKS } from './env-schema.js';
@@ -205,12 +148,16 @@ export const VERSIONING_BEHAVIORS = ['PINNED', 'AUTO_UPGRADE'] as const;
 /** The default versioning behavior of the runs a versioned worker starts. */
 export type VersioningBehaviorName = (typeof VERSIONING_BEHAVIORS)[number];
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig {
+/**
+ * The process settings (connection, task queue, ports, Worker.create's own).
+ * Every variable of the schema is checked here, so a bad one stops a worker,
+ * the CLI or the codec server before it connects, naming it.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): ProcessConfig {
   const v = checkedEnv(env);
   // Checked here, with the other variables, so a bad key stops a worker, the CLI or the codec server before it connects (read again by dataConverter()).
   payloadKeysFromEnv(env);
   const devPort = v.TEMPORAL_DEV_PORT ?? 7233;
-  const providerPort = v.PORT ?? 8787;
   const temporal = temporalProfile(env);
   return {
     temporalAddress: temporal.address,
@@ -218,52 +165,59 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HarnessConfig 
     temporalConnection: temporal.connection,
     taskQueue: env.AGENT_TASK_QUEUE || DEFAULT_TASK_QUEUE,
     taskQueueNamed: !!env.AGENT_TASK_QUEUE,
-    toolsetCheck: v.AGENT_TOOLSET_CHECK ?? TOOLSET_CHECKS[0],
-    llmBaseUrl: env.LLM_BASE_URL || `http://127.0.0.1:${providerPort}/v1`,
-    llmApiKey: env.LLM_API_KEY || undefined,
-    llmProvider: v.LLM_PROVIDER ?? 'builtin',
-    liveStream: v.AGENT_LIVE_STREAM ?? 'full',
-    llmModel: env.LLM_MODEL || undefined,
-    workspaceRoot: resolve(env.AGENT_WORKSPACE || resolve(DATA, 'workspace')),
-    ledger: ledger(env),
-    retention: retention(v),
-    messageStoreDir: resolve(env.MESSAGE_STORE_DIR || resolve(env.AGENT_WORKSPACE || resolve(DATA, 'workspace'), '.messages')),
-    traceDir: resolve(env.TRACE_DIR || resolve(DATA, 'traces')),
     devServer: {
       port: devPort,
       uiPort: v.TEMPORAL_UI_PORT ?? devPort + 1000,
       dbFile: resolve(env.TEMPORAL_DB_FILE || resolve(DATA, 'temporal.db')),
     },
-    providerPort,
+    providerPort: v.PORT ?? DEFAULT_PROVIDER_PORT,
+    traceDir: traceDirFromEnv(env),
+    toolModules: list(env.AGENT_TOOLS_MODULES) ?? [],
     workflowBundlePath: env.WORKFLOW_BUNDLE_PATH || undefined,
     maxCachedWorkflows: cacheSize(v.WORKER_MAX_CACHED_WORKFLOWS),
     stickyTimeoutMs: v.WORKER_STICKY_TIMEOUT_MS,
-    toolModules: list(env.AGENT_TOOLS_MODULES) ?? [],
-    toolNames: list(env.AGENT_TOOLS),
+    metricsAddress: v.METRICS_PORT ? `${env.METRICS_HOST || '127.0.0.1'}:${v.METRICS_PORT}` : null,
     versioning: workerVersioning(env),
     tracing: tracing(env),
-    heartbeatEveryMs: v.AGENT_HEARTBEAT_MS ?? DEFAULT_HEARTBEAT_MS,
-    searchAttributes: v.AGENT_SEARCH_ATTRIBUTES ?? SEARCH_ATTRIBUTE_MODES[0],
-    mcpConfigPath: env.AGENT_MCP_CONFIG ? resolve(env.AGENT_MCP_CONFIG) : null,
-    metricsAddress: v.METRICS_PORT ? `${env.METRICS_HOST || '127.0.0.1'}:${v.METRICS_PORT}` : null,
-    modelPrices: modelPrices(env.AGENT_MODEL_PRICES),
-    runDefaults: {
-      ...(v.AGENT_DEFAULT_MAX_TURNS ? { maxTurns: v.AGENT_DEFAULT_MAX_TURNS } : {}),
-      ...(v.AGENT_DEFAULT_BUDGET_USD ? { maxBudgetUsd: v.AGENT_DEFAULT_BUDGET_USD } : {}),
-      ...(v.AGENT_DEFAULT_APPROVAL_TIMEOUT_MS ? { approvalTimeoutMs: v.AGENT_DEFAULT_APPROVAL_TIMEOUT_MS } : {}),
-      // How long model calls wait out a provider outage (default 6 h: common/provider-errors.ts).
-      ...(v.AGENT_MODEL_OUTAGE_MS ? { modelOutageMs: v.AGENT_MODEL_OUTAGE_MS } : {}),
-      // How long tool calls wait out the outage of what they reach (default 6 h: common/provider-errors.ts).
-      ...(v.AGENT_TOOL_OUTAGE_MS ? { toolOutageMs: v.AGENT_TOOL_OUTAGE_MS } : {}),
-      // Tools whose approval must name the call's argsHash (checked against the offered tools when the worker starts).
-      ...(list(env.AGENT_REQUIRE_ARGS_HASH) ? { requireArgsHash: list(env.AGENT_REQUIRE_ARGS_HASH) ?? [] } : {}),
-      // A run that ends failed fails its workflow (carrying its result), for Temporal's failure tooling.
-      ...(booleanSetting('AGENT_FAIL_WORKFLOW_ON_FAILED', env.AGENT_FAIL_WORKFLOW_ON_FAILED) ? { failedRunsFailWorkflow: true } : {}),
-      // Whether a resume or fork whose definition moved under it is refused (default refuse: common/definition.ts).
-      ...(v.AGENT_DEFINITION_CHANGE ? { definitionChange: v.AGENT_DEFINITION_CHANGE } : {}),
-      // Who may decide what, with their public keys (read and checked here, so a bad file stops the worker at start).
-      ...(env.AGENT_APPROVERS ? { approvers: approverPolicy(env.AGENT_APPROVERS) } : {}),
-    },
+  };
+}
+
+/** The scripted provider's port when PORT is unset. */
+const DEFAULT_PROVIDER_PORT = 8787;
+
+/** TRACE_DIR, default .data/traces: read by the worker (its plugin option traceDir) and the CLI (which follows a run's trace). */
+export function traceDirFromEnv(env: NodeJS.ProcessEnv): string {
+  return resolve(env.TRACE_DIR || resolve(DATA, 'traces'));
+}
+
+/** The scripted provider's port (PORT) when nothing else names the model endpoint. */
+export function providerPortFromEnv(env: NodeJS.ProcessEnv): number {
+  return checkedEnv(env).PORT ?? DEFAULT_PROVIDER_PORT;
+}
+
+/** AGENT_WORKSPACE, default .data/workspace. */
+export function workspaceFromEnv(env: NodeJS.ProcessEnv): string {
+  return resolve(env.AGENT_WORKSPACE || resolve(DATA, 'workspace'));
+}
+
+/** This worker's defaults for what a run's input leaves out: a run resolves them once, at its start, so changing them affects new runs only. */
+export function runDefaultsFromEnv(env: NodeJS.ProcessEnv, v: CheckedEnv = checkedEnv(env)): Partial<RunDefaults> {
+  return {
+    ...(v.AGENT_DEFAULT_MAX_TURNS ? { maxTurns: v.AGENT_DEFAULT_MAX_TURNS } : {}),
+    ...(v.AGENT_DEFAULT_BUDGET_USD ? { maxBudgetUsd: v.AGENT_DEFAULT_BUDGET_USD } : {}),
+    ...(v.AGENT_DEFAULT_APPROVAL_TIMEOUT_MS ? { approvalTimeoutMs: v.AGENT_DEFAULT_APPROVAL_TIMEOUT_MS } : {}),
+    // How long model calls wait out a provider outage (default 6 h: common/provider-errors.ts).
+    ...(v.AGENT_MODEL_OUTAGE_MS ? { modelOutageMs: v.AGENT_MODEL_OUTAGE_MS } : {}),
+    // How long tool calls wait out the outage of what they reach (default 6 h: common/provider-errors.ts).
+    ...(v.AGENT_TOOL_OUTAGE_MS ? { toolOutageMs: v.AGENT_TOOL_OUTAGE_MS } : {}),
+    // Tools whose approval must name the call's argsHash (checked against the offered tools when the worker starts).
+    ...(list(env.AGENT_REQUIRE_ARGS_HASH) ? { requireArgsHash: list(env.AGENT_REQUIRE_ARGS_HASH) ?? [] } : {}),
+    // A run that ends failed fails its workflow (carrying its result), for Temporal's failure tooling.
+    ...(booleanSetting('AGENT_FAIL_WORKFLOW_ON_FAILED', env.AGENT_FAIL_WORKFLOW_ON_FAILED) ? { failedRunsFailWorkflow: true } : {}),
+    // Whether a resume or fork whose definition moved under it is refused (default refuse: common/definition.ts).
+    ...(v.AGENT_DEFINITION_CHANGE ? { definitionChange: v.AGENT_DEFINITION_CHANGE } : {}),
+    // Who may decide what, with their public keys (read and checked here, so a bad file stops the worker at start).
+    ...(env.AGENT_APPROVERS ? { approvers: approverPolicy(env.AGENT_APPROVERS) } : {}),
   };
 }
 
@@ -290,7 +244,7 @@ export function approverPolicy(value: string): ApproverPolicy {
 }
 
 /** The typed variables (./env-schema), an empty one counting as unset; the first bad one stops the process in one line naming it. */
-function checkedEnv(env: NodeJS.ProcessEnv): CheckedEnv {
+export function checkedEnv(env: NodeJS.ProcessEnv): CheckedEnv {
   const set: Record<string, string> = {};
   for (const [k, val] of Object.entries(env)) if (val !== undefined && val !== '') set[k] = val;
   const parsed = envSchema.safeParse(set);
@@ -352,9 +306,9 @@ function tracing(env: NodeJS.ProcessEnv): TracingConfig | null {
 }
 
 /** AGENT_LEDGER_URL (postgres://…) or the folder LEDGER_DIR: one of the two, never both. */
-function ledger(env: NodeJS.ProcessEnv): LedgerConfig {
+export function ledgerFromEnv(env: NodeJS.ProcessEnv): LedgerConfig {
   const url = env.AGENT_LEDGER_URL;
-  if (!url) return { kind: 'folder', dir: resolve(env.LEDGER_DIR || resolve(env.AGENT_WORKSPACE || resolve(DATA, 'workspace'), '.ledger')) };
+  if (!url) return { kind: 'folder', dir: resolve(env.LEDGER_DIR || resolve(workspaceFromEnv(env), '.ledger')) };
   if (env.LEDGER_DIR) throw new Error('AGENT_LEDGER_URL and LEDGER_DIR are both set: the ledger is one store, set one of them');
   let parsed: URL;
   try {
@@ -369,7 +323,7 @@ function ledger(env: NodeJS.ProcessEnv): LedgerConfig {
   return { kind: 'postgres', url };
 }
 
-function retention(v: CheckedEnv): RetentionConfig {
+export function retentionFromEnv(v: CheckedEnv): RetentionConfig {
   return {
     enabled: (v.AGENT_RETENTION ?? 'on') === 'on',
     maxAgeMs: v.AGENT_RETENTION_MAX_AGE_MS ?? null,
@@ -420,7 +374,7 @@ function isVersioningBehavior(s: string): s is VersioningBehaviorName {
  * (./settings), so the two take the same prices (promptCount included);
  * anything else stops the process naming the variable and the field.
  */
-function modelPrices(raw: string | undefined): Record<string, Pricing> {
+export function modelPricesFromEnv(raw: string | undefined): Record<string, Pricing> {
   if (!raw) return {};
   let parsed: unknown;
   try {
@@ -456,7 +410,7 @@ export const ZERO_CACHE_REFUSED =
  * `address`: the profile's TLS, API key and gRPC headers when it is the
  * configured address; the embedded dev server (no address configured) is plain.
  */
-export function temporalConnectOptions(cfg: HarnessConfig, address: string): { address: string; tls?: TemporalTls | boolean | null; apiKey?: string; metadata?: Record<string, string> } {
+export function temporalConnectOptions(cfg: Pick<ProcessConfig, 'temporalAddress' | 'temporalConnection'>, address: string): { address: string; tls?: TemporalTls | boolean | null; apiKey?: string; metadata?: Record<string, string> } {
   if (!cfg.temporalAddress) return { address };
   const { tls, apiKey, metadata } = cfg.temporalConnection;
   return { address, ...(tls !== undefined ? { tls } : {}), ...(apiKey !== undefined ? { apiKey } : {}), ...(metadata !== undefined ? { metadata } : {}) };

@@ -22,6 +22,7 @@ import { languageModelOf, type ModelProvider } from '../activities/ai-sdk-model.
 import { NoSuchModelError } from '@ai-sdk/provider';
 import { ApplicationFailure } from '@temporalio/common';
 import { loadConfig } from '../node/config.js';
+import { pluginOptionsFromEnv } from '../worker/env-options.js';
 import { providerFromEnv } from '../worker/model-provider.js';
 import { AgentPlugin } from '../worker/agent-plugin.js';
 import type { TokenAttempt, TokenSink } from '../node/token-sink.js';
@@ -290,8 +291,10 @@ describe.each(BACKENDS)('%s', (protocol) => {
 
 describe('configuration', () => {
   it('LLM_PROVIDER picks the provider package; a value it does not know is one line naming it', () => {
-    expect(loadConfig({ LLM_PROVIDER: 'anthropic', LLM_BASE_URL: 'http://127.0.0.1:9/v1' }).llmProvider).toBe('anthropic');
-    expect(loadConfig({}).llmProvider).toBe('builtin');
+    const fromEnv = pluginOptionsFromEnv({ LLM_PROVIDER: 'anthropic', LLM_BASE_URL: 'http://127.0.0.1:9/v1' });
+    expect(fromEnv.modelAt).toBe('http://127.0.0.1:9/v1 (anthropic)');
+    expect(fromEnv.plugin.model).toHaveProperty('provider');
+    expect(pluginOptionsFromEnv({}).plugin.model).toEqual({ baseUrl: 'http://127.0.0.1:8787/v1' });
     expect(() => loadConfig({ LLM_PROVIDER: 'bedrock' })).toThrow(/LLM_PROVIDER must be one of builtin, anthropic, openai-compatible, got "bedrock"/);
     expect(providerFromEnv('builtin', 'http://127.0.0.1:9/v1', undefined)).toBeNull();
     const anthropic = providerFromEnv('anthropic', 'http://127.0.0.1:9/v1', KEY);

@@ -95,7 +95,7 @@ const COVERAGE: [RegExp, Coverage][] = [
   [rx(String.raw`bin/agent-harness\.mjs reconcile RUN c2 --retry`), { how: 'test', file: 'test/reconcile.test.ts', contains: ["['reconcile', handle.workflowId, 'c2', '--retry'"] }],
   // docs/security.md: signed decisions
   [rx(String.raw`bin/agent-harness\.mjs keygen --out `), { how: 'test', file: 'test/signed-decisions.test.ts', contains: ["main(['keygen', '--out'"] }],
-  [rx(String.raw`AGENT_APPROVERS=\S+ npm run worker$`), { how: 'test', file: 'test/signed-decisions.test.ts', contains: ['loadConfig({ AGENT_APPROVERS'] }],
+  [rx(String.raw`AGENT_APPROVERS=\S+ npm run worker$`), { how: 'test', file: 'test/signed-decisions.test.ts', contains: ['pluginOptionsFromEnv({ AGENT_APPROVERS'] }],
   [rx(String.raw`bin/agent-harness\.mjs (approve|reject) signed-42 c2 --by alice --key `), { how: 'test', file: 'test/signed-decisions.test.ts', contains: ["'approve', id, 'c2', '--by', 'alice', '--key'", "'reject', id, 'c2', '--by', 'alice', '--key'"] }],
   [rx(String.raw`\$T workflow (update execute|signal) -w signed-42 --name (decide|approve) `), { how: 'test', file: 'test/signed-decisions.test.ts', contains: ["'workflow', 'update', 'execute'", "'--name', 'decide'", "'workflow', 'signal'"] }],
   // docs/tools.md: MCP servers

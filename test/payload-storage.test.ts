@@ -54,11 +54,8 @@ async function worker(taskQueue: string, payloadKeys: readonly PayloadKey[] | nu
   const w = await createAgentWorker({
     connection,
     taskQueue,
-    llmBaseUrl: inject('providerUrl'),
-    workspaceRoot,
-    traceDir: join(dir, 'traces'),
+    plugin: { model: { baseUrl: inject('providerUrl') }, workspace: workspaceRoot, traceDir: join(dir, 'traces'), payloadKeys },
     workflowBundle: { codePath: inject('workflowBundlePath') },
-    payloadKeys,
   });
   return { worker: w, done: w.run() };
 }

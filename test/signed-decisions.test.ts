@@ -31,7 +31,7 @@ import {
 import { AgentClient } from '../client/agent-client.js';
 import { main } from '../client/cli.js';
 import { privateKeyOf } from '../client/signing.js';
-import { loadConfig } from '../node/config.js';
+import { pluginOptionsFromEnv } from '../worker/env-options.js';
 import { publicKeyOf } from '../common/signed-decision.js';
 import { readFileSync, statSync } from 'node:fs';
 import { policyToolProblem } from '../worker/agent-plugin.js';
@@ -171,9 +171,9 @@ describe('canonical JSON, sign and verify (properties)', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const policyFile = join(dir, 'approvers.json');
     writeFileSync(policyFile, JSON.stringify(snippet));
-    expect(loadConfig({ AGENT_APPROVERS: policyFile }).runDefaults.approvers).toEqual(snippet);
-    expect(loadConfig({ AGENT_APPROVERS: JSON.stringify(snippet) }).runDefaults.approvers).toEqual(snippet);
-    expect(() => loadConfig({ AGENT_APPROVERS: join(dir, 'missing.json') })).toThrow(/AGENT_APPROVERS file .*missing\.json cannot be read/);
+    expect(pluginOptionsFromEnv({ AGENT_APPROVERS: policyFile }).plugin.runDefaults?.approvers).toEqual(snippet);
+    expect(pluginOptionsFromEnv({ AGENT_APPROVERS: JSON.stringify(snippet) }).plugin.runDefaults?.approvers).toEqual(snippet);
+    expect(() => pluginOptionsFromEnv({ AGENT_APPROVERS: join(dir, 'missing.json') })).toThrow(/AGENT_APPROVERS file .*missing\.json cannot be read/);
   });
 
   it('a policy file with a bad key or an unknown approver stops the worker naming it', () => {

@@ -9,9 +9,10 @@
 // one line naming it, and whatever it had started is stopped first.
 import { NativeConnection } from '@temporalio/worker';
 import { startDevServer, type DevServer } from './dev-server/dev-server.js';
-import { loadConfig, temporalConnectOptions, type HarnessConfig } from '../node/config.js';
+import { temporalConnectOptions } from '../node/config.js';
 import { startTracing, stopTracing } from '../node/tracing.js';
-import { agentPluginFor, createWorkerWith, workerSettingsFromConfig } from './create-worker.js';
+import { createWorkerWith, workerProcessOptions } from './create-worker.js';
+import { standalonePlugin, standaloneWorkerConfig, type StandaloneWorkerConfig } from './env-options.js';
 import type { AgentPlugin } from './agent-plugin.js';
 import { toolsOfModules } from './toolset.js';
 import { installRuntime } from './telemetry.js';
@@ -38,9 +39,10 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-let cfg: HarnessConfig;
+// The environment read into AgentPlugin's options and the process's own settings (./env-options.ts).
+let config: StandaloneWorkerConfig;
 try {
-  cfg = loadConfig();
+  config = standaloneWorkerConfig();
 } catch (err) {
   // Nothing started yet.
   console.error(`worker not started: ${errorLine(err)}`);
@@ -49,11 +51,11 @@ try {
 // The tool modules first, and the plugin's check of every setting (the MCP
 // config read): a module or a config that names what does not exist stops the
 // worker with the reason before it connects.
+const { process: cfg, plugin: options, modelAt } = config;
 const tools = await toolsOfModules(cfg.toolModules).catch((err: unknown) => notStarted(errorLine(err)));
 const tracing = startTracing(cfg.tracing, 'agent-harness-worker');
-const settings = workerSettingsFromConfig(cfg, tools, tracing);
 plugin = await Promise.resolve()
-  .then(() => agentPluginFor(settings))
+  .then(() => standalonePlugin(options, tools, tracing))
   .catch((err: unknown) => notStarted(errorLine(err)));
 const watch = await Promise.resolve()
   .then(() => installRuntime({ logLevel: 'INFO', metricsAddress: cfg.metricsAddress }))
@@ -74,10 +76,10 @@ const connection = await NativeConnection.connect(temporalConnectOptions(cfg, ad
 // workers offer other tools (worker/tool-routing.ts). The MCP servers are
 // connected, and the effect ledger opened and read once (a database it cannot
 // reach is one line).
-const worker = await createWorkerWith({ ...settings, connection }, plugin).catch((err: unknown) => notStarted(workerNotCreated(err, cfg.workflowBundlePath)));
+const worker = await createWorkerWith({ ...workerProcessOptions(cfg), connection }, plugin).catch((err: unknown) => notStarted(workerNotCreated(err, cfg.workflowBundlePath)));
 const offered = plugin.summary();
 const mcp = offered?.mcpServers.join(' ');
-console.log(`worker on ${address}${cfg.temporalAddress ? ` (${cfg.temporalConnection.source})` : ''} namespace=${cfg.namespace} ledger=${offered?.ledger} taskQueue=${offered?.taskQueue} tools=${offered?.toolsetHash} model endpoint=${cfg.llmBaseUrl}${cfg.llmProvider === 'builtin' ? '' : ` (${cfg.llmProvider})`}${cfg.versioning ? ` deployment=${cfg.versioning.deploymentName} build=${cfg.versioning.buildId} (${cfg.versioning.defaultBehavior})` : ''}${cfg.metricsAddress ? ` metrics http://${cfg.metricsAddress}/metrics` : ''}${tracing ? ` traces ${tracing.endpoint}` : ''}${mcp ? ` mcp ${mcp}` : ''}`);
+console.log(`worker on ${address}${cfg.temporalAddress ? ` (${cfg.temporalConnection.source})` : ''} namespace=${cfg.namespace} ledger=${offered?.ledger} taskQueue=${offered?.taskQueue} tools=${offered?.toolsetHash} model endpoint=${modelAt}${cfg.versioning ? ` deployment=${cfg.versioning.deploymentName} build=${cfg.versioning.buildId} (${cfg.versioning.defaultBehavior})` : ''}${cfg.metricsAddress ? ` metrics http://${cfg.metricsAddress}/metrics` : ''}${tracing ? ` traces ${tracing.endpoint}` : ''}${mcp ? ` mcp ${mcp}` : ''}`);
 // An outage from here on is one line when it starts and one when it ends.
 watch.watch(connection, address);
 running = true;

@@ -6,9 +6,10 @@
 import { readMcpConfig } from '../activities/tools/mcp/config.js';
 import { loadMcpTools } from '../activities/tools/mcp/source.js';
 import { toolSpecOf } from '../activities/tools/define-tool.js';
-import { loadConfig } from '../node/config.js';
+import { pluginOptionsFromEnv } from './env-options.js';
 
-const path = loadConfig().mcpConfigPath;
+const { mcp } = pluginOptionsFromEnv().plugin;
+const path = typeof mcp === 'string' ? mcp : null;
 if (!path || process.argv.includes('--help')) {
   console.log('usage: AGENT_MCP_CONFIG=path/to/mcp.json npm run mcp:tools [-- --json]');
   process.exit(path ? 0 : 2);

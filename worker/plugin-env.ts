@@ -12,8 +12,8 @@
 //   one warning at start (the team reads it into the option, or unsets it).
 //   Refusing those would stop the common `apiKey: process.env.LLM_API_KEY`,
 //   `workspace: process.env.AGENT_WORKSPACE` workers for nothing.
-// The standalone worker (`npm run worker`) reads the environment itself
-// (node/config.ts) and never comes here.
+// The standalone worker (`npm run worker`) reads the environment into its
+// options itself (./env-options.ts) and never comes here.
 import { approverPolicy, list } from '../node/config.js';
 import type { ApproverPolicy } from '../common/signed-decision.js';
 import type { AgentPluginOptions } from './plugin-options.js';

@@ -1,8 +1,8 @@
 // AgentPlugin's options: their types (what a team writes), the check of a
 // value given at run time (a typo or a wrong type is one line naming the
 // option), and the defaults. Each option is a setting of the standalone
-// worker, which reads it from the environment (node/config.ts) and passes
-// it here; the table in docs/plugin.md pairs them.
+// worker, which reads the environment into these options (./env-options.ts)
+// and passes them here; the table in docs/plugin.md pairs them.
 import { isHttpUrl } from '../node/env-schema.js';
 import type { PayloadKey } from '../node/payload-keys.js';
 import type { Resource } from '@opentelemetry/resources';

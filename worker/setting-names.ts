@@ -36,7 +36,7 @@ export interface SettingNames {
 
 /**
  * The options the standalone worker's environment variables become
- * (node/config.ts reads them, worker/create-worker.ts makes the options):
+ * (worker/env-options.ts reads them into the options):
  * one table, so a refusal of a value names the variable it came from, and a
  * team's worker names the variables it does not read (./plugin-env.ts).
  * `warnUnread: false`: a variable a team's worker commonly reads into its

@@ -18,10 +18,11 @@ import { resolve } from 'node:path';
 import { installRuntime } from '../../worker/telemetry.js';
 import { startLocalModel } from '../model/local-model.js';
 import { PROVIDER_SERVICE, startProvider } from '../provider/server.js';
-import { loadConfig, temporalConnectOptions, type HarnessConfig } from '../../node/config.js';
+import { loadConfig, temporalConnectOptions, type ProcessConfig } from '../../node/config.js';
 import { startTracing, stopTracing } from '../../node/tracing.js';
 import { PROJECT_ROOT } from '../../node/project-root.js';
-import { startAgentWorker, workerSettingsFromConfig } from '../../worker/create-worker.js';
+import { createWorkerWith, workerProcessOptions } from '../../worker/create-worker.js';
+import { pluginOptionsFromEnv, standalonePlugin } from '../../worker/env-options.js';
 import { toolsOfModules } from '../../worker/toolset.js';
 import { startupRefusal, workerNotCreated } from '../../worker/startup-errors.js';
 import { cannotReach } from '../../node/connection-errors.js';
@@ -66,6 +67,8 @@ start().then((code) => teardown.exit(code), failed);
 
 async function start(): Promise<number> {
   const cfg = loadConfig();
+  // The worker's AgentPlugin options, read now so a bad variable stops the stack before it starts anything.
+  let { plugin: options } = pluginOptionsFromEnv(process.env, cfg);
   const real = process.argv.includes('--real');
   const args = process.argv.slice(2).filter((a) => a !== '--real');
   // Each demo run gets a freshly seeded workspace, so a deletion approved in one
@@ -118,8 +121,7 @@ async function start(): Promise<number> {
     const localModel = await startLocalModel({ port: modelPort, logFile: resolve(PROJECT_ROOT, '.data/llama-server.log') });
     teardown.add('the local model', () => localModel.stop());
     console.log(`local model ${localModel.model} on ${localModel.url} (loaded in ${localModel.loadSeconds.toFixed(1)} s)`);
-    cfg.llmBaseUrl = localModel.url;
-    cfg.llmModel = localModel.model;
+    options = { ...options, model: { baseUrl: localModel.url, model: localModel.model } };
     // Named in the run's input too, so its start line says what answers it.
     if (!args.includes('--model')) args.push('--model', localModel.model);
     // A real model may ask for a deletion nobody is there to approve: refuse it after a minute.
@@ -143,7 +145,8 @@ async function start(): Promise<number> {
   // The worker's plugin checks the namespace's search attributes and the
   // queue's other workers, connects the MCP servers (AGENT_MCP_CONFIG) and
   // opens the effect ledger before it polls; it closes them when the worker stops.
-  const { worker, plugin } = await startAgentWorker({ ...workerSettingsFromConfig(cfg, tools, tracing), connection: nativeConnection }).catch((err: unknown) => {
+  const plugin = standalonePlugin(options, tools, tracing);
+  const worker = await createWorkerWith({ ...workerProcessOptions(cfg), connection: nativeConnection }, plugin).catch((err: unknown) => {
     throw new Error(workerNotCreated(err, cfg.workflowBundlePath));
   });
   teardown.add('the tools and the effect ledger', () => plugin.close());
@@ -178,7 +181,7 @@ async function start(): Promise<number> {
  * share. A server an earlier `npm start` left behind (killed before it could
  * stop it) is stopped and replaced, saying so.
  */
-async function devServer(cfg: HarnessConfig, codecUrl: string): Promise<string> {
+async function devServer(cfg: ProcessConfig, codecUrl: string): Promise<string> {
   const { port, uiPort, dbFile } = cfg.devServer;
   const record = recordFile(dbFile, port);
   const found = serverOnPort(record, port);

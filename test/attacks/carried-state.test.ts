@@ -32,9 +32,7 @@ beforeAll(async () => {
   worker = await createAgentWorker({
     connection: await NativeConnection.connect({ address: h.address }),
     taskQueue,
-    llmBaseUrl: h.providerUrl,
-    workspaceRoot: h.workspaceRoot,
-    traceDir: h.traceDir,
+    plugin: { model: { baseUrl: h.providerUrl }, workspace: h.workspaceRoot, traceDir: h.traceDir },
     workflowBundle: { code },
   });
   workerDone = worker.run();

@@ -118,7 +118,7 @@ describe('with payload keys, what Temporal does not encrypt carries no tool or m
     const taskQueue = `sealed-${randomUUID().slice(0, 6)}`;
     queues.add(taskQueue);
     const connection = await NativeConnection.connect({ address: server.address });
-    const w = await createAgentWorker({ connection, taskQueue, llmBaseUrl: h.providerUrl, workspaceRoot, traceDir: join(dir, 'traces'), workflowBundle: { codePath: inject('workflowBundlePath') }, payloadKeys: keys });
+    const w = await createAgentWorker({ connection, taskQueue, plugin: { model: { baseUrl: h.providerUrl }, workspace: workspaceRoot, traceDir: join(dir, 'traces'), payloadKeys: keys }, workflowBundle: { codePath: inject('workflowBundlePath') } });
     const done = w.run();
     closers.push(async () => {
       w.shutdown();

@@ -1,5 +1,5 @@
 // Hostile installs against the @temporalio version check
-// (common/temporal-versions.ts): what a broken or odd node_modules holds
+// (node/temporal-versions.ts): what a broken or odd node_modules holds
 // must be refused naming the package, never passed and never a stack trace.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -160,13 +160,13 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
     worker = await createAgentWorker({
       connection: nativeConnection,
       taskQueue: h.taskQueue,
-      llmBaseUrl: llm.url,
-      llmApiKey: llm.apiKey,
-      llmModel: llm.model,
-      workspaceRoot: h.workspaceRoot,
-      traceDir: h.traceDir,
+      plugin: {
+        model: { baseUrl: llm.url, ...(llm.apiKey ? { apiKey: llm.apiKey } : {}), ...(llm.model ? { model: llm.model } : {}) },
+        workspace: h.workspaceRoot,
+        traceDir: h.traceDir,
+        ...(opts.payloadKeys ? { payloadKeys: opts.payloadKeys } : {}),
+      },
       workflowBundle: { codePath: inject('workflowBundlePath') },
-      ...(opts.payloadKeys ? { payloadKeys: opts.payloadKeys } : {}),
       seams: h.experiments.seams(),
     });
     workerDone = worker.run();
@@ -213,24 +213,26 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
     const w = await createAgentWorker({
       connection,
       taskQueue,
-      llmBaseUrl: extra.llmBaseUrl ?? providerUrl,
-      ...(extra.llmApiKey ? { llmApiKey: extra.llmApiKey } : {}),
-      workspaceRoot: h.workspaceRoot,
-      traceDir: h.traceDir,
+      plugin: {
+        model: extra.modelProvider
+          ? { provider: extra.modelProvider }
+          : { baseUrl: extra.llmBaseUrl ?? providerUrl, ...(extra.llmApiKey ? { apiKey: extra.llmApiKey } : {}) },
+        workspace: h.workspaceRoot,
+        traceDir: h.traceDir,
+        ...(extra.runDefaults ? { runDefaults: extra.runDefaults } : {}),
+        ...(extra.heartbeatEveryMs !== undefined ? { heartbeatEveryMs: extra.heartbeatEveryMs } : {}),
+        ...(extra.messageStoreDir ? { messageStoreDir: extra.messageStoreDir } : {}),
+        ...(extra.modelPrices ? { modelPrices: extra.modelPrices } : {}),
+        ...(extra.tokens ? { tokens: extra.tokens } : {}),
+        ...(extra.payloadKeys !== undefined ? { payloadKeys: extra.payloadKeys } : opts.payloadKeys ? { payloadKeys: opts.payloadKeys } : {}),
+      },
       workflowBundle: { codePath: inject('workflowBundlePath') },
       maxCachedWorkflows: extra.maxCachedWorkflows ?? TEST_CACHE.maxCachedWorkflows,
       stickyTimeoutMs: TEST_CACHE.stickyTimeoutMs,
-      runDefaults: extra.runDefaults,
       ...(extra.writeHooks ? { seams: holdWrites(extra.writeHooks) } : {}),
-      activitiesOnly: extra.activitiesOnly,
-      loopOnly: extra.loopOnly,
-      heartbeatEveryMs: extra.heartbeatEveryMs,
-      messageStoreDir: extra.messageStoreDir,
-      toolset: extra.toolset,
-      ...(extra.modelProvider ? { modelProvider: extra.modelProvider } : {}),
-      ...(extra.modelPrices ? { modelPrices: extra.modelPrices } : {}),
-      ...(extra.tokens ? { tokens: extra.tokens } : {}),
-      ...(extra.payloadKeys !== undefined ? { payloadKeys: extra.payloadKeys } : opts.payloadKeys ? { payloadKeys: opts.payloadKeys } : {}),
+      ...(extra.activitiesOnly ? { activitiesOnly: true } : {}),
+      ...(extra.loopOnly ? { loopOnly: true } : {}),
+      ...(extra.toolset ? { toolset: extra.toolset } : {}),
     });
     let running: Promise<void> | null = null;
     return {
