@@ -110,12 +110,13 @@ export function documentedTypeScript(): DocTsBlock[] {
 /**
  * The files a doc's blocks make, as a team would save them: a block (or part
  * of a block) that starts with a `// name.ts: …` comment is that file of the
- * doc's folder, so `import { triage } from './workflows.js'` in one block
- * finds the other; any other block is a file of its own (`block-<line>.ts`).
+ * doc's folder, so an import of the workflows module in one block finds
+ * the other; any other block is a file of its own (`block-<line>.ts`).
  * A prelude's `// name.ts` sections go on top of the file of that name (an
  * unnamed prelude on top of the block's first file; one for a file the
  * block does not show is that file). Paths are
- * `<doc>/<file>`, e.g. `docs-plugin/worker.ts`.
+ * `<doc>/<file>`: docs/plugin.md's worker.ts is the file worker.ts of the
+ * folder docs-plugin.
  */
 export function docFiles(blocks: DocTsBlock[]): Record<string, string> {
   const files: Record<string, string> = {};
@@ -141,7 +142,7 @@ export function docFiles(blocks: DocTsBlock[]): Record<string, string> {
       // A snippet with no import or export would be a script, where top-level await is refused.
       files[path] = /^\s*(import|export)\b/m.test(body) ? body : `${body}export {};\n`;
     }
-    // A prelude section for a file the block does not show (its ./db.js) is that file, whole.
+    // A prelude section for a file the block does not show (its db module) is that file, whole.
     for (const [name, text] of pre) {
       if (own.some(([n]) => n === name)) continue;
       const path = `${base}/${name}`;
