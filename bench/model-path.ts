@@ -18,31 +18,14 @@ import { createOpenAICompatible as createOpenAICompatibleV4 } from '@ai-sdk/open
 import { startProvider } from '../dev/provider/server.js';
 import { callLanguageModel, languageModelOf, type ModelProvider } from '../activities/ai-sdk-model.js';
 import { createChatCompletions } from '../activities/chat-completions.js';
-import { toolMessage } from '../common/transcript-text.js';
+import { TOOLS, TURN0, TURN2 } from './model-prompts.js';
 import { PROJECT_ROOT } from '../node/project-root.js';
 import { commitOf, minMedianMax } from './report.js';
 import type { ChatMessage } from '../common/contract.js';
-import type { OpenAiToolDefinition } from '../common/tool-spec.js';
 import type { TokenStream } from '../node/token-sink.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 300);
 const KEY = 'sk-bench';
-const TOOLS: OpenAiToolDefinition[] = [
-  { type: 'function', function: { name: 'list_files', description: 'List the workspace files.', parameters: { type: 'object', properties: {} } } },
-  { type: 'function', function: { name: 'read_file', description: 'Read one file.', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } } },
-];
-const call = (id: string, name: string, args: string) => ({ id, type: 'function' as const, function: { name, arguments: args } });
-const TURN0: ChatMessage[] = [
-  { role: 'system', content: 'You are a careful agent.' },
-  { role: 'user', content: 'Which file mentions a timeout?' },
-];
-const TURN2: ChatMessage[] = [
-  ...TURN0,
-  { role: 'assistant', content: null, tool_calls: [call('c1', 'list_files', '{}')] },
-  toolMessage('c1', 'list_files', 'errors.log\naccess.log\nnotes.txt'),
-  { role: 'assistant', content: null, tool_calls: [call('c2', 'read_file', '{"path":"errors.log"}')] },
-  toolMessage('c2', 'read_file', 'worker 7 timed out after 30000 ms'),
-];
 /** A sink that keeps nothing: the stream is read as the activity reads it, text handed on. */
 const DISCARD: TokenStream = { text: () => undefined, close: async () => undefined };
 

@@ -15,28 +15,11 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV3, LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import { startProvider, type RunningProvider } from '../dev/provider/server.js';
 import { toFunctionTools, toPrompt } from '../activities/ai-sdk-prompt.js';
-import { toolMessage } from '../common/transcript-text.js';
+import { TOOLS, TURN0, TURN2 } from './model-prompts.js';
 import { PROJECT_ROOT } from '../node/project-root.js';
 import type { ChatMessage } from '../common/contract.js';
-import type { OpenAiToolDefinition } from '../common/tool-spec.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
-const TOOLS: OpenAiToolDefinition[] = [
-  { type: 'function', function: { name: 'list_files', description: 'List the workspace files.', parameters: { type: 'object', properties: {} } } },
-  { type: 'function', function: { name: 'read_file', description: 'Read one file.', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } } },
-];
-const call = (id: string, name: string, args: string) => ({ id, type: 'function' as const, function: { name, arguments: args } });
-const TURN0: ChatMessage[] = [
-  { role: 'system', content: 'You are a careful agent.' },
-  { role: 'user', content: 'Which file mentions a timeout?' },
-];
-const TURN2: ChatMessage[] = [
-  ...TURN0,
-  { role: 'assistant', content: null, tool_calls: [call('c1', 'list_files', '{}')] },
-  toolMessage('c1', 'list_files', 'errors.log\naccess.log\nnotes.txt'),
-  { role: 'assistant', content: null, tool_calls: [call('c2', 'read_file', '{"path":"errors.log"}')] },
-  toolMessage('c2', 'read_file', 'worker 7 timed out after 30000 ms'),
-];
 
 type Client = 'fetch (chat)' | 'openai-compatible' | 'anthropic';
 interface Case {
