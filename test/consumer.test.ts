@@ -27,6 +27,7 @@ interface Report {
   rejection: { result: RunResult; ticket: Ticket; toolMessage?: ChatMessage };
   steer: { result: RunResult; transcript: ChatMessage[]; ticket: Ticket };
   stop: { result: RunResult; ticket: Ticket };
+  parentCancelled: { parent: string; parentStatus: string; child: RunResult; ticket: Ticket };
   workflowIds: string[];
 }
 
@@ -95,6 +96,13 @@ describe('a team project that installs the packed package', () => {
     expect(report.steer.result.status).toBe('completed');
     expect(report.steer.ticket.status).toBe('closed');
     expect(report.steer.transcript.some((m) => m.role === 'user' && String(m.content).includes('Mention the refund'))).toBe(true);
+  });
+
+  it('the parent cancelled while its agent child is parked ends CANCELED, the child interrupted, the write never done (docs/plugin.md)', () => {
+    expect(report.parentCancelled.parent).toBe('cancelled');
+    expect(report.parentCancelled.parentStatus).toBe('CANCELLED');
+    expect(report.parentCancelled.child).toMatchObject({ status: 'interrupted', interruption: { type: 'cancelled' } });
+    expect(report.parentCancelled.ticket.status).toBe('open');
   });
 
   it('a Stop while parked ends the run interrupted and the write never happens', () => {

@@ -4,6 +4,7 @@
 // steer and a Stop, all through AgentClient. Run under plain node by the
 // harness's test suite (test/consumer.test.ts), which reads the report.
 import { randomUUID } from 'node:crypto';
+import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 import { RunNotFoundError, type AgentClient, type AgentRunHandle } from 'temporal-agent-harness/client';
 import { connectTeamClient } from './client.js';
 import { ticketTools, type Ticket } from './tickets.js';
@@ -90,6 +91,19 @@ try {
   await parkedOn(stopped, 's1_0');
   await stopped.cancel('not needed any more');
   report.stop = { result: await stopped.result(), ticket: store.get('T-4') };
+
+  // 5. The team's parent cancelled while its agent child is parked: the child ends interrupted, the parent CANCELED.
+  store.set('T-5', { id: 'T-5', title: 'ticket T-5', status: 'open' });
+  const cancelledParent = await client.workflow.start(triageTicket, { taskQueue, workflowId: `triage-cancel-${randomUUID().slice(0, 8)}`, args: ['T-5'] });
+  const cancelledChild = await handleOnceStarted(agents, `${cancelledParent.workflowId}-agent`);
+  workflowIds.push(cancelledChild.workflowId);
+  await parkedOn(cancelledChild, 's1_0');
+  await cancelledParent.cancel();
+  const parentEnd = await cancelledParent.result().then(
+    () => 'completed',
+    (err: unknown) => (err instanceof WorkflowFailedError && err.cause instanceof CancelledFailure ? 'cancelled' : `failed: ${String(err)}`),
+  );
+  report.parentCancelled = { parent: parentEnd, parentStatus: (await cancelledParent.describe()).status.name, child: await cancelledChild.result(), ticket: store.get('T-5') };
 } finally {
   await close();
   await worker.shutdown();
