@@ -115,6 +115,7 @@ describe("a sub-agent's own limits", () => {
     const worker = await h.startWorker({ taskQueue, toolset: withLimits({ maxTurns: 2 }) });
     try {
       const handle = await h.client.workflow.start<typeof agentRun>('agentRun', { taskQueue, workflowId: `sub-turns-${randomUUID().slice(0, 8)}`, args: [runaway({ maxTurns: 5, maxBudgetUsd: 0.05 })] });
+      h.track(handle.workflowId);
       const r = await handle.result();
       expect(r.status).toBe('completed');
       const child = await h.client.workflow.getHandle<typeof agentRun>(`${handle.workflowId}/m1/d1/delegate`).result();
@@ -133,6 +134,7 @@ describe("a sub-agent's own limits", () => {
       try {
         const limits = { maxTurns: 5, maxBudgetUsd: 0.5, ...(mode === 'hard' ? HARD : {}) };
         const handle = await h.client.workflow.start<typeof agentRun>('agentRun', { taskQueue, workflowId: `sub-usd-${randomUUID().slice(0, 8)}`, args: [runaway(limits)] });
+        h.track(handle.workflowId);
         const r = await handle.result();
         expect(r.status).toBe('completed');
         expect(h.events(handle.workflowId).find((l) => l.type === 'tool_start' && l.toolName === 'delegate')).toMatchObject({ budgetUsd: maxUsd });
