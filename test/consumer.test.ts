@@ -5,14 +5,14 @@
 // close over its own store, an approval, a rejection, a steer and a Stop,
 // all through AgentClient. The project prints one JSON report; this file
 // reads it, then replays every agent run it made on this code.
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, inject } from 'vitest';
 import type { ChatMessage, RunResult } from '../common/contract.js';
 import { PROJECT_ROOT } from '../node/project-root.js';
 import { useHarness } from './helpers/harness.js';
-import { buildAndPack, cleanEnv, mustRun, run } from './helpers/package-consumer.js';
+import { buildAndPack, cleanEnv, installedCopies, mustRun, run } from './helpers/package-consumer.js';
 
 const h = useHarness({ worker: false });
 
@@ -35,23 +35,6 @@ let report: Report;
 /** Where `@temporalio/workflow` is installed in the team's project: one copy, the team's own. */
 let sdkCopies: string[];
 
-/** Every folder under `root` holding the package `name` (nested node_modules included). */
-function copiesOf(root: string, name: string): string[] {
-  const found: string[] = [];
-  const walk = (dir: string): void => {
-    if (existsSync(join(dir, name, 'package.json'))) found.push(join(dir, name));
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (!entry.isDirectory()) continue;
-      const sub = join(dir, entry.name);
-      if (entry.name.startsWith('@')) {
-        for (const pkg of readdirSync(sub, { withFileTypes: true })) if (pkg.isDirectory() && existsSync(join(sub, pkg.name, 'node_modules'))) walk(join(sub, pkg.name, 'node_modules'));
-      } else if (existsSync(join(sub, 'node_modules'))) walk(join(sub, 'node_modules'));
-    }
-  };
-  walk(root);
-  return found;
-}
-
 beforeAll(() => {
   const dir = mkdtempSync(join(tmpdir(), 'consumer-'));
   const { tarball } = buildAndPack(join(dir, 'pack'));
@@ -71,7 +54,7 @@ beforeAll(() => {
   }));
   if (r.status !== 0) throw new Error(`the consumer exited ${r.status}:\n${r.stdout}\n${r.stderr}`);
   report = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '') as Report;
-  sdkCopies = copiesOf(join(project, 'node_modules'), '@temporalio/workflow');
+  sdkCopies = installedCopies(project, '@temporalio/workflow');
   for (const id of report.workflowIds) h.track(id);
 }, 600_000);
 
