@@ -33,6 +33,23 @@ export const DEFAULT_MIN_REPLY_TOKENS = 256;
 export const DEFAULT_MAX_REPLY_TOKENS = 4096;
 /** A sub-agent's limits where its spec sets none (SubAgentSpec.limits): each child run's turn cap and most spend. */
 export const SUB_AGENT_LIMITS = { maxTurns: 6, maxUsd: 0.05 } as const;
+/**
+ * How deep sub-agents may nest below a run: a sub-agent's child may itself be
+ * offered sub-agent tools (a manager delegating to a researcher), at most this
+ * many levels of child runs in all. A worker whose sub-agent tools nest
+ * deeper, or call themselves (directly or through another), refuses to start
+ * (activities/tools/toolset.ts): every run a chain starts is paid from one
+ * budget, and a cycle would only stop when that budget did.
+ */
+export const MAX_SUB_AGENT_DEPTH = 3;
+/**
+ * The longest system prompt a sub-agent's spec may carry, in characters: the
+ * spec is recorded in the history of every run offered the tool, and the
+ * prompt again in each child's input and configuration.
+ */
+export const MAX_SUB_AGENT_SYSTEM_CHARS = 64_000;
+/** The longest model name a sub-agent's spec may carry (real ones are under 100 characters, provider prefixes included). */
+export const MAX_MODEL_NAME_CHARS = 200;
 
 /**
  * The defaults a run's input falls back on. A worker may override some

@@ -32,7 +32,8 @@ const defined = <T extends object>(o: T): Partial<T> => Object.fromEntries(Objec
 export function definitionOf(cfg: RunConfig): Definition {
   return {
     system: cfg.system,
-    tools: cfg.toolSpecs.map((s) => defined({ name: s.name, description: s.description, parameters: s.parameters, readOnly: s.readOnly, needsApproval: s.needsApproval })),
+    // A sub-agent tool's spec (its child's system prompt, model, tools and limits) defines the run as much as its description does.
+    tools: cfg.toolSpecs.map((s) => defined({ name: s.name, description: s.description, parameters: s.parameters, readOnly: s.readOnly, needsApproval: s.needsApproval, subAgent: s.subAgent })),
     model: cfg.model,
     prices: cfg.pricing,
     limits: defined({ maxTurns: cfg.maxTurns, maxBudgetUsd: cfg.maxBudgetUsd, hardBudget: cfg.hardBudget }),

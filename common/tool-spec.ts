@@ -4,6 +4,7 @@
 // its tools once, at its start (the resolveConfig local activity), so a replay
 // or a later worker with other tools sees exactly what the run started with.
 // No I/O here: the workflow bundle imports this file.
+import { MAX_MODEL_NAME_CHARS, MAX_SUB_AGENT_SYSTEM_CHARS } from './defaults.js';
 
 /** A JSON Schema for a tool's arguments (an object schema; checked with @cfworker/json-schema). */
 export interface JsonSchema {
@@ -58,12 +59,32 @@ export interface ToolActivityOptions {
   cancellation?: 'wait' | 'try' | 'abandon';
 }
 
-/** A tool that runs a whole child agent run instead of an activity (like `research`). */
+/**
+ * A tool that runs a whole child agent run instead of an activity (like
+ * `research`): the child's instructions, model, tools and limits are its own,
+ * its spend is its parent's.
+ */
 export interface SubAgentSpec {
   /** The argument that becomes the child's task. */
   taskArgument: string;
-  /** The child's tools (offered by the same worker). */
+  /**
+   * The child's tools, by name: a subset of what the same worker offers (a
+   * name it does not offer stops the worker at start). A child may be offered
+   * sub-agent tools of its own, down to MAX_SUB_AGENT_DEPTH levels, never the
+   * tool itself (directly or through another). `[]`: a child with no tools.
+   */
   tools: string[];
+  /**
+   * The child's system prompt (non-empty, at most MAX_SUB_AGENT_SYSTEM_CHARS
+   * characters). Absent: the child gets what a run whose input gives none gets.
+   */
+  system?: string;
+  /**
+   * The child's model (sent as the request's `model`, unless the worker's
+   * LLM_MODEL replaces every run's). Absent: its parent's. The child is priced
+   * as its own model (the worker's price for it), never at its parent's prices.
+   */
+  model?: string;
   /**
    * The sub-agent's own limits: each child run of the tool gets these
    * (whatever the parent's budget mode), and never more budget than its
@@ -142,10 +163,47 @@ export function specProblem(spec: ToolSpec): string | null {
   if (spec.activity?.local && !spec.readOnly) return `tool ${spec.name}: a local tool must be readOnly (local activities may run more than once)`;
   if (spec.subAgent && spec.activity) return `tool ${spec.name}: a sub-agent tool runs a child workflow, not an activity`;
   if (spec.subAgent) {
-    const limits = subAgentLimitsProblem(spec.subAgent.limits);
-    if (limits) return `tool ${spec.name}: ${limits}`;
+    const sub = subAgentProblem(spec.name, spec.subAgent);
+    if (sub) return `tool ${spec.name}: ${sub}`;
   }
   return ruleProblem(spec.name, spec.needsApproval);
+}
+
+const SUB_AGENT_FIELDS = ['taskArgument', 'tools', 'system', 'model', 'limits'];
+// Control and format characters (a newline, NUL, a zero-width space, a bidi
+// override): no provider's model is named with them, and in a header, a log
+// line or a price list key they hide what the name really is.
+const UNPRINTABLE = /[\p{Cc}\p{Cf}]/u;
+
+/**
+ * What is wrong with a sub-agent's spec, naming the field, or null. What a
+ * spec can be checked for alone; which tools the worker offers, and how the
+ * sub-agents nest, is checked with the whole toolset (activities/tools/toolset.ts).
+ */
+function subAgentProblem(name: string, sub: unknown): string | null {
+  if (typeof sub !== 'object' || sub === null || Array.isArray(sub)) return `subAgent must be an object { taskArgument, tools, system?, model?, limits? }, got ${JSON.stringify(sub) ?? String(sub)}`;
+  const s = sub as Record<string, unknown>;
+  // A misspelt field (`systemPrompt`, `maxTurns` beside `limits`) would silently leave the child without it.
+  const unknown = Object.keys(s).filter((k) => !SUB_AGENT_FIELDS.includes(k));
+  if (unknown.length) return `subAgent has unknown field(s) ${unknown.join(', ')} (it takes ${SUB_AGENT_FIELDS.join(', ')})`;
+  if (typeof s.taskArgument !== 'string' || s.taskArgument === '') return `subAgent.taskArgument must name the argument that becomes the child's task, got ${JSON.stringify(s.taskArgument) ?? String(s.taskArgument)}`;
+  if (!Array.isArray(s.tools)) return `subAgent.tools must be a list of tool names ([] for none), got ${JSON.stringify(s.tools) ?? String(s.tools)}`;
+  for (const t of s.tools as unknown[]) {
+    if (typeof t !== 'string' || !TOOL_NAME.test(t)) return `subAgent.tools names ${JSON.stringify(t) ?? String(t)}, which is not a tool name (1-64 letters, digits, "_" or "-")`;
+    if (t === name) return `subAgent.tools lists ${name} itself: a sub-agent may not start a child of its own kind (its children would nest until the budget ran out)`;
+  }
+  if (s.system !== undefined) {
+    if (typeof s.system !== 'string' || s.system.trim() === '') return `subAgent.system must be a non-empty string (leave it out for none), got ${JSON.stringify(s.system) ?? String(s.system)}`;
+    if (s.system.length > MAX_SUB_AGENT_SYSTEM_CHARS) return `subAgent.system is ${s.system.length} characters, more than the ${MAX_SUB_AGENT_SYSTEM_CHARS} allowed (MAX_SUB_AGENT_SYSTEM_CHARS)`;
+  }
+  if (s.model !== undefined) {
+    const m = s.model;
+    const shown = typeof m === 'string' && m.length > 80 ? `${JSON.stringify(m.slice(0, 80))}…` : (JSON.stringify(m) ?? String(m));
+    if (typeof m !== 'string' || m.trim() === '') return `subAgent.model must be a non-empty model name (leave it out for the parent's), got ${shown}`;
+    if (m.length > MAX_MODEL_NAME_CHARS) return `subAgent.model is ${m.length} characters, more than the ${MAX_MODEL_NAME_CHARS} allowed (MAX_MODEL_NAME_CHARS): ${shown}`;
+    if (m.trim() !== m || UNPRINTABLE.test(m)) return `subAgent.model must be a model name without surrounding spaces, control or invisible characters, got ${shown}`;
+  }
+  return subAgentLimitsProblem(s.limits);
 }
 
 /** What is wrong with a sub-agent's `limits`, naming the field, or null. */

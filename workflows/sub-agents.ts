@@ -1,7 +1,8 @@
 // A sub-agent call (a tool whose spec names a sub-agent, like `research`): a
-// whole child run of agentRun with its own transcript and limits (the spec's
-// `limits`, SUB_AGENT_LIMITS where it sets none), cancelled with its parent,
-// paid from this run's budget.
+// whole child run of agentRun with its own transcript, system prompt, model,
+// tools and limits (the spec's; SUB_AGENT_LIMITS where it sets none, the
+// parent's model where it names none), cancelled with its parent, paid from
+// this run's budget.
 //
 // Whatever the budget mode, the sub-agent calls of one reply that need no
 // decision run side by side (batchFrom), and each child's budget is reserved
@@ -158,15 +159,14 @@ async function runSubAgent(cfg: RunConfig, sub: SubAgentSpec, toolName: string, 
     args: [
       {
         task,
-        model: cfg.model,
-        tools: sub.tools,
+        // The sub-agent's own instructions, model and tools (common/tool-spec.ts SubAgentSpec).
+        ...ownDefinition(sub, cfg),
         // Never more than the parent has left: the parent's budget pays for the whole tree.
         limits: { maxTurns: subAgentLimits(sub).maxTurns, maxBudgetUsd: budgetUsd, ...hardLimits(cfg) },
         // A hard budget's child runs under the same rules, and continues as new where its parent would.
         ...(cfg.hardBudget ? { continueAsNewAtHistoryBytes: cfg.continueAsNewAtHistoryBytes } : {}),
         toolErrors: cfg.toolErrors,
         workspace: cfg.workspace,
-        pricing: cfg.pricing,
         maxToolResultChars: cfg.maxToolResultChars,
       },
     ],
@@ -181,6 +181,23 @@ async function runSubAgent(cfg: RunConfig, sub: SubAgentSpec, toolName: string, 
       ? { ok: true, content: capToolResult(child.output ?? '', cfg.maxToolResultChars) }
       : { ok: false, error: `the ${toolName} sub-agent stopped with ${child.status}: ${child.error ?? 'no answer'}`, permanent: false };
   return { outcome, costUsd: child.costUsd, usage: child.usage };
+}
+
+/**
+ * What the child's spec makes its own: its system prompt, model and tools.
+ * Prices go with the model: a child on its parent's model keeps its parent's
+ * prices (the input's, if the parent was given some); a child on another
+ * model is given none, so its worker prices that model, and what the parent is
+ * charged (the child's costUsd) is the child's model's price.
+ */
+function ownDefinition(sub: SubAgentSpec, cfg: RunConfig): Pick<AgentInput, 'model' | 'system' | 'tools' | 'pricing'> {
+  const model = sub.model ?? cfg.model;
+  return {
+    model,
+    ...(sub.system !== undefined ? { system: sub.system } : {}),
+    tools: sub.tools,
+    ...(model === cfg.model ? { pricing: cfg.pricing } : {}),
+  };
 }
 
 /** A hard budget's settings for its child (soft parents give none: their children's input is what it always was). */

@@ -58,6 +58,10 @@ export interface LoggedRequest extends RequestFacts {
   cut?: true;
   /** A streamed reply: when the first event carrying reply text was written (ms since the epoch), what the live stream's latency is measured from. */
   firstTextAt?: number;
+  /** The request's system prompt, when it has one: what a test checks its instructions reached the model with. */
+  system?: string;
+  /** The names of the tools the request offered, in its order. */
+  toolNames: string[];
 }
 
 /** What GET /_control/connections answers. */
@@ -142,7 +146,8 @@ export async function startProvider(opts: ProviderOptions = {}): Promise<Running
 
     const facts: RequestFacts = { model, turn: input.turn, task: input.task, protocol, stream };
     // Logged on arrival, so a test can see a request that a delay is holding.
-    const entry: LoggedRequest = { ...facts, status: 0, at: Date.now(), pending: true };
+    const system = messages[0]?.role === 'system' ? messages[0].content : undefined;
+    const entry: LoggedRequest = { ...facts, status: 0, at: Date.now(), pending: true, toolNames: input.toolNames, ...(typeof system === 'string' ? { system } : {}) };
     log.push(entry);
     if (log.length > LOG_LIMIT) log.shift();
     const settle = (status: number) => {
