@@ -162,7 +162,8 @@ export function specProblem(spec: ToolSpec): string | null {
   if (spec.parameters?.type !== 'object') return `tool ${spec.name}: parameters must be a JSON Schema of type "object"`;
   if (spec.activity?.local && !spec.readOnly) return `tool ${spec.name}: a local tool must be readOnly (local activities may run more than once)`;
   if (spec.subAgent && spec.activity) return `tool ${spec.name}: a sub-agent tool runs a child workflow, not an activity`;
-  if (spec.subAgent) {
+  // `!== undefined`, not truthiness: a plain object's `subAgent: null` is a broken sub-agent, not a tool without one.
+  if (spec.subAgent !== undefined) {
     const sub = subAgentProblem(spec.name, spec.subAgent);
     if (sub) return `tool ${spec.name}: ${sub}`;
   }
