@@ -17,7 +17,8 @@ import { BUILT_IN_DEFAULTS } from '../common/defaults.js';
 import { definitionChanges, definitionHash, definitionSource } from '../common/definition.js';
 import { parseInput } from '../common/input.js';
 import { turnCostUsd } from '../common/turn-cost.js';
-import { marker, providerRequests, useHarness } from './helpers/harness.js';
+import { cancelSignal } from '../common/run-messages.js';
+import { marker, providerRequests, useHarness, waitFor } from './helpers/harness.js';
 import type { agentRun } from '../workflows/index.js';
 
 const h = useHarness();
@@ -38,7 +39,9 @@ const subAgent = (name: string, spec: SubAgentDefinition['subAgent']): SubAgentD
 const researcher = subAgent('researcher', { taskArgument: 'question', tools: ['list_files', 'read_file'], system: RESEARCHER_SYSTEM, model: 'plan', limits: { maxTurns: 4, maxUsd: 0.04 } });
 const looper = subAgent('looper', { taskArgument: 'question', tools: ['list_files'], model: 'runaway', limits: { maxTurns: 2 } });
 const manager = subAgent('manager', { taskArgument: 'question', tools: ['researcher'], system: MANAGER_SYSTEM, model: 'script' });
-const toolset = () => new Toolset([...BUILTIN_TOOLS, researcher, looper, manager]);
+// A child that never ends on its own (a high cap): what cancelling shows.
+const spinner = subAgent('spinner', { taskArgument: 'question', tools: ['list_files'], model: 'runaway', limits: { maxTurns: 500, maxUsd: 0.5 } });
+const toolset = () => new Toolset([...BUILTIN_TOOLS, researcher, looper, manager, spinner]);
 
 /** A task for the scripted `script` model: these calls in its first turn, then an answer quoting the last result. */
 const scripted = (words: string, calls: { name: string; args: Record<string, unknown> }[]) => `${words} script: ${JSON.stringify([calls])}`;
@@ -143,6 +146,57 @@ describe("a sub-agent's own system prompt, model, tools and limits", () => {
       expect(mgr.children.costUsd).toBeCloseTo(res.costUsd, 12);
       expect(r.children.costUsd).toBeCloseTo(mgr.costUsd, 12);
       expect(r.costUsd).toBeGreaterThan(mgr.costUsd);
+    } finally {
+      await worker.shutdown();
+    }
+  });
+});
+
+describe('cancelling (docs/tools.md, "How to cancel")', () => {
+  const spin = (m: string): AgentInput => ({
+    task: scripted(`Spin ${m}.`, [{ name: 'spinner', args: { question: `List the files forever. ${m}` } }]),
+    model: 'script',
+    tools: ['spinner'],
+    limits: { maxTurns: 5, maxBudgetUsd: 2 },
+  });
+  /** Starts a parent whose child spins, and waits until the child has made a call. */
+  async function spinning(taskQueue: string) {
+    const handle = await h.client.workflow.start<typeof agentRun>('agentRun', { taskQueue, workflowId: `sub-cancel-${randomUUID().slice(0, 8)}`, args: [spin(marker())] });
+    h.track(handle.workflowId);
+    const childId = await waitFor('the spinner child to start', async () => (await childrenOf(handle)).spinner);
+    await waitFor('the child to run a tool', () => h.trace(childId).some((l) => l.type === 'tool_result'));
+    return { handle, child: h.client.workflow.getHandle<typeof agentRun>(childId) };
+  }
+
+  it('cancelling the child alone ends only it: the parent reads that it stopped, carries on, and pays what it spent', async () => {
+    const taskQueue = `sub-cancel-${randomUUID().slice(0, 6)}`;
+    const worker = await h.startWorker({ taskQueue, toolset: toolset() });
+    try {
+      const { handle, child } = await spinning(taskQueue);
+      await child.signal(cancelSignal, { reason: 'ops stopped the child' });
+      const [r, c] = [await handle.result(), await child.result()];
+      expect(c).toMatchObject({ status: 'interrupted', interruption: { type: 'cancelled', reason: 'ops stopped the child' } });
+      expect(r.status).toBe('completed');
+      expect(r.output).toMatch(/the spinner sub-agent stopped with interrupted/);
+      expect(c.costUsd).toBeGreaterThan(0);
+      expect(r.children.costUsd).toBeCloseTo(c.costUsd, 12);
+    } finally {
+      await worker.shutdown();
+    }
+  });
+
+  it('cancelling the parent stops the child with it, and the child\'s spend so far is still charged', async () => {
+    const taskQueue = `sub-cancel-${randomUUID().slice(0, 6)}`;
+    const worker = await h.startWorker({ taskQueue, toolset: toolset() });
+    try {
+      const { handle, child } = await spinning(taskQueue);
+      await handle.signal(cancelSignal, { reason: 'the customer withdrew the ticket' });
+      const r = await handle.result();
+      expect(r).toMatchObject({ status: 'interrupted', interruption: { type: 'cancelled', reason: 'the customer withdrew the ticket' } });
+      const c = await child.result();
+      expect(c.status).toBe('interrupted');
+      expect(c.costUsd).toBeGreaterThan(0);
+      expect(r.children.costUsd).toBeCloseTo(c.costUsd, 12);
     } finally {
       await worker.shutdown();
     }
