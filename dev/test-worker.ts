@@ -4,12 +4,10 @@
 // server, a CI service), on a queue of the test's own, with a client that
 // reads the runs' compressed payloads. Made for vitest's beforeAll/afterAll.
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type ClientPlugin } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions, type WorkerPlugin } from '@temporalio/worker';
 import { AgentPlugin } from '../worker/agent-plugin.js';
-import type { AgentPluginOptions } from '../worker/plugin-options.js';
 import { WORKFLOWS_PATH } from '../worker/workflows-path.js';
-import { AgentClient } from '../client/agent-client.js';
 
 /** What {@link runTestWorker} runs, and where. */
 export interface TestWorkerOptions {
@@ -27,12 +25,15 @@ export interface TestWorkerOptions {
   workflowsPath?: string;
   /** A prebuilt bundle (`bundleWorkflowCode`'s) instead of `workflowsPath`: one bundle for several workers of a test file. */
   workflowBundle?: WorkerOptions['workflowBundle'];
-  /** The harness in the worker: AgentPlugin's options (`model`, `workspace`, `tools`, …), or an AgentPlugin the test made. */
-  agent: AgentPluginOptions | AgentPlugin;
+  /**
+   * The worker's plugins, as the team's `Worker.create` has them: one of
+   * them an AgentPlugin (`new AgentPlugin({ model: { baseUrl: kit.baseUrl },
+   * workspace, tools })`, of `temporal-agent-harness/worker`). Those that
+   * are client plugins too (AgentPlugin is: its codec) configure `client`.
+   */
+  plugins: WorkerPlugin[];
   /** The team's own activities, beside the harness's. */
   activities?: object;
-  /** More worker plugins, after AgentPlugin. */
-  plugins?: WorkerPlugin[];
   /** A worker connection to use (not closed by `stop()`); default one opened to `address` (closed by `stop()`). */
   connection?: NativeConnection;
   /** Runs the worker caches; default Temporal's. */
@@ -43,10 +44,12 @@ export interface TestWorkerOptions {
 export interface RunningTestWorker {
   /** The queue it polls: start runs there. */
   taskQueue: string;
-  /** A client on the same server and namespace, with the harness's codec (AgentPlugin's): it reads the runs' results and queries. */
+  /**
+   * A client on the same server and namespace, with the harness's codec
+   * (AgentPlugin's): it reads the runs' results and queries. An AgentClient
+   * over it: `new AgentClient({ client, taskQueue })`.
+   */
   client: Client;
-  /** An AgentClient over `client` on `taskQueue`: `agents.start({ task, system, tools }, { workflowId })`. */
-  agents: AgentClient;
   /**
    * Shuts the worker down (its running activities are cancelled, its
    * plugin's MCP servers and ledger closed) and closes the connections it
@@ -58,15 +61,16 @@ export interface RunningTestWorker {
 /**
  * Runs a team's worker against the Temporal server at `address` until
  * `stop()`: `Worker.create` with the team's workflows module, activities and
- * an AgentPlugin, then `worker.run()` in the background. It throws as
- * `Worker.create` does (one line naming the option) and leaves nothing open.
+ * plugins (an AgentPlugin among them), then `worker.run()` in the
+ * background. It throws as `Worker.create` does (one line naming the
+ * option) and leaves nothing open.
  *
  * @example
  * let worker: RunningTestWorker;
  * beforeAll(async () => {
  *   worker = await runTestWorker({ address: process.env.TEMPORAL_ADDRESS ?? 'localhost:7233',
  *     workflowsPath: fileURLToPath(new URL('../src/workflows.js', import.meta.url)),
- *     agent: { model: { baseUrl: kit.baseUrl }, workspace: mkdtempSync(join(tmpdir(), 'ws-')), tools: [lookupTicket] } });
+ *     plugins: [new AgentPlugin({ model: { baseUrl: kit.baseUrl }, workspace: mkdtempSync(join(tmpdir(), 'ws-')), tools: [lookupTicket] })] });
  * });
  * afterAll(() => worker.stop());
  */
@@ -75,7 +79,11 @@ export async function runTestWorker(opts: TestWorkerOptions): Promise<RunningTes
   if (opts.workflowsPath !== undefined && opts.workflowBundle !== undefined) throw new Error('runTestWorker: give workflowsPath or workflowBundle, not both');
   const namespace = opts.namespace ?? 'default';
   const taskQueue = opts.taskQueue ?? `test-${randomUUID().slice(0, 8)}`;
-  const plugin = opts.agent instanceof AgentPlugin ? opts.agent : new AgentPlugin(opts.agent);
+  if (!Array.isArray(opts.plugins) || !opts.plugins.some((p) => p instanceof AgentPlugin)) {
+    throw new Error('runTestWorker: plugins must include an AgentPlugin (new AgentPlugin({ model, workspace, tools }) of temporal-agent-harness/worker)');
+  }
+  // AgentPlugin (and any other plugin for both sides) also configures the client: the same codec, with the same payload keys, as the worker's.
+  const clientPlugins = opts.plugins.filter((p): p is WorkerPlugin & ClientPlugin => typeof (p as Partial<ClientPlugin>).configureClient === 'function');
   const opened: { close(): Promise<void> }[] = [];
   const closeOpened = async () => {
     for (const c of opened.reverse()) await c.close().catch(() => undefined);
@@ -90,12 +98,11 @@ export async function runTestWorker(opts: TestWorkerOptions): Promise<RunningTes
       ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: opts.workflowsPath ?? WORKFLOWS_PATH }),
       ...(opts.activities ? { activities: opts.activities } : {}),
       ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),
-      plugins: [plugin, ...(opts.plugins ?? [])],
+      plugins: opts.plugins,
     });
     const clientConnection = await Connection.connect({ address: opts.address });
     opened.push(clientConnection);
-    // The plugin as a client plugin: the same codec, with the same payload keys, as the worker's.
-    const client = new Client({ connection: clientConnection, namespace, plugins: [plugin] });
+    const client = new Client({ connection: clientConnection, namespace, plugins: clientPlugins });
     let failure: unknown = null;
     const running = worker.run().catch((err: unknown) => {
       failure = err;
@@ -103,7 +110,6 @@ export async function runTestWorker(opts: TestWorkerOptions): Promise<RunningTes
     return {
       taskQueue,
       client,
-      agents: new AgentClient({ client, taskQueue }),
       async stop() {
         if (worker.getState() === 'RUNNING') worker.shutdown();
         await running;

@@ -19,7 +19,8 @@ import { createAnthropic as createAnthropicV4 } from '@ai-sdk/anthropic-v4';
 import { createOpenAICompatible as createOpenAICompatibleV4 } from '@ai-sdk/openai-compatible-v3';
 import { transcriptQuery } from '../common/run-messages.js';
 import { runTestWorker, startScriptedModel, type RunningScriptedModel, type RunningTestWorker, type Scenario } from '../dev/testing.js';
-import type { ModelProvider } from '../worker/index.js';
+import { AgentPlugin, type ModelProvider } from '../worker/index.js';
+import { AgentClient } from '../client/index.js';
 import { defineTool } from '../activities/tools/index.js';
 import { review } from './fixtures/team/workflows.js';
 import * as teamActivities from './fixtures/team/activities.js';
@@ -216,7 +217,7 @@ describe("a team's test: its worker under runTestWorker, its prompt at the kit",
       address,
       workflowsPath: fileURLToPath(new URL('./fixtures/team/workflows.ts', import.meta.url)),
       activities: teamActivities,
-      agent: { model: { baseUrl: teamKit.baseUrl, apiKey: KEY }, workspace, tools: [lookupTicket] },
+      plugins: [new AgentPlugin({ model: { baseUrl: teamKit.baseUrl, apiKey: KEY }, workspace, tools: [lookupTicket] })],
     });
   }, 120_000);
   afterAll(async () => {
@@ -226,7 +227,8 @@ describe("a team's test: its worker under runTestWorker, its prompt at the kit",
 
   it('its system prompt and tool description reached the model, and its scenario saw them', async () => {
     const m = marker();
-    const run = await team.agents.start({ task: `Triage T-1 ${m}`, system: SYSTEM, model: 'support', tools: ['lookup_ticket'] }, { workflowId: `team-${m.slice(1, -1)}` });
+    const agents = new AgentClient({ client: team.client, taskQueue: team.taskQueue });
+    const run = await agents.start({ task: `Triage T-1 ${m}`, system: SYSTEM, model: 'support', tools: ['lookup_ticket'] }, { workflowId: `team-${m.slice(1, -1)}` });
     h.track(run.workflowId);
     const result = await run.result();
     expect(result).toMatchObject({ status: 'completed', turns: 2 });
@@ -256,8 +258,9 @@ describe("a team's test: its worker under runTestWorker, its prompt at the kit",
     expect((await teamKit.requests(m)).map((r) => r.body?.system)).toEqual([SYSTEM, SYSTEM]);
   });
 
-  it('refuses a worker without an address, naming it, and leaves nothing open', async () => {
-    await expect(runTestWorker({ address: '', agent: { model: { baseUrl: teamKit.baseUrl }, workspace } })).rejects.toThrow('runTestWorker: address must be');
+  it('refuses a worker without an address, or without an AgentPlugin, naming what is missing', async () => {
+    await expect(runTestWorker({ address: '', plugins: [new AgentPlugin({ model: { baseUrl: teamKit.baseUrl }, workspace })] })).rejects.toThrow('runTestWorker: address must be');
+    await expect(runTestWorker({ address, plugins: [] })).rejects.toThrow('runTestWorker: plugins must include an AgentPlugin');
   });
 });
 
@@ -280,7 +283,7 @@ describe('AI SDK providers pointed at the kit, through AgentPlugin', () => {
         address: inject('temporalAddress'),
         // One bundle for the four workers (the suite's, of the harness's agentRun): bundling is seconds of CPU each.
         workflowBundle: { codePath: inject('workflowBundlePath') },
-        agent: { model: { provider: p.make(aiKit.baseUrl) }, workspace, tools: [lookupTicket] },
+        plugins: [new AgentPlugin({ model: { provider: p.make(aiKit.baseUrl) }, workspace, tools: [lookupTicket] })],
       });
     }
   }, 120_000);
@@ -291,7 +294,7 @@ describe('AI SDK providers pointed at the kit, through AgentPlugin', () => {
 
   it.each(Object.keys(providers))('%s: the run completes, and the kit logged its system prompt and tools in its protocol', async (name) => {
     const m = marker();
-    const run = await workers[name].agents.start({ task: `Triage T-1 ${m}`, system: SYSTEM, model: 'support', tools: ['lookup_ticket'] }, { workflowId: `ai-sdk-kit-${m.slice(1, -1)}` });
+    const run = await new AgentClient({ client: workers[name].client, taskQueue: workers[name].taskQueue }).start({ task: `Triage T-1 ${m}`, system: SYSTEM, model: 'support', tools: ['lookup_ticket'] }, { workflowId: `ai-sdk-kit-${m.slice(1, -1)}` });
     h.track(run.workflowId);
     const result = await run.result();
     expect(result).toMatchObject({ status: 'completed', turns: 2 });

@@ -21,8 +21,9 @@ export interface RequestLogStats {
   bytes: number;
   /** Requests dropped since the provider started, oldest first, to stay within the limits. */
   dropped: number;
-  /** The limits in force. */
+  /** The count limit in force. */
   maxRequests: number;
+  /** The bytes limit in force. */
   maxBytes: number;
 }
 

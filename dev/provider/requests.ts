@@ -8,6 +8,7 @@ import { omittedTurns } from '../../common/context-window.js';
 import type { WireMessage } from '../../node/tokens.js';
 import type { ScriptInput } from './scenarios.js';
 
+/** The request's protocol: `chat` (OpenAI's POST /v1/chat/completions) or `anthropic` (POST /v1/messages). */
 export type Protocol = 'chat' | 'anthropic';
 
 export interface ScriptedRequest {
@@ -45,7 +46,9 @@ export interface SeenMessage {
 
 /** A tool definition the request offered, whatever the protocol (Anthropic's `input_schema` is `parameters`). */
 export interface SeenTool {
+  /** The tool's name. */
   name: string;
+  /** Its description, as the model reads it. */
   description?: string;
   /** The tool's JSON Schema, as sent. */
   parameters?: unknown;
