@@ -203,6 +203,28 @@ const support: Scenario = ({ turn, system, tools, toolText }) =>
     ? { type: 'calls', calls: [{ id: 'c1', name: 'lookup_ticket', args: { id: 'T-1' } }] }
     : { type: 'answer', content: `instructed: ${system === SYSTEM}; tools: ${tools.map((t) => t.name).join(',')}; ticket: ${toolText}` };
 
+/** A tool that waits until the test lets it go: the moment to steer the run while it works. */
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+const gate = { started: deferred(), go: deferred() };
+const waitForGo = defineTool({
+  name: 'wait_for_go',
+  description: 'Waits for a go.',
+  readOnly: true,
+  parameters: { type: 'object', properties: {}, additionalProperties: false },
+  run: async () => {
+    gate.started.resolve();
+    await gate.go.promise;
+    return 'went';
+  },
+});
+/** Waits once, then answers with the last user message the request carried: a steer, if one was sent. */
+const steered: Scenario = ({ turn, messages }) =>
+  turn === 0 ? { type: 'calls', calls: [{ id: 'c1', name: 'wait_for_go', args: {} }] } : { type: 'answer', content: `last said: ${messages.filter((x) => x.role === 'user').at(-1)?.content ?? ''}` };
+
 describe("a team's test: its worker under runTestWorker, its prompt at the kit", () => {
   let teamKit: RunningScriptedModel;
   let team: RunningTestWorker;
@@ -212,12 +234,12 @@ describe("a team's test: its worker under runTestWorker, its prompt at the kit",
   const address = inject('temporalAddress');
 
   beforeAll(async () => {
-    teamKit = await startScriptedModel({ apiKey: KEY, scenarios: { support } });
+    teamKit = await startScriptedModel({ apiKey: KEY, scenarios: { support, steered } });
     team = await runTestWorker({
       address,
       workflowsPath: fileURLToPath(new URL('./fixtures/team/workflows.ts', import.meta.url)),
       activities: teamActivities,
-      plugins: [new AgentPlugin({ model: { baseUrl: teamKit.baseUrl, apiKey: KEY }, workspace, tools: [lookupTicket] })],
+      plugins: [new AgentPlugin({ model: { baseUrl: teamKit.baseUrl, apiKey: KEY }, workspace, tools: [lookupTicket, waitForGo] })],
     });
   }, 120_000);
   afterAll(async () => {
@@ -256,6 +278,23 @@ describe("a team's test: its worker under runTestWorker, its prompt at the kit",
     h.track(`${handle.workflowId}-agent`);
     expect((await handle.result()).agent.status).toBe('completed');
     expect((await teamKit.requests(m)).map((r) => r.body?.system)).toEqual([SYSTEM, SYSTEM]);
+  });
+
+  it('a steer sent while a tool works reached the model in the next request, and the scenario read it', async () => {
+    const m = marker();
+    const agents = new AgentClient({ client: team.client, taskQueue: team.taskQueue });
+    const run = await agents.start({ task: `Wait, then report ${m}`, system: SYSTEM, model: 'steered', tools: ['wait_for_go'] }, { workflowId: `team-steer-${m.slice(1, -1)}` });
+    h.track(run.workflowId);
+    await gate.started.promise;
+    await run.steer('Look at T-2 instead.', { by: 'alice' });
+    gate.go.resolve();
+    const result = await run.result();
+    expect(result).toMatchObject({ status: 'completed', turns: 2 });
+    expect(result.output).toMatch(/^last said: Message from alice \(sent \S+, while you were working\): Look at T-2 instead\.$/);
+    const [first, second] = await teamKit.requests(m);
+    expect(first.body?.messages.map((x) => x.role)).toEqual(['system', 'user']);
+    expect(second.body?.messages.map((x) => x.role)).toEqual(['system', 'user', 'assistant', 'tool', 'user']);
+    expect(second.body?.messages.at(-1)?.content).toContain('Look at T-2 instead.');
   });
 
   it('refuses a worker without an address, or without an AgentPlugin, naming what is missing', async () => {
