@@ -48,9 +48,9 @@ export interface ScriptedModelOptions {
   /**
    * How much the request log keeps: at most `maxRequests` requests (default
    * 10,000) and `maxBytes` of their bodies and tasks (default 64 MiB). Past
-   * either, the oldest requests are dropped and counted
-   * ({@link RunningScriptedModel.requestLog}); a request larger than
-   * `maxBytes` on its own is logged without its body (`bodyOmitted`).
+   * `maxBytes` the oldest bodies are dropped first (their requests stay,
+   * with `bodyOmitted`), then the oldest requests; past `maxRequests` the
+   * oldest requests. Each drop is counted ({@link RunningScriptedModel.requestLog}).
    */
   log?: RequestLogLimits;
 }

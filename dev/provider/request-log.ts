@@ -1,11 +1,15 @@
 // The scripted provider's request log, bounded: at most `maxRequests`
 // entries and `maxBytes` of what they keep (each body as JSON text, plus its
-// task), the oldest dropped first and counted. Bodies are kept as the JSON
-// text they are sent back as, so the log's size is what it says, and a
-// listing splices them in without parsing them again.
+// task). Past `maxBytes` the oldest bodies go first (their entries stay, with
+// status and facts, so a test waiting on a request's status is not starved by
+// another test's large bodies), then, if tasks alone still exceed it, the
+// oldest entries; past `maxRequests` the oldest entries go. Each drop is
+// counted. Bodies are kept as the JSON text they are sent back as, so the
+// log's size is what it says, and a listing splices them in without parsing
+// them again.
 import type { LoggedRequest } from './server.js';
 
-/** How much the request log keeps; the oldest requests are dropped, and counted, past either limit. */
+/** How much the request log keeps: past `maxBytes` the oldest bodies are dropped, then the oldest requests; past `maxRequests` the oldest requests. Each drop is counted. */
 export interface RequestLogLimits {
   /** At most this many requests (default 10,000). */
   maxRequests?: number;
@@ -21,6 +25,8 @@ export interface RequestLogStats {
   bytes: number;
   /** Requests dropped since the provider started, oldest first, to stay within the limits. */
   dropped: number;
+  /** Bodies dropped (their requests kept, with `bodyOmitted`), oldest first, to stay within `maxBytes`: a body too large for the log on its own included. */
+  bodiesDropped: number;
   /** The count limit in force. */
   maxRequests: number;
   /** The bytes limit in force. */
@@ -33,9 +39,12 @@ const OVERSIZED_TASK_CHARS = 1024;
 
 interface Kept {
   entry: LoggedRequest;
-  /** The body in the kit's shape, as JSON text; null when it was too large to keep. */
+  /** The body in the kit's shape, as JSON text; null once dropped (or when it was too large to keep). */
   bodyText: string | null;
-  bytes: number;
+  /** Its task's bytes, as UTF-8. */
+  taskBytes: number;
+  /** Its body's bytes (0 once dropped). */
+  bodyBytes: number;
 }
 
 /** The limits, each a positive integer, or an error naming the option. */
@@ -52,6 +61,9 @@ export class RequestLog {
   private kept: Kept[] = [];
   private bytes = 0;
   private dropped = 0;
+  private bodiesDropped = 0;
+  /** Every entry before this index has lost its body: bodies go oldest first. */
+  private firstBody = 0;
 
   constructor(private readonly limits: Required<RequestLogLimits>) {}
 
@@ -61,22 +73,41 @@ export class RequestLog {
    * (`bodyOmitted`), its task cut to its first 1,024 characters.
    */
   add(entry: LoggedRequest, bodyText: string): void {
-    let bytes = Buffer.byteLength(bodyText) + Buffer.byteLength(entry.task);
+    let taskBytes = Buffer.byteLength(entry.task);
+    let bodyBytes = Buffer.byteLength(bodyText);
     let text: string | null = bodyText;
-    if (bytes > this.limits.maxBytes) {
+    if (taskBytes + bodyBytes > this.limits.maxBytes) {
       text = null;
+      bodyBytes = 0;
       entry.bodyOmitted = true;
-      if (Buffer.byteLength(entry.task) > this.limits.maxBytes) entry.task = entry.task.slice(0, OVERSIZED_TASK_CHARS);
-      bytes = Buffer.byteLength(entry.task);
+      this.bodiesDropped += 1;
+      if (taskBytes > this.limits.maxBytes) {
+        entry.task = entry.task.slice(0, OVERSIZED_TASK_CHARS);
+        taskBytes = Buffer.byteLength(entry.task);
+      }
     }
-    this.kept.push({ entry, bodyText: text, bytes });
-    this.bytes += bytes;
-    while (this.kept.length > this.limits.maxRequests || (this.bytes > this.limits.maxBytes && this.kept.length > 1)) {
-      const old = this.kept.shift();
-      if (!old) break;
-      this.bytes -= old.bytes;
-      this.dropped += 1;
+    this.kept.push({ entry, bodyText: text, taskBytes, bodyBytes });
+    this.bytes += taskBytes + bodyBytes;
+    while (this.kept.length > this.limits.maxRequests) this.dropOldest();
+    // The oldest bodies first, then (tasks alone over the limit) the oldest entries.
+    while (this.bytes > this.limits.maxBytes && this.firstBody < this.kept.length) {
+      const k = this.kept[this.firstBody++];
+      if (k.bodyText === null) continue;
+      this.bytes -= k.bodyBytes;
+      k.bodyText = null;
+      k.bodyBytes = 0;
+      k.entry.bodyOmitted = true;
+      this.bodiesDropped += 1;
     }
+    while (this.bytes > this.limits.maxBytes && this.kept.length > 1) this.dropOldest();
+  }
+
+  private dropOldest(): void {
+    const old = this.kept.shift();
+    if (!old) return;
+    this.bytes -= old.taskBytes + old.bodyBytes;
+    this.dropped += 1;
+    this.firstBody = Math.max(0, this.firstBody - 1);
   }
 
   /** The entries whose task includes the marker (every one without), as the JSON array text GET /_control/requests answers. */
@@ -92,6 +123,6 @@ export class RequestLog {
   }
 
   stats(): RequestLogStats {
-    return { requests: this.kept.length, bytes: this.bytes, dropped: this.dropped, ...this.limits };
+    return { requests: this.kept.length, bytes: this.bytes, dropped: this.dropped, bodiesDropped: this.bodiesDropped, ...this.limits };
   }
 }

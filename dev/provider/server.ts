@@ -42,8 +42,9 @@ export interface ProviderOptions {
   streamChunkDelayMs?: number;
   /**
    * How much the request log keeps (default 10,000 requests and 64 MiB of
-   * bodies): past either limit the oldest requests are dropped, and counted
-   * (GET /_control/log).
+   * bodies and tasks): past the bytes the oldest bodies are dropped first,
+   * then the oldest requests; past the count the oldest requests. Each drop
+   * is counted (GET /_control/log).
    */
   log?: RequestLogLimits;
 }
@@ -67,12 +68,11 @@ export interface LoggedRequest extends RequestFacts {
   firstTextAt?: number;
   /**
    * What the request carried, in one shape for both protocols: model,
-   * system prompt, messages, tool definitions and settings. Absent only
-   * when the request alone was larger than the log's `maxBytes`
-   * (`bodyOmitted`).
+   * system prompt, messages, tool definitions and settings. Absent when
+   * the log dropped it to stay within its `maxBytes` (`bodyOmitted`).
    */
   body?: RequestBody;
-  /** The body was too large for the log on its own: the entry keeps its facts (its task cut to 1,024 characters), not its body. */
+  /** The log dropped the body to stay within its `maxBytes` (the oldest bodies go first): the entry keeps its facts and status. A request larger than the whole log keeps its task's first 1,024 characters only. */
   bodyOmitted?: true;
 }
 

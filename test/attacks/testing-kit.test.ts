@@ -2,7 +2,8 @@
 // bodies. What a hostile (or merely careless) client sends the kit — a 10 MB
 // body, 10,000 requests, a body that is not JSON, a body nested 1,000 deep —
 // gets a clear 4xx naming what is wrong, the log stays within its limits
-// (the oldest dropped, and counted), and the kit keeps answering.
+// (the oldest bodies, then the oldest requests, dropped and counted), and the
+// kit keeps answering.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_BODY_BYTES, MAX_BODY_DEPTH, startScriptedModel, type RunningScriptedModel } from '../../dev/testing.js';
 
@@ -77,7 +78,7 @@ describe('the testing kit under hostile requests', () => {
       }),
     );
     const stats = await kit.requestLog();
-    expect(stats).toMatchObject({ requests: 500, maxRequests: 500, maxBytes: 256 * 1024 });
+    expect(stats).toMatchObject({ requests: 500, maxRequests: 500, maxBytes: 256 * 1024, bodiesDropped: 0 });
     expect(stats.bytes).toBeLessThanOrEqual(256 * 1024);
     expect(stats.dropped).toBe(before.dropped + before.requests + total - 500);
     const kept = await kit.requests('flood ');
@@ -88,17 +89,36 @@ describe('the testing kit under hostile requests', () => {
     await stillUp();
   }, 300_000);
 
-  it('bodies that fill the bytes before the count: the oldest go; one larger than the whole log is kept without its body', async () => {
+  it('bodies that fill the bytes before the count: the oldest bodies go first (their requests stay, with their status), then, for tasks alone over the limit, the oldest requests', async () => {
     const small = await startScriptedModel({ log: { maxRequests: 1000, maxBytes: 64 * 1024 } });
     try {
-      for (let i = 0; i < 20; i++) expect((await chat(request(`big ${i} [big-${i}] ${'w '.repeat(5000)}`), small.baseUrl)).status).toBe(200);
-      const stats = await small.requestLog();
+      // 20 requests of ~10 KB each (a long system prompt), small tasks.
+      const system = 'Be precise. '.repeat(850);
+      for (let i = 0; i < 20; i++) {
+        const res = await chat(JSON.stringify({ model: 'plan', messages: [{ role: 'system', content: system }, { role: 'user', content: `sys ${i} [sys-${i}]` }] }), small.baseUrl);
+        expect(res.status).toBe(200);
+      }
+      let stats = await small.requestLog();
+      expect(stats).toMatchObject({ requests: 20, dropped: 0 });
       expect(stats.bytes).toBeLessThanOrEqual(64 * 1024);
-      expect(stats.requests).toBeLessThan(20);
-      expect(stats.dropped).toBe(20 - stats.requests);
-      expect(await small.requests('[big-0]')).toEqual([]);
-      expect(await small.requests('[big-19]')).toHaveLength(1);
-      // 100 KB of task: more than the whole log holds.
+      expect(stats.bodiesDropped).toBeGreaterThan(10);
+      const all = await small.requests('sys ');
+      expect(all.map((r) => r.status)).toEqual(Array(20).fill(200));
+      // Oldest first: the first ones lost their bodies, the newest kept theirs.
+      expect(all.filter((r) => r.bodyOmitted).length).toBe(stats.bodiesDropped);
+      expect(all.slice(0, stats.bodiesDropped).every((r) => r.bodyOmitted && r.body === undefined)).toBe(true);
+      expect(all.at(-1)?.body?.system).toBe(system);
+
+      // Tasks of ~10 KB each: past the bodies, whole requests go, counted.
+      for (let i = 0; i < 10; i++) expect((await chat(request(`big ${i} [big-${i}] ${'w '.repeat(5000)}`), small.baseUrl)).status).toBe(200);
+      stats = await small.requestLog();
+      expect(stats.bytes).toBeLessThanOrEqual(64 * 1024);
+      expect(stats.dropped).toBe(30 - stats.requests);
+      expect(stats.dropped).toBeGreaterThan(20);
+      expect(await small.requests('[sys-0]')).toEqual([]);
+      expect(await small.requests('[big-9]')).toHaveLength(1);
+
+      // 100 KB of task: more than the whole log holds; kept without its body, its task cut.
       expect((await chat(request(`[huge-task] ${'y'.repeat(100 * 1024)}`), small.baseUrl)).status).toBe(200);
       const [huge] = await small.requests('[huge-task]');
       expect(huge).toMatchObject({ bodyOmitted: true, status: 200 });
