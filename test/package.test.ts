@@ -31,7 +31,7 @@ const MUST_EXPORT: Record<string, string[]> = {
   worker: ['AgentPlugin'],
   tools: ['defineTool', 'ToolError'],
   client: ['AgentClient', 'agentDataConverter', 'connectClient'],
-  testing: ['startScriptedModel'],
+  testing: ['startScriptedModel', 'runTestWorker'],
 };
 
 const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall'];

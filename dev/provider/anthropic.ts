@@ -8,7 +8,7 @@
 import type { WireMessage } from '../../node/tokens.js';
 import { isPositiveInteger } from './chat.js';
 import { jsonPieces, sseFrame, streamPieces, type Answer, type FinishReason } from './replies.js';
-import { scriptInputOf, type ScriptedRequest } from './requests.js';
+import { requestBodyOf, scriptInputOf, type ScriptedRequest } from './requests.js';
 import type { ScriptInput } from './scenarios.js';
 
 interface AnthropicBody {
@@ -64,7 +64,7 @@ export function parseAnthropicRequest(raw: unknown): ScriptedRequest | string {
  */
 export function anthropicScriptInput(raw: unknown): ScriptInput | null {
   const req = parseAnthropicRequest(raw);
-  return typeof req === 'string' ? null : scriptInputOf(req.messages, req.tools);
+  return typeof req === 'string' ? null : scriptInputOf(requestBodyOf(req, raw));
 }
 
 /** A user message's blocks in order: each tool_result its own tool message, each text a user message. */

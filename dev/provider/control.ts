@@ -2,6 +2,7 @@
 // tests and the experiments: queue a fault, read the request log, count open connections.
 import type { FaultRule } from './faults.js';
 import type { LoggedRequest, ProviderConnections } from './server.js';
+import type { RequestLogStats } from './request-log.js';
 
 const controlUrl = (providerUrl: string, route: string) => providerUrl.replace(/\/v1$/, `/_control/${route}`);
 
@@ -20,9 +21,19 @@ export async function clearFaults(providerUrl: string, taskIncludes: string): Pr
   if (!res.ok) throw new Error(`faults not cleared: ${await res.text()}`);
 }
 
-export async function providerRequests(providerUrl: string, taskIncludes: string): Promise<LoggedRequest[]> {
-  const res = await fetch(controlUrl(providerUrl, `requests?taskIncludes=${encodeURIComponent(taskIncludes)}`));
+/** The logged requests whose task includes the marker; every logged request without one. */
+export async function providerRequests(providerUrl: string, taskIncludes?: string): Promise<LoggedRequest[]> {
+  const query = taskIncludes ? `?taskIncludes=${encodeURIComponent(taskIncludes)}` : '';
+  const res = await fetch(controlUrl(providerUrl, `requests${query}`));
+  if (!res.ok) throw new Error(`request log not read: ${res.status} ${await res.text()}`);
   return (await res.json()) as LoggedRequest[];
+}
+
+/** How many requests the log holds, their bytes, and how many it dropped to stay within its limits. */
+export async function providerLog(providerUrl: string): Promise<RequestLogStats> {
+  const res = await fetch(controlUrl(providerUrl, 'log'));
+  if (!res.ok) throw new Error(`request log not read: ${res.status} ${await res.text()}`);
+  return (await res.json()) as RequestLogStats;
 }
 
 /** Requests, streams and sockets the provider has open now: a Stop that closed a stream shows here. */

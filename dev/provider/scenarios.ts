@@ -1,8 +1,10 @@
 // The scripts of the scripted provider. Each is a pure function of what the
 // request carries: the turn index (number of assistant messages so far), the
-// text every tool returned so far, and the tool names offered. No state lives
+// text every tool returned so far, and the tool names offered (and, for a
+// scenario that wants them, the whole messages, tools and settings). No state lives
 // in the server, so a run can be killed and resumed against it.
 import type { ScriptedModel } from '../../common/scripted-models.js';
+import type { RequestSettings, SeenMessage, SeenTool } from './requests.js';
 
 /** What a scenario sees of a request. */
 export interface ScriptInput {
@@ -14,6 +16,14 @@ export interface ScriptInput {
   toolNames: string[];
   /** The first user message. */
   task: string;
+  /** The system prompt the request carried (null when none): a steer or the worker's default reaches it here. */
+  system: string | null;
+  /** The whole conversation in chat-completions shape, the system prompt first (both protocols: see {@link SeenMessage}). */
+  messages: SeenMessage[];
+  /** The tool definitions offered: name, description, JSON Schema. */
+  tools: SeenTool[];
+  /** The model settings the request carried (temperature, max tokens, tool choice, response format, …). */
+  settings: RequestSettings;
 }
 
 /** One tool call a scenario makes. */

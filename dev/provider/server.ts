@@ -12,7 +12,8 @@ import { SUMMARY_INSTRUCTION } from '../../common/context-window.js';
 import { protocolError } from './protocol.js';
 import { SCENARIOS, type ScriptedReply, type ScriptInput } from './scenarios.js';
 import { answerOf } from './replies.js';
-import { scriptInputOf, type Protocol } from './requests.js';
+import { requestBodyOf, scriptInputOf, type Protocol, type RequestBody } from './requests.js';
+import { logLimitsOf, RequestLog, type RequestLogLimits, type RequestLogStats } from './request-log.js';
 import { BROKEN_CHAT_FRAME, chatBody, chatError, chatStreamFrames, parseChatRequest } from './chat.js';
 import { anthropicBody, anthropicError, anthropicStreamFrames, BROKEN_ANTHROPIC_FRAME, parseAnthropicRequest } from './anthropic.js';
 
@@ -39,9 +40,16 @@ export interface ProviderOptions {
    * not so long that it slows a test down.
    */
   streamChunkDelayMs?: number;
+  /**
+   * How much the request log keeps (default 10,000 requests and 64 MiB of
+   * bodies and tasks): past the bytes the oldest bodies are dropped first,
+   * then the oldest requests; past the count the oldest requests. Each drop
+   * is counted (GET /_control/log).
+   */
+  log?: RequestLogLimits;
 }
 
-/** One scripted model: the reply to a request, from its turn, the tool results so far, the tools offered and the task. */
+/** One scripted model: the reply to a request, from its turn, the tool results so far, the tools offered and the task (and the whole messages, tools and settings). */
 export type Scenario = (input: ScriptInput) => ScriptedReply;
 
 /** A request the provider answered (or is answering), as `requests()` lists it. */
@@ -62,6 +70,14 @@ export interface LoggedRequest extends RequestFacts {
   system?: string;
   /** The names of the tools the request offered, in its order. */
   toolNames: string[];
+  /**
+   * What the request carried, in one shape for both protocols: model,
+   * system prompt, messages, tool definitions and settings. Absent when
+   * the log dropped it to stay within its `maxBytes` (`bodyOmitted`).
+   */
+  body?: RequestBody;
+  /** The log dropped the body to stay within its `maxBytes` (the oldest bodies go first): the entry keeps its facts and status. A request larger than the whole log keeps its task's first 1,024 characters only. */
+  bodyOmitted?: true;
 }
 
 /** What GET /_control/connections answers. */
@@ -81,15 +97,19 @@ export interface RunningProvider {
   close(): Promise<void>;
 }
 
-const MAX_BODY_BYTES = 8 * 1024 * 1024;
-const LOG_LIMIT = 10_000;
+/** The largest request body the provider reads (8 MiB); a larger one gets a 413 naming the limit. */
+export const MAX_BODY_BYTES = 8 * 1024 * 1024;
+/** How deep a request body's arrays and objects may nest; a deeper one gets a 400 naming the limit (a model's real request nests a few levels; the harness caps tool arguments at 64). */
+export const MAX_BODY_DEPTH = 256;
+/** What is read and thrown away of a body past MAX_BODY_BYTES, so the client reads the 413 instead of a reset; past it the connection is closed. */
+const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
 const ROUTES: Readonly<Record<string, Protocol>> = { '/v1/chat/completions': 'chat', '/v1/messages': 'anthropic' };
 /** Good events a stream fault lets through before it strikes, unless the rule says. */
 const DEFAULT_AFTER_PARTS = 2;
 
 export async function startProvider(opts: ProviderOptions = {}): Promise<RunningProvider> {
   const faults = new FaultQueue();
-  const log: LoggedRequest[] = [];
+  const log = new RequestLog(logLimitsOf(opts.log));
   const latencyMs = opts.latencyMs ?? 0;
   const chunkDelayMs = opts.streamChunkDelayMs ?? 5;
   const builtIn: Readonly<Record<string, Scenario>> = SCENARIOS;
@@ -133,23 +153,29 @@ export async function startProvider(opts: ProviderOptions = {}): Promise<Running
     if (protocol === 'anthropic' && typeof req.headers['anthropic-version'] !== 'string') {
       return sendJson(res, 400, error(400, 'anthropic-version: header is required', 'invalid_request_error'));
     }
+    const text = await readBody(req);
+    if (text === null) {
+      return sendJson(res, 413, error(413, `request body is larger than the scripted provider's limit of ${MAX_BODY_BYTES} bytes (8 MiB)`, 'invalid_request_error'), { connection: 'close' });
+    }
+    const depth = nestingOver(text, MAX_BODY_DEPTH);
+    if (depth) return sendJson(res, 400, error(400, `request body nests arrays and objects more than ${MAX_BODY_DEPTH} levels deep; the limit is ${MAX_BODY_DEPTH}`, 'invalid_request_error'));
     let json: unknown;
     try {
-      json = JSON.parse(await readBody(req));
+      json = JSON.parse(text);
     } catch (err) {
-      return sendJson(res, 400, error(400, `request body is not JSON: ${String(err)}`, 'invalid_request_error'));
+      return sendJson(res, 400, error(400, `request body is not JSON: ${err instanceof Error ? err.message : String(err)}`, 'invalid_request_error'));
     }
     const request = protocol === 'chat' ? parseChatRequest(json) : parseAnthropicRequest(json);
     if (typeof request === 'string') return sendJson(res, 400, error(400, request, 'invalid_request_error'));
     const { model, messages, tools, maxTokens, stream } = request;
-    const input = scriptInputOf(messages, tools);
+    const body = requestBodyOf(request, json);
+    const input = scriptInputOf(body);
 
     const facts: RequestFacts = { model, turn: input.turn, task: input.task, protocol, stream };
     // Logged on arrival, so a test can see a request that a delay is holding.
     const system = messages[0]?.role === 'system' ? messages[0].content : undefined;
     const entry: LoggedRequest = { ...facts, status: 0, at: Date.now(), pending: true, toolNames: input.toolNames, ...(typeof system === 'string' ? { system } : {}) };
-    log.push(entry);
-    if (log.length > LOG_LIMIT) log.shift();
+    log.add(entry, JSON.stringify(body));
     const settle = (status: number) => {
       entry.status = status;
       delete entry.pending;
@@ -212,7 +238,13 @@ export async function startProvider(opts: ProviderOptions = {}): Promise<Running
   function control(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> | void {
     if (url.pathname === '/_control/faults' && req.method === 'POST') {
       return readBody(req).then((text) => {
-        const rule: unknown = JSON.parse(text);
+        if (text === null) return sendJson(res, 413, { error: `fault rule is larger than ${MAX_BODY_BYTES} bytes` }, { connection: 'close' });
+        let rule: unknown;
+        try {
+          rule = JSON.parse(text);
+        } catch (err) {
+          return sendJson(res, 400, { error: `fault rule is not JSON: ${err instanceof Error ? err.message : String(err)}` });
+        }
         if (!isFaultRule(rule)) return sendJson(res, 400, { error: 'expected {match, fault, times?}' });
         faults.add(rule);
         sendJson(res, 200, { ok: true });
@@ -223,8 +255,14 @@ export async function startProvider(opts: ProviderOptions = {}): Promise<Running
       return sendJson(res, 200, { ok: true });
     }
     if (url.pathname === '/_control/requests' && req.method === 'GET') {
-      const marker = url.searchParams.get('taskIncludes');
-      return sendJson(res, 200, marker ? log.filter((r) => r.task.includes(marker)) : log);
+      const text = log.json(url.searchParams.get('taskIncludes'));
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      res.end(text);
+      return;
+    }
+    if (url.pathname === '/_control/log' && req.method === 'GET') {
+      const stats: RequestLogStats = log.stats();
+      return sendJson(res, 200, stats);
     }
     if (url.pathname === '/_control/connections' && req.method === 'GET') {
       const counts: ProviderConnections = { requests: open.requests, streams: open.streams, sockets: open.sockets.size };
@@ -325,20 +363,49 @@ function sendJson(res: ServerResponse, status: number, payload: unknown, headers
   res.end(text);
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+/**
+ * The body as text, or null when it is larger than MAX_BODY_BYTES: what is
+ * past the limit is read and thrown away (up to MAX_DRAIN_BYTES more), so the
+ * client, still sending, gets to read the 413 rather than a reset.
+ */
+function readBody(req: IncomingMessage): Promise<string | null> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new Error('request body too large'));
+      if (size <= MAX_BODY_BYTES) chunks.push(c);
+      else if (chunks.length) chunks.length = 0;
+      if (size > MAX_BODY_BYTES + MAX_DRAIN_BYTES) {
+        resolve(null);
         req.destroy();
-      } else chunks.push(c);
+      }
     });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(size > MAX_BODY_BYTES ? null : Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
+}
+
+/**
+ * True when the JSON text nests arrays and objects deeper than `limit`
+ * (brackets inside strings do not count): checked before parsing, so a
+ * hostile body never reaches the recursive steps after it.
+ */
+export function nestingOver(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i += 1; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      depth += 1;
+      if (depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) depth -= 1;
+  }
+  return false;
 }
 
 /** A deterministic summary: which calls the folded turns made, and how much their tools returned. */

@@ -273,7 +273,21 @@ describe("an Anthropic request as the scenario's inputs", () => {
           { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c2', content: [{ type: 'text', text: 'hello' }], is_error: true }] },
         ],
       }),
-    ).toEqual({ turn: 2, toolText: 'a.txt\nhello', toolNames: ['list_files', 'read_file'], task: 'the task' });
+    ).toMatchObject({
+      turn: 2,
+      toolText: 'a.txt\nhello',
+      toolNames: ['list_files', 'read_file'],
+      task: 'the task',
+      // The whole request, in chat-completions shape: what a scenario of a team's own may read.
+      system: 'S',
+      tools: [{ name: 'list_files', parameters: { type: 'object' } }, { name: 'read_file', parameters: { type: 'object' } }],
+      settings: { maxTokens: 10, other: {} },
+    });
+    expect(anthropicScriptInput({ model: 'plan', max_tokens: 10, system: 'S', messages: [{ role: 'user', content: 'the task' }, { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'list_files', input: {} }] }] })?.messages).toEqual([
+      { role: 'system', content: 'S' },
+      { role: 'user', content: 'the task' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'list_files', arguments: '{}' } }] },
+    ]);
     expect(anthropicScriptInput({ messages: [] })).toBeNull();
   });
 
