@@ -41,16 +41,22 @@ const NOTHING: EndParking = () => undefined;
 /**
  * Each attempt is short (the activity gives a receiver 10 s to answer), so a
  * worker that died mid-delivery is noticed quickly and the delivery retried
- * elsewhere. Attempts are unlimited (maximumAttempts 0): the contract says
+ * elsewhere. Attempts are unlimited (no maximumAttempts): the contract says
  * retried until the receiver takes it; the backoff keeps a dead receiver
  * from being hammered (1 s, doubling, at most a minute apart). TRY_CANCEL:
  * ending the parking does not wait for a receiver that hangs.
  */
 const DELIVERY = {
   startToCloseTimeout: '15s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '60s', maximumAttempts: 0 },
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '60s' },
   cancellationType: wf.ActivityCancellationType.TRY_CANCEL,
 } as const;
+
+/** A notification that ended without a 2xx: cancelled with its parking (expected), or anything else, which the worker's log says. */
+function notDelivered(err: unknown): void {
+  if (wf.isCancellation(err)) return;
+  wf.log.warn('notification not delivered', { error: String(err) });
+}
 
 /** Whether a route takes this event for this tool (a budget parking names no tool: only routes without a tool filter take it). */
 export function routeTakes(route: NotifyPlan['routes'][number], event: NotifyEvent, toolName: string | null): boolean {
@@ -95,7 +101,7 @@ export class Notifier {
       plan.routes.forEach((r, route) => {
         if (!routeTakes(r, event, p.toolName)) return;
         // Not awaited: the run is parked already. Cancelled (the parking ended) or failed, it is over: the rejection is expected.
-        scope.run(() => this.act.notifyParked({ ...base, route, event, idempotencyKey })).catch(() => undefined);
+        scope.run(() => this.act.notifyParked({ ...base, route, event, idempotencyKey })).catch(notDelivered);
       });
     };
     send(p.event);
@@ -107,7 +113,7 @@ export class Notifier {
           this.trace.emit('approval_escalated', { callId: p.callId, toolName: p.toolName, afterMs: escalateAfterMs });
           send('approval_escalated');
         })
-        .catch(() => undefined);
+        .catch(notDelivered);
     }
     return () => scope.cancel();
   }
