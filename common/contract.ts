@@ -203,6 +203,7 @@ export type NotifySetting = z.infer<typeof notifySchema>;
  * only for an event and tool some route takes.
  */
 export interface NotifyPlan {
+  /** Each route's filters, in the worker's order (the activity sends to the route of that index): null takes every event / tool. */
   routes: { events: NotifyEvent[] | null; tools: string[] | null }[];
 }
 
