@@ -28,7 +28,7 @@ export interface NotifyDeps {
   payloadsEncrypted: boolean;
 }
 
-/** The contract's JSON body (CONTRACT.md, "Ops center"), `args` only when payloads are not encrypted. */
+/** The contract's JSON body (docs/operations.md, "Notifications"), `args` only when payloads are not encrypted. */
 export function notificationBody(input: NotifyInput, inboxUrl: string | null, payloadsEncrypted: boolean): Record<string, unknown> {
   const { event, workflowId, callId, toolName, argsHash, expiresAt, parkedAt } = input;
   const args = !payloadsEncrypted && input.args !== undefined ? { args: input.args } : {};
