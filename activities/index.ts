@@ -2,7 +2,8 @@
 // only the *type* of this object (see workflows/agent-run.ts).
 import { BUILT_IN_DEFAULTS } from '../common/defaults.js';
 import type { AgentActivities } from '../common/activity-contract.js';
-import type { Pricing, RunDefaults } from '../common/contract.js';
+import type { NotifyPlan, NotifySetting, Pricing, RunDefaults } from '../common/contract.js';
+import { createNotifyParked } from './notify.js';
 import { createCallModel, type ModelDeps } from './model.js';
 import { modelPrices } from './model-prices.js';
 import { loadRun } from './load-run.js';
@@ -29,6 +30,8 @@ export type ActivityDeps = ModelDeps &
     payloadsEncrypted?: boolean;
     /** What the runs' refusals call defaults.approvers (recorded with the policy; default: its environment variable). */
     approversSetting?: string;
+    /** Where runs parked on a person are announced (AgentPlugin `notify`, AGENT_NOTIFY_URL); null or absent: nowhere, and runs schedule no notification. */
+    notify?: NotifySetting | null;
   };
 
 /** Checked against the contract the workflow calls (common/activity-contract.ts). */
@@ -44,13 +47,20 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
     throw new Error(`${deps.requireArgsHashSetting ?? 'AGENT_REQUIRE_ARGS_HASH'} names ${unknown.map((n) => JSON.stringify(n)).join(', ')}, which this worker does not offer (it offers ${catalogue.map((s) => s.name).join(', ')})`);
   }
   return {
-    resolveConfig: createResolveConfig({ ...BUILT_IN_DEFAULTS, tools: defaultTools, ...deps.defaults }, catalogue, heartbeatTimeoutFor(deps.heartbeatEveryMs), modelPrices(deps.prices), deps.model, deps.pricesSetting, deps.payloadsEncrypted === true, deps.approversSetting),
+    resolveConfig: createResolveConfig({ ...BUILT_IN_DEFAULTS, tools: defaultTools, ...deps.defaults }, catalogue, heartbeatTimeoutFor(deps.heartbeatEveryMs), modelPrices(deps.prices), deps.model, deps.pricesSetting, deps.payloadsEncrypted === true, deps.approversSetting, notifyPlan(deps.notify ?? null)),
     // The one model activity, whatever the run's budget mode: a hard budget's input carries its allowance.
     callModel: createCallModel({ ...deps, calls }),
     runTool: createRunTool({ ...deps, toolset, calls }),
     loadRun,
     loadForkSource,
+    notifyParked: createNotifyParked({ notify: deps.notify ?? null, payloadsEncrypted: deps.payloadsEncrypted === true }),
   };
+}
+
+/** What a run records of the routes (their filters, not their URLs): absent when there are none, so the run schedules nothing. */
+function notifyPlan(notify: NotifySetting | null): NotifyPlan | undefined {
+  if (!notify?.routes.length) return undefined;
+  return { routes: notify.routes.map((r) => ({ events: r.events ? [...r.events] : null, tools: r.tools ? [...r.tools] : null })) };
 }
 
 export type Activities = AgentActivities;

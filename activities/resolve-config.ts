@@ -5,7 +5,7 @@
 // started with, never a re-derived one.
 import type { ToolSpec } from '../common/tool-spec.js';
 import { InputError, parseInput, type PriceOf } from '../common/input.js';
-import type { Pricing, RunDefaults } from '../common/contract.js';
+import type { NotifyPlan, Pricing, RunDefaults } from '../common/contract.js';
 import type { ResolvedConfig } from '../common/activity-contract.js';
 import { DEFAULT_DEFINITION_CHANGE } from '../common/definition.js';
 
@@ -26,6 +26,8 @@ export function createResolveConfig(
   pricesSetting?: string,
   payloadsEncrypted = false,
   approversSetting?: string,
+  /** The worker's notification routes' filters (AgentPlugin `notify`): recorded, so the run knows at once whether and for what it notifies. */
+  notify?: NotifyPlan,
 ) {
   const priceOf: PriceOf = (model) => {
     const name = sentModel ?? model;
@@ -37,7 +39,7 @@ export function createResolveConfig(
       // So is whether this worker encrypts payloads: what is not encrypted then carries no tool or model text (workflows/visibility.ts).
       const parsed = parseInput(input, defaults, catalogue, priceOf);
       const source = parsed.approvers && approversSetting ? { approversSource: approversSetting } : {};
-      const cfg = { ...parsed, heartbeatTimeoutMs, definitionChange: defaults.definitionChange ?? DEFAULT_DEFINITION_CHANGE, ...source };
+      const cfg = { ...parsed, heartbeatTimeoutMs, definitionChange: defaults.definitionChange ?? DEFAULT_DEFINITION_CHANGE, ...source, ...(notify ? { notify } : {}) };
       return { ok: true, cfg: payloadsEncrypted ? { ...cfg, payloadsEncrypted: true } : cfg };
     } catch (err) {
       // Bad input is an answer, not an activity failure: the workflow fails the run with it at once.

@@ -60,7 +60,8 @@ export type { LLM_PROVIDERS, LlmProviderName, SEARCH_ATTRIBUTE_MODES, TOOLSET_CH
 export type { VERSIONING_BEHAVIORS } from '../node/config.js';
 // RunExport's format and version are read off these (types only).
 export type { EXPORT_FORMAT, EXPORT_VERSION } from '../common/fork.js';
-export type { DEDUPE_POLICIES, DEFINITION_CHANGE_POLICIES, pricingSchema, promptCountSchema, TOOL_ERROR_POLICIES } from '../common/settings.js';
+export type { DEDUPE_POLICIES, DEFINITION_CHANGE_POLICIES, NOTIFY_EVENTS, pricingSchema, promptCountSchema, TOOL_ERROR_POLICIES } from '../common/settings.js';
+export type { NotifyEvent, NotifyPlan } from '../common/contract.js';
 export type { DEFINITION_FIELDS, DefinitionField } from '../common/definition.js';
 export type { ApprovalRule, JsonSchema, SubAgentSpec, ToolActivityOptions, ToolSpec } from '../common/tool-spec.js';
 export { DEFAULT_TASK_QUEUE } from '../common/contract.js';

@@ -1,7 +1,7 @@
 // The activities' contract: every activity's name, input and output, as the
 // workflow calls them and the worker implements them (activities/index.ts is
 // checked against it). The workflow imports this, never the implementations.
-import type { AgentInput, ChatMessage, ModelReply, RunConfig, RunResult, ToolOutcome, Usage } from './contract.js';
+import type { AgentInput, ChatMessage, ModelReply, NotifyEvent, RunConfig, RunResult, ToolOutcome, Usage } from './contract.js';
 import type { OpenAiToolDefinition } from './tool-spec.js';
 import type { ReplyBudget, ReplyHold, ReplyShortfall } from './budget-math.js';
 
@@ -20,7 +20,36 @@ export interface AgentActivities {
   loadRun(args: { workflowId: string }): Promise<LoadedRun>;
   /** Reads a fork's source, whatever its state, cut after turn `atTurn` (common/fork.ts). */
   loadForkSource(args: { run: string; runId?: string; atTurn: number }): Promise<LoadedFork>;
+  /**
+   * Posts one event of one parking to one of the worker's notification
+   * routes (activities/notify.ts); throws on anything but a 2xx, so Temporal
+   * retries it until the receiver takes it.
+   */
+  notifyParked(input: NotifyInput): Promise<NotifyOutcome>;
 }
+
+/** One notification: the contract's fields, and which of the worker's routes it goes to. */
+export interface NotifyInput {
+  /** The index of the route in the worker's `notify.routes` (the run recorded their filters at its start: RunConfig.notify). */
+  route: number;
+  event: NotifyEvent;
+  workflowId: string;
+  /** The parked call; null for a budget parking (no call). */
+  callId: string | null;
+  toolName: string | null;
+  argsHash: string | null;
+  /** When the wait ends by itself (approvalTimeoutMs / budgetTimeoutMs from the parking), ISO-8601 UTC; null: it waits forever. */
+  expiresAt: string | null;
+  /** The call's arguments; absent when the run's payloads are encrypted (nothing of an argument leaves in clear). */
+  args?: unknown;
+  /** Sent as the Idempotency-Key header: the same for every delivery of this event of this parking (made in workflow code). */
+  idempotencyKey: string;
+  /** When the run parked, ISO-8601 UTC (workflow time). */
+  parkedAt: string;
+}
+
+/** What a notification's delivery came to: the receiver's 2xx, or no route of that index on this worker. */
+export type NotifyOutcome = { delivered: true; status: number } | { delivered: false; reason: string };
 
 /** What an activity input names its run by. */
 export interface NamesTheRun {

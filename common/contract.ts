@@ -6,7 +6,7 @@ import type { ApproverPolicy } from './signed-decision.js';
 import type { ToolSpec } from './tool-spec.js';
 // Types only: the settings' schemas stay out of whatever imports the contract.
 import type { z } from 'zod';
-import type { DEDUPE_POLICIES, DEFINITION_CHANGE_POLICIES, pricingSchema, promptCountSchema, TOOL_ERROR_POLICIES } from './settings.js';
+import type { DEDUPE_POLICIES, DEFINITION_CHANGE_POLICIES, NOTIFY_EVENTS, notifySchema, pricingSchema, promptCountSchema, TOOL_ERROR_POLICIES } from './settings.js';
 
 /** One tool call as the OpenAI chat-completions wire format carries it. */
 export interface ToolCall {
@@ -190,6 +190,23 @@ export type Pricing = z.infer<typeof pricingSchema>;
 /** A hard budget's margin on its own prompt count: held tokens = ceil(counted × factor) + overheadTokens. */
 export type PromptCountMargin = z.infer<typeof promptCountSchema>;
 
+/** What a run notifies about (docs/operations.md, "Notifications"). */
+export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
+
+/** AgentPlugin's `notify` option: the webhooks runs parked on a person are announced to (AGENT_NOTIFY_URL, AGENT_NOTIFY_SLACK_URL, AGENT_OPS_URL). */
+export type NotifySetting = z.infer<typeof notifySchema>;
+
+/**
+ * What a run records of the worker's notification routes when it starts:
+ * each route's filters, never its URL (a Slack webhook URL is a secret, and
+ * the worker that sends reads its own). The workflow schedules a notification
+ * only for an event and tool some route takes.
+ */
+export interface NotifyPlan {
+  /** Each route's filters, in the worker's order (the activity sends to the route of that index): null takes every event / tool. */
+  routes: { events: NotifyEvent[] | null; tools: string[] | null }[];
+}
+
 /** The workflow input exactly as `temporal workflow start --input` sends it. */
 export interface AgentInput {
   /** What the agent is asked to do: the first user message. Required (a fork may leave it out: it comes from the source). */
@@ -221,6 +238,8 @@ export interface AgentInput {
     minReplyTokens?: number;
     /** Hard mode: the most max_tokens sent, whatever the budget allows. */
     maxReplyTokens?: number;
+    /** A call still parked on an approval this long after it parked notifies `approval_escalated` (below approvalTimeoutMs when both are set). */
+    approvalEscalateAfterMs?: number | null;
   };
   /** How a tool's failure reaches the model; default `describe`. */
   toolErrors?: ToolErrorPolicy;
@@ -305,6 +324,10 @@ export interface RunConfig {
   pricing: Pricing;
   /** How long an approval may wait, in ms; null: forever. */
   approvalTimeoutMs: number | null;
+  /** limits.approvalEscalateAfterMs; absent: no escalation. */
+  approvalEscalateAfterMs?: number;
+  /** The worker's notification routes when the run started (their filters only); absent: the run notifies nobody and schedules nothing. */
+  notify?: NotifyPlan;
   /** Per-attempt timeout of a model call, in ms. */
   modelTimeoutMs: number;
   /** Absent unless the input or the worker (AGENT_MODEL_OUTAGE_MS) set it: DEFAULT_MODEL_OUTAGE_MS (common/provider-errors.ts). */

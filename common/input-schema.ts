@@ -41,6 +41,8 @@ const limits = strictObject(
     budgetMode: oneOf(['soft', 'hard']).optional(),
     minReplyTokens: intBetween(1, 1_000_000).optional(),
     maxReplyTokens: intBetween(1, 1_000_000).optional(),
+    // Validated like approvalTimeoutMs; that it comes before the timeout is ./input's check (it needs both).
+    approvalEscalateAfterMs: positive.nullish(),
   },
   'must be an object like {"maxTurns": 20, "maxBudgetUsd": 0.05}',
 );

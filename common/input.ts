@@ -60,6 +60,8 @@ export function parseInput(raw: unknown, d: RunDefaults, catalogue: readonly Too
     workspace: input.workspace ?? d.workspace,
     pricing: hardBudget ? hardPricing(given, prices, model, priceOf) : prices,
     approvalTimeoutMs: input.approvalTimeoutMs === undefined ? d.approvalTimeoutMs : input.approvalTimeoutMs,
+    // Written only when set: a configuration without it is what it was before the field existed.
+    ...escalation(limits.approvalEscalateAfterMs, input.approvalTimeoutMs === undefined ? d.approvalTimeoutMs : input.approvalTimeoutMs),
     modelTimeoutMs: input.modelTimeoutMs ?? d.modelTimeoutMs,
     // Written only when set: a configuration without it waits the built-in default (common/provider-errors.ts).
     ...((input.modelOutageMs ?? d.modelOutageMs) !== undefined ? { modelOutageMs: input.modelOutageMs ?? d.modelOutageMs } : {}),
@@ -84,6 +86,19 @@ export function parseInput(raw: unknown, d: RunDefaults, catalogue: readonly Too
     // Only hard budgets carry the field: a soft run's configuration is what it always was.
     ...(hardBudget ? { hardBudget } : {}),
   };
+}
+
+/**
+ * limits.approvalEscalateAfterMs, when set: it must come before the approval
+ * timeout, since a run past approvalTimeoutMs has ended its wait and an
+ * escalation then would never be sent (refused rather than ignored).
+ */
+function escalation(afterMs: number | null | undefined, timeoutMs: number | null): { approvalEscalateAfterMs?: number } {
+  if (afterMs === undefined || afterMs === null) return {};
+  if (timeoutMs !== null && afterMs >= timeoutMs) {
+    throw new InputError('limits.approvalEscalateAfterMs', `must be below approvalTimeoutMs (${timeoutMs}), got ${afterMs}: past the timeout the approval has ended`);
+  }
+  return { approvalEscalateAfterMs: afterMs };
 }
 
 const HARD_ONLY = ['minReplyTokens', 'maxReplyTokens'] as const;

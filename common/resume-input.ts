@@ -19,6 +19,7 @@ export function inputOfConfig(cfg: RunConfig): AgentInput {
       maxBudgetUsd: cfg.maxBudgetUsd,
       // A hard budget stays hard when its run is resumed (soft configurations carry no such field).
       ...(cfg.hardBudget ? { budgetMode: 'hard' as const, minReplyTokens: cfg.hardBudget.minReplyTokens, maxReplyTokens: cfg.hardBudget.maxReplyTokens } : {}),
+      ...(cfg.approvalEscalateAfterMs !== undefined ? { approvalEscalateAfterMs: cfg.approvalEscalateAfterMs } : {}),
     },
     toolErrors: cfg.toolErrors,
     dedupe: cfg.dedupe,

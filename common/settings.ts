@@ -69,3 +69,43 @@ export const pricingSchema = strictObject(
 
 /** Model name → its prices: what a hard budget may run on (`modelPrices`, AGENT_MODEL_PRICES). */
 export const modelPricesSchema = z.record(z.string(), pricingSchema, got('must map model names to prices, like {"gpt-4o-mini": {"inputPerMTokUsd": 0.15, "outputPerMTokUsd": 0.6}}'));
+
+// --- notifications (AgentPlugin `notify`; AGENT_NOTIFY_URL, AGENT_NOTIFY_SLACK_URL, AGENT_OPS_URL)
+
+/** What a run notifies about: it parked on a person, or an approval passed limits.approvalEscalateAfterMs. */
+export const NOTIFY_EVENTS = ['approval_required', 'budget_required', 'reconciliation_required', 'approval_escalated'] as const;
+/** How a route's body is shaped: the contract's JSON, or Slack's incoming-webhook `{text, blocks}`. */
+export const NOTIFY_FORMATS = ['json', 'slack'] as const;
+
+/** An http: or https: URL (URL is a global in the workflow sandbox too: this file stays workflow-safe). */
+const httpUrl = z.string(got('must be an http: or https: URL')).refine((s) => {
+  try {
+    const { protocol } = new URL(s);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
+}, got('must be an http: or https: URL'));
+
+/** One webhook: where, in which shape, and for which events and tools (absent: all). */
+export const notifyRouteSchema = strictObject(
+  {
+    url: httpUrl,
+    format: oneOf(NOTIFY_FORMATS).optional(),
+    events: z.array(oneOf(NOTIFY_EVENTS), got('must be a list of events')).optional(),
+    tools: z.array(z.string(got('must be a string')), got('must be a list of tool names')).optional(),
+  },
+  'must be an object like {"url": "https://hooks.example/agent", "format": "json"}',
+  'is not a route setting',
+);
+
+/** Where runs parked on a person are announced (AgentPlugin `notify`). */
+export const notifySchema = strictObject(
+  {
+    routes: z.array(notifyRouteSchema, got('must be a list of routes like {"url": "https://..."}')),
+    /** The inbox a notification links to (AGENT_OPS_URL). */
+    inboxUrl: httpUrl.optional(),
+  },
+  'must be an object like {"routes": [{"url": "https://hooks.example/agent"}]}',
+  'is not a notify setting',
+);

@@ -90,6 +90,10 @@ export const envSchema = z.object({
   AGENT_LIVE_STREAM: z.enum(LIVE_STREAMS, got(`must be one of ${LIVE_STREAMS.join(', ')}`)).optional(),
   // The codec server's (npm run codec-server); checked here so it refuses at start, naming the variable.
   CODEC_PORT: port,
+  // Notification webhooks (docs/operations.md, "Notifications"): a file: or other scheme would send the run's details where no receiver answers, so the worker refuses at start.
+  AGENT_NOTIFY_URL: z.string().refine(isHttpUrl, got('must be an http: or https: URL')).optional(),
+  AGENT_NOTIFY_SLACK_URL: z.string().refine(isHttpUrl, got('must be an http: or https: URL')).optional(),
+  AGENT_OPS_URL: z.string().refine(isHttpUrl, got('must be an http: or https: URL')).optional(),
 });
 
 export type CheckedEnv = z.infer<typeof envSchema>;

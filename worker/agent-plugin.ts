@@ -46,6 +46,7 @@ const ACTIVITY_NAMES = Object.keys({
   runTool: true,
   loadRun: true,
   loadForkSource: true,
+  notifyParked: true,
 } satisfies Record<keyof AgentActivities, true>);
 
 /**
@@ -382,6 +383,7 @@ async function prepare(opts: ResolvedPluginOptions, mcpServers: readonly McpServ
       pricesSetting: names.modelPrices,
       payloadsEncrypted: encryptsPayloads(opts.payloadKeys),
       approversSetting: names.approvers,
+      notify: opts.notify,
     });
     for (const note of route.notes) opts.log.log(note);
     return { toolset, taskQueue: route.taskQueue, effects, activities: seams.wrapActivities ? seams.wrapActivities(activities) : activities, trace, calls, mcp, connection, namespace, closers };

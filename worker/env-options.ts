@@ -6,6 +6,7 @@
 // queue, the ports and Worker.create's own (node/config.ts ProcessConfig).
 import { checkedEnv, ledgerFromEnv, list, loadConfig, modelPricesFromEnv, providerPortFromEnv, retentionFromEnv, runDefaultsFromEnv, traceDirFromEnv, workspaceFromEnv, type ProcessConfig } from '../node/config.js';
 import { resolve } from 'node:path';
+import type { CheckedEnv } from '../node/env-schema.js';
 import { SEED_FILES } from '../activities/tools/workspace.js';
 import { providerFromEnv } from './model-provider.js';
 import type { AgentPluginOptions, PluginLog, PluginTracing } from './plugin-options.js';
@@ -66,8 +67,19 @@ export function pluginOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, proc:
     ...(v.AGENT_TOOLSET_CHECK ? { toolsetCheck: v.AGENT_TOOLSET_CHECK } : {}),
     // AGENT_TASK_QUEUE unset: a worker whose tools differ from the built-ins polls a queue named after them.
     ownQueue: !proc.taskQueueNamed,
+    ...notifyFromEnv(v),
   };
   return { plugin, modelAt: `${baseUrl}${kind === 'builtin' ? '' : ` (${kind})`}` };
+}
+
+/** AGENT_NOTIFY_URL (a JSON webhook for every event) and AGENT_NOTIFY_SLACK_URL (a Slack incoming webhook), with AGENT_OPS_URL as the inbox they link to. */
+function notifyFromEnv(v: CheckedEnv): Pick<EnvPluginOptions, 'notify'> {
+  const routes = [
+    ...(v.AGENT_NOTIFY_URL ? [{ url: v.AGENT_NOTIFY_URL, format: 'json' as const }] : []),
+    ...(v.AGENT_NOTIFY_SLACK_URL ? [{ url: v.AGENT_NOTIFY_SLACK_URL, format: 'slack' as const }] : []),
+  ];
+  if (!routes.length) return {};
+  return { notify: { routes, ...(v.AGENT_OPS_URL ? { inboxUrl: v.AGENT_OPS_URL } : {}) } };
 }
 
 /**

@@ -22,7 +22,8 @@ export type { TraceEntry } from '../node/trace-format.js';
 export type { Pricing, PromptCountMargin, RunDefaults } from '../common/contract.js';
 // RunDefaults is a Pick of RunConfig: the fields it picks name these.
 export type { ContextPolicy, DedupePolicy, DefinitionChangePolicy, ForkOrigin, HardBudgetConfig, RunConfig, ToolErrorPolicy, ToolName, UnknownOutcomePolicy } from '../common/contract.js';
-export type { DEDUPE_POLICIES, DEFINITION_CHANGE_POLICIES, LIVE_STREAMS, pricingSchema, promptCountSchema, TOOL_ERROR_POLICIES } from '../common/settings.js';
+export type { DEDUPE_POLICIES, DEFINITION_CHANGE_POLICIES, LIVE_STREAMS, NOTIFY_EVENTS, NOTIFY_FORMATS, notifyRouteSchema, notifySchema, pricingSchema, promptCountSchema, TOOL_ERROR_POLICIES } from '../common/settings.js';
+export type { NotifyEvent, NotifyPlan, NotifySetting } from '../common/contract.js';
 export type { DEFINITION_FIELDS, DefinitionField } from '../common/definition.js';
 // runDefaults.approvers: the policy AGENT_APPROVERS names (docs/security.md, "Signed decisions").
 export type { ApproverPolicy, OtherDecision } from '../common/signed-decision.js';

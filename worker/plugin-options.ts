@@ -14,11 +14,11 @@ import type { AnyToolDefinition } from '../activities/tools/define-tool.js';
 import type { EffectStore } from '../activities/effects/record.js';
 import type { McpConfigFile } from '../activities/tools/mcp/config-schema.js';
 import { type LedgerConfig, type RetentionConfig, type SearchAttributeMode, type ToolsetCheck } from '../node/config.js';
-import type { Pricing, RunDefaults } from '../common/contract.js';
+import type { NotifySetting, Pricing, RunDefaults } from '../common/contract.js';
 import { parseApproverPolicy, type ApproverPolicy } from '../common/signed-decision.js';
 import { DEFAULT_HEARTBEAT_MS } from '../node/heartbeat.js';
 import { firstProblem, got, strictObject } from '../common/schema-problem.js';
-import { DEDUPE_POLICIES, DEFINITION_CHANGE_POLICIES, LIVE_STREAMS, modelPricesSchema, oneOf, positive, positiveInt, pricingSchema, SEARCH_ATTRIBUTE_MODES, TOOL_ERROR_POLICIES, TOOLSET_CHECKS } from '../common/settings.js';
+import { DEDUPE_POLICIES, DEFINITION_CHANGE_POLICIES, LIVE_STREAMS, modelPricesSchema, notifySchema, oneOf, positive, positiveInt, pricingSchema, SEARCH_ATTRIBUTE_MODES, TOOL_ERROR_POLICIES, TOOLSET_CHECKS } from '../common/settings.js';
 import { isModelProvider, type ModelProvider } from '../activities/ai-sdk-model.js';
 import { NO_TOKENS, type TokenSink } from '../node/token-sink.js';
 import { streamTokenSink } from '../activities/live-stream.js';
@@ -129,6 +129,14 @@ export interface AgentPluginOptions {
   tracing?: PluginTracing | null;
   /** Where start-up notes and retention lines go. */
   log?: PluginLog;
+  /**
+   * Webhooks told when a run parks on a person (approval, budget,
+   * reconciliation) or an approval escalates: `{ routes: [{ url, format:
+   * 'json' | 'slack', events?, tools? }], inboxUrl? }` (AGENT_NOTIFY_URL,
+   * AGENT_NOTIFY_SLACK_URL, AGENT_OPS_URL). Absent or null: no notification,
+   * and runs schedule none. docs/operations.md, "Notifications".
+   */
+  notify?: NotifySetting | null;
 }
 
 /** The options with every default filled. */
@@ -158,6 +166,7 @@ export interface ResolvedPluginOptions {
   ownQueue: boolean;
   tracing: PluginTracing | null;
   log: PluginLog;
+  notify: NotifySetting | null;
 }
 
 const NOT_OBJECT = 'must be an object';
@@ -297,6 +306,7 @@ const optionsSchema = strictObject(
     log: withMethods<PluginLog>('an object with log and warn functions', 'log', 'warn').optional(),
     tokens: withMethods<TokenSink>('an object with an open function', 'open').optional(),
     stream: oneOf(LIVE_STREAMS).optional(),
+    notify: notifySchema.nullable().optional(),
   },
   'must be an object like {"model": {"baseUrl": "..."}, "workspace": "/srv/agent"}',
   'is not an option',
@@ -352,6 +362,7 @@ export function resolveOptions(raw: unknown, names: Pick<SettingNames, 'option'>
     ownQueue: o.ownQueue ?? false,
     tracing: o.tracing ?? null,
     log: o.log ?? runtimeLog(),
+    notify: o.notify?.routes.length ? o.notify : null,
   };
 }
 

@@ -77,6 +77,9 @@ export const OPTION_VARIABLES: readonly { option: string; variable: string; warn
   { option: 'searchAttributes', variable: 'AGENT_SEARCH_ATTRIBUTES' },
   { option: 'toolsetCheck', variable: 'AGENT_TOOLSET_CHECK' },
   { option: 'tracing', variable: 'OTEL_EXPORTER_OTLP_ENDPOINT' },
+  { option: 'notify', variable: 'AGENT_NOTIFY_URL' },
+  { option: 'notify', variable: 'AGENT_NOTIFY_SLACK_URL' },
+  { option: 'notify.inboxUrl', variable: 'AGENT_OPS_URL' },
 ];
 
 /** The variable an option's path came from: `modelPrices.m.promptCount` -> `AGENT_MODEL_PRICES m.promptCount`; null when none does. */

@@ -30,6 +30,7 @@ import { ModelOutage, ToolOutage, type OutageSink } from './outage-wait.js';
 import { Budget } from './budget.js';
 import { fitContextWindow, ModelTurn } from './model-turn.js';
 import { limitExit, nextStep } from './next-step.js';
+import { Notifier } from './notify.js';
 import { Reconciler } from './reconcile.js';
 import type { RunContext, RunIds } from './run-context.js';
 import { startRun } from './start.js';
@@ -127,6 +128,7 @@ class AgentRun {
       stop: new Stop(),
       visibility,
       signaturesUsed: new SignaturesUsed(from.usedSteerSignatures),
+      notify: new Notifier(ids, cfg, trace),
     };
     this.ctx = ctx;
     this.execution = from.executions + 1;

@@ -140,7 +140,22 @@ export class Approvals {
     ctx.trace.emit('approval_required', { toolName: req.toolName, args: req.args, callId: req.callId, argsHash: req.argsHash, callKey: req.key, ...(req.hashRequired ? { argsHashRequired: true } : {}) });
     ctx.metrics.approvalsRequested.add(1, { tool: req.toolName });
     const parkedAt = Date.now();
-    await this.decisionOrTimeout(req.key);
+    const escalate = ctx.cfg.approvalEscalateAfterMs;
+    const endNotify = ctx.notify.parked({
+      event: 'approval_required',
+      callId: req.callId,
+      toolName: req.toolName,
+      argsHash: req.argsHash,
+      args: req.args,
+      timeoutMs: ctx.cfg.approvalTimeoutMs,
+      ...(escalate !== undefined ? { escalateAfterMs: escalate } : {}),
+    });
+    try {
+      await this.decisionOrTimeout(req.key);
+    } finally {
+      // Decided, timed out or stopped: the notification and the escalation timer are over.
+      endNotify();
+    }
     this.rules.awaiting = null;
     const decision = decisions[req.key] ?? this.rejectForInterrupt(req);
     if (decision) {

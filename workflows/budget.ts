@@ -80,6 +80,7 @@ export class Budget {
         state: ctx.state,
         emit: (type, fields) => ctx.trace.emit(type, fields),
         showParked: (shortfall) => (shortfall ? ctx.visibility.park(shortfall) : ctx.visibility.unpark()),
+        notifyParked: (timeoutMs) => ctx.notify.parked({ event: 'budget_required', callId: null, toolName: null, argsHash: null, timeoutMs }),
       },
       wf.workflowInfo().parent?.workflowId ?? null,
     );
@@ -137,6 +138,8 @@ export interface BudgetHost {
   emit(type: TraceEventType, fields: Record<string, unknown>): void;
   /** Shows the run parked on its budget (status, details, search attributes), or no longer. */
   showParked(shortfall: BudgetShortfall | null): void;
+  /** Tells the webhooks the run parked on its budget (just traced); the answer ends that (workflows/notify.ts). Absent: nobody is told. */
+  notifyParked?(timeoutMs: number | null): () => void;
 }
 
 /** A model call's reply with what was held for it (null: nothing was, under a soft budget). */
@@ -284,7 +287,13 @@ export class HardBudget implements BudgetStrategy {
     // The shortfall's fields without its `type` (the trace line has its own).
     this.host.emit('budget_awaited', { ...s, maxBudgetUsd: this.maxUsd, costUsd: this.host.state.costUsd });
     const timeout = this.settings.budgetTimeoutMs;
-    const raised = timeout === null ? (await wf.condition(() => this.raisedSinceParked), true) : await wf.condition(() => this.raisedSinceParked, timeout);
+    const endNotify = this.host.notifyParked?.(timeout);
+    let raised: boolean;
+    try {
+      raised = timeout === null ? (await wf.condition(() => this.raisedSinceParked), true) : await wf.condition(() => this.raisedSinceParked, timeout);
+    } finally {
+      endNotify?.();
+    }
     this.parked = null;
     if (!raised) return budgetExit(`no raise within ${timeout} ms: ${needs}`);
     this.host.showParked(null);

@@ -6,6 +6,7 @@
 // update's handler only records the answer; the loop, where it waits, takes it:
 // the run parks until a person answers, its approval timeout passes, or a Stop comes.
 import * as wf from '@temporalio/workflow';
+import { argsHash } from '../common/args-hash.js';
 import type { ReconcileInput } from '../common/run-messages.js';
 import type { RunStatusView } from '../common/contract.js';
 import { payloadProblem, reconcileAnswerSchema, reconcileCallSchema } from '../common/signal-schemas.js';
@@ -105,9 +106,14 @@ export class Reconciler {
     this.answers.awaiting = req;
     ctx.visibility.park({ type: 'reconciliation', ...req });
     ctx.trace.emit('reconciliation_required', { toolName: req.toolName, callId: req.callId, callKey: req.callKey, known: req.known });
+    const endNotify = ctx.notify.parked({ event: 'reconciliation_required', callId: req.callId, toolName: req.toolName, argsHash: argsHash(req.args), args: req.args, timeoutMs: ctx.cfg.approvalTimeoutMs });
     const ready = () => this.answers.hasAnswer() || ctx.stop.stopped;
-    if (ctx.cfg.approvalTimeoutMs === null) await wf.condition(ready);
-    else await wf.condition(ready, ctx.cfg.approvalTimeoutMs);
+    try {
+      if (ctx.cfg.approvalTimeoutMs === null) await wf.condition(ready);
+      else await wf.condition(ready, ctx.cfg.approvalTimeoutMs);
+    } finally {
+      endNotify();
+    }
     // Taken even when a Stop came with it, so its update can answer; the Stop wins.
     const taken = this.answers.take();
     const answer = ctx.stop.stopped ? null : taken;

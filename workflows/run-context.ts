@@ -13,6 +13,7 @@ import type { RunTrace } from './trace.js';
 import type { Visibility } from './visibility.js';
 import type { Stop } from './stop.js';
 import type { SignaturesUsed } from './signatures-used.js';
+import type { Notifier } from './notify.js';
 
 /** The three ids a run goes by (set by startRun in ./start.ts). */
 export interface RunIds {
@@ -44,4 +45,6 @@ export interface RunContext {
   readonly visibility: Visibility;
   /** Signed steers, raises and reconciliations taken: each is taken once (./signatures-used.ts). */
   readonly signaturesUsed: SignaturesUsed;
+  /** Tells the worker's webhooks a run parked on a person (./notify.ts). */
+  readonly notify: Notifier;
 }

@@ -16,6 +16,7 @@ export type TraceEventType =
   | 'tool_result'
   | 'approval_required'
   | 'approval_decided'
+  | 'approval_escalated'
   | 'reconciliation_required'
   | 'reconciliation_decided'
   | 'signal_ignored'

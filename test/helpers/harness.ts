@@ -20,7 +20,7 @@ import { TEST_CACHE } from './spawn-worker.js';
 import { everyExecution, replayFailures } from '../replay/executions.js';
 import type { WriteHooks } from '../../activities/tools/context.js';
 import type { Toolset } from '../../activities/tools/toolset.js';
-import type { AgentInput, Pricing, RunDefaults, RunResult } from '../../common/contract.js';
+import type { AgentInput, NotifySetting, Pricing, RunDefaults, RunResult } from '../../common/contract.js';
 import type { ModelProvider } from '../../activities/ai-sdk-model.js';
 import type { TokenSink } from '../../node/token-sink.js';
 import type { agentRun } from '../../workflows/index.js';
@@ -85,6 +85,8 @@ export interface ExtraWorkerOptions {
   modelPrices?: Record<string, Pricing>;
   /** Where model attempts' text goes as it arrives. */
   tokens?: TokenSink;
+  /** Webhooks told when a run parks on a person (AgentPlugin `notify`). */
+  notify?: NotifySetting;
 }
 
 
@@ -224,6 +226,7 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
         ...(extra.messageStoreDir ? { messageStoreDir: extra.messageStoreDir } : {}),
         ...(extra.modelPrices ? { modelPrices: extra.modelPrices } : {}),
         ...(extra.tokens ? { tokens: extra.tokens } : {}),
+        ...(extra.notify ? { notify: extra.notify } : {}),
         ...(extra.payloadKeys !== undefined ? { payloadKeys: extra.payloadKeys } : opts.payloadKeys ? { payloadKeys: opts.payloadKeys } : {}),
       },
       workflowBundle: { codePath: inject('workflowBundlePath') },
