@@ -4,6 +4,7 @@
 import type { DefinitionField } from './definition.js';
 import type { ApproverPolicy } from './signed-decision.js';
 import type { ToolSpec } from './tool-spec.js';
+import type { ModelSettings } from './model-settings.js';
 // Types only: the settings' schemas stay out of whatever imports the contract.
 import type { z } from 'zod';
 import type { DEDUPE_POLICIES, DEFINITION_CHANGE_POLICIES, pricingSchema, promptCountSchema, TOOL_ERROR_POLICIES } from './settings.js';
@@ -274,6 +275,17 @@ export interface AgentInput {
    * for a person to reconcile (`ask`: the `reconcile` update).
    */
   unknownOutcomes?: UnknownOutcomePolicy;
+  /**
+   * A JSON Schema the final answer must be JSON valid against (at most 16 KiB,
+   * 32 levels, local `$ref`s only). The result then carries the parsed value
+   * as `structuredOutput`. An answer that does not parse or validate goes back
+   * to the model with the validator's message, as a turn (common/output-schema.ts).
+   */
+  outputSchema?: Record<string, unknown>;
+  /** Answers that miss `outputSchema` before the run ends `failed`, errorType `InvalidOutput`; default 2, at most 10. */
+  maxOutputRetries?: number;
+  /** Temperature, topP, maxOutputTokens, stopSequences, seed, toolChoice, providerOptions: sent with every turn's model call as given (common/model-settings.ts). */
+  modelSettings?: ModelSettings;
 }
 
 /** What a write whose outcome is unknown does: told to the model, or parks the run for a person. */
@@ -388,6 +400,12 @@ export interface RunConfig {
   approversSource?: string;
   /** A resumed or forked run: its source's definition hash and the fields that differ (set by the workflow). */
   definitionFrom?: { hash: string; changed: DefinitionField[] };
+  /** The input's outputSchema; absent: the answer is free text. */
+  outputSchema?: Record<string, unknown>;
+  /** Present with outputSchema: the misses allowed before the run fails InvalidOutput. */
+  maxOutputRetries?: number;
+  /** The input's modelSettings, the fields given; absent: none (the provider's defaults). */
+  modelSettings?: ModelSettings;
 }
 
 /** The worker's AGENT_DEFINITION_CHANGE: a resume or fork whose definition moved under it is refused (unless acknowledged) or allowed. */
@@ -525,6 +543,8 @@ export interface RunResult {
   budget?: BudgetView;
   /** Hard budget only: the reply that reported more than its hold allowed, or null. */
   usageOverReservation?: OverReservationFlag | null;
+  /** A `completed` run with an outputSchema: the final answer, parsed (valid against the schema). */
+  structuredOutput?: unknown;
 }
 
 /** What the `status` query answers while the run is live, and after. */
