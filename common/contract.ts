@@ -589,6 +589,10 @@ export interface RunStatusView {
   sourceDefinitionHash?: string;
   /** A resumed or forked run: the fields of its definition that differ from its source's (empty: none). */
   definitionChanged?: DefinitionField[];
+  /** The run's modelSettings, as given (absent: none). */
+  modelSettings?: ModelSettings;
+  /** A run with an outputSchema: its final answers that missed it so far. */
+  outputMisses?: number;
   /** Steering messages received and not yet in the transcript (applied at the next turn boundary). */
   queuedSteers: SteerView[];
   /**

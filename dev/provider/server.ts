@@ -58,6 +58,8 @@ export interface LoggedRequest extends RequestFacts {
   cut?: true;
   /** A streamed reply: when the first event carrying reply text was written (ms since the epoch), what the live stream's latency is measured from. */
   firstTextAt?: number;
+  /** The request's fields besides model, messages, tools and streaming, as received (./requests.ts ScriptedRequest.options). */
+  options?: Record<string, unknown>;
 }
 
 /** What GET /_control/connections answers. */
@@ -142,7 +144,7 @@ export async function startProvider(opts: ProviderOptions = {}): Promise<Running
 
     const facts: RequestFacts = { model, turn: input.turn, task: input.task, protocol, stream };
     // Logged on arrival, so a test can see a request that a delay is holding.
-    const entry: LoggedRequest = { ...facts, status: 0, at: Date.now(), pending: true };
+    const entry: LoggedRequest = { ...facts, status: 0, at: Date.now(), pending: true, options: request.options };
     log.push(entry);
     if (log.length > LOG_LIMIT) log.shift();
     const settle = (status: number) => {
