@@ -130,7 +130,7 @@ export function outputSchemaProblem(schema: unknown): string | null {
     }
   }
   const loop = inPlaceLoop(schema, nodes);
-  if (loop) return `has a reference loop that never reaches the value${loop === '' ? '' : ` at ${loop}`} (a "$ref" or "allOf" that comes back to itself): validation would never end`;
+  if (loop !== null) return `has a reference loop that never reaches the value${loop === '' ? '' : ` at ${loop}`} (a "$ref" or "allOf" that comes back to itself): validation would never end`;
   // Last: any other way the validator refuses it (an unknown draft feature it throws on).
   try {
     schemaProblem(schema, null, 'output');
