@@ -498,7 +498,11 @@ export type RunDefaults = Pick<
 >;
 
 /** The workflow's return value: one of the five exits with its totals (also for runs that did not complete). */
-export interface RunResult {
+/**
+ * `T`: the type of `structuredOutput`, when the caller knows it (AgentClient's
+ * `start` with a zod `outputSchema` option types it); `unknown` otherwise.
+ */
+export interface RunResult<T = unknown> {
   /** The workflow id (named runId in the published contract). */
   runId: string;
   /** The workflow id: names the run, stable across continue-as-new. */
@@ -544,7 +548,7 @@ export interface RunResult {
   /** Hard budget only: the reply that reported more than its hold allowed, or null. */
   usageOverReservation?: OverReservationFlag | null;
   /** A `completed` run with an outputSchema: the final answer, parsed (valid against the schema). */
-  structuredOutput?: unknown;
+  structuredOutput?: T;
 }
 
 /** What the `status` query answers while the run is live, and after. */

@@ -7,7 +7,13 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { z } from 'zod';
+import { AgentClient } from '../client/agent-client.js';
+import { InvalidInputError } from '../client/agent-errors.js';
 import type { AgentInput, RunStatusView } from '../common/contract.js';
 import { statusQuery, transcriptQuery } from '../common/run-messages.js';
 import type { agentRun } from '../workflows/index.js';
@@ -169,6 +175,35 @@ describe('model settings reach the provider', () => {
     const [req] = await providerRequests(h.providerUrl, m);
     expect(req.options).toMatchObject({ temperature: 0.2, top_p: 0.9, seed: 42, stop: ['END'], max_tokens: 300 });
     expect(req.options?.response_format).toMatchObject({ type: 'json_schema', json_schema: { schema: SCHEMA } });
+  });
+});
+
+describe('AgentClient types the result from the schema given', () => {
+  it('start(input, {outputSchema: zodSchema}) sends its JSON Schema; result().structuredOutput is typed and parsed by it', async () => {
+    const agent = new AgentClient({ client: h.client, taskQueue: h.taskQueue });
+    const Answer = z.object({ file: z.string(), timeoutMs: z.number().int() });
+    const handle = await agent.start({ task: 'Which file mentions a timeout?', model: 'structured' }, { workflowId: `so-client-${randomUUID().slice(0, 8)}`, outputSchema: Answer });
+    const r = await handle.result();
+    expectTypeOf(r.structuredOutput).toEqualTypeOf<{ file: string; timeoutMs: number } | undefined>();
+    expect(r).toMatchObject({ status: 'completed', turns: 2, structuredOutput: { file: 'errors.log', timeoutMs: 30000 } });
+    expect((await handle.config()).outputSchema).toEqual(z.toJSONSchema(Answer));
+    // Without the option the value is unknown: the caller narrows it.
+    const plain = await agent.start({ task: 't', model: 'plan' }, { workflowId: `so-plain-${randomUUID().slice(0, 8)}` });
+    expectTypeOf((await plain.result()).structuredOutput).toEqualTypeOf<unknown>();
+    await expect(agent.start({ task: 't', outputSchema: { type: 'object' } }, { workflowId: `so-twice-${randomUUID().slice(0, 8)}`, outputSchema: Answer })).rejects.toThrow(InvalidInputError);
+    await expect(agent.start({ task: 't', modelSettings: { temperature: 9 } }, { workflowId: `so-bad-${randomUUID().slice(0, 8)}` })).rejects.toThrow(/modelSettings\.temperature/);
+  });
+});
+
+describe('through the agent-harness CLI', () => {
+  it('`agent-harness run --input` with an outputSchema prints the structuredOutput as one JSON line, the miss on the way, and exits 0', async () => {
+    const bin = join(import.meta.dirname, '..', 'bin', 'agent-harness.mjs');
+    const env = { ...process.env, TEMPORAL_ADDRESS: h.address, AGENT_TASK_QUEUE: h.taskQueue, TRACE_DIR: h.traceDir };
+    const input = { task: 'Which file mentions a timeout?', model: 'structured', outputSchema: SCHEMA };
+    const { stdout } = await promisify(execFile)(bin, ['run', '--input', JSON.stringify(input)], { env, timeout: 60_000 });
+    expect(stdout).toContain('structuredOutput: {"file":"errors.log","timeoutMs":30000}');
+    expect(stdout).toMatch(/turn 1: .*\n  ✗ answer missed the output schema \(miss 1, 2 retries allowed\): the answer does not match the output schema: answer: is missing required property "timeoutMs"\nturn 2: /);
+    expect(stdout).toMatch(/status=completed$/m);
   });
 });
 

@@ -122,8 +122,6 @@ export class ModelTurn {
     if ('exit' in asked) return asked;
     const { reply } = asked;
     let exit = takeReply(ctx.state, reply, ctx.cfg.pricing, asked.chargedUsd);
-    // With an outputSchema, an answer is final only when it is JSON valid against it (./structured-output.ts).
-    if (exit?.status === 'completed' && ctx.cfg.outputSchema) exit = structuredExit(ctx, exit.output);
     ctx.metrics.turns.add(1);
     countModelCall(ctx, reply.usage, asked.chargedUsd ?? turnCostUsd(reply.usage, ctx.cfg.pricing));
     ctx.trace.emit('turn', {
@@ -138,6 +136,8 @@ export class ModelTurn {
       ...(reply.usageEstimated ? { usageEstimated: true } : {}),
       ...(asked.hold ? { maxTokens: asked.hold.maxTokens, heldUsd: asked.hold.reservedUsd, chargedUsd: asked.chargedUsd } : {}),
     });
+    // With an outputSchema, an answer is final only when it is JSON valid against it (./structured-output.ts); traced after its turn.
+    if (exit?.status === 'completed' && ctx.cfg.outputSchema) exit = structuredExit(ctx, exit.output);
     if (asked.over) return { exit: this.budget.stopForBudget('the provider reported more usage than the call allowed', overReservationExit(asked.over)) };
     return { exit };
   }
