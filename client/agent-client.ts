@@ -207,6 +207,7 @@ export class AgentClient {
    * not polling yet waits on its queue: `handle.workers()` tells.
    */
   async start<T>(input: AgentInput, options: TypedStartOptions<T>): Promise<AgentRunHandle<T>>;
+  /** Starts an `agentRun` with this input (see above); `structuredOutput` is `unknown`. */
   async start(input: AgentInput, options: AgentStartOptions): Promise<AgentRunHandle>;
   async start<T>(given: AgentInput, opts: AgentStartOptions | TypedStartOptions<T>): Promise<AgentRunHandle<T>> {
     const { outputSchema: typed, ...options } = opts as Partial<TypedStartOptions<T>> & AgentStartOptions;

@@ -15,6 +15,7 @@ export const MAX_STOP_SEQUENCE_CHARS = 256;
 
 /** What the model is asked to do with the tools: `auto` (the provider's default), `required` (a call every turn), `none`. */
 export const TOOL_CHOICES = ['auto', 'required', 'none'] as const;
+/** One of {@link TOOL_CHOICES}. */
 export type ToolChoice = (typeof TOOL_CHOICES)[number];
 
 /**

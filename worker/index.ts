@@ -24,6 +24,7 @@ export type { Pricing, PromptCountMargin, RunDefaults } from '../common/contract
 export type { ContextPolicy, DedupePolicy, DefinitionChangePolicy, ForkOrigin, HardBudgetConfig, RunConfig, ToolErrorPolicy, ToolName, UnknownOutcomePolicy } from '../common/contract.js';
 export type { DEDUPE_POLICIES, DEFINITION_CHANGE_POLICIES, LIVE_STREAMS, pricingSchema, promptCountSchema, TOOL_ERROR_POLICIES } from '../common/settings.js';
 export type { DEFINITION_FIELDS, DefinitionField } from '../common/definition.js';
+export type { ModelSettings, ToolChoice, TOOL_CHOICES } from '../common/model-settings.js';
 // runDefaults.approvers: the policy AGENT_APPROVERS names (docs/security.md, "Signed decisions").
 export type { ApproverPolicy, OtherDecision } from '../common/signed-decision.js';
 export type { EffectRecord, EffectState, EffectStore, Holder, RecordedOutcome, Versioned } from '../activities/effects/record.js';
