@@ -18,6 +18,11 @@ import type { AgentInput, RunStatusView } from '../common/contract.js';
 import { statusQuery, transcriptQuery } from '../common/run-messages.js';
 import type { agentRun } from '../workflows/index.js';
 import { cliRunResult, temporalOk } from './helpers/temporal-cli.js';
+import { BUILT_IN_DEFAULTS } from '../common/defaults.js';
+import { parseInput } from '../common/input.js';
+import { initialState } from '../workflows/run-state.js';
+import { detailsText } from '../workflows/visibility.js';
+import { BUILTIN_SPECS } from './helpers/builtin-specs.js';
 import { marker, providerRequests, useHarness } from './helpers/harness.js';
 
 const h = useHarness();
@@ -111,6 +116,17 @@ describe('structured output (built-in provider)', () => {
     // `plan`'s answer is prose, not a JSON string: misses, told, and fails.
     expect(results[2]).toMatchObject({ status: 'failed', errorType: 'InvalidOutput' });
     expect(await handles[2].query(statusQuery)).toMatchObject({ outputMisses: 3 });
+  });
+});
+
+describe('the details panel', () => {
+  it('shows the model settings as given (providerOptions by provider name) and the output schema\'s misses', () => {
+    const cfg = parseInput({ task: 't', outputSchema: SCHEMA, modelSettings: SETTINGS }, BUILT_IN_DEFAULTS, BUILTIN_SPECS);
+    const state = { ...initialState(cfg), outputMisses: 1 };
+    const text = detailsText({ cfg, state, status: 'running', interruption: null });
+    expect(text).toContain('**Model settings:** temperature 0.2 · topP 0.9 · maxOutputTokens 300 · stopSequences ["END"] · seed 42 · toolChoice "auto" · providerOptions: openaiCompatible, anthropic');
+    expect(text).toContain('**Output:** JSON per the run\'s outputSchema (misses 1 of 2 retries)');
+    expect(detailsText({ cfg: parseInput({ task: 't' }, BUILT_IN_DEFAULTS, BUILTIN_SPECS), state, status: 'running', interruption: null })).not.toMatch(/Model settings|Output:/);
   });
 });
 
