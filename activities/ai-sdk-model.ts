@@ -21,7 +21,10 @@ import {
   type LanguageModelV4StreamPart,
   type ProviderV3,
   type ProviderV4,
+  type JSONObject,
+  type JSONSchema7,
 } from '@ai-sdk/provider';
+import type { ModelSettings } from '../common/model-settings.js';
 import { ApplicationFailure } from '@temporalio/common';
 import { PROVIDER_MALFORMED_REPLY, PROVIDER_RATE_LIMITED, PROVIDER_UNAVAILABLE, PROVIDER_UNKNOWN_MODEL, PROVIDER_UNREACHABLE, PROVIDER_VERDICTS } from '../common/provider-errors.js';
 import { replyOf, toFunctionTools, toPrompt, type HarnessPrompt, type ProviderReply } from './ai-sdk-prompt.js';
@@ -47,6 +50,15 @@ export interface HarnessCallOptions {
   tools?: LanguageModelV3FunctionTool[];
   maxOutputTokens?: number;
   abortSignal?: AbortSignal;
+  // The run's modelSettings (common/model-settings.ts), as given.
+  temperature?: number;
+  topP?: number;
+  stopSequences?: string[];
+  seed?: number;
+  toolChoice?: { type: 'auto' | 'required' | 'none' };
+  providerOptions?: Record<string, JSONObject>;
+  /** The run's outputSchema: each provider package maps it to its own structured-output option. */
+  responseFormat?: { type: 'json'; schema: JSONSchema7; name?: string };
 }
 // Compile-time proof that HarnessCallOptions is a V3 and a V4 call's options as they are.
 const asV3 = (o: HarnessCallOptions): LanguageModelV3CallOptions => o;
@@ -141,6 +153,28 @@ export interface AiSdkCall {
   maxTokens?: number;
   signal: AbortSignal;
   tokens: TokenStream;
+  /** The run's modelSettings, for a turn's call. */
+  settings?: ModelSettings;
+  /** The run's outputSchema, for a turn's call. */
+  responseFormat?: { type: 'json'; schema: Record<string, unknown>; name: string };
+}
+
+/**
+ * The run's settings as the call options of the same names. maxOutputTokens:
+ * the lower of the run's and a hard budget's, which must never be lifted.
+ */
+export function settingsOptions(settings: ModelSettings | undefined, maxTokens: number | undefined): Partial<HarnessCallOptions> {
+  const s = settings ?? {};
+  const max = s.maxOutputTokens === undefined ? maxTokens : maxTokens === undefined ? s.maxOutputTokens : Math.min(s.maxOutputTokens, maxTokens);
+  return {
+    ...(max !== undefined ? { maxOutputTokens: max } : {}),
+    ...(s.temperature !== undefined ? { temperature: s.temperature } : {}),
+    ...(s.topP !== undefined ? { topP: s.topP } : {}),
+    ...(s.stopSequences !== undefined ? { stopSequences: [...s.stopSequences] } : {}),
+    ...(s.seed !== undefined ? { seed: s.seed } : {}),
+    ...(s.toolChoice !== undefined ? { toolChoice: { type: s.toolChoice } } : {}),
+    ...(s.providerOptions !== undefined ? { providerOptions: s.providerOptions as Record<string, JSONObject> } : {}),
+  };
 }
 
 /**
@@ -152,7 +186,8 @@ export async function callLanguageModel(model: StreamingModel, modelId: string, 
   const options: HarnessCallOptions = {
     prompt: toPrompt(call.messages),
     ...(call.tools.length ? { tools: toFunctionTools(call.tools) } : {}),
-    ...(call.maxTokens !== undefined ? { maxOutputTokens: call.maxTokens } : {}),
+    ...settingsOptions(call.settings, call.maxTokens),
+    ...(call.responseFormat ? { responseFormat: { type: 'json' as const, schema: call.responseFormat.schema as JSONSchema7, name: call.responseFormat.name } } : {}),
     abortSignal: call.signal,
   };
   let stream: ReadableStream<LanguageModelV3StreamPart>;

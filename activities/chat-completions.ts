@@ -66,11 +66,23 @@ export function createChatCompletions(settings: ChatCompletionsSettings): (model
 
 async function streamOf(url: string, apiKey: string | undefined, modelId: string, options: LanguageModelV3CallOptions): Promise<{ stream: ReadableStream<LanguageModelV3StreamPart> }> {
   const body = {
+    // providerOptions.openaiCompatible first: every field the harness sets below wins over it
+    // (a run cannot lift a hard budget's max_tokens, or name another model, through it).
+    ...extraBody(options.providerOptions),
     model: modelId,
     messages: fromPrompt(options.prompt),
     ...(options.tools?.length ? { tools: options.tools.flatMap((t) => (t.type === 'function' ? [toOpenAiTool(t)] : [])) } : {}),
-    // Hard budgets only: the reply the budget pays for, at most.
+    // The run's maxOutputTokens, or a hard budget's hold: the lower of the two (./ai-sdk-model.ts settingsOptions).
     ...(options.maxOutputTokens !== undefined ? { max_tokens: options.maxOutputTokens } : {}),
+    ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+    ...(options.topP !== undefined ? { top_p: options.topP } : {}),
+    ...(options.stopSequences !== undefined ? { stop: options.stopSequences } : {}),
+    ...(options.seed !== undefined ? { seed: options.seed } : {}),
+    ...(options.toolChoice !== undefined && options.toolChoice.type !== 'tool' ? { tool_choice: options.toolChoice.type } : {}),
+    // OpenAI's native structured output. Not strict: strict mode refuses most schemas people write (every property required, no open objects).
+    ...(options.responseFormat?.type === 'json' && options.responseFormat.schema
+      ? { response_format: { type: 'json_schema', json_schema: { name: options.responseFormat.name ?? 'output', schema: options.responseFormat.schema, strict: false } } }
+      : {}),
     stream: true,
     stream_options: { include_usage: true },
   };
@@ -96,6 +108,15 @@ async function streamOf(url: string, apiKey: string | undefined, modelId: string
     return { stream: streamOfParts(wholeParts(await res.text(), res.status)) };
   }
   return { stream: eventParts(res.body) };
+}
+
+/** The key of providerOptions whose fields the built-in provider adds to its request body (the one @ai-sdk/openai-compatible reads too). */
+export const CHAT_COMPLETIONS_OPTIONS_KEY = 'openaiCompatible';
+
+/** providerOptions.openaiCompatible's fields, as extra request fields (`{"reasoning_effort": "low"}`); none when absent. */
+function extraBody(providerOptions: LanguageModelV3CallOptions['providerOptions']): Record<string, unknown> {
+  const own = providerOptions?.[CHAT_COMPLETIONS_OPTIONS_KEY];
+  return own && typeof own === 'object' && !Array.isArray(own) ? { ...own } : {};
 }
 
 /** An error body's message, or its first 500 characters when it has none. */

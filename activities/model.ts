@@ -20,6 +20,7 @@ import { RunningCalls, type RunningCall } from './running-calls.js';
 import { callLanguageModel, languageModelOf, retryAfterMs, type ModelProvider } from './ai-sdk-model.js';
 import { NO_TOKENS, type TokenSink, type TokenStream } from '../node/token-sink.js';
 import { createChatCompletions } from './chat-completions.js';
+import { schemaInstruction } from '../common/output-schema.js';
 import type { ProviderUsage } from './ai-sdk-prompt.js';
 import type { TraceEntry } from '../node/trace-format.js';
 
@@ -105,7 +106,7 @@ function createAttempt(deps: ModelDeps) {
     const received = { prompt: null as Prompt | null, text: '' };
     try {
       const { filed, ...resolved } = await resolvePrompt(deps.messageStore, input);
-      const prompt: Prompt = { ...input, ...resolved };
+      const prompt: Prompt = toldTheSchema({ ...input, ...resolved }, deps.provider !== undefined);
       received.prompt = prompt;
       const hold = holdFor ? await holdFor(prompt) : null;
       if (holdFor && !hold) {
@@ -176,7 +177,15 @@ function createAttempt(deps: ModelDeps) {
     // No heartbeat at the start: a call shorter than the interval sends none.
     const ticker = setInterval(() => activity.heartbeat(), heartbeatEvery(deps.heartbeatEveryMs, activity.info.heartbeatTimeoutMs));
     try {
-      const r = await callLanguageModel(languageModelOf(provider, modelId), modelId, { messages: input.messages, tools: input.tools, maxTokens: input.maxTokens, signal: call.signal, tokens });
+      const r = await callLanguageModel(languageModelOf(provider, modelId), modelId, {
+        messages: input.messages,
+        tools: input.tools,
+        maxTokens: input.maxTokens,
+        signal: call.signal,
+        tokens,
+        ...(input.settings ? { settings: input.settings } : {}),
+        ...(input.responseFormat ? { responseFormat: input.responseFormat } : {}),
+      });
       // A reply without usage would count as free, and no budget would ever stop
       // the run: it is priced from our own count (o200k_base) and flagged.
       const usage: Usage = r.usage
@@ -188,6 +197,23 @@ function createAttempt(deps: ModelDeps) {
     }
   }
 
+}
+
+/**
+ * A turn under an outputSchema, sent through an AI SDK provider: the schema is
+ * said in the system prompt as well as passed as `responseFormat`, since the
+ * harness cannot see whether the package gives it to the model
+ * (@ai-sdk/openai-compatible without supportsStructuredOutputs sends only
+ * `json_object`). The built-in provider sends it natively (`response_format`
+ * json_schema), nothing in the prompt. Only the request changes: the
+ * transcript keeps the run's own system prompt.
+ */
+function toldTheSchema(prompt: Prompt, inPrompt: boolean): Prompt {
+  if (!prompt.responseFormat || !inPrompt) return prompt;
+  const said = schemaInstruction(prompt.responseFormat.schema);
+  const [first, ...rest] = prompt.messages;
+  const messages: ChatMessage[] = first?.role === 'system' ? [{ role: 'system', content: `${first.content}\n\n${said}` }, ...rest] : [{ role: 'system', content: said }, ...prompt.messages];
+  return { ...prompt, messages };
 }
 
 /** The token stream, keeping the text it was given: a Stop's cancellation carries it. */

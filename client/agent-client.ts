@@ -5,6 +5,7 @@
 import type { Client, WorkflowOptions } from '@temporalio/client';
 import type { SearchAttributePair, TypedSearchAttributes } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
 import { DEFAULT_TASK_QUEUE, type AgentInput, type AgentStatus } from '../common/contract.js';
 import { startingAttributes } from '../workflows/visibility.js';
 import { InvalidInputError, translating } from './agent-errors.js';
@@ -46,6 +47,18 @@ export type AgentStartOptions = Omit<WorkflowOptions, 'workflowId' | 'taskQueue'
   workflowId: string;
   /** Default: the AgentClient's. */
   taskQueue?: string;
+};
+
+/**
+ * Options of `start` with a typed answer: `outputSchema` is a zod schema (zod
+ * 4). It is sent as the input's `outputSchema` (its JSON Schema, by
+ * `z.toJSONSchema`), and the handle's `result()` has `structuredOutput: T`,
+ * parsed by the same zod schema (so its refinements, which JSON Schema cannot
+ * say, are checked too).
+ */
+export type TypedStartOptions<T> = AgentStartOptions & {
+  /** The final answer's schema; the input must not carry an `outputSchema` of its own. */
+  outputSchema: z.ZodType<T>;
 };
 
 /** Start options of a run made from another one: its workflow id defaults to one derived from the source's. */
@@ -193,12 +206,21 @@ export class AgentClient {
    * fails the run (RunFailedError from `result()`). A run whose worker is
    * not polling yet waits on its queue: `handle.workers()` tells.
    */
-  async start(input: AgentInput, options: AgentStartOptions): Promise<AgentRunHandle> {
+  async start<T>(input: AgentInput, options: TypedStartOptions<T>): Promise<AgentRunHandle<T>>;
+  /** Starts an `agentRun` with this input (see above); `structuredOutput` is `unknown`. */
+  async start(input: AgentInput, options: AgentStartOptions): Promise<AgentRunHandle>;
+  async start<T>(given: AgentInput, opts: AgentStartOptions | TypedStartOptions<T>): Promise<AgentRunHandle<T>> {
+    const { outputSchema: typed, ...options } = opts as Partial<TypedStartOptions<T>> & AgentStartOptions;
+    if (typed !== undefined && given.outputSchema !== undefined) {
+      throw new InvalidInputError('invalid input: outputSchema is given twice (the input\'s JSON Schema and the start option\'s zod schema): give one', 'outputSchema');
+    }
+    const input: AgentInput = typed !== undefined ? { ...given, outputSchema: z.toJSONSchema(typed) as Record<string, unknown> } : given;
     if (!input.resumeFrom && !input.forkFrom) {
       checkInput(input, () => true, 'input', this.names);
       await this.checkTools(input, options.taskQueue ?? this.taskQueue);
     }
-    return this.launch(input, options);
+    const handle = await this.launch(input, options);
+    return typed !== undefined ? handle.typedBy((v) => typed.parse(v)) : (handle as AgentRunHandle<T>);
   }
 
   /**

@@ -180,6 +180,7 @@ export async function main(argv: string[], client?: Client): Promise<number> {
         const handle = (await agent()).getHandle(workflowId);
         const r = await followEvents(handle, { traceDir: traceDirOf(workflowId), live: process.stdout.isTTY, fromOffset: from, tokens: values.tokens === true, traceFile: values['trace-file'] === true });
         if (r.output) console.log(`answer: ${r.output}`);
+        if (r.structuredOutput !== undefined) console.log(`structuredOutput: ${JSON.stringify(r.structuredOutput)}`);
         if (r.error) console.log(`error: ${r.error}`);
         return EXIT_CODES[r.status];
       }

@@ -31,6 +31,8 @@ export async function followRun(handle: AgentRunHandle, opts: FollowOptions & { 
   const result = await followEvents(handle, opts);
   const out = opts.out ?? console.log;
   if (result.output) out(`answer: ${result.output}`);
+  // A run with an outputSchema: the answer's value, as one line of JSON a script can take.
+  if (result.structuredOutput !== undefined) out(`structuredOutput: ${JSON.stringify(result.structuredOutput)}`);
   if (result.error) out(`error: ${result.error}`);
   out(summaryLine(result, Date.now() - opts.started));
   return result;

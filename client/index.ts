@@ -14,6 +14,7 @@ export {
   type AgentClientOptions,
   type AgentRunSummary,
   type AgentStartOptions,
+  type TypedStartOptions,
   type DerivedStartOptions,
   type ForkOptions,
   type ListRunsOptions,
@@ -63,6 +64,7 @@ export type { EXPORT_FORMAT, EXPORT_VERSION } from '../common/fork.js';
 export type { DEDUPE_POLICIES, DEFINITION_CHANGE_POLICIES, NOTIFY_EVENTS, pricingSchema, promptCountSchema, TOOL_ERROR_POLICIES } from '../common/settings.js';
 export type { NotifyEvent, NotifyPlan } from '../common/contract.js';
 export type { DEFINITION_FIELDS, DefinitionField } from '../common/definition.js';
+export type { ModelSettings, ToolChoice, TOOL_CHOICES } from '../common/model-settings.js';
 export type { ApprovalRule, JsonSchema, SubAgentSpec, ToolActivityOptions, ToolSpec } from '../common/tool-spec.js';
 export { DEFAULT_TASK_QUEUE } from '../common/contract.js';
 export type {

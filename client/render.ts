@@ -125,6 +125,8 @@ export function renderEvent(l: TraceLine, workflowId: string): string | null {
       return `  ■ budget exhausted: its parent ${String(l.parent)} holds this run's budget`;
     case 'usage_over_reservation':
       return `  ! the provider reported ${String(l.completionTokens)} completion tokens for max_tokens ${String(l.maxTokens)}: charged ${usd(l.reservedUsd)} (its hold), not ${usd(l.reportedUsd)}; the run stops`;
+    case 'output_invalid':
+      return `  ✗ answer missed the output schema (miss ${String(l.misses)}, ${String(l.maxOutputRetries)} retries allowed): ${clip(String(l.problem), 200)}`;
     case 'stop_prevailed':
       return `  ■ the Stop came first: the run's ${String(l.over)} (${clip(String(l.overReason))}) is not its result`;
     case 'run_stopped':

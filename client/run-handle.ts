@@ -122,7 +122,10 @@ export interface HandleContext {
  * `getHandle`, `resume` or `fork`. Signals and updates go to the workflow
  * id's current execution unless the handle was made for one run id.
  */
-export class AgentRunHandle {
+export class AgentRunHandle<T = unknown> {
+  /** Reads a result's structuredOutput as T (AgentClient.start with a zod outputSchema); absent: as it came. */
+  private parseOutput: ((v: unknown) => T) | null = null;
+
   /** The workflow id: the run's name, stable across continue-as-new (published as `runId` in results and status). */
   readonly workflowId: string;
   /**
@@ -199,16 +202,31 @@ export class AgentRunHandle {
    * when the run failed as a workflow (bad input, a refused resume, a
    * termination) and so has no result.
    */
-  async result(): Promise<RunResult> {
+  async result(): Promise<RunResult<T>> {
     await this.taskQueue();
+    let r: RunResult;
     try {
-      return await translating(this.workflowId, this.runId, () => this.workflow.result());
+      r = await translating(this.workflowId, this.runId, () => this.workflow.result());
     } catch (err) {
       // A worker with failedRunsFailWorkflow fails the workflow of a failed run, its result in the failure's details: the same result.
       const carried = err instanceof RunFailedError && err.errorType === AGENT_RUN_FAILED ? resultOf(err) : null;
-      if (carried) return carried;
-      throw err;
+      if (!carried) throw err;
+      r = carried;
     }
+    // The workflow checked the value against the JSON Schema; the caller's zod schema reads it as T (and checks what JSON Schema cannot say).
+    if (this.parseOutput && r.structuredOutput !== undefined) return { ...r, structuredOutput: this.parseOutput(r.structuredOutput) };
+    return r as RunResult<T>;
+  }
+
+  /**
+   * This handle, its result's structuredOutput read by `parse` (AgentClient.start with a zod outputSchema).
+   *
+   * @internal
+   */
+  typedBy<U>(parse: (v: unknown) => U): AgentRunHandle<U> {
+    const typed = this as unknown as AgentRunHandle<U>;
+    typed.parseOutput = parse;
+    return typed;
   }
 
   /** What Temporal holds for the run without a worker: its execution status and Agent* search attributes. */

@@ -3,6 +3,7 @@
 // checked against it). The workflow imports this, never the implementations.
 import type { AgentInput, ChatMessage, ModelReply, NotifyEvent, RunConfig, RunResult, ToolOutcome, Usage } from './contract.js';
 import type { OpenAiToolDefinition } from './tool-spec.js';
+import type { ModelSettings } from './model-settings.js';
 import type { ReplyBudget, ReplyHold, ReplyShortfall } from './budget-math.js';
 
 export interface AgentActivities {
@@ -82,6 +83,10 @@ export interface CallModelInput extends NamesTheRun {
   turn?: number;
   /** A hard budget's allowance for this call (workflows/budget.ts); absent under a soft budget, which holds nothing. */
   budget?: ReplyBudget;
+  /** The run's modelSettings, sent with a turn's call (not with a summary's). */
+  settings?: ModelSettings;
+  /** The run's outputSchema, for a turn's call: the provider's native structured-output option, or the prompt (activities/model.ts). */
+  responseFormat?: { type: 'json'; schema: Record<string, unknown>; name: string };
 }
 
 /**

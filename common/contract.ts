@@ -4,6 +4,7 @@
 import type { DefinitionField } from './definition.js';
 import type { ApproverPolicy } from './signed-decision.js';
 import type { ToolSpec } from './tool-spec.js';
+import type { ModelSettings } from './model-settings.js';
 // Types only: the settings' schemas stay out of whatever imports the contract.
 import type { z } from 'zod';
 import type { DEDUPE_POLICIES, DEFINITION_CHANGE_POLICIES, NOTIFY_EVENTS, notifySchema, pricingSchema, promptCountSchema, TOOL_ERROR_POLICIES } from './settings.js';
@@ -293,6 +294,17 @@ export interface AgentInput {
    * for a person to reconcile (`ask`: the `reconcile` update).
    */
   unknownOutcomes?: UnknownOutcomePolicy;
+  /**
+   * A JSON Schema the final answer must be JSON valid against (at most 16 KiB,
+   * 32 levels, local `$ref`s only). The result then carries the parsed value
+   * as `structuredOutput`. An answer that does not parse or validate goes back
+   * to the model with the validator's message, as a turn (common/output-schema.ts).
+   */
+  outputSchema?: Record<string, unknown>;
+  /** Answers that miss `outputSchema` before the run ends `failed`, errorType `InvalidOutput`; default 2, at most 10. */
+  maxOutputRetries?: number;
+  /** Temperature, topP, maxOutputTokens, stopSequences, seed, toolChoice, providerOptions: sent with every turn's model call as given (common/model-settings.ts). */
+  modelSettings?: ModelSettings;
 }
 
 /** What a write whose outcome is unknown does: told to the model, or parks the run for a person. */
@@ -411,6 +423,12 @@ export interface RunConfig {
   approversSource?: string;
   /** A resumed or forked run: its source's definition hash and the fields that differ (set by the workflow). */
   definitionFrom?: { hash: string; changed: DefinitionField[] };
+  /** The input's outputSchema; absent: the answer is free text. */
+  outputSchema?: Record<string, unknown>;
+  /** Present with outputSchema: the misses allowed before the run fails InvalidOutput. */
+  maxOutputRetries?: number;
+  /** The input's modelSettings, the fields given; absent: none (the provider's defaults). */
+  modelSettings?: ModelSettings;
 }
 
 /** The worker's AGENT_DEFINITION_CHANGE: a resume or fork whose definition moved under it is refused (unless acknowledged) or allowed. */
@@ -503,7 +521,11 @@ export type RunDefaults = Pick<
 >;
 
 /** The workflow's return value: one of the five exits with its totals (also for runs that did not complete). */
-export interface RunResult {
+/**
+ * `T`: the type of `structuredOutput`, when the caller knows it (AgentClient's
+ * `start` with a zod `outputSchema` option types it); `unknown` otherwise.
+ */
+export interface RunResult<T = unknown> {
   /** The workflow id (named runId in the published contract). */
   runId: string;
   /** The workflow id: names the run, stable across continue-as-new. */
@@ -548,6 +570,8 @@ export interface RunResult {
   budget?: BudgetView;
   /** Hard budget only: the reply that reported more than its hold allowed, or null. */
   usageOverReservation?: OverReservationFlag | null;
+  /** A `completed` run with an outputSchema: the final answer, parsed (valid against the schema). */
+  structuredOutput?: T;
 }
 
 /** What the `status` query answers while the run is live, and after. */
@@ -592,6 +616,10 @@ export interface RunStatusView {
   sourceDefinitionHash?: string;
   /** A resumed or forked run: the fields of its definition that differ from its source's (empty: none). */
   definitionChanged?: DefinitionField[];
+  /** The run's modelSettings, as given (absent: none). */
+  modelSettings?: ModelSettings;
+  /** A run with an outputSchema: its final answers that missed it so far. */
+  outputMisses?: number;
   /** Steering messages received and not yet in the transcript (applied at the next turn boundary). */
   queuedSteers: SteerView[];
   /**

@@ -20,10 +20,10 @@ export const DEFAULT_DEFINITION_CHANGE: DefinitionChangePolicy = 'refuse';
 export { DEFINITION_CHANGE_POLICIES } from './settings.js';
 
 /** The fields of a definition, by the names definitionChanged reports. */
-export const DEFINITION_FIELDS = ['system', 'tools', 'model', 'prices', 'limits'] as const;
+export const DEFINITION_FIELDS = ['system', 'tools', 'model', 'prices', 'limits', 'outputSchema', 'modelSettings'] as const;
 /** One field of a run's definition: what `definitionChanged` lists. */
 export type DefinitionField = (typeof DEFINITION_FIELDS)[number];
-export type Definition = Record<DefinitionField, unknown>;
+export type Definition = Record<Exclude<DefinitionField, 'outputSchema' | 'modelSettings'>, unknown> & Partial<Record<'outputSchema' | 'modelSettings', unknown>>;
 
 
 /** Drops undefined members, which canonical JSON would otherwise write as null (absent and unset are the same here). */
@@ -37,8 +37,14 @@ export function definitionOf(cfg: RunConfig): Definition {
     model: cfg.model,
     prices: cfg.pricing,
     limits: defined({ maxTurns: cfg.maxTurns, maxBudgetUsd: cfg.maxBudgetUsd, hardBudget: cfg.hardBudget }),
+    // Only when set: the hash of a run without them is the one it had before they existed.
+    ...(cfg.outputSchema !== undefined ? { outputSchema: { schema: cfg.outputSchema, maxOutputRetries: cfg.maxOutputRetries } } : {}),
+    ...(cfg.modelSettings !== undefined ? { modelSettings: cfg.modelSettings } : {}),
   };
 }
+
+/** A field's hash; an absent field (outputSchema, modelSettings not set) hashes as null, whichever worker recorded the source. */
+const fieldHash = (d: Definition, f: DefinitionField): string => hex(d[f] ?? null);
 
 const hex = (v: unknown) => bytesToHex(sha256(utf8ToBytes(canonicalJson(v))));
 
@@ -55,13 +61,14 @@ export interface DefinitionSource {
 
 export function definitionSource(cfg: RunConfig): DefinitionSource {
   const d = definitionOf(cfg);
-  return { hash: hex(d), fields: Object.fromEntries(DEFINITION_FIELDS.map((f) => [f, hex(d[f])])) as Record<DefinitionField, string> };
+  return { hash: hex(d), fields: Object.fromEntries(DEFINITION_FIELDS.map((f) => [f, fieldHash(d, f)])) as Record<DefinitionField, string> };
 }
 
 /** The fields of `cfg`'s definition that differ from the source's, in DEFINITION_FIELDS order. */
 export function definitionChanges(source: DefinitionSource, cfg: RunConfig): DefinitionField[] {
   const d = definitionOf(cfg);
-  return DEFINITION_FIELDS.filter((f) => source.fields[f] !== hex(d[f]));
+  // A source recorded before a field existed has no hash for it: it had none of it (null).
+  return DEFINITION_FIELDS.filter((f) => (source.fields[f] ?? hex(null)) !== fieldHash(d, f));
 }
 
 /**
@@ -76,6 +83,8 @@ export function unaskedChanges(changed: readonly DefinitionField[], input: Agent
     model: input.model !== undefined,
     prices: input.pricing !== undefined,
     limits: input.limits !== undefined,
+    outputSchema: input.outputSchema !== undefined || input.maxOutputRetries !== undefined,
+    modelSettings: input.modelSettings !== undefined,
   };
   return changed.filter((f) => !asked[f]);
 }

@@ -4,6 +4,8 @@
 import { z } from 'zod';
 import { MAX_CALL_ID_CHARS } from './bounds.js';
 import { got, strictObject } from './schema-problem.js';
+import { modelSettingsSchema } from './model-settings.js';
+import { MAX_OUTPUT_RETRIES_LIMIT, outputSchemaProblem } from './output-schema.js';
 import { DEDUPE_POLICIES, pricingSchema, promptCountSchema, TOOL_ERROR_POLICIES } from './settings.js';
 
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, got(`must be one of ${values.join(' | ')}`));
@@ -85,6 +87,13 @@ export const inputSchema = strictObject(
     forkFrom: z.unknown().optional(),
     unknownOutcomes: oneOf(['tell_model', 'ask']).optional(),
     acknowledgeDefinitionChange: flag,
+    // Structured output and model settings (common/output-schema.ts, common/model-settings.ts).
+    outputSchema: z.unknown().superRefine((s, ctx) => {
+      const problem = outputSchemaProblem(s);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }).optional(),
+    maxOutputRetries: intBetween(0, MAX_OUTPUT_RETRIES_LIMIT).optional(),
+    modelSettings: modelSettingsSchema.optional(),
   },
   'must be a JSON object like {"task": "..."}',
 );

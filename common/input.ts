@@ -7,6 +7,8 @@ import { DEFAULT_MAX_REPLY_TOKENS, DEFAULT_MIN_REPLY_TOKENS } from './defaults.j
 import { InputError } from './input-error.js';
 import { parseForkFrom } from './fork-input.js';
 import { inputSchema, type CheckedInput } from './input-schema.js';
+import { recordedSettings } from './model-settings.js';
+import { DEFAULT_MAX_OUTPUT_RETRIES } from './output-schema.js';
 import { fieldPath, firstProblem } from './schema-problem.js';
 import type { ToolSpec } from './tool-spec.js';
 import type { HardBudgetConfig, Pricing, RunConfig, RunDefaults } from './contract.js';
@@ -85,6 +87,17 @@ export function parseInput(raw: unknown, d: RunDefaults, catalogue: readonly Too
     ...(d.approvers ? { approvers: d.approvers } : {}),
     // Only hard budgets carry the field: a soft run's configuration is what it always was.
     ...(hardBudget ? { hardBudget } : {}),
+    ...outputAndSettings(input),
+  };
+}
+
+/** outputSchema (with its retries) and modelSettings, written only when given: a configuration without them is what it was. */
+function outputAndSettings(input: CheckedInput): Pick<RunConfig, 'outputSchema' | 'maxOutputRetries' | 'modelSettings'> {
+  if (input.maxOutputRetries !== undefined && input.outputSchema === undefined) throw new InputError('maxOutputRetries', 'applies only with outputSchema');
+  const settings = recordedSettings(input.modelSettings);
+  return {
+    ...(input.outputSchema !== undefined ? { outputSchema: input.outputSchema as Record<string, unknown>, maxOutputRetries: input.maxOutputRetries ?? DEFAULT_MAX_OUTPUT_RETRIES } : {}),
+    ...(settings ? { modelSettings: settings } : {}),
   };
 }
 

@@ -9,6 +9,7 @@ export const SCRIPTED_MODELS = [
   'research_bad_args', 'research_runaway', 'delegate_runaway', 'missing_call', 'missing_result', 'narrated',
   'long_call_id', 'research_long_id', 'control_call_id', 'deep_args',
   'reused_call_id',
+  'structured', 'structured_never', 'huge_json',
 ] as const;
 
 /** One scenario name of {@link SCRIPTED_MODELS}. */

@@ -18,20 +18,31 @@ const validators = new WeakMap<object, Validator>();
 // Summaries that only repeat what their more specific errors say.
 const SUMMARIES = new Set(['properties', 'false', 'items', 'prefixItems', 'additionalItems']);
 
-const where = (e: OutputUnit) => (e.instanceLocation === '#' ? 'arguments' : e.instanceLocation.slice(1));
+const whereIn = (root: string) => (e: OutputUnit) => (e.instanceLocation === '#' ? root : e.instanceLocation.slice(1));
 
 /** Why these arguments do not fit the tool's schema, in words the model can act on; null when they fit. */
 export function argumentProblem(spec: Pick<ToolSpec, 'name' | 'parameters'>, args: Record<string, unknown>): string | null {
-  let validator = validators.get(spec.parameters);
+  const why = schemaProblem(spec.parameters, args, 'arguments');
+  return why === null ? null : `invalid arguments for ${spec.name}: ${why}. Expected: ${JSON.stringify(spec.parameters)}`;
+}
+
+/**
+ * Why `value` does not fit `schema` (each broken rule, `; `-joined, places
+ * named from `root`), in the harness's own words; null when it fits. Also the
+ * check of a structured answer (./output-schema.ts). The validator is kept per
+ * schema object: a run's schemas are the same objects call after call.
+ */
+export function schemaProblem(schema: object, value: unknown, root: string): string | null {
+  let validator = validators.get(schema);
   if (!validator) {
-    validator = new Validator(spec.parameters as Schema, '2020-12', false);
-    validators.set(spec.parameters, validator);
+    validator = new Validator(schema as Schema, '2020-12', false);
+    validators.set(schema, validator);
   }
-  const { valid, errors } = validator.validate(args);
+  const { valid, errors } = validator.validate(value);
   if (valid) return null;
   const specific = errors.filter((e) => !SUMMARIES.has(e.keyword));
-  const why = [...new Set((specific.length ? specific : errors).map((e) => `${where(e)}: ${ruleBroken(spec.parameters, args, e)}`))].join('; ');
-  return `invalid arguments for ${spec.name}: ${why}. Expected: ${JSON.stringify(spec.parameters)}`;
+  const where = whereIn(root);
+  return [...new Set((specific.length ? specific : errors).map((e) => `${where(e)}: ${ruleBroken(schema, value, e)}`))].join('; ');
 }
 
 /**

@@ -90,6 +90,8 @@ const COVERAGE: [RegExp, Coverage][] = [
   [rx(String.raw`bin/agent-harness\.mjs raise-budget hard-1 `), { how: 'test', file: 'test/hard-budget.test.ts', contains: ["'raise-budget'", "'--to'"] }],
   [rx(String.raw`${CLI} (fork|export) `), { how: 'test', file: 'test/fork.test.ts', contains: ["'fork'", "'--at-turn'", "'export'", "'--from-file'"] }],
   [rx(String.raw`temporal workflow start --type agentRun --task-queue agent-harness --input '\{"forkFrom"`), { how: 'test', file: 'test/fork.test.ts', contains: ["'workflow', 'start'", 'forkFrom'] }],
+  // docs/structured-output.md: a run with outputSchema and modelSettings from ops tooling
+  [rx(String.raw`temporal workflow start --type agentRun --task-queue agent-harness --workflow-id timeout-1 --input '\{"task"`), { how: 'test', file: 'test/structured-output.test.ts', contains: ["'workflow', 'start'", 'outputSchema', 'modelSettings'] }],
   [rx(String.raw`temporal workflow list --query 'AgentForkOf="RUN"'`), { how: 'test', file: 'test/fork.test.ts', contains: ['AgentForkOf="'] }],
   [rx(String.raw`temporal workflow update execute -w RUN --name reconcile `), { how: 'test', file: 'test/reconcile.test.ts', contains: ["'update', 'execute'", "'reconcile'", 'happened'] }],
   [rx(String.raw`bin/agent-harness\.mjs reconcile RUN c2 --retry`), { how: 'test', file: 'test/reconcile.test.ts', contains: ["['reconcile', handle.workflowId, 'c2', '--retry'"] }],

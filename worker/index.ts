@@ -25,6 +25,7 @@ export type { ContextPolicy, DedupePolicy, DefinitionChangePolicy, ForkOrigin, H
 export type { DEDUPE_POLICIES, DEFINITION_CHANGE_POLICIES, LIVE_STREAMS, NOTIFY_EVENTS, NOTIFY_FORMATS, notifyRouteSchema, notifySchema, pricingSchema, promptCountSchema, TOOL_ERROR_POLICIES } from '../common/settings.js';
 export type { NotifyEvent, NotifyPlan, NotifySetting } from '../common/contract.js';
 export type { DEFINITION_FIELDS, DefinitionField } from '../common/definition.js';
+export type { ModelSettings, ToolChoice, TOOL_CHOICES } from '../common/model-settings.js';
 // runDefaults.approvers: the policy AGENT_APPROVERS names (docs/security.md, "Signed decisions").
 export type { ApproverPolicy, OtherDecision } from '../common/signed-decision.js';
 export type { EffectRecord, EffectState, EffectStore, Holder, RecordedOutcome, Versioned } from '../activities/effects/record.js';

@@ -14,7 +14,8 @@ import type { RunState } from './run-state.js';
  * stopped it. `reason` is one line for people (the trace's run_stopped, the CLI).
  */
 export type Exit =
-  | { status: 'completed'; interruption: null; reason: string; output: string }
+  /** `structuredOutput`: the answer parsed, when the run has an outputSchema. */
+  | { status: 'completed'; interruption: null; reason: string; output: string; structuredOutput?: unknown }
   /** errorType, for alerting: ProviderUnauthorized, PermanentToolError, ProtocolError, … */
   | { status: 'failed'; interruption: null; reason: string; error: string; errorType: string }
   | { status: 'max_turns_exceeded'; interruption: { type: 'max_turns' }; reason: string }
@@ -31,6 +32,11 @@ export function exitFields(exit: Exit): { output: string | null; error: string |
 /** A run whose model answered: `output` is the answer. */
 export function completedExit(reason: string, output: string): Exit {
   return { status: 'completed', interruption: null, reason, output };
+}
+
+/** A run whose final answer is JSON valid against its outputSchema: the text, and the value. */
+export function structuredExit(reason: string, output: string, structuredOutput: unknown): Exit {
+  return { status: 'completed', interruption: null, reason, output, structuredOutput };
 }
 
 /** A failed run; `error` defaults to the reason (most failures say one thing twice: to people and in the result). */
@@ -91,6 +97,7 @@ export function runResult(workflowId: string, exit: Exit, state: RunState): RunR
     reason: exit.reason,
     interruption: exit.interruption,
     ...exitFields(exit),
+    ...(exit.status === 'completed' && 'structuredOutput' in exit ? { structuredOutput: exit.structuredOutput } : {}),
     turns: state.turns,
     toolRuns: state.toolRuns,
     costUsd: state.costUsd,

@@ -33,3 +33,4 @@ export type {
 // DefinitionField (a result's definitionChanged) is read off this list (types only).
 export type { DEDUPE_POLICIES, pricingSchema, promptCountSchema, TOOL_ERROR_POLICIES } from '../common/settings.js';
 export type { DEFINITION_FIELDS, DefinitionField } from '../common/definition.js';
+export type { ModelSettings, ToolChoice, TOOL_CHOICES } from '../common/model-settings.js';

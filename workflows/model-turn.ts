@@ -28,6 +28,7 @@ import { applySummary, elideForWindow, planSummary } from '../common/context-win
 import { isBudgetSpent, overReservationExit, type Budget } from './budget.js';
 import type { Exit } from './exits.js';
 import { takeReply } from './next-step.js';
+import { structuredExit } from './structured-output.js';
 
 export type ModelCallBase = Omit<CallModelInput, 'messages' | 'tools' | 'toolsRef' | 'prefix' | 'budget'>;
 
@@ -120,7 +121,7 @@ export class ModelTurn {
     }
     if ('exit' in asked) return asked;
     const { reply } = asked;
-    const exit = takeReply(ctx.state, reply, ctx.cfg.pricing, asked.chargedUsd);
+    let exit = takeReply(ctx.state, reply, ctx.cfg.pricing, asked.chargedUsd);
     ctx.metrics.turns.add(1);
     countModelCall(ctx, reply.usage, asked.chargedUsd ?? turnCostUsd(reply.usage, ctx.cfg.pricing));
     ctx.trace.emit('turn', {
@@ -135,6 +136,8 @@ export class ModelTurn {
       ...(reply.usageEstimated ? { usageEstimated: true } : {}),
       ...(asked.hold ? { maxTokens: asked.hold.maxTokens, heldUsd: asked.hold.reservedUsd, chargedUsd: asked.chargedUsd } : {}),
     });
+    // With an outputSchema, an answer is final only when it is JSON valid against it (./structured-output.ts); traced after its turn.
+    if (exit?.status === 'completed' && ctx.cfg.outputSchema) exit = structuredExit(ctx, exit.output);
     if (asked.over) return { exit: this.budget.stopForBudget('the provider reported more usage than the call allowed', overReservationExit(asked.over)) };
     return { exit };
   }
@@ -142,7 +145,7 @@ export class ModelTurn {
   private async ask(toolDefs: OpenAiToolDefinition[]): Promise<Asked> {
     const { ctx } = this;
     // The turn names the call's tokens in the live stream; a field of the input, no command added.
-    const base = { ...modelCallBase(ctx), turn: ctx.state.turns + 1 };
+    const base = { ...modelCallBase(ctx), turn: ctx.state.turns + 1, ...turnOptions(ctx.cfg) };
     // The Web UI names each activity: "model turn 3", "read_file errors.log".
     const summary = `model turn ${ctx.state.turns + 1}`;
     const { strategy } = this.budget;
@@ -152,6 +155,14 @@ export class ModelTurn {
     const { chargedUsd, over } = strategy.settle(r.reply, r.hold);
     return { reply: r.reply, over, ...(chargedUsd !== null ? { chargedUsd } : {}), ...(r.hold ? { hold: r.hold } : {}) };
   }
+}
+
+/** What a turn's call sends beyond the prompt: the run's model settings and its output schema. A summary sends neither (no tools to choose, no answer to shape). */
+function turnOptions(cfg: RunContext['cfg']): Pick<CallModelInput, 'settings' | 'responseFormat'> {
+  return {
+    ...(cfg.modelSettings ? { settings: cfg.modelSettings } : {}),
+    ...(cfg.outputSchema ? { responseFormat: { type: 'json' as const, schema: cfg.outputSchema, name: 'output' } } : {}),
+  };
 }
 
 /** Every model call's tokens and cost in the metrics: turns and summaries alike. */

@@ -35,6 +35,8 @@ export interface RunState extends StoreKnowledge {
   budgetRaises: BudgetRaise[];
   /** Hard budget: the reply whose usage passed its hold (the run stopped on it); null until one does. */
   usageOverReservation: OverReservationFlag | null;
+  /** outputSchema: final answers that missed it so far (absent: none). */
+  outputMisses?: number;
 }
 
 export const noChildren = (): ChildSpend => ({ runs: 0, costUsd: 0, usage: { promptTokens: 0, completionTokens: 0 } });

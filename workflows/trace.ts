@@ -34,6 +34,7 @@ export type TraceEventType =
   | 'model_recovered'
   | 'tool_waiting'
   | 'tool_recovered'
+  | 'output_invalid'
   | 'run_stopped';
 
 export interface TraceEvent {

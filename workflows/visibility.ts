@@ -75,7 +75,19 @@ export function detailsText({ cfg, state, status, interruption: i, queuedSteers,
   // A resumed or forked run says whether its definition moved since the run it continues.
   const moved = cfg.definitionFrom?.changed ?? [];
   const definition = cfg.definitionFrom ? `\n\n**Definition:** ${moved.length ? `changed since its source: ${moved.join(', ')}` : 'as its source\'s'} (source \`${cfg.definitionFrom.hash.slice(0, 12)}\`)` : '';
-  return `${head}${steers}\n\n**Task:** ${noMath(cfg.task.slice(0, 300))}\n\n${turns} · ${cost} · **Model:** ${cfg.model}${definition}`;
+  return `${head}${steers}\n\n**Task:** ${noMath(cfg.task.slice(0, 300))}\n\n${turns} · ${cost} · **Model:** ${cfg.model}${modelLine(cfg, state)}${definition}`;
+}
+
+/** The run's model settings and output schema, for the details panel: values as given, providerOptions by provider name only (their content may be long). */
+function modelLine(cfg: VisibleState['cfg'], state: VisibleState['state']): string {
+  const s = cfg.modelSettings;
+  const settings = s
+    ? Object.entries(s)
+        .map(([k, v]) => (k === 'providerOptions' ? `providerOptions: ${Object.keys(v as object).join(', ')}` : `${k} ${JSON.stringify(v)}`))
+        .join(' · ')
+    : '';
+  const output = cfg.outputSchema ? `**Output:** JSON per the run's outputSchema (misses ${state.outputMisses ?? 0} of ${cfg.maxOutputRetries ?? 0} retries)` : '';
+  return [settings ? `**Model settings:** ${noMath(settings.slice(0, 500))}` : '', output].filter(Boolean).map((l) => `\n\n${l}`).join('');
 }
 
 const noMath = (text: string): string => text.replace(/\$/g, '\\$');
@@ -280,6 +292,8 @@ export class Visibility {
       ...this.extras.budgetFields(),
       ...(ctx.cfg.forkFrom ? { forkedFrom: ctx.cfg.forkFrom } : {}),
       ...this.definition,
+      ...(ctx.cfg.modelSettings ? { modelSettings: ctx.cfg.modelSettings } : {}),
+      ...(ctx.cfg.outputSchema ? { outputMisses: state.outputMisses ?? 0 } : {}),
       ...(this.outage?.kind === 'model' && !exit ? { modelOutage: { ...this.outage.view } } : {}),
       ...(this.outage?.kind === 'tool' && !exit ? { toolOutage: { ...this.outage.view } } : {}),
     };

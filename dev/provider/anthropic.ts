@@ -8,7 +8,7 @@
 import type { WireMessage } from '../../node/tokens.js';
 import { isPositiveInteger } from './chat.js';
 import { jsonPieces, sseFrame, streamPieces, type Answer, type FinishReason } from './replies.js';
-import { requestBodyOf, scriptInputOf, type ScriptedRequest } from './requests.js';
+import { optionsOf, requestBodyOf, scriptInputOf, type ScriptedRequest } from './requests.js';
 import type { ScriptInput } from './scenarios.js';
 
 interface AnthropicBody {
@@ -53,6 +53,7 @@ export function parseAnthropicRequest(raw: unknown): ScriptedRequest | string {
     maxTokens: body.max_tokens,
     stream: body.stream === true,
     includeUsage: true,
+    options: optionsOf(body, ['model', 'system', 'messages', 'tools', 'stream']),
   };
 }
 

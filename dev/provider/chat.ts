@@ -3,7 +3,7 @@
 // `chat.completion.chunk` events ending with `data: [DONE]`.
 import type { WireMessage } from '../../node/tokens.js';
 import { jsonPieces, sseFrame, streamPieces, type Answer } from './replies.js';
-import type { ScriptedRequest } from './requests.js';
+import { optionsOf, type ScriptedRequest } from './requests.js';
 
 interface ChatBody {
   model?: unknown;
@@ -28,6 +28,7 @@ export function parseChatRequest(raw: unknown): ScriptedRequest | string {
     maxTokens,
     stream: body.stream === true,
     includeUsage: body.stream_options?.include_usage === true,
+    options: optionsOf(body, ['model', 'messages', 'tools', 'stream', 'stream_options']),
   };
 }
 

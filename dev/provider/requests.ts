@@ -22,6 +22,19 @@ export interface ScriptedRequest {
   stream: boolean;
   /** Chat completions only: `stream_options.include_usage`. Anthropic streams always carry usage. */
   includeUsage: boolean;
+  /**
+   * The request's other fields, in the protocol's own names, as received:
+   * sampling and tool choice (`temperature`, `top_p`/`stop`/`seed`/`tool_choice`,
+   * Anthropic's `stop_sequences`), `max_tokens`, `response_format` or
+   * `output_format`, provider-specific extras. A test reads what a run's
+   * modelSettings and outputSchema made of the request here.
+   */
+  options: Record<string, unknown>;
+}
+
+/** A request body's fields besides those the request's shape already names (`omit`). */
+export function optionsOf(body: object, omit: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(body).filter(([k]) => !omit.includes(k)));
 }
 
 /**

@@ -300,4 +300,15 @@ export const SCENARIOS: Record<ScriptedModel, (input: ScriptInput) => ScriptedRe
   // must never decide the second.
   reused_call_id: ({ turn, toolText }) =>
     turn <= 1 ? call('c2', 'delete_file', { path: 'access.log' }) : answer(`Done. ${toolText.split('\n').slice(-2).join(' | ')}`),
+
+  // Structured output (input outputSchema; docs/structured-output.md's schema:
+  // {file: string, timeoutMs: integer}, both required). Its first answer is
+  // JSON that misses `timeoutMs`; told so, it answers valid JSON in a
+  // ```json fence: a run that needs one retry.
+  structured: ({ turn }) =>
+    turn === 0 ? answer('{"file": "errors.log"}') : answer('```json\n{"file": "errors.log", "timeoutMs": 30000}\n```'),
+  // Never valid: `file` is a number every time (the run ends failed, InvalidOutput).
+  structured_never: () => answer('{"file": 7, "timeoutMs": 30000}'),
+  // A final answer of 1 MiB of JSON: over the harness's bound on a structured answer.
+  huge_json: () => answer(JSON.stringify({ file: 'errors.log', data: 'x '.repeat(512 * 1024) })),
 };

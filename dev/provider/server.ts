@@ -78,6 +78,8 @@ export interface LoggedRequest extends RequestFacts {
   body?: RequestBody;
   /** The log dropped the body to stay within its `maxBytes` (the oldest bodies go first): the entry keeps its facts and status. A request larger than the whole log keeps its task's first 1,024 characters only. */
   bodyOmitted?: true;
+  /** The request's fields besides model, messages, tools and streaming, as received (./requests.ts ScriptedRequest.options). */
+  options?: Record<string, unknown>;
 }
 
 /** What GET /_control/connections answers. */
@@ -174,7 +176,7 @@ export async function startProvider(opts: ProviderOptions = {}): Promise<Running
     const facts: RequestFacts = { model, turn: input.turn, task: input.task, protocol, stream };
     // Logged on arrival, so a test can see a request that a delay is holding.
     const system = messages[0]?.role === 'system' ? messages[0].content : undefined;
-    const entry: LoggedRequest = { ...facts, status: 0, at: Date.now(), pending: true, toolNames: input.toolNames, ...(typeof system === 'string' ? { system } : {}) };
+    const entry: LoggedRequest = { ...facts, status: 0, at: Date.now(), pending: true, toolNames: input.toolNames, options: request.options, ...(typeof system === 'string' ? { system } : {}) };
     log.add(entry, JSON.stringify(body));
     const settle = (status: number) => {
       entry.status = status;
