@@ -93,37 +93,52 @@ export async function executionDecisions(client: Client, workflowId: string, run
   };
   const out: AuditLine[] = [];
   let parked: Parking | null = null;
-  // Signals and accepted updates for the parked call, in the order recorded.
-  let candidates: Candidate[] = [];
+  // Decide updates accepted for the parked call (taken once completed with a result).
+  let updates: Candidate[] = [];
+  // Signals for the parked call recorded since the last workflow task completed: delivered to the next one.
+  let arriving: Candidate[] = [];
+  // Those delivered to the task that completed last: one of them ended the parking if that task's commands unpark it.
+  let delivered: Candidate[] = [];
   const succeeded = new Set<string>();
-  const failed = new Set<string>();
   const events: HistoryEvent[] = history.events ?? [];
   // Update outcomes first: an update accepted in one task completes in the same or a later one.
   for (const e of events) {
     if (e.eventType !== EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_COMPLETED) continue;
     const a = e.workflowExecutionUpdateCompletedEventAttributes;
-    const id = a?.meta?.updateId ?? '';
-    if (a?.outcome?.success) succeeded.add(id);
-    else failed.add(id);
+    if (a?.outcome?.success) succeeded.add(a.meta?.updateId ?? '');
   }
-  const closeParking = () => {
-    // A decide update that completed with a result is the decision; else the first signal for the call.
-    const update = candidates.find((c) => c.updateId !== undefined && succeeded.has(c.updateId));
-    const signal = candidates.find((c) => c.updateId === undefined);
-    const taken = update ?? signal;
+  // A parking ended by the last task's commands: the update accepted by that task may be recorded just after the upsert.
+  let closing: { parking: Parking; updates: Candidate[]; delivered: Candidate[] } | null = null;
+  const finish = () => {
+    if (closing === null) return;
+    // A decide update that completed with a result is the decision; else a signal the task that unparked took.
+    const taken = closing.updates.find((c) => c.updateId !== undefined && succeeded.has(c.updateId)) ?? closing.delivered[0];
     if (taken) out.push(taken.line);
-    candidates = [];
+    closing = null;
+  };
+  const closeParking = (parking: Parking) => {
+    finish();
+    closing = { parking, updates, delivered };
+    updates = [];
+    delivered = [];
   };
   for (const e of events) {
     const at = eventTime(e);
+    if (e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED || e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) finish();
+    if (e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) {
+      // Signals delivered to an earlier task that did not unpark were ignored by the run (refused, or not for the awaited call).
+      delivered = arriving;
+      arriving = [];
+      continue;
+    }
     if (e.eventType === EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES) {
       const sa = decodeSearchAttributes(e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields);
       if (!Object.hasOwn(sa, 'AgentAwaitingCallId') && !Object.hasOwn(sa, 'AgentAwaitingSince')) continue;
       const call = first(sa.AgentAwaitingCallId);
       const before = parked as Parking | null;
-      // Unparked (or parked on another call): the decision that did it was recorded before this task.
-      if (parked !== null && (call === null || call !== parked.callId || Object.hasOwn(sa, 'AgentAwaitingSince'))) {
-        closeParking();
+      // Unparked (or parked anew): the decision that did it was delivered to the task whose commands these are.
+      if (before !== null && (call === null || call !== before.callId || Object.hasOwn(sa, 'AgentAwaitingSince'))) {
+        closeParking(before);
         parked = null;
       }
       if (call !== null) parked = { callId: call, toolName: first(sa.AgentAwaitingTool) ?? before?.toolName ?? '', argsHash: first(sa.AgentPendingArgsHash) ?? '' };
@@ -133,9 +148,10 @@ export async function executionDecisions(client: Client, workflowId: string, run
       const a = e.workflowExecutionSignaledEventAttributes;
       const name = a?.signalName;
       if (name !== 'approve' && name !== 'reject') continue;
+      const current = parked as Parking | null;
       const input = record(await decode(a?.input?.payloads).catch(() => undefined));
-      if (parked === null || input.callId !== parked.callId) continue;
-      candidates.push({ line: lineOf(workflowId, parked, name, input, at, 'signal') });
+      if (current === null || input.callId !== current.callId) continue;
+      arriving.push({ line: lineOf(workflowId, current, name, input, at, 'signal') });
       continue;
     }
     if (e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED) {
@@ -144,17 +160,21 @@ export async function executionDecisions(client: Client, workflowId: string, run
       if (req?.input?.name !== 'decide') continue;
       const input = record(await decode(req.input.args?.payloads).catch(() => undefined));
       const decision = input.decision === 'reject' ? 'reject' : input.decision === 'approve' ? 'approve' : null;
-      if (decision === null || parked === null || input.callId !== parked.callId) continue;
       const updateId = req.meta?.updateId ?? a?.protocolInstanceId ?? '';
-      if (failed.has(updateId)) continue;
-      candidates.push({ line: lineOf(workflowId, parked, decision, input, at, 'update'), updateId });
+      const current = parked as Parking | null;
+      const ending = closing as { parking: Parking; updates: Candidate[] } | null;
+      if (decision === null) continue;
+      // Accepted by the task that unparked: recorded after its upsert.
+      if (ending !== null && input.callId === ending.parking.callId) ending.updates.push({ line: lineOf(workflowId, ending.parking, decision, input, at, 'update'), updateId });
+      else if (current !== null && input.callId === current.callId) updates.push({ line: lineOf(workflowId, current, decision, input, at, 'update'), updateId });
     }
   }
-  // A run that ended parked decided nothing more; its last parking ended without a decision unless one was taken.
+  // Still parked when the history ends: only a completed update was taken (it answers once applied).
+  finish();
   if (parked !== null) {
-    // Only a completed update counts here: signals for a call still parked at the end were not taken.
-    candidates = candidates.filter((c) => c.updateId !== undefined);
-    closeParking();
+    delivered = [];
+    closeParking(parked);
+    finish();
   }
   return out;
 }
