@@ -115,9 +115,11 @@ export async function startOpsServer(port: number, host: string, opts: OpsServer
       const status = err instanceof HttpError ? err.status : 500;
       // Our own refusals name what is wrong; anything else is said in one line, never a stack.
       const message = err instanceof HttpError ? err.message : `internal error: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`;
-      if (!res.headersSent) res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-      res.end(JSON.stringify({ error: message }));
-      if (status === 413) req.destroy();
+      // A body over the limit is not read to its end: the connection closes after the answer, so a client does not send on it again.
+      if (!res.headersSent) res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...(status === 413 ? { connection: 'close' } : {}) });
+      res.end(JSON.stringify({ error: message }), () => {
+        if (status === 413) req.destroy();
+      });
     });
   });
 
