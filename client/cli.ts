@@ -47,6 +47,7 @@ import { exportRun, forkArgs } from './fork-export.js';
 import { CannotExportError } from './fork-run.js';
 import { UsageError } from './usage-error.js';
 import { codecServerCommand } from './codec-server-command.js';
+import { auditCommand, opsCommand } from './ops-command.js';
 
 export { DEFAULT_TASK, inputFromFlags } from './run-flags.js';
 
@@ -89,6 +90,10 @@ export async function main(argv: string[], client?: Client): Promise<number> {
         return keygen(rest);
       case 'codec-server':
         return await codecServerCommand(rest, cfg.devServer.uiPort);
+      case 'ops':
+        return await opsCommand(rest, conn);
+      case 'audit':
+        return await auditCommand(rest, conn);
       case 'run':
         return await run(await agent(), runFlags ?? inputFromFlags(rest));
       case 'resume':

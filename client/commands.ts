@@ -81,6 +81,18 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
       'Keys: --keys-file (kid:base64key entries, one a line or comma-separated) or AGENT_PAYLOAD_KEYS; a bearer token when AGENT_CODEC_TOKEN is set;\n' +
       'defaults: --port CODEC_PORT or 8888, --host CODEC_HOST or 127.0.0.1, --allow-origin CODEC_ALLOW_ORIGIN or the dev Web UI, --max-body-bytes 8 MiB',
   },
+  ops: {
+    usage: 'ops [--port N] [--host H] [--approvers FILE] [--public-url URL]',
+    about:
+      'serve the inbox page (/) and its JSON API (/api/awaiting, /api/runs/ID, /api/runs/ID/events, /api/runs/ID/decide, /api/decide, /api/audit) until SIGINT/SIGTERM.\n' +
+      'AGENT_OPS_TOKEN (required, at least 16 characters) is the bearer token of every /api/ request; decisions are forwarded as the decide update, signed in the browser:\n' +
+      'the server holds no approver key. Defaults: --port OPS_PORT or 8790, --host OPS_HOST or 127.0.0.1, --approvers AGENT_APPROVERS (public keys: who may decide),\n' +
+      '--public-url OPS_PUBLIC_URL (the origin browsers use, behind a proxy)',
+  },
+  audit: {
+    usage: 'audit [--from T] [--to T] [--format jsonl|csv] [--task-queue Q] [--out FILE]',
+    about: 'every decision runs took in the range (read from their histories): workflowId, callId, toolName, argsHash, decision, by, at.\nT: an ISO-8601 time or a duration back from now (30m, 24h, 7d); defaults: the last 24 hours, jsonl, stdout',
+  },
   cancel: { usage: 'cancel <workflowId> [--reason TEXT]' },
   status: { usage: 'status <workflowId>', about: 'query the live status; with no worker, one line saying so and what Temporal holds (execution status, search attributes), exit 8' },
   transcript: { usage: 'transcript <workflowId>', about: 'query the messages; with no worker, one line saying so, exit 8' },

@@ -17,6 +17,15 @@ export const AGENT_AWAITING_TOOL = defineSearchAttributeKey('AgentAwaitingTool',
 export const AGENT_AWAITING_CALL = defineSearchAttributeKey('AgentAwaitingCallId', SearchAttributeType.KEYWORD);
 /** The parked call's argsHash (SHA-256 of its arguments' canonical JSON): what an approval must name to be bound to them. */
 export const AGENT_PENDING_ARGS_HASH = defineSearchAttributeKey('AgentPendingArgsHash', SearchAttributeType.KEYWORD);
+/**
+ * When a parked run parked on a person (workflow time), and when its wait
+ * times out (approvalTimeoutMs, or budgetTimeoutMs, after that); unset when it
+ * is not parked, the expiry also when the wait has no timeout. The ops
+ * server's inbox lists and filters parked runs by these without asking a
+ * worker (an age filter is a visibility query).
+ */
+export const AGENT_AWAITING_SINCE = defineSearchAttributeKey('AgentAwaitingSince', SearchAttributeType.DATETIME);
+export const AGENT_AWAITING_EXPIRES_AT = defineSearchAttributeKey('AgentAwaitingExpiresAt', SearchAttributeType.DATETIME);
 /** Why a finished run stopped, in one line. */
 export const AGENT_EXIT_REASON = defineSearchAttributeKey('AgentExitReason', SearchAttributeType.TEXT);
 /** The type of a failure (ProviderUnauthorized, PermanentToolError, …), for alerting. */
@@ -27,7 +36,7 @@ export const AGENT_PARENT = defineSearchAttributeKey('AgentParent', SearchAttrib
 export const AGENT_FORK_OF = defineSearchAttributeKey('AgentForkOf', SearchAttributeType.KEYWORD);
 
 /** A search attribute's type, as the Temporal CLI names it. */
-export type SearchAttributeTypeName = 'Keyword' | 'Int' | 'Double' | 'Text';
+export type SearchAttributeTypeName = 'Keyword' | 'Int' | 'Double' | 'Text' | 'Datetime';
 
 /** Name -> type, as `temporal server start-dev --search-attribute` and the operator service take them. */
 export const SEARCH_ATTRIBUTES: Record<string, SearchAttributeTypeName> = {
@@ -38,6 +47,8 @@ export const SEARCH_ATTRIBUTES: Record<string, SearchAttributeTypeName> = {
   AgentAwaitingTool: 'Keyword',
   AgentAwaitingCallId: 'Keyword',
   AgentPendingArgsHash: 'Keyword',
+  AgentAwaitingSince: 'Datetime',
+  AgentAwaitingExpiresAt: 'Datetime',
   AgentExitReason: 'Text',
   AgentErrorType: 'Keyword',
   AgentParent: 'Keyword',

@@ -55,6 +55,8 @@ const COVERAGE: [RegExp, Coverage][] = [
   [rx(String.raw`bin/agent-harness\.mjs (status|approve) RUN_ID`), { how: 'flow', flow: 'approve-readme' }],
   // README: the same on an encrypted run, through the bin's codec server
   [rx(String.raw`bin/agent-harness\.mjs codec-server --port 8888 --keys-file `), { how: 'test', file: 'test/codec-server-cli.test.ts', contains: ["'codec-server', '--port'", "'--keys-file'"] }],
+  [rx(String.raw`bin/agent-harness\.mjs ops --port 8790 --approvers `), { how: 'test', file: 'test/attacks/ops-server.test.ts', contains: ["main(['ops', '--port'"] }],
+  [rx(String.raw`bin/agent-harness\.mjs audit --from 24h --format csv --out `), { how: 'test', file: 'test/ops-server.test.ts', contains: ["main(['audit', '--from'"] }],
   [rx(String.raw`\.temporal/bin/temporal workflow update execute -w RUN_ID --name decide --codec-endpoint `), { how: 'test', file: 'test/codec-server-cli.test.ts', contains: ["'--codec-endpoint', codecUrl", "'--name', 'decide'", 'expect(decoded, decoded.stderr).toMatchObject({ code: 0 })'] }],
   [rx(String.raw`\.temporal/bin/temporal workflow update execute -w RUN_ID --name decide`), { how: 'here', state: 'parked' }],
   // README and docs/tools.md: your own tool

@@ -20,6 +20,7 @@ const INDEXED_TYPE: Record<SearchAttributeTypeName, number> = {
   Int: IndexedValueType.INDEXED_VALUE_TYPE_INT,
   Double: IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE,
   Text: IndexedValueType.INDEXED_VALUE_TYPE_TEXT,
+  Datetime: IndexedValueType.INDEXED_VALUE_TYPE_DATETIME,
 };
 
 /** A search attribute the namespace has with another type than the harness needs. */

@@ -25,6 +25,8 @@ import { boundedKeyword, boundedText } from '../common/bounds.js';
 import { definitionView, type DefinitionView } from '../common/definition.js';
 import {
   AGENT_AWAITING_CALL,
+  AGENT_AWAITING_EXPIRES_AT,
+  AGENT_AWAITING_SINCE,
   AGENT_AWAITING_TOOL,
   AGENT_COST_USD,
   AGENT_ERROR_TYPE,
@@ -48,6 +50,8 @@ export interface VisibleState {
   queuedSteers?: number;
   /** A model call waiting out a provider outage, or a tool call waiting out its own. */
   outage?: { kind: 'model'; view: ModelOutageView } | { kind: 'tool'; view: ToolOutageView } | null;
+  /** While parked on a person: since when (workflow time, ms) and when the wait times out (null: never). */
+  parked?: { sinceMs: number; expiresAtMs: number | null } | null;
 }
 
 /**
@@ -112,6 +116,9 @@ export function statusAttributes(v: VisibleState, exit: Exit | undefined, parent
     { key: AGENT_AWAITING_TOOL, value: awaiting ? keyword(awaiting.toolName) : null },
     { key: AGENT_AWAITING_CALL, value: awaiting ? keyword(awaiting.callId) : null },
     { key: AGENT_PENDING_ARGS_HASH, value: awaiting?.type === 'approval' ? keyword(awaiting.argsHash) : null },
+    // Every park on a person (a budget's too), for the ops server's inbox: its age and time left without a worker.
+    { key: AGENT_AWAITING_SINCE, value: v.parked && v.interruption && !exit ? new Date(v.parked.sinceMs) : null },
+    { key: AGENT_AWAITING_EXPIRES_AT, value: v.parked && v.interruption && !exit && v.parked.expiresAtMs !== null ? new Date(v.parked.expiresAtMs) : null },
     ...(exit ? [{ key: AGENT_EXIT_REASON, value: searchableText(v.cfg.payloadsEncrypted === true ? sealedReason(exit) : exit.reason) }] : []),
     ...(exit?.status === 'failed' ? [{ key: AGENT_ERROR_TYPE, value: boundedKeyword(exit.errorType) }] : []),
     ...(parent ? [{ key: AGENT_PARENT, value: boundedKeyword(parent) }] : []),
@@ -138,7 +145,9 @@ export function sealedReason(exit: Exit): string {
  * Action and a visibility write; values the run started with are neither.
  */
 export function attributesToUpsert(all: SearchAttributeUpdatePair[], shown: TypedSearchAttributes): SearchAttributeUpdatePair[] {
-  return all.filter((p) => (shown.get(p.key) ?? null) !== (p.value ?? null));
+  // Dates compare by their time (two Date objects are never ===).
+  const same = (a: unknown, b: unknown) => (a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : a === b);
+  return all.filter((p) => !same(shown.get(p.key) ?? null, p.value ?? null));
 }
 
 /**
@@ -191,6 +200,8 @@ export class Visibility {
   /** A model call waiting out a provider outage, or a tool call waiting out its own, while it waits. */
   private outage: { kind: 'model'; view: ModelOutageView } | { kind: 'tool'; view: ToolOutageView } | null = null;
   private extras: VisibilityExtras = { queuedSteers: () => [], budgetFields: () => ({}) };
+  /** While parked on a person: since when, and when the wait times out (search attributes AgentAwaitingSince / AgentAwaitingExpiresAt). */
+  private parked: { sinceMs: number; expiresAtMs: number | null } | null = null;
 
   /** Computed once per execution: the configuration it hashes does not change. */
   readonly definition: DefinitionView;
@@ -218,6 +229,10 @@ export class Visibility {
   park(interruption: Interruption): void {
     this.status = 'interrupted';
     this.interruption = interruption;
+    // The wait each park starts (workflows/approvals.ts, reconcile.ts: approvalTimeoutMs; budget.ts: budgetTimeoutMs), from now.
+    const timeout = interruption.type === 'budget' ? (this.ctx.cfg.hardBudget?.budgetTimeoutMs ?? null) : this.ctx.cfg.approvalTimeoutMs;
+    const now = Date.now();
+    this.parked = { sinceMs: now, expiresAtMs: timeout === null ? null : now + timeout };
     this.upsert();
   }
 
@@ -225,6 +240,7 @@ export class Visibility {
   unpark(): void {
     this.status = 'running';
     this.interruption = null;
+    this.parked = null;
     this.upsert();
   }
 
@@ -300,6 +316,6 @@ export class Visibility {
   }
 
   private visible(): VisibleState {
-    return { cfg: this.ctx.cfg, state: this.ctx.state, status: this.status, interruption: this.interruption, queuedSteers: this.extras.queuedSteers().length, outage: this.ended ? null : this.outage };
+    return { cfg: this.ctx.cfg, state: this.ctx.state, status: this.status, interruption: this.interruption, queuedSteers: this.extras.queuedSteers().length, outage: this.ended ? null : this.outage, parked: this.parked };
   }
 }

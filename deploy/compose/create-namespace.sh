@@ -22,7 +22,7 @@ retention="${NAMESPACE_RETENTION:-168h}"
 attempts="${SETUP_ATTEMPTS:-60}"
 # Name=Type, as workflows/search-attributes.ts defines them (test/cluster checks the two agree).
 attributes="AgentStatus=Keyword AgentModel=Keyword AgentTurns=Int AgentCostUsd=Double AgentAwaitingTool=Keyword
-AgentAwaitingCallId=Keyword AgentPendingArgsHash=Keyword AgentExitReason=Text AgentErrorType=Keyword AgentParent=Keyword AgentForkOf=Keyword"
+AgentAwaitingCallId=Keyword AgentPendingArgsHash=Keyword AgentAwaitingSince=Datetime AgentAwaitingExpiresAt=Datetime AgentExitReason=Text AgentErrorType=Keyword AgentParent=Keyword AgentForkOf=Keyword"
 
 fail() { echo "create-namespace: $*" >&2; exit 1; }
 

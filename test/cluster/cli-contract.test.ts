@@ -30,7 +30,8 @@ const parkedOnC2 = (id: string) => waitFor(`${id} parked on c2`, async () => (aw
 async function parkedRun(tag: string) {
   const ws = freshWorkspace();
   const id = `cl-${tag}-${ws}`;
-  await start(id, { task: 'Free some disk space.', model: 'destructive', workspace: ws });
+  // An approval timeout far ahead: the parked run sets AgentAwaitingExpiresAt too.
+  await start(id, { task: 'Free some disk space.', model: 'destructive', workspace: ws, approvalTimeoutMs: 3_600_000 });
   await parkedOnC2(id);
   return { id, ws, logFile: join(h.workspaceRoot, ws, 'access.log') };
 }
@@ -119,6 +120,7 @@ describe('the contract through the temporal CLI, on the cluster', () => {
         type === 'Double' ? [`${name} >= ${Number(value) / 2}`, (v: unknown) => typeof v === 'number' && v >= Number(value) / 2]
         : type === 'Text' ? [`${name} = "${word}"`, (v: unknown) => tokens(v).includes(word)]
         : type === 'Int' ? [`${name} = ${String(value)}`, (v: unknown) => v === value]
+        : type === 'Datetime' ? [`${name} = "${(value as Date).toISOString()}"`, (v: unknown) => v instanceof Date && v.getTime() === (value as Date).getTime()]
         : [`${name} = "${String(value)}"`, (v: unknown) => v === value];
       const want = ids.filter((id) => matches(attrs.get(id)?.[name])).sort();
       // Visibility is written asynchronously: wait for the rows, then compare exactly.
