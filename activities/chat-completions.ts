@@ -52,27 +52,27 @@ interface WireChunk {
 export function createChatCompletions(settings: ChatCompletionsSettings): (modelId: string) => LanguageModelV3 {
   const url = `${settings.baseURL.replace(/\/+$/, '')}/chat/completions`;
   return (modelId) => {
-    const doStream = (options: LanguageModelV3CallOptions) => streamOf(url, settings.apiKey, modelId, options);
+    const doStream = (options: LanguageModelV3CallOptions) => streamOf(url, settings.apiKey, modelId, options, true);
     return {
       specificationVersion: 'v3',
       provider: 'chat-completions',
       modelId,
       supportedUrls: {},
       doStream,
-      doGenerate: async (options) => generated(await doStream(options)),
+      // Asked unstreamed (`stream: false`): the whole body is read as one part, as a server that ignored `stream: true` is.
+      doGenerate: async (options) => generated(await streamOf(url, settings.apiKey, modelId, options, false)),
     };
   };
 }
 
-async function streamOf(url: string, apiKey: string | undefined, modelId: string, options: LanguageModelV3CallOptions): Promise<{ stream: ReadableStream<LanguageModelV3StreamPart> }> {
+async function streamOf(url: string, apiKey: string | undefined, modelId: string, options: LanguageModelV3CallOptions, streamed: boolean): Promise<{ stream: ReadableStream<LanguageModelV3StreamPart> }> {
   const body = {
     model: modelId,
     messages: fromPrompt(options.prompt),
     ...(options.tools?.length ? { tools: options.tools.flatMap((t) => (t.type === 'function' ? [toOpenAiTool(t)] : [])) } : {}),
     // Hard budgets only: the reply the budget pays for, at most.
     ...(options.maxOutputTokens !== undefined ? { max_tokens: options.maxOutputTokens } : {}),
-    stream: true,
-    stream_options: { include_usage: true },
+    ...(streamed ? { stream: true, stream_options: { include_usage: true } } : {}),
   };
   let res: Response;
   try {
