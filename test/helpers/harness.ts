@@ -85,6 +85,8 @@ export interface ExtraWorkerOptions {
   modelPrices?: Record<string, Pricing>;
   /** Where model attempts' text goes as it arrives. */
   tokens?: TokenSink;
+  /** What the live stream carries (AGENT_LIVE_STREAM; default `full`). */
+  stream?: 'full' | 'events';
 }
 
 
@@ -224,6 +226,7 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
         ...(extra.messageStoreDir ? { messageStoreDir: extra.messageStoreDir } : {}),
         ...(extra.modelPrices ? { modelPrices: extra.modelPrices } : {}),
         ...(extra.tokens ? { tokens: extra.tokens } : {}),
+        ...(extra.stream ? { stream: extra.stream } : {}),
         ...(extra.payloadKeys !== undefined ? { payloadKeys: extra.payloadKeys } : opts.payloadKeys ? { payloadKeys: opts.payloadKeys } : {}),
       },
       workflowBundle: { codePath: inject('workflowBundlePath') },
