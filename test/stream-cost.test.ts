@@ -13,7 +13,7 @@ import { approveSignal } from '../common/run-messages.js';
 import type { AgentInput } from '../common/contract.js';
 import type { RunEventItem } from '../client/index.js';
 import { PUBLISH_SIGNAL } from '../workflows/run-stream.js';
-import { freshWorkspace, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
+import { freshWorkspace, marker, providerRequests, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
 
 const { EventType } = proto.temporal.api.enums.v1;
 const h = useHarness();
@@ -37,9 +37,10 @@ describe('the live stream costs nothing when nobody watches', () => {
   it('an unwatched run streaming tokens sends no publish signal and costs the Actions of a run with the stream off; a late reader still reads each reply', async () => {
     const off = await h.startWorker({ taskQueue: `stream-off-${freshWorkspace()}`, stream: 'events' });
     try {
-      const unwatched = await h.start({ ...plan, workspace: freshWorkspace() });
+      const [onTag, offTag] = [marker(), marker()];
+      const unwatched = await h.start({ ...plan, task: `${plan.task} ${onTag}`, workspace: freshWorkspace() });
       expect((await unwatched.result()).status).toBe('completed');
-      const offHandle = await h.client.workflow.start('agentRun', { taskQueue: off.taskQueue, workflowId: `stream-off-run-${freshWorkspace()}`, args: [{ ...plan, workspace: freshWorkspace() }] });
+      const offHandle = await h.client.workflow.start('agentRun', { taskQueue: off.taskQueue, workflowId: `stream-off-run-${freshWorkspace()}`, args: [{ ...plan, task: `${plan.task} ${offTag}`, workspace: freshWorkspace() }] });
       expect(((await offHandle.result()) as { status: string }).status).toBe('completed');
       const [a, b] = await Promise.all([unwatched.fetchHistory(), offHandle.fetchHistory()]);
       expect(publishSignals(a)).toBe(0);
@@ -56,6 +57,9 @@ describe('the live stream costs nothing when nobody watches', () => {
       // Before the turn's own event, where a watched run's tokens are too.
       const turn3 = items.find((i) => i.type === 'turn' && 'turn' in i && i.turn === 3)!;
       expect(tokens(items, 3).every((t) => t.offset < turn3.offset)).toBe(true);
+      // The streaming worker still asks the provider streamed (a Stop keeps what arrived); the one with the stream off, unstreamed.
+      expect((await providerRequests(h.providerUrl, onTag)).map((r) => r.stream)).toEqual([true, true, true]);
+      expect((await providerRequests(h.providerUrl, offTag)).map((r) => r.stream)).toEqual([false, false, false]);
       // A worker with the stream off publishes no text at all.
       expect((await readAll(offHandle.workflowId)).some((i) => i.type === 'token')).toBe(false);
     } finally {
