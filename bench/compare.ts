@@ -104,6 +104,8 @@ if (PARTS.has('tokens')) {
 say('');
 say(`Load average at the end: ${loadavg().map((x) => x.toFixed(2)).join(' / ')}; the whole bench took ${((performance.now() - benchStarted) / 60_000).toFixed(1)} min.`);
 writeFileSync(`${PROJECT_ROOT}/reports/bench.md`, lines.join('\n') + '\n');
+// Something of the parts (a stack's native runtime) keeps the event loop alive after the report is written.
+process.exit(0);
 
 /** Actions per turn ours vs the peer, heartbeats per minute of a running call, and Stop both ways (./bill.ts). */
 async function billSection(): Promise<string[]> {
