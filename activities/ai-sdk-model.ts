@@ -13,11 +13,13 @@ import {
   APICallError,
   NoSuchModelError,
   type LanguageModelV3,
+  type LanguageModelV3Content,
   type LanguageModelV3CallOptions,
   type LanguageModelV3FunctionTool,
   type LanguageModelV3StreamPart,
   type LanguageModelV4,
   type LanguageModelV4CallOptions,
+  type LanguageModelV4Content,
   type LanguageModelV4StreamPart,
   type ProviderV3,
   type ProviderV4,
@@ -69,6 +71,11 @@ export interface StreamingModel {
   readonly provider: string;
   readonly modelId: string;
   doStream(options: HarnessCallOptions): PromiseLike<{ stream: ReadableStream<LanguageModelV3StreamPart> }>;
+  /**
+   * One unstreamed call (the provider's doGenerate), its reply as the parts a
+   * stream of it would have had, so both ways share one fold and one error path.
+   */
+  doGenerate(options: HarnessCallOptions): PromiseLike<{ stream: ReadableStream<LanguageModelV3StreamPart> }>;
 }
 
 export function isModelProvider(v: unknown): v is ModelProvider {
@@ -93,7 +100,35 @@ export function languageModelOf(provider: ModelProvider, modelId: string): Strea
 }
 
 function fromV3(model: LanguageModelV3): StreamingModel {
-  return { provider: model.provider, modelId: model.modelId, doStream: (options) => model.doStream(asV3(options)) };
+  return {
+    provider: model.provider,
+    modelId: model.modelId,
+    doStream: (options) => model.doStream(asV3(options)),
+    async doGenerate(options) {
+      const r = await model.doGenerate(asV3(options));
+      return { stream: partsOf(r.content, { type: 'finish', usage: r.usage, finishReason: r.finishReason }) };
+    },
+  };
+}
+
+/**
+ * A whole reply's content as the stream parts the fold reads: each text as
+ * one delta, each tool call whole, then the finish. Other content (reasoning,
+ * sources, files) is left out, as the stream's fold leaves it out.
+ */
+function partsOf(content: readonly (LanguageModelV3Content | LanguageModelV4Content)[], finish: LanguageModelV3StreamPart | null): ReadableStream<LanguageModelV3StreamPart> {
+  const parts: LanguageModelV3StreamPart[] = [];
+  for (const [i, c] of content.entries()) {
+    if (c.type === 'text') parts.push({ type: 'text-start', id: `t${i}` }, { type: 'text-delta', id: `t${i}`, delta: c.text });
+    else if (c.type === 'tool-call') parts.push({ type: 'tool-call', toolCallId: c.toolCallId, toolName: c.toolName, input: c.input, ...(c.providerExecuted !== undefined ? { providerExecuted: c.providerExecuted } : {}) });
+  }
+  if (finish) parts.push(finish);
+  return new ReadableStream({
+    start(controller) {
+      for (const p of parts) controller.enqueue(p);
+      controller.close();
+    },
+  });
 }
 
 /**
@@ -107,6 +142,11 @@ function fromV4(model: LanguageModelV4): StreamingModel {
   return {
     provider: model.provider,
     modelId: model.modelId,
+    async doGenerate(options) {
+      const r = await model.doGenerate(asV4(options));
+      // Through partOfV4, so a V4 finish V3 lacks (`interrupted`) is no finish here either.
+      return { stream: partsOf(r.content, partOfV4({ type: 'finish', usage: r.usage, finishReason: r.finishReason })) };
+    },
     async doStream(options) {
       const { stream } = await model.doStream(asV4(options));
       return {
@@ -157,6 +197,8 @@ export interface AiSdkCall {
   settings?: ModelSettings;
   /** The run's outputSchema, for a turn's call. */
   responseFormat?: { type: 'json'; schema: Record<string, unknown>; name: string };
+  /** Ask the provider unstreamed (doGenerate): nothing reads the text before the reply ends (AGENT_LIVE_STREAM=events). */
+  unstreamed?: boolean;
 }
 
 /**
@@ -192,7 +234,7 @@ export async function callLanguageModel(model: StreamingModel, modelId: string, 
   };
   let stream: ReadableStream<LanguageModelV3StreamPart>;
   try {
-    ({ stream } = await model.doStream(options));
+    ({ stream } = await (call.unstreamed ? model.doGenerate(options) : model.doStream(options)));
   } catch (err) {
     if (call.signal.aborted) throw err;
     throw failureOf(err, modelId);

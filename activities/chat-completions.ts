@@ -52,19 +52,20 @@ interface WireChunk {
 export function createChatCompletions(settings: ChatCompletionsSettings): (modelId: string) => LanguageModelV3 {
   const url = `${settings.baseURL.replace(/\/+$/, '')}/chat/completions`;
   return (modelId) => {
-    const doStream = (options: LanguageModelV3CallOptions) => streamOf(url, settings.apiKey, modelId, options);
+    const doStream = (options: LanguageModelV3CallOptions) => streamOf(url, settings.apiKey, modelId, options, true);
     return {
       specificationVersion: 'v3',
       provider: 'chat-completions',
       modelId,
       supportedUrls: {},
       doStream,
-      doGenerate: async (options) => generated(await doStream(options)),
+      // Asked unstreamed (`stream: false`): the whole body is read as one part, as a server that ignored `stream: true` is.
+      doGenerate: async (options) => generated(await streamOf(url, settings.apiKey, modelId, options, false)),
     };
   };
 }
 
-async function streamOf(url: string, apiKey: string | undefined, modelId: string, options: LanguageModelV3CallOptions): Promise<{ stream: ReadableStream<LanguageModelV3StreamPart> }> {
+async function streamOf(url: string, apiKey: string | undefined, modelId: string, options: LanguageModelV3CallOptions, streamed: boolean): Promise<{ stream: ReadableStream<LanguageModelV3StreamPart> }> {
   const body = {
     // providerOptions.openaiCompatible first: every field the harness sets below wins over it
     // (a run cannot lift a hard budget's max_tokens, or name another model, through it).
@@ -83,8 +84,7 @@ async function streamOf(url: string, apiKey: string | undefined, modelId: string
     ...(options.responseFormat?.type === 'json' && options.responseFormat.schema
       ? { response_format: { type: 'json_schema', json_schema: { name: options.responseFormat.name ?? 'output', schema: options.responseFormat.schema, strict: false } } }
       : {}),
-    stream: true,
-    stream_options: { include_usage: true },
+    ...(streamed ? { stream: true, stream_options: { include_usage: true } } : {}),
   };
   let res: Response;
   try {

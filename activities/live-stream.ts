@@ -99,6 +99,8 @@ export class LivePublisher {
  */
 export function streamTokenSink(options: { batchMs?: number } = {}): TokenSink {
   return {
+    // A run nobody reads costs no signal: the workflow says whether a reader is attached when it sends the call.
+    onlyWhileWatched: true,
     open: (call: TokenAttempt): TokenStream => {
       const publisher = new LivePublisher(options.batchMs);
       return {

@@ -13,7 +13,7 @@ import type { OpenAiToolDefinition } from '../common/tool-spec.js';
 import { resolvePrompt, type MessageStore } from './message-store.js';
 import type { TraceWriter } from './trace-file.js';
 import type { ChatMessage, ModelReply, Usage } from '../common/contract.js';
-import { type CallModelInput, type ModelAnswer, type StoppedReply } from '../common/activity-contract.js';
+import { type CallModelInput, type HeldText, type ModelAnswer, type StoppedReply } from '../common/activity-contract.js';
 import { promptCountMargin, replyAllowance, type ReplyHold, type ReplyShortfall } from '../common/budget-math.js';
 import { heartbeatEvery } from '../node/heartbeat.js';
 import { RunningCalls, type RunningCall } from './running-calls.js';
@@ -71,7 +71,7 @@ export function createCallModel(deps: ModelDeps) {
     if (!budget) {
       const r = await attempt(input, null);
       if (!r.sent) throw new Error('a model call without a budget was held back');
-      return { called: true, reply: r.reply, hold: null };
+      return { called: true, reply: r.reply, hold: null, ...(r.heldText ? { heldText: r.heldText } : {}) };
     }
     const held: { shortfall?: ReplyShortfall } = {};
     const r = await attempt(input, async (prompt) => {
@@ -80,7 +80,7 @@ export function createCallModel(deps: ModelDeps) {
       if (!allowance.ok) held.shortfall = allowance.shortfall;
       return allowance.ok ? allowance.hold : null;
     });
-    if (r.sent && r.hold) return { called: true, reply: r.reply, hold: r.hold };
+    if (r.sent && r.hold) return { called: true, reply: r.reply, hold: r.hold, ...(r.heldText ? { heldText: r.heldText } : {}) };
     if (!held.shortfall) throw new Error('the model call was held back without a shortfall');
     return { called: false, shortfall: held.shortfall };
   };
@@ -91,7 +91,7 @@ function createAttempt(deps: ModelDeps) {
   // One path: without a provider of the team's, the built-in one, behind the same interface.
   const provider = deps.provider ?? createChatCompletions({ baseURL: deps.baseUrl, ...(deps.apiKey ? { apiKey: deps.apiKey } : {}) });
 
-  return async function callModel(input: CallModelInput, holdFor: HoldFor | null): Promise<{ sent: true; reply: ModelReply; hold: ReplyHold | null } | { sent: false }> {
+  return async function callModel(input: CallModelInput, holdFor: HoldFor | null): Promise<{ sent: true; reply: ModelReply; hold: ReplyHold | null; heldText?: HeldText } | { sent: false }> {
     const activity = Context.current();
     const attempt = activity.info.attempt;
     const call = calls.enter(activity);
@@ -102,6 +102,7 @@ function createAttempt(deps: ModelDeps) {
     if (retry) deps.trace.write(input.workflowId, input.chainId, retry);
     // Opened once the call is sent: a call held back for want of budget streams nothing.
     let tokens: TokenStream | null = null;
+    let held = false;
     // What the reply had said when a Stop cuts it off (workflows/model-turn.ts records it in the result).
     const received = { prompt: null as Prompt | null, text: '' };
     try {
@@ -113,14 +114,20 @@ function createAttempt(deps: ModelDeps) {
         await filed;
         return { sent: false };
       }
-      // Only a turn's reply is streamed: a summary call (no turn) is not what the run says.
-      tokens = input.turn !== undefined ? keepingText((deps.tokens ?? NO_TOKENS).open({ workflowId: input.workflowId, turn: input.turn, attempt }), received) : null;
+      // Only a turn's reply is streamed: a summary call (no turn) is not what the run says. A worker that
+      // streams nothing (NO_TOKENS: AGENT_LIVE_STREAM=events) asks the provider unstreamed.
+      const sink = deps.tokens ?? NO_TOKENS;
+      const streamed = input.turn !== undefined && sink !== NO_TOKENS;
+      // The live stream's sink while nobody reads the run: the reply still streams from the provider
+      // (a Stop keeps what arrived), but nothing is published; the workflow publishes the text at the end.
+      held = streamed && sink.onlyWhileWatched === true && input.watched === false;
+      tokens = streamed && input.turn !== undefined ? keepingText(held ? NO_STREAM : sink.open({ workflowId: input.workflowId, turn: input.turn, attempt }), received) : null;
       if (retry) tokens?.line?.(retry);
-      const reply = await callWith(hold ? { ...prompt, maxTokens: hold.maxTokens } : prompt, activity, call, tokens ?? NO_STREAM);
+      const reply = await callWith(hold ? { ...prompt, maxTokens: hold.maxTokens } : prompt, activity, call, tokens ?? NO_STREAM, !streamed);
       // Filed before the workflow hears of the reply, so the next turn can send them by address.
       await Promise.all([filed, deps.messageStore.file(JSON.stringify(reply.message)).written]);
       await closeQuietly(tokens, 'counted');
-      return { sent: true, reply, hold };
+      return { sent: true, reply, hold, ...(held ? { heldText: { attempt } } : {}) };
     } catch (err) {
       // On the trace, and on the live stream before the attempt's end.
       const line = (entry: TraceEntry) => {
@@ -130,7 +137,8 @@ function createAttempt(deps: ModelDeps) {
       if (call.signal.aborted) {
         // The moment the Stop reached the call, on record (the benchmark measures it).
         line({ seq: input.traceSeq, type: 'model_cancelled', attempt, step: 1, ...(received.text ? { receivedChars: received.text.length } : {}) });
-        const [details] = await Promise.all([stoppedReply(input, attempt, received), closeQuietly(tokens, 'stopped')]);
+        const [stopped] = await Promise.all([stoppedReply(input, attempt, received), closeQuietly(tokens, 'stopped')]);
+        const details: StoppedReply | undefined = stopped && held ? { ...stopped, heldText: { attempt } } : stopped;
         // The abort's own reason, not `err`: a provider package reports the abort as an error of its own
         // (the AI SDK's AI_APICallError), which would leave the attempt failed, and retryable, instead of cancelled.
         throw call.outcome(call.signal.reason ?? err, details);
@@ -153,7 +161,7 @@ function createAttempt(deps: ModelDeps) {
   };
 
   /** One attempt with the whole prompt in hand. */
-  async function callWith(input: Prompt, activity: Context, call: RunningCall, tokens: TokenStream): Promise<ModelReply> {
+  async function callWith(input: Prompt, activity: Context, call: RunningCall, tokens: TokenStream, unstreamed: boolean): Promise<ModelReply> {
     const attempt = activity.info.attempt;
     if (input.debug) {
       const request: TraceEntry = {
@@ -168,11 +176,11 @@ function createAttempt(deps: ModelDeps) {
       deps.trace.write(input.workflowId, input.chainId, request);
       tokens.line?.(request);
     }
-    return callProvider(input, activity, call, tokens);
+    return callProvider(input, activity, call, tokens, unstreamed);
   }
 
-  /** One attempt: streamed, each text delta to the sink as it arrives. */
-  async function callProvider(input: Prompt, activity: Context, call: RunningCall, tokens: TokenStream): Promise<ModelReply> {
+  /** One attempt: streamed, each text delta to the sink as it arrives; or, when nothing would read the deltas, unstreamed. */
+  async function callProvider(input: Prompt, activity: Context, call: RunningCall, tokens: TokenStream, unstreamed: boolean): Promise<ModelReply> {
     const modelId = deps.model ?? input.model;
     // No heartbeat at the start: a call shorter than the interval sends none.
     const ticker = setInterval(() => activity.heartbeat(), heartbeatEvery(deps.heartbeatEveryMs, activity.info.heartbeatTimeoutMs));
@@ -183,6 +191,7 @@ function createAttempt(deps: ModelDeps) {
         maxTokens: input.maxTokens,
         signal: call.signal,
         tokens,
+        unstreamed,
         ...(input.settings ? { settings: input.settings } : {}),
         ...(input.responseFormat ? { responseFormat: input.responseFormat } : {}),
       });

@@ -1,7 +1,11 @@
 // `npm run bench`: our harness beside the floor (the same agent as a plain
 // in-process loop) and the closest peer (@temporalio/ai-sdk running the same
-// agent as a workflow on the same server), interleaved within one run, on the
-// server settings this project ships and on the dev server's defaults. Then
+// agent as a workflow on the same server), interleaved within one run, each
+// streamed and unstreamed, with the Actions per turn each row costs
+// (./turns.ts; the scripted provider's one time model for all rows:
+// PROVIDER_FIRST_TOKEN_MS, PROVIDER_MS_PER_TOKEN, default 0), on the server
+// settings this project ships (BENCH_DEV_DEFAULTS=1: and on the dev server's
+// defaults). BENCH_REPS and BENCH_TURNS size that part. Then
 // throughput (concurrent runs), and what a run costs the server beside the
 // peer: Actions per turn, heartbeats per minute of a running call, and how
 // fast a Stop reaches a running call in the loop's process and in another
@@ -15,106 +19,74 @@
 import { execSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { PROJECT_ROOT } from '../node/project-root.js';
-import type { AgentInput, RunResult } from '../common/contract.js';
-import { runFloor } from './floor.js';
-import { startBenchStack, type BenchStack } from './stack.js';
-import { runPeer, startPeer } from './peer-process.js';
+import { cpus, loadavg } from 'node:os';
+import { fmt, interleaved, ratios, startTurnStack, stat, timeModel, VARIANT_NAMES, VARIANTS, type Rounds, type Variant } from './turns.js';
 import { describeActions, type ActionCount } from './actions.js';
 import { measureActions, measureHeartbeats, measureStops, withPeerStack } from './bill.js';
 import { measureThroughput, type ThroughputFigures } from './throughput.js';
 import { measureDisk } from './disk.js';
 import { measureTokens } from './tokens.js';
 import { DEFAULT_HEARTBEAT_MS } from '../node/heartbeat.js';
-import { startingAttributes } from '../workflows/visibility.js';
 
-const REPS = Number(process.env.BENCH_REPS ?? 3);
-const TURNS = 20;
+const REPS = Number(process.env.BENCH_REPS ?? 5);
+const TURNS = Number(process.env.BENCH_TURNS ?? 20);
+/** The per-turn rows' scenario: every reply says a sentence beside its call, so a streamed reply carries text. */
+const TURN_MODEL = 'narrated';
 const CONCURRENT = Number(process.env.BENCH_CONCURRENT ?? 200);
 /** Rounds of CONCURRENT runs each side in the throughput part (ours, peer, ours, …). */
 const THROUGHPUT_ROUNDS = Number(process.env.BENCH_THROUGHPUT_ROUNDS ?? 3);
-const STOPS = Number(process.env.BENCH_STOPS ?? 20);
+const STOPS = Number(process.env.BENCH_STOPS ?? 10);
 /** How long the call is held whose heartbeats are counted. */
-const BILL_SECONDS = Number(process.env.BENCH_BILL_SECONDS ?? 60);
+const BILL_SECONDS = Number(process.env.BENCH_BILL_SECONDS ?? 20);
 /** Which parts run (BENCH_PARTS=time,throughput,bill,disk,tokens; default all). */
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'time,throughput,bill,disk,tokens').split(','));
+/** Also the per-turn rows on the dev server's default transfer rate (BENCH_DEV_DEFAULTS=1). */
+const DEV_DEFAULTS = process.env.BENCH_DEV_DEFAULTS === '1';
 
-type Stat = { min: number; median: number; max: number };
-const stat = (xs: number[]): Stat => {
-  const s = [...xs].sort((a, b) => a - b);
-  return { min: s[0], median: s[Math.floor((s.length - 1) / 2)], max: s[s.length - 1] };
-};
-const fmt = (s: Stat, digits = 1) => `${s.min.toFixed(digits)} / ${s.median.toFixed(digits)} / ${s.max.toFixed(digits)}`;
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(p * xs.length) - 1)];
-let seq = 0;
 
-async function msPerTurn(stack: BenchStack, variant: 'floor' | 'ours' | 'peer'): Promise<number> {
-  const t0 = performance.now();
-  let turns: number;
-  if (variant === 'floor') {
-    turns = (await runFloor(stack.providerUrl, 'runaway', TURNS)).turns;
-  } else if (variant === 'ours') {
-    const input: AgentInput = { task: 'Keep listing files.', model: 'runaway', dedupe: 'off', limits: { maxTurns: TURNS, maxBudgetUsd: null } };
-    // Started as the CLI starts runs: its starting search attributes set (no upsert at its start).
-    const r = (await stack.client.workflow.execute('agentRun', { taskQueue: stack.taskQueue, workflowId: `cmp-ours-${++seq}`, args: [input], typedSearchAttributes: startingAttributes(input) })) as RunResult;
-    turns = r.turns;
-  } else {
-    turns = await runPeer(stack.client, `cmp-peer-${++seq}`, 'runaway', TURNS);
-  }
-  if (turns !== TURNS) throw new Error(`${variant} took ${turns} turns, expected ${TURNS}`);
-  return (performance.now() - t0) / turns;
-}
-
-interface Comparison {
-  server: string;
-  perTurn: Record<'floor' | 'ours' | 'peer', number[]>;
-  oursOverFloor: number[];
-  oursOverPeer: number[];
-}
-
-async function compare(server: string, dynamicConfig: Record<string, unknown>): Promise<Comparison> {
-  const stack = await startBenchStack({ dynamicConfig });
-  const peer = await startPeer(stack);
-  const running = [stack.worker.run()];
-  const out: Comparison = { server, perTurn: { floor: [], ours: [], peer: [] }, oursOverFloor: [], oursOverPeer: [] };
+/** The per-turn table of one server setting: every row, its ms per turn and Actions per turn, and the ratios taken in each round. */
+async function timeSection(server: string, dynamicConfig: Record<string, unknown>): Promise<string[]> {
+  const ts = await startTurnStack(dynamicConfig);
+  let r: Rounds;
   try {
-    for (const v of ['floor', 'ours', 'peer'] as const) await msPerTurn(stack, v); // warm-up
-    const orders = [['floor', 'ours', 'peer'], ['ours', 'peer', 'floor'], ['peer', 'floor', 'ours']] as const;
-    for (let rep = 0; rep < REPS; rep++) {
-      const row: Partial<Record<'floor' | 'ours' | 'peer', number>> = {};
-      for (const v of orders[rep % orders.length]) row[v] = await msPerTurn(stack, v);
-      for (const v of ['floor', 'ours', 'peer'] as const) out.perTurn[v].push(row[v]!);
-      out.oursOverFloor.push(row.ours! / row.floor!);
-      out.oursOverPeer.push(row.ours! / row.peer!);
-    }
+    r = await interleaved(ts, VARIANTS, REPS, TURN_MODEL, TURNS, (round) => console.error(`  ${server}: round ${round + 1} of ${REPS} done`));
   } finally {
-    stack.worker.shutdown();
-    peer.kill('SIGTERM');
-    await Promise.all(running);
-    await stack.close();
+    await ts.close();
   }
+  const out = [`### ${server}`, '', '| row | ms per turn (min / median / max) | Actions per turn | ÷ peer (unstreamed), per round | ÷ peer streamed, per round | ÷ floor, per round |', '|---|---|---|---|---|---|'];
+  for (const v of VARIANTS) {
+    const ms = stat(r[v].map((x) => x.msPerTurn));
+    const actions = stat(r[v].map((x) => x.actionsPerTurn));
+    const acts = actions.min === actions.max ? actions.median.toFixed(2) : fmt(actions, 2);
+    const over = (b: Variant) => (v === b ? '—' : `${fmt(stat(ratios(r, v, b)), 2)}×`);
+    out.push(`| ${VARIANT_NAMES[v]} | ${fmt(ms)} | ${acts} | ${over('peer')} | ${over('peerStreamed')} | ${over('floor')} |`);
+  }
+  out.push('');
   return out;
 }
 
+const benchStarted = performance.now();
 const lines: string[] = [];
 const say = (l: string) => {
   console.log(l);
   lines.push(l);
 };
 const commit = execSync('git rev-parse --short HEAD', { cwd: PROJECT_ROOT }).toString().trim();
-say(`# Benchmark (commit ${commit}, ${new Date().toISOString().slice(0, 10)}, ${REPS} repetitions, interleaved)`);
+const dirty = execSync('git status --porcelain --untracked-files=no', { cwd: PROJECT_ROOT }).toString().trim() !== '';
+const load = loadavg();
+say(`# Benchmark (commit ${commit}${dirty ? ', with uncommitted changes' : ''}, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${REPS} repetitions, interleaved)`);
+say('');
+say(`Machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), load average at the start ${load.map((x) => x.toFixed(2)).join(' / ')} (1 / 5 / 15 min); shared with other work, so compare rows within a round (the ratios), not across reports.`);
 say('');
 if (PARTS.has('time')) {
-  say(`Per-turn wall time of a ${TURNS}-turn \`runaway\` run (a model call and a list_files call per turn, scripted provider at 0 ms): min / median / max.`);
+  const tm = timeModel();
+  say(`Per-turn wall time of a ${TURNS}-turn \`${TURN_MODEL}\` run (each turn a model reply that says a sentence and calls list_files, then the call), ${REPS} rounds after a warm-up, every row once a round in rotating order on one stack. The scripted provider's one time model for every row, streamed or not: ${tm.firstTokenMs} ms to the first token + ${tm.msPerToken} ms per output token (PROVIDER_FIRST_TOKEN_MS, PROVIDER_MS_PER_TOKEN). Actions per turn: Temporal Cloud's rules, counted from each run's history (./actions.ts); the floor has no Temporal. Ratios are taken inside each round, then min / median / max.`);
   say('');
-  say('| server | floor: in-process loop (ms/turn) | ours (ms/turn) | peer: @temporalio/ai-sdk (ms/turn) | ours ÷ floor | ours ÷ peer |');
-  say('|---|---|---|---|---|---|');
-  for (const [name, cfg] of [
-    ['shipped settings (transferProcessorMaxPollRPS 1000)', {}],
-    ['dev-server defaults (20/s)', { 'history.transferProcessorMaxPollRPS': 20 }],
-  ] as const) {
-    const c = await compare(name, cfg);
-    say(`| ${name} | ${fmt(stat(c.perTurn.floor))} | ${fmt(stat(c.perTurn.ours))} | ${fmt(stat(c.perTurn.peer))} | ${fmt(stat(c.oursOverFloor), 2)}× | ${fmt(stat(c.oursOverPeer), 2)}× |`);
-  }
+  say('Rows: ours streamed is the shipped worker (`AGENT_LIVE_STREAM=full`) with nobody reading, so the provider streams but no token is published (the workflow publishes each reply whole at no Action); one reader attached reads the run through `AgentRunHandle.events()` as `agent-harness follow` does, so tokens go out as signals (its first reply is sent before the reader\'s first poll arrives) and its polls are updates; unstreamed is `AGENT_LIVE_STREAM=events` (the provider asked with `stream: false`). The peer unstreamed is `generateText`, its default; streamed is `streamText` through `TemporalProvider({ languageModel: { streamingTopic } })`, whose streaming activity publishes every batch of parts on the workflow\'s stream whether anyone reads or not.');
+  say('');
+  for (const l of await timeSection('shipped settings (transferProcessorMaxPollRPS 1000)', {})) say(l);
+  if (DEV_DEFAULTS) for (const l of await timeSection('dev-server defaults (20/s)', { 'history.transferProcessorMaxPollRPS': 20 })) say(l);
 }
 say('');
 if (PARTS.has('throughput')) {
@@ -129,7 +101,11 @@ if (PARTS.has('disk')) {
 if (PARTS.has('tokens')) {
   for (const l of await tokensSection()) say(l);
 }
+say('');
+say(`Load average at the end: ${loadavg().map((x) => x.toFixed(2)).join(' / ')}; the whole bench took ${((performance.now() - benchStarted) / 60_000).toFixed(1)} min.`);
 writeFileSync(`${PROJECT_ROOT}/reports/bench.md`, lines.join('\n') + '\n');
+// Something of the parts (a stack's native runtime) keeps the event loop alive after the report is written.
+process.exit(0);
 
 /** Actions per turn ours vs the peer, heartbeats per minute of a running call, and Stop both ways (./bill.ts). */
 async function billSection(): Promise<string[]> {

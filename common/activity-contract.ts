@@ -87,6 +87,24 @@ export interface CallModelInput extends NamesTheRun {
   settings?: ModelSettings;
   /** The run's outputSchema, for a turn's call: the provider's native structured-output option, or the prompt (activities/model.ts). */
   responseFormat?: { type: 'json'; schema: Record<string, unknown>; name: string };
+  /**
+   * Whether a reader of the run's live stream polled recently when the call
+   * was sent (workflows/run-stream.ts `watched`). `false`: nobody is
+   * watching, so a worker whose tokens go to the live stream publishes none
+   * (each batch would be a signal, an Action nobody reads) and answers
+   * `heldText`; the workflow then publishes the reply's text whole itself, at
+   * no Action. Absent: published as before.
+   */
+  watched?: boolean;
+}
+
+/**
+ * A turn's reply whose text the live stream did not carry as it arrived
+ * (nobody was watching): the attempt that said it, so the workflow can
+ * publish it whole, as that attempt's `token` and `token_end`.
+ */
+export interface HeldText {
+  attempt: number;
 }
 
 /**
@@ -96,6 +114,8 @@ export interface CallModelInput extends NamesTheRun {
  */
 export interface StoppedReply {
   partialReply: { turn: number; attempt: number; text: string; usage: Usage };
+  /** The text was not published as it arrived (nobody watched): the workflow publishes it, ended `stopped`. */
+  heldText?: HeldText;
 }
 
 export function isStoppedReply(d: unknown): d is StoppedReply {
@@ -114,7 +134,7 @@ export function isStoppedReply(d: unknown): d is StoppedReply {
  * a budget, else `hold` null), or not called for want of budget (nothing was
  * sent, nothing is owed; only ever with a budget).
  */
-export type ModelAnswer = { called: true; reply: ModelReply; hold: ReplyHold | null } | { called: false; shortfall: ReplyShortfall };
+export type ModelAnswer = { called: true; reply: ModelReply; hold: ReplyHold | null; heldText?: HeldText } | { called: false; shortfall: ReplyShortfall };
 
 export interface RunToolInput extends NamesTheRun {
   /** The run chain's first execution run id: names the trace file. */

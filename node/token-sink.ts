@@ -36,6 +36,13 @@ export interface TokenStream {
 export interface TokenSink {
   /** A stream for one attempt of one model call; called as the call starts. */
   open(call: TokenAttempt): TokenStream;
+  /**
+   * The sink writes to the run's own live stream, whose workflow knows whether
+   * anyone reads it: a call sent while nobody watches opens no stream, and the
+   * workflow publishes the reply's text whole at its end (the live stream's
+   * sink sets this; a sink of the team's is always written to).
+   */
+  readonly onlyWhileWatched?: boolean;
 }
 
 /** The sink of a worker that streams nothing: model calls are not streamed. */

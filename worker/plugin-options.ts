@@ -70,9 +70,11 @@ export interface AgentPluginOptions {
    * What the run's live stream (topic `events`) carries (AGENT_LIVE_STREAM).
    * `full` (default): the trace events, the model's text as it arrives and
    * tool progress; each batch the worker publishes is a signal (one Temporal
-   * Action). `events`: only the trace events, which the workflow publishes
-   * itself (no signal; a subscriber's polls are the only cost), and the model
-   * is called unstreamed.
+   * Action), sent only while a reader is attached (a reply sent while nobody
+   * reads is published whole by the workflow at its end, at no Action).
+   * `events`: only the trace events, which the workflow publishes itself (no
+   * signal; a subscriber's polls are the only cost), and the model is called
+   * unstreamed.
    */
   stream?: (typeof LIVE_STREAMS)[number];
   /** Where each model attempt's reply text goes instead (default: the live stream when `stream` is `full`, else nowhere). */

@@ -87,10 +87,10 @@ export async function askForSummary(model: ModelCalls, request: ChatMessage[], b
 }
 
 /** The text and counts a model attempt stopped mid-reply sent with its cancellation; null for any other error. */
-function stoppedReplyOf(err: unknown): StoppedReply['partialReply'] | null {
+function stoppedReplyOf(err: unknown): StoppedReply | null {
   if (!(err instanceof ActivityFailure) || !(err.cause instanceof CancelledFailure)) return null;
   const [details] = err.cause.details;
-  return isStoppedReply(details) ? details.partialReply : null;
+  return isStoppedReply(details) ? details : null;
 }
 
 /** A model call's answer: the reply, and what was held for it and charged (under a soft budget, nothing held: its reported cost). */
@@ -114,8 +114,11 @@ export class ModelTurn {
     try {
       asked = await this.ask(toolDefs);
     } catch (err) {
-      const partial = ctx.stop.stopped ? stoppedReplyOf(err) : null;
-      if (!partial) throw err;
+      const stopped = ctx.stop.stopped ? stoppedReplyOf(err) : null;
+      if (!stopped) throw err;
+      const partial = stopped.partialReply;
+      // Nobody watched while it streamed: what it had said goes on the live stream now, ended `stopped`.
+      if (stopped.heldText) ctx.stream.publishHeldText(partial.turn, stopped.heldText.attempt, partial.text, 'stopped');
       // The reply a Stop cut off: its text in the result, marked as such, with what the provider may bill for it.
       return { exit: ctx.stop.exit({ ...partial, estimatedCostUsd: turnCostUsd(partial.usage, ctx.cfg.pricing) }) };
     }
@@ -144,13 +147,20 @@ export class ModelTurn {
 
   private async ask(toolDefs: OpenAiToolDefinition[]): Promise<Asked> {
     const { ctx } = this;
-    // The turn names the call's tokens in the live stream; a field of the input, no command added.
-    const base = { ...modelCallBase(ctx), turn: ctx.state.turns + 1, ...turnOptions(ctx.cfg) };
+    // The turn names the call's tokens in the live stream; a field of the input, no command added. `watched`:
+    // whether its tokens are worth a signal a batch (a reader is attached), read as the call is sent.
+    const turn = ctx.state.turns + 1;
+    const base = { ...modelCallBase(ctx), turn, watched: ctx.stream.watched(), ...turnOptions(ctx.cfg) };
     // The Web UI names each activity: "model turn 3", "read_file errors.log".
     const summary = `model turn ${ctx.state.turns + 1}`;
     const { strategy } = this.budget;
     // The trace's seq read when the call is sent: a hard budget may park (and trace it) first.
-    const r = await strategy.modelCall((allowance) => askModel(ctx.modelCalls, ctx.state, toolDefs, { ...base, traceSeq: ctx.trace.seq }, summary, allowance));
+    const r = await strategy.modelCall(async (allowance) => {
+      const answer = await askModel(ctx.modelCalls, ctx.state, toolDefs, { ...base, traceSeq: ctx.trace.seq }, summary, allowance);
+      // Published before the turn's trace event, where a watched run's tokens are too.
+      if (answer.called && answer.heldText) ctx.stream.publishHeldText(turn, answer.heldText.attempt, answer.reply.message.content ?? '', 'counted');
+      return answer;
+    });
     if ('exit' in r) return r;
     const { chargedUsd, over } = strategy.settle(r.reply, r.hold);
     return { reply: r.reply, over, ...(chargedUsd !== null ? { chargedUsd } : {}), ...(r.hold ? { hold: r.hold } : {}) };

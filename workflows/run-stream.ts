@@ -39,7 +39,7 @@ import {
   type WorkflowStreamState,
 } from '@temporalio/workflow-streams/workflow';
 import { streamItemsQuery } from '../common/run-messages.js';
-import { STREAM_PAGE_BYTES, STREAM_PAGE_ITEMS, type RunStreamItem, type StreamEvent, type StreamWindow } from '../common/stream-items.js';
+import { STREAM_PAGE_BYTES, STREAM_PAGE_ITEMS, type RunStreamItem, type StreamEvent, type StreamTokenEnd, type StreamTokenText, type StreamWindow } from '../common/stream-items.js';
 import type { TraceEvent } from './trace.js';
 import { unreadableProblem } from '../common/undecodable.js';
 
@@ -128,6 +128,10 @@ export class RunStream {
   /** Offsets handed to readers by a poll's answer, each with how many readers hold it and when: readers between two polls. */
   private readonly between = new Map<number, { readers: number; at: number }>();
   private draining = false;
+  /** Polls parked in the run now, and when a poll last arrived or was answered: whether anyone watches (`watched`). */
+  private polling = 0;
+  private lastPollAt: number | null = null;
+  private readonly texts;
 
   constructor(prior: CarriedStream | undefined) {
     // Read only while the library's constructor runs (synchronously): publishes it delivers then are this stream's.
@@ -140,6 +144,7 @@ export class RunStream {
     }
     owners.set(this.stream, this);
     this.events = this.stream.topic<TraceEvent>(EVENTS_TOPIC);
+    this.texts = this.stream.topic<StreamTokenText | StreamTokenEnd>(EVENTS_TOPIC);
     this.boundaries = [...(prior?.boundaries ?? [])];
     wf.setHandler(streamItemsQuery, (fromOffset, maxItems) => this.window(fromOffset, maxItems));
     this.wrapPoll();
@@ -159,6 +164,30 @@ export class RunStream {
 
   publish(event: TraceEvent): void {
     this.events.publish(event);
+  }
+
+  /**
+   * Whether a reader is attached: a poll is parked in the run, or one came or
+   * was answered less than READER_GONE_MS ago (a reader that keeps up is
+   * back within its cooldown). Read when a model call is sent: its tokens are
+   * published as they arrive only then, since each batch is a signal (an
+   * Action). Polls are updates, so a replay reads the same answer.
+   */
+  watched(): boolean {
+    return this.polling > 0 || (this.lastPollAt !== null && Date.now() - this.lastPollAt < READER_GONE_MS);
+  }
+
+  /**
+   * A reply's text that was not published as it arrived (nobody watched when
+   * its call was sent), published whole as its attempt's one `token` and its
+   * `token_end`: a reader that attaches later reads what each turn said, the
+   * same items a watched run has, in one piece. From workflow code: no
+   * command, no Action. Nothing for an attempt that said nothing, as when streamed.
+   */
+  publishHeldText(turn: number, attempt: number, text: string, outcome: 'counted' | 'stopped'): void {
+    if (text === '') return;
+    this.texts.publish({ type: 'token', turn, attempt, text });
+    this.texts.publish({ type: 'token_end', turn, attempt, outcome });
   }
 
   /** A turn boundary: remembers where the log ends (items activities published count too), for the window continue-as-new carries. */
@@ -251,7 +280,15 @@ export class RunStream {
       workflowStreamPollUpdate,
       async (input: PollInput) => {
         this.cameBack(input.from_offset);
-        const result = await poll(input);
+        this.polling += 1;
+        this.lastPollAt = Date.now();
+        let result: PollResult;
+        try {
+          result = await poll(input);
+        } finally {
+          this.polling -= 1;
+          this.lastPollAt = Date.now();
+        }
         this.handedOut(result.next_offset);
         return result;
       },

@@ -35,9 +35,23 @@ export interface ProviderOptions {
    */
   scenarios?: Record<string, Scenario>;
   /**
-   * The pause between two events of a streamed reply, in ms (default 5): a
-   * stream lasts long enough that a Stop can land in the middle of it, and
-   * not so long that it slows a test down.
+   * The time model, the same for a streamed and an unstreamed reply, so a
+   * bench comparing the two (or us and a peer that asks unstreamed) charges
+   * neither side a latency the other does not pay: the first token comes
+   * `firstTokenMs` after the request (default 0), then one token every
+   * `msPerToken` (default 1, about a fast hosted model). An unstreamed reply
+   * answers at firstTokenMs + outputTokens × msPerToken; a streamed one sends
+   * its first event at firstTokenMs and paces the rest so that its last
+   * arrives at that same moment (PROVIDER_FIRST_TOKEN_MS, PROVIDER_MS_PER_TOKEN).
+   */
+  firstTokenMs?: number;
+  /** See firstTokenMs. */
+  msPerToken?: number;
+  /**
+   * Tests only: a fixed pause between two events of a streamed reply in
+   * place of the time model's pacing, for a stream that must last long
+   * enough for a Stop to land in the middle of it. Makes streamed and
+   * unstreamed replies take different times: the bench never sets it.
    */
   streamChunkDelayMs?: number;
   /**
@@ -113,7 +127,9 @@ export async function startProvider(opts: ProviderOptions = {}): Promise<Running
   const faults = new FaultQueue();
   const log = new RequestLog(logLimitsOf(opts.log));
   const latencyMs = opts.latencyMs ?? 0;
-  const chunkDelayMs = opts.streamChunkDelayMs ?? 5;
+  const firstTokenMs = timeSetting('firstTokenMs', opts.firstTokenMs, 0);
+  const msPerToken = timeSetting('msPerToken', opts.msPerToken, 1);
+  const fixedChunkDelayMs = opts.streamChunkDelayMs === undefined ? null : timeSetting('streamChunkDelayMs', opts.streamChunkDelayMs, 0);
   const builtIn: Readonly<Record<string, Scenario>> = SCENARIOS;
   const own = opts.scenarios ?? {};
   for (const [name, scenario] of Object.entries(own)) {
@@ -212,7 +228,10 @@ export async function startProvider(opts: ProviderOptions = {}): Promise<Running
     // Faults that strike part-way through the reply: after some events of a stream, half-way through a body.
     const cut = fault?.type === 'truncated' || (fault?.type === 'malformed' && stream) ? fault : null;
 
+    // The reply's generation time (the time model above): the same whether it is streamed or not.
+    const generationMs = answer.usage.completion * msPerToken;
     if (!stream) {
+      await delay(firstTokenMs + generationMs);
       const payload = protocol === 'chat' ? chatBody(answer) : anthropicBody(answer, { usage });
       if (protocol === 'chat' && !usage) delete (payload as { usage?: unknown }).usage;
       if (!cut) return reply(200, payload);
@@ -233,7 +252,10 @@ export async function startProvider(opts: ProviderOptions = {}): Promise<Running
       entry.aborted = true;
       settle(200);
     });
-    await sendStream(res, sent, chunkDelayMs, progress, () => (entry.firstTextAt ??= Date.now()));
+    // First event at firstTokenMs, the rest spread so the last lands when an unstreamed reply would have.
+    const gapMs = fixedChunkDelayMs ?? (sent.length > 1 ? generationMs / (sent.length - 1) : 0);
+    await delay(fixedChunkDelayMs === null ? firstTokenMs : 0);
+    await sendStream(res, sent, gapMs, progress, () => (entry.firstTextAt ??= Date.now()));
     settle(200);
   }
 
@@ -326,19 +348,23 @@ async function applyFault(
   }
 }
 
-/**
- * Writes a stream's events with a pause between two, and stops when the
- * client goes away; `progress.ended` once every event was sent.
- */
 /** An event that carries reply text: a chat delta with content, or an Anthropic text_delta. */
 const TEXT_FRAME = /"content":"(?!")|"type":"text_delta"/;
 
+/**
+ * Writes a stream's events `chunkDelayMs` apart, and stops when the client
+ * goes away; `progress.ended` once every event was sent.
+ */
 async function sendStream(res: ServerResponse, frames: string[], chunkDelayMs: number, progress: { ended: boolean }, onText: () => void): Promise<void> {
   let closed = false;
   res.on('close', () => (closed = true));
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  // Paced against a deadline per event, not a sleep per gap: a gap under a timer's 1 ms resolution
+  // (a short reply's) would otherwise round up and make the stream end later than the unstreamed reply.
+  const started = performance.now();
   for (const [i, frame] of frames.entries()) {
-    if (i > 0 && chunkDelayMs > 0) await delay(chunkDelayMs);
+    const due = started + i * chunkDelayMs - performance.now();
+    if (due >= 1) await delay(due);
     if (closed) return;
     if (TEXT_FRAME.test(frame)) onText();
     if (!res.write(frame)) {
@@ -417,4 +443,12 @@ function summaryOf(request: string): string {
   return `Earlier the agent made ${calls.length} tool calls (${[...new Set(calls)].join(', ') || 'none'}) and read ${tools} results, ${request.length} characters in all.`;
 }
 
-const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** A delay that is 0 costs no timer (and no turn of the event loop): the bench's time model at 0 adds nothing. */
+const delay = (ms: number) => (ms > 0 ? new Promise<void>((r) => setTimeout(r, ms)) : Promise.resolve());
+
+/** A time option: a number >= 0, or its default when absent; anything else is refused, naming it. */
+function timeSetting(name: string, value: number | undefined, otherwise: number): number {
+  if (value === undefined) return otherwise;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new Error(`scripted provider option ${name} must be a number of ms >= 0, got ${JSON.stringify(value)}`);
+  return value;
+}

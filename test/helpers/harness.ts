@@ -87,6 +87,8 @@ export interface ExtraWorkerOptions {
   tokens?: TokenSink;
   /** Webhooks told when a run parks on a person (AgentPlugin `notify`). */
   notify?: NotifySetting;
+  /** What the live stream carries (AGENT_LIVE_STREAM; default `full`). */
+  stream?: 'full' | 'events';
 }
 
 
@@ -227,6 +229,7 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
         ...(extra.modelPrices ? { modelPrices: extra.modelPrices } : {}),
         ...(extra.tokens ? { tokens: extra.tokens } : {}),
         ...(extra.notify ? { notify: extra.notify } : {}),
+        ...(extra.stream ? { stream: extra.stream } : {}),
         ...(extra.payloadKeys !== undefined ? { payloadKeys: extra.payloadKeys } : opts.payloadKeys ? { payloadKeys: opts.payloadKeys } : {}),
       },
       workflowBundle: { codePath: inject('workflowBundlePath') },
