@@ -14,7 +14,7 @@
 // - whatever the query says, only `agentRun` executions whose search
 //   attributes say they are parked on an approval are decided: the query is
 //   ANDed with that, and each listed run is checked again before it is sent.
-import { WorkflowUpdateStage, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
+import { WorkflowUpdateFailedError, WorkflowUpdateStage, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
 import { approveSignal, decideUpdate, type DecideInput } from '../common/run-messages.js';
 import { signCall, type SigningOptions } from './signing.js';
 import { queueWorkers } from './worker-check.js';
@@ -32,6 +32,11 @@ export const BATCH_CONCURRENCY = 64;
  * a dead worker.
  */
 export const BATCH_ACCEPT_WAIT_MS = 30_000;
+
+/** The server could not take the visibility query (its syntax, an unknown attribute): nothing was decided. */
+export class QueryRefusedError extends Error {
+  override readonly name = 'QueryRefusedError';
+}
 
 /** What a batch decision takes. */
 export interface BatchDecisionOptions extends SigningOptions {
@@ -114,7 +119,7 @@ export async function approveByQuery(client: Client, o: BatchDecisionOptions): P
   try {
     for await (const info of client.workflow.list({ query })) infos.push(info);
   } catch (err) {
-    throw new Error(`the visibility query was refused by the server: ${(err as Error).message.split('\n')[0]} (query sent: ${query})`, { cause: err });
+    throw new QueryRefusedError(`the visibility query was refused by the server: ${(err as Error).message.split('\n')[0]} (query sent: ${query})`, { cause: err });
   }
   const runs: BatchRunOutcome[] = [];
   // A queue no worker polls: its runs' updates would wait for nobody; they are not sent.
@@ -154,9 +159,15 @@ export async function approveByQuery(client: Client, o: BatchDecisionOptions): P
         await handle.signal(approveSignal, fields);
         return { ...base, result: 'pending', reason: `no worker accepted the update within ${acceptMs} ms: recorded as the approve signal, applied when the run's worker takes it` };
       }
+      // Accepted is in history; the run may still refuse it as it applies it
+      // (a signature its policy asks for is checked there): its answer says.
+      const answer = await boundedAnswer(client, acceptMs, () => accepted.result());
+      if (answer === 'no-answer') return { ...base, result: 'pending', reason: `accepted, but its outcome was not known within ${acceptMs} ms: see the run's status` };
       return { ...base, result: 'approved' };
     } catch (err) {
-      return { ...base, result: 'refused', reason: (err as Error).message.split('\n')[0] };
+      // The run's own reason is the update failure's cause (its message alone says only "Workflow Update failed").
+      const why = err instanceof WorkflowUpdateFailedError && err.cause ? err.cause.message : (err as Error).message;
+      return { ...base, result: 'refused', reason: why.split('\n')[0] };
     }
   };
   await Promise.all(

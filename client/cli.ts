@@ -47,7 +47,7 @@ import { exportRun, forkArgs } from './fork-export.js';
 import { CannotExportError } from './fork-run.js';
 import { UsageError } from './usage-error.js';
 import { codecServerCommand } from './codec-server-command.js';
-import { approveByQuery, boundedQuery } from './batch-decisions.js';
+import { approveByQuery, boundedQuery, QueryRefusedError } from './batch-decisions.js';
 
 export { DEFAULT_TASK, inputFromFlags } from './run-flags.js';
 
@@ -451,7 +451,10 @@ async function decideByQuery(
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
-  const outcome = await approveByQuery(agent.client, { query: values.query ?? '', by: byOf(values.by), ...signingOf(values), ...(concurrency !== undefined ? { concurrency } : {}) });
+  const outcome = await approveByQuery(agent.client, { query: values.query ?? '', by: byOf(values.by), ...signingOf(values), ...(concurrency !== undefined ? { concurrency } : {}) }).catch((err: unknown) => {
+    // The person's query is what is wrong: a usage error, as an empty one is.
+    throw err instanceof QueryRefusedError ? new UsageError(`--query: ${err.message}`) : err;
+  });
   for (const r of outcome.runs) if (r.result !== 'approved') console.log(`${r.result.replace('_', ' ')}: ${r.workflowId}${r.callId ? ` ${r.callId}` : ''}: ${r.reason ?? ''}`);
   console.log(`approved ${outcome.approved} of ${outcome.matched} parked run${outcome.matched === 1 ? '' : 's'} matching the query (${outcome.pending} recorded pending, ${outcome.refused} refused, ${outcome.notSent} not sent)`);
   if (outcome.matched === 0) {
