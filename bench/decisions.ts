@@ -29,10 +29,14 @@ const REPEATS = Number(process.env.DECISION_REPEATS ?? 2);
 interface Variant {
   name: string;
   dynamicConfig: Record<string, unknown>;
+  workerEnv?: Record<string, string>;
 }
 const ALL: Variant[] = [
+  // The server as it was before eager dispatch, the worker streaming tokens and progress.
   { name: 'eager-off', dynamicConfig: { ...AGENT_LOOP_DYNAMIC_CONFIG, 'system.enableActivityEagerExecution': false } },
   { name: 'shipped', dynamicConfig: AGENT_LOOP_DYNAMIC_CONFIG },
+  // The live stream carrying events only (no token or progress signals): what a run nobody watches costs once tokens are free then.
+  { name: 'shipped+stream-events', dynamicConfig: AGENT_LOOP_DYNAMIC_CONFIG, workerEnv: { AGENT_LIVE_STREAM: 'events' } },
 ];
 const wanted = process.env.DECISION_VARIANTS?.split(',');
 const VARIANTS = wanted ? ALL.filter((v) => wanted.includes(v.name)) : ALL;
@@ -63,7 +67,7 @@ async function one(v: Variant, round: number): Promise<Row> {
   const taskQueue = 'decisions';
   let worker: WorkerProcess | null = null;
   try {
-    worker = await startWorkerProcess({ address: server.address, taskQueue, traceDir: join(dir, 'traces'), workspaceRoot: join(dir, 'ws'), llmBaseUrl: provider.url, env: { WORKER_MAX_CACHED_WORKFLOWS: '500' } });
+    worker = await startWorkerProcess({ address: server.address, taskQueue, traceDir: join(dir, 'traces'), workspaceRoot: join(dir, 'ws'), llmBaseUrl: provider.url, env: { WORKER_MAX_CACHED_WORKFLOWS: '500', ...v.workerEnv } });
     const prefix = `d${round}-${v.name}`;
     await pool(N, 100, async (i) => {
       const input: AgentInput = { task: 'Clean up the workspace.', model: 'destructive', workspace: `w${i}` };

@@ -14,7 +14,7 @@
 // - whatever the query says, only `agentRun` executions whose search
 //   attributes say they are parked on an approval are decided: the query is
 //   ANDed with that, and each listed run is checked again before it is sent.
-import { WorkflowUpdateFailedError, WorkflowUpdateStage, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
+import { WorkflowUpdateFailedError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
 import { approveSignal, decideUpdate, type DecideInput } from '../common/run-messages.js';
 import { signCall, type SigningOptions } from './signing.js';
 import { queueWorkers } from './worker-check.js';
@@ -149,20 +149,20 @@ export async function approveByQuery(client: Client, o: BatchDecisionOptions): P
       input = { callId, decision: 'approve', by: o.by, ...signCall({ workflowId: info.workflowId, callId, callKey: parked.callKey, toolName: parked.toolName, decision: 'approve', argsHash, by: o.by, key: o.key, expiresInMs: o.expiresInMs }) };
     }
     try {
-      const accepted = await boundedAnswer(client, acceptMs, () => handle.startUpdate(decideUpdate, { args: [input], waitForStage: WorkflowUpdateStage.ACCEPTED }));
-      if (accepted === 'no-answer') {
-        // As the single approve does: an update not accepted in time was at
-        // most admitted (in the server's memory, not in history), so the same
+      // One round trip: the run applies (or refuses) a decision in the workflow
+      // task that accepts it, so waiting for the answer costs no more than
+      // waiting for the acceptance. The run may refuse it as it applies it (a
+      // signature its policy asks for is checked there): its answer says.
+      const answer = await boundedAnswer(client, acceptMs, () => handle.executeUpdate(decideUpdate, { args: [input] }));
+      if (answer === 'no-answer') {
+        // As the single approve does when no worker accepts in time: the update
+        // was at most admitted (in the server's memory) or taken, so the same
         // decision is recorded as its signal; the run takes whichever comes
         // first and refuses the other, so one decision applies, never two.
         const { decision: _approve, reason: _none, ...fields } = input;
         await handle.signal(approveSignal, fields);
-        return { ...base, result: 'pending', reason: `no worker accepted the update within ${acceptMs} ms: recorded as the approve signal, applied when the run's worker takes it` };
+        return { ...base, result: 'pending', reason: `no answer from the run within ${acceptMs} ms: recorded as the approve signal too (one decision applies, never two); see its status` };
       }
-      // Accepted is in history; the run may still refuse it as it applies it
-      // (a signature its policy asks for is checked there): its answer says.
-      const answer = await boundedAnswer(client, acceptMs, () => accepted.result());
-      if (answer === 'no-answer') return { ...base, result: 'pending', reason: `accepted, but its outcome was not known within ${acceptMs} ms: see the run's status` };
       return { ...base, result: 'approved' };
     } catch (err) {
       // The run's own reason is the update failure's cause (its message alone says only "Workflow Update failed").
