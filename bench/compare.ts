@@ -111,6 +111,8 @@ if (PARTS.has('time')) {
   for (const [name, cfg] of [
     ['shipped settings (transferProcessorMaxPollRPS 1000)', {}],
     ['dev-server defaults (20/s)', { 'history.transferProcessorMaxPollRPS': 20 }],
+    // What eager activity dispatch (on in the shipped settings) saves a turn: the same server with it off.
+    ['shipped settings, eager dispatch off', { 'system.enableActivityEagerExecution': false }],
   ] as const) {
     const c = await compare(name, cfg);
     say(`| ${name} | ${fmt(stat(c.perTurn.floor))} | ${fmt(stat(c.perTurn.ours))} | ${fmt(stat(c.perTurn.peer))} | ${fmt(stat(c.oursOverFloor), 2)}× | ${fmt(stat(c.oursOverPeer), 2)}× |`);
