@@ -42,6 +42,8 @@ const BILL_SECONDS = Number(process.env.BENCH_BILL_SECONDS ?? 20);
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'time,throughput,bill,disk,tokens').split(','));
 /** Also the per-turn rows on the dev server's default transfer rate (BENCH_DEV_DEFAULTS=1). */
 const DEV_DEFAULTS = process.env.BENCH_DEV_DEFAULTS === '1';
+/** Also the per-turn rows with eager activity dispatch off (BENCH_EAGER_OFF=1): what the shipped setting saves a turn. */
+const EAGER_OFF = process.env.BENCH_EAGER_OFF === '1';
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(p * xs.length) - 1)];
 
@@ -87,6 +89,7 @@ if (PARTS.has('time')) {
   say('');
   for (const l of await timeSection('shipped settings (transferProcessorMaxPollRPS 1000)', {})) say(l);
   if (DEV_DEFAULTS) for (const l of await timeSection('dev-server defaults (20/s)', { 'history.transferProcessorMaxPollRPS': 20 })) say(l);
+  if (EAGER_OFF) for (const l of await timeSection('shipped settings, eager dispatch off', { 'system.enableActivityEagerExecution': false })) say(l);
 }
 say('');
 if (PARTS.has('throughput')) {

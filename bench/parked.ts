@@ -18,7 +18,7 @@ import { dataConverter } from '../node/payload-codec.js';
 import { startWorkerProcess, type WorkerProcess } from '../test/helpers/spawn-worker.js';
 import { startProvider } from '../dev/provider/server.js';
 import { PROJECT_ROOT } from '../node/project-root.js';
-import { approveSignal } from '../common/run-messages.js';
+import { approveByQuery } from '../client/batch-decisions.js';
 import type { AgentInput } from '../common/contract.js';
 
 const N = Number(process.env.PARKED_RUNS ?? 10_000);
@@ -108,9 +108,9 @@ async function fleet(cache: string): Promise<Row> {
     const rssParked = rssMiB(worker.child.pid!);
     sample();
     const t1 = performance.now();
-    await pool(N, IN_FLIGHT, async (i) => {
-      await client.workflow.getHandle(`parked-${i}`).signal(approveSignal, { callId: 'c2', by: 'bench' });
-    });
+    // The documented ops command: `approve --query` (client/batch-decisions.ts), one decide update per run.
+    const outcome = await approveByQuery(client, { query: 'WorkflowId STARTS_WITH "parked-"', by: 'bench', concurrency: IN_FLIGHT });
+    if (outcome.approved + outcome.pending !== N) throw new Error(`approve --query took ${outcome.approved} (+${outcome.pending} pending) of ${N}: ${JSON.stringify(outcome.runs.find((r) => r.result !== 'approved'))}`);
     const signalsS = (performance.now() - t1) / 1000;
     await until('every decision taken', async () => (await count(client, 'AgentStatus = "awaiting_approval"')) === 0);
     const decidedS = (performance.now() - t1) / 1000;
@@ -140,9 +140,9 @@ writeFileSync(
 
 Commit ${commit}, ${new Date().toISOString().slice(0, 10)}, 2 cores, dev server (agent-loop settings) and scripted
 provider on the same machine, one worker process. ${N} \`destructive\` runs each parked on its delete; then all approved
-(${IN_FLIGHT} signals in flight). RSS: the worker process's resident memory.
+(by approve --query, ${IN_FLIGHT} decide updates in flight). RSS: the worker process's resident memory.
 
-| worker cache (maxCachedWorkflows)${process.env.PARKED_HEAP_MB ? `, heap cap ${process.env.PARKED_HEAP_MB} MB` : ''} | all parked after | worker RSS parked | worker RSS peak | signals sent | all decisions taken | all runs finished | CPU s: worker / server / client+provider |
+| worker cache (maxCachedWorkflows)${process.env.PARKED_HEAP_MB ? `, heap cap ${process.env.PARKED_HEAP_MB} MB` : ''} | all parked after | worker RSS parked | worker RSS peak | decisions answered | all decisions taken | all runs finished | CPU s: worker / server / client+provider |
 |---|---|---|---|---|---|---|---|
 ${rows.map((r) => `| ${r.cache} | ${r.parkS.toFixed(1)} s | ${r.rssParked.toFixed(0)} MiB | ${r.rssPeak.toFixed(0)} MiB | ${r.signalsS.toFixed(1)} s | ${r.decidedS.toFixed(1)} s | ${r.doneS.toFixed(1)} s | ${r.cpu.worker.toFixed(0)} / ${r.cpu.server.toFixed(0)} / ${r.cpu.bench.toFixed(0)} |`).join('\n')}
 `,

@@ -48,6 +48,7 @@ import { CannotExportError } from './fork-run.js';
 import { UsageError } from './usage-error.js';
 import { codecServerCommand } from './codec-server-command.js';
 import { auditCommand, opsCommand } from './ops-command.js';
+import { approveByQuery, boundedQuery, QueryRefusedError } from './batch-decisions.js';
 
 export { DEFAULT_TASK, inputFromFlags } from './run-flags.js';
 
@@ -404,8 +405,12 @@ async function decide(agent: AgentClient, decision: 'approve' | 'reject', rest: 
       'when-worker-returns': { type: 'boolean' },
       key: { type: 'string' },
       'expires-in-ms': { type: 'string' },
+      query: { type: 'string' },
+      concurrency: { type: 'string' },
     },
   });
+  if (values.query !== undefined) return decideByQuery(agent, decision, values, positionals);
+  if (values.concurrency !== undefined) throw new UsageError('--concurrency goes with --query (a batch decision)');
   const workflowId = need(positionals[0], 'workflowId');
   const callId = need(positionals[1], 'callId');
   const hash = values['args-hash'];
@@ -426,6 +431,45 @@ async function decide(agent: AgentClient, decision: 'approve' | 'reject', rest: 
   if (typeof view === 'number') return view;
   console.log(`${decision === 'approve' ? 'approved' : 'rejected'} ${callId} on ${workflowId}; run is now ${view.status} (turns=${view.turns} cost=$${view.costUsd.toFixed(6)})`);
   return 0;
+}
+
+/**
+ * `approve --query Q --by NAME [--key FILE]`: every run the visibility query
+ * names that is parked on an approval, each by its own decide update (signed
+ * per run with --key). Exit 0 when every matched run was approved, 1 when any
+ * was refused or not sent (each listed with why).
+ */
+async function decideByQuery(
+  agent: AgentClient,
+  decision: 'approve' | 'reject',
+  values: { query?: string; by?: string; key?: string; 'expires-in-ms'?: string; concurrency?: string; reason?: string; 'args-hash'?: string; 'call-key'?: string; tool?: string; 'when-worker-returns'?: boolean },
+  positionals: string[],
+): Promise<number> {
+  if (decision !== 'approve') throw new UsageError('--query is for approve only: a batch rejection has no reason per call; reject runs one by one');
+  if (positionals.length) throw new UsageError(`--query names the runs: give no workflowId or callId (got ${positionals.join(' ')})`);
+  for (const flag of ['args-hash', 'call-key', 'tool', 'when-worker-returns'] as const) {
+    if (values[flag] !== undefined) throw new UsageError(`--${flag} does not go with --query: each run's own parked call is read from its search attributes`);
+  }
+  const concurrency = values.concurrency === undefined ? undefined : Number(values.concurrency);
+  if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 1000)) throw new UsageError(`--concurrency must be a whole number from 1 to 1000, got ${JSON.stringify(values.concurrency)}`);
+  try {
+    boundedQuery(values.query ?? '');
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const outcome = await approveByQuery(agent.client, { query: values.query ?? '', by: byOf(values.by), ...signingOf(values), ...(concurrency !== undefined ? { concurrency } : {}) }).catch((err: unknown) => {
+    // The person's query is what is wrong: a usage error, as an empty one is.
+    throw err instanceof QueryRefusedError ? new UsageError(`--query: ${err.message}`) : err;
+  });
+  for (const r of outcome.runs) if (r.result !== 'approved') console.log(`${r.result.replace('_', ' ')}: ${r.workflowId}${r.callId ? ` ${r.callId}` : ''}: ${r.reason ?? ''}`);
+  console.log(`approved ${outcome.approved} of ${outcome.matched} parked run${outcome.matched === 1 ? '' : 's'} matching the query (${outcome.pending} recorded pending, ${outcome.refused} refused, ${outcome.notSent} not sent)`);
+  if (outcome.matched === 0) {
+    console.log('no run parked on an approval matches the query: nothing was decided');
+    return 1;
+  }
+  if (outcome.approved === outcome.matched) return 0;
+  // Only pending ones left: recorded, as a single approve's exit 9 says.
+  return outcome.approved + outcome.pending === outcome.matched ? RECORDED_PENDING : 1;
 }
 
 /** `steer RUN "message"`: queued by the steer update (refused at once, naming why, when the run cannot take it). */

@@ -43,8 +43,11 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
     about: 'write the run\'s turns, configuration and cost per turn as JSON (stdout without --out), for fork --from-file',
   },
   approve: {
-    usage: 'approve <workflowId> <callId> [--by NAME] [--args-hash H] [--call-key K] [--tool NAME] [--key FILE [--expires-in-ms MS]] [--when-worker-returns]',
+    usage:
+      'approve <workflowId> <callId> [--by NAME] [--args-hash H] [--call-key K] [--tool NAME] [--key FILE [--expires-in-ms MS]] [--when-worker-returns]\n' +
+      '    | approve --query \'<visibility query>\' [--by NAME] [--key FILE [--expires-in-ms MS]] [--concurrency N]',
     about:
+      'with --query, every agentRun parked on an approval that the visibility query matches, each by its own decide update bound to its parked call (signed per run with --key); exit 1 unless all were approved.\n' +
       'with --key (a private key keygen wrote) the decision is signed as --by for AGENT_APPROVERS, valid --expires-in-ms (default 10 min), over the call\'s argsHash, callKey and tool (read from the status; with no worker, give --args-hash, --call-key and --tool).\n' +
       'with --args-hash (the status\'s interruption.argsHash) the approval is refused unless the call has exactly those arguments;\n' +
       'with --call-key (interruption.callKey) unless it is that occurrence of the call (a model may reuse a call id).\n' +

@@ -98,6 +98,7 @@ const COVERAGE: [RegExp, Coverage][] = [
   [rx(String.raw`temporal workflow update execute -w RUN --name reconcile `), { how: 'test', file: 'test/reconcile.test.ts', contains: ["'update', 'execute'", "'reconcile'", 'happened'] }],
   [rx(String.raw`bin/agent-harness\.mjs reconcile RUN c2 --retry`), { how: 'test', file: 'test/reconcile.test.ts', contains: ["['reconcile', handle.workflowId, 'c2', '--retry'"] }],
   // docs/security.md: signed decisions
+  [rx(String.raw`bin/agent-harness\.mjs approve --query `), { how: 'test', file: 'test/attacks/batch-decisions.test.ts', contains: ["'approve', '--query'"] }],
   [rx(String.raw`bin/agent-harness\.mjs keygen --out `), { how: 'test', file: 'test/signed-decisions.test.ts', contains: ["main(['keygen', '--out'"] }],
   [rx(String.raw`AGENT_APPROVERS=\S+ npm run worker$`), { how: 'test', file: 'test/signed-decisions.test.ts', contains: ['pluginOptionsFromEnv({ AGENT_APPROVERS'] }],
   [rx(String.raw`bin/agent-harness\.mjs (approve|reject) signed-42 c2 --by alice --key `), { how: 'test', file: 'test/signed-decisions.test.ts', contains: ["'approve', id, 'c2', '--by', 'alice', '--key'", "'reject', id, 'c2', '--by', 'alice', '--key'"] }],

@@ -24,6 +24,12 @@ import { findTemporalCli } from './temporal-cli.js';
  */
 export const AGENT_LOOP_DYNAMIC_CONFIG: Record<string, unknown> = {
   'history.transferProcessorMaxPollRPS': 1000,
+  // Eager activity dispatch: an activity the loop schedules on its own task
+  // queue goes back to the worker with the workflow task's answer when the
+  // worker has a free slot, instead of through matching (a task written, a
+  // poll answered). The SDK asks for it by default (ActivityOptions
+  // allowEagerDispatch); the server grants it only with this on.
+  'system.enableActivityEagerExecution': true,
 };
 
 export interface DevServerOptions {
