@@ -8,6 +8,7 @@ import { InputError, parseInput, type PriceOf } from '../common/input.js';
 import type { Pricing, RunDefaults } from '../common/contract.js';
 import type { ResolvedConfig } from '../common/activity-contract.js';
 import { DEFAULT_DEFINITION_CHANGE } from '../common/definition.js';
+import type { RunContexts } from './run-contexts.js';
 
 
 /**
@@ -26,6 +27,7 @@ export function createResolveConfig(
   pricesSetting?: string,
   payloadsEncrypted = false,
   approversSetting?: string,
+  runContexts?: RunContexts,
 ) {
   const priceOf: PriceOf = (model) => {
     const name = sentModel ?? model;
@@ -37,6 +39,8 @@ export function createResolveConfig(
       // So is whether this worker encrypts payloads: what is not encrypted then carries no tool or model text (workflows/visibility.ts).
       const parsed = parseInput(input, defaults, catalogue, priceOf);
       const source = parsed.approvers && approversSetting ? { approversSource: approversSetting } : {};
+      // Filed for this worker's tool calls of the run (./run-contexts.ts): they carry its key, not the object.
+      if (parsed.runContext !== undefined) runContexts?.remember(parsed.runContext);
       const cfg = { ...parsed, heartbeatTimeoutMs, definitionChange: defaults.definitionChange ?? DEFAULT_DEFINITION_CHANGE, ...source };
       return { ok: true, cfg: payloadsEncrypted ? { ...cfg, payloadsEncrypted: true } : cfg };
     } catch (err) {

@@ -274,6 +274,13 @@ export interface AgentInput {
    * for a person to reconcile (`ask`: the `reconcile` update).
    */
   unknownOutcomes?: UnknownOutcomePolicy;
+  /**
+   * A JSON object (at most 8 KiB encoded, 8 levels deep) the caller attaches
+   * to the run: tenant, user, ticket. Every tool receives it as
+   * `ctx.run.context`; sub-agents inherit it; the model never sees it unless a
+   * tool returns it. Not part of definitionHash.
+   */
+  runContext?: Record<string, unknown>;
 }
 
 /** What a write whose outcome is unknown does: told to the model, or parks the run for a person. */
@@ -388,6 +395,8 @@ export interface RunConfig {
   approversSource?: string;
   /** A resumed or forked run: its source's definition hash and the fields that differ (set by the workflow). */
   definitionFrom?: { hash: string; changed: DefinitionField[] };
+  /** The input's runContext, handed to every tool as `ctx.run.context` (never to the model); absent: none given. */
+  runContext?: Record<string, unknown>;
 }
 
 /** The worker's AGENT_DEFINITION_CHANGE: a resume or fork whose definition moved under it is refused (unless acknowledged) or allowed. */
@@ -563,6 +572,8 @@ export interface RunStatusView {
   children: ChildSpend;
   /** A fork's source and what the source paid for the inherited turns (not in costUsd). */
   forkedFrom?: ForkOrigin;
+  /** The run's runContext (tenant, user, ticket: what its tools are scoped to); absent when none was given. */
+  runContext?: Record<string, unknown>;
   /** SHA-256 (hex) of what defines the run: system prompt, tool specs, model, prices, limits (common/definition.ts). */
   definitionHash?: string;
   /** A resumed or forked run: its source's definitionHash. */

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { MAX_CALL_ID_CHARS } from './bounds.js';
 import { got, strictObject } from './schema-problem.js';
 import { DEDUPE_POLICIES, pricingSchema, promptCountSchema, TOOL_ERROR_POLICIES } from './settings.js';
+import { runContextSchema } from './run-context.js';
 
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, got(`must be one of ${values.join(' | ')}`));
 
@@ -83,6 +84,8 @@ export const inputSchema = strictObject(
     forkFrom: z.unknown().optional(),
     unknownOutcomes: oneOf(['tell_model', 'ask']).optional(),
     acknowledgeDefinitionChange: flag,
+    // Handed to the tools, never to the model (./run-context.ts).
+    runContext: runContextSchema.optional(),
   },
   'must be a JSON object like {"task": "..."}',
 );

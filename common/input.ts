@@ -83,6 +83,8 @@ export function parseInput(raw: unknown, d: RunDefaults, catalogue: readonly Too
     ...(d.approvers ? { approvers: d.approvers } : {}),
     // Only hard budgets carry the field: a soft run's configuration is what it always was.
     ...(hardBudget ? { hardBudget } : {}),
+    // The tools' run context: absent when not given, so configurations stay as they were.
+    ...(input.runContext !== undefined ? { runContext: input.runContext } : {}),
   };
 }
 

@@ -37,6 +37,8 @@ export function inputOfConfig(cfg: RunConfig): AgentInput {
     context: cfg.context,
     resumeFrom: cfg.resumeFrom,
     ...(cfg.unknownOutcomes !== undefined ? { unknownOutcomes: cfg.unknownOutcomes } : {}),
+    // A resume or a fork serves the same tenant as its source unless its own input gives another context.
+    ...(cfg.runContext !== undefined ? { runContext: cfg.runContext } : {}),
   };
 }
 
