@@ -44,6 +44,7 @@ export type {
   SubAgentSpec,
   ToolActivityOptions,
   ToolContext,
+  ToolRunInfo,
   ToolDefinition,
   ToolRun,
   ValueOf,
