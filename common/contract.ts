@@ -202,8 +202,8 @@ export interface AgentInput {
   acknowledgeDefinitionChange?: boolean;
   /** Sent as the request's `model` (the worker's LLM_MODEL overrides it); against the scripted provider, the scenario. Default: the worker's, else `plan`. */
   model?: string;
-  /** The system prompt; default none. */
-  system?: string;
+  /** The system prompt; default the worker's (runDefaults.system, AGENT_DEFAULT_SYSTEM), else none. `null`: none, whatever the worker's default. */
+  system?: string | null;
   /**
    * `null` lifts a cap; at least one of the two must stay set. `budgetMode`:
    * `soft` (default) checks the budget before each turn, so spend overshoots
@@ -468,6 +468,7 @@ export const AGENT_RUN_FAILED = 'AgentRunFailed';
 export type RunDefaults = Pick<
   RunConfig,
   | 'model'
+  | 'system'
   | 'maxTurns'
   | 'maxBudgetUsd'
   | 'toolErrors'

@@ -42,6 +42,8 @@ export const SUB_AGENT_LIMITS = { maxTurns: 6, maxUsd: 0.05 } as const;
  */
 export const BUILT_IN_DEFAULTS: RunDefaults = {
   model: DEFAULT_MODEL,
+  // No system prompt unless the input or the worker (runDefaults.system, AGENT_DEFAULT_SYSTEM) gives one.
+  system: null,
   maxTurns: DEFAULT_MAX_TURNS,
   maxBudgetUsd: DEFAULT_MAX_BUDGET_USD,
   toolErrors: DEFAULT_TOOL_ERRORS,

@@ -49,7 +49,8 @@ export function parseInput(raw: unknown, d: RunDefaults, catalogue: readonly Too
   return {
     task: input.task,
     model,
-    system: input.system ?? null,
+    // Absent: the worker's default (runDefaults.system); null: none, whatever the worker's default.
+    system: input.system === undefined ? d.system : input.system,
     maxTurns,
     maxBudgetUsd,
     toolErrors: input.toolErrors ?? d.toolErrors,

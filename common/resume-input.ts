@@ -13,7 +13,8 @@ export function inputOfConfig(cfg: RunConfig): AgentInput {
   return {
     task: cfg.task,
     model: cfg.model,
-    ...(cfg.system !== null ? { system: cfg.system } : {}),
+    // null written out: a run that had no system prompt keeps none, whatever the worker's default now.
+    system: cfg.system,
     limits: {
       maxTurns: cfg.maxTurns,
       maxBudgetUsd: cfg.maxBudgetUsd,
