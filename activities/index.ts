@@ -47,7 +47,7 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
     throw new Error(`${deps.requireArgsHashSetting ?? 'AGENT_REQUIRE_ARGS_HASH'} names ${unknown.map((n) => JSON.stringify(n)).join(', ')}, which this worker does not offer (it offers ${catalogue.map((s) => s.name).join(', ')})`);
   }
   return {
-    resolveConfig: createResolveConfig({ ...BUILT_IN_DEFAULTS, tools: defaultTools, ...deps.defaults }, catalogue, heartbeatTimeoutFor(deps.heartbeatEveryMs), modelPrices(deps.prices), deps.model, deps.pricesSetting, deps.payloadsEncrypted === true, deps.approversSetting, runContexts),
+    resolveConfig: createResolveConfig({ ...BUILT_IN_DEFAULTS, tools: defaultTools, ...deps.defaults }, catalogue, heartbeatTimeoutFor(deps.heartbeatEveryMs), modelPrices(deps.prices, deps.defaults?.pricing), deps.model, deps.pricesSetting, deps.payloadsEncrypted === true, deps.approversSetting, runContexts),
     // The one model activity, whatever the run's budget mode: a hard budget's input carries its allowance.
     callModel: createCallModel({ ...deps, calls }),
     runTool: createRunTool({ ...deps, toolset, calls, runContexts }),

@@ -9,6 +9,7 @@ import type { Pricing, RunDefaults } from '../common/contract.js';
 import type { ResolvedConfig } from '../common/activity-contract.js';
 import { DEFAULT_DEFINITION_CHANGE } from '../common/definition.js';
 import type { RunContexts } from './run-contexts.js';
+import { priceIn } from './model-prices.js';
 
 
 /**
@@ -31,7 +32,7 @@ export function createResolveConfig(
 ) {
   const priceOf: PriceOf = (model) => {
     const name = sentModel ?? model;
-    return { sentModel: name, pricing: Object.hasOwn(prices, name) ? prices[name] : null, ...(pricesSetting !== undefined ? { setting: pricesSetting } : {}) };
+    return { sentModel: name, pricing: priceIn(prices, name), ...(pricesSetting !== undefined ? { setting: pricesSetting } : {}) };
   };
   return async function resolveConfig(input: unknown): Promise<ResolvedConfig> {
     try {

@@ -103,7 +103,7 @@ beforeAll(async () => {
       const taskQueue = `ai-sdk-${backend}-${speed}-${randomUUID().slice(0, 6)}`;
       queues[`${backend}-${speed}`] = taskQueue;
       const provider = providerOf(backend, at);
-      workers.push(await h.startWorker({ taskQueue, ...(provider ? { modelProvider: provider } : { llmBaseUrl: at.url, llmApiKey: KEY }), tokens, modelPrices: { cached_plan: CACHED_PRICING } }));
+      workers.push(await h.startWorker({ taskQueue, ...(provider ? { modelProvider: provider } : { llmBaseUrl: at.url, llmApiKey: KEY }), tokens, modelPrices: { cached_plan: CACHED_PRICING, chatty: { inputPerMTokUsd: 2, outputPerMTokUsd: 12 } } }));
     }
   }
 }, 120_000);
