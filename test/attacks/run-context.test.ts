@@ -14,6 +14,8 @@ import { statusQuery } from '../../common/run-messages.js';
 import type { AgentInput } from '../../common/contract.js';
 import { freshWorkspace, useHarness } from '../helpers/harness.js';
 import { temporalOk } from '../helpers/temporal-cli.js';
+import { modelPricesFromEnv } from '../../node/config.js';
+import { AgentPlugin } from '../../worker/index.js';
 
 const h = useHarness({ worker: false });
 
@@ -49,8 +51,8 @@ afterAll(async () => {
 const script = (tag: string, turns: number) => `script: ${JSON.stringify(Array.from({ length: turns }, (_, n) => [{ name: 'grabby', args: { tag, n } }]))}`;
 const base = (extra: Record<string, unknown>): AgentInput => ({ task: 'hello', model: 'plan', workspace: freshWorkspace(), ...extra }) as AgentInput;
 
-/** The run fails at once with a non-retryable InvalidInput; its message. */
-async function refused(input: AgentInput): Promise<string> {
+/** The run fails at once with a non-retryable InvalidInput naming `field`; its message. */
+async function refused(input: AgentInput, field = 'runContext'): Promise<string> {
   const handle = await h.client.workflow.start('agentRun', { taskQueue: queue, workflowId: `rc-bad-${randomUUID().slice(0, 8)}`, args: [input] });
   const err = await handle.result().then(
     (r) => new Error(`accepted, ended ${r.status}`),
@@ -59,7 +61,7 @@ async function refused(input: AgentInput): Promise<string> {
   expect(err).toBeInstanceOf(WorkflowFailedError);
   const cause = (err as WorkflowFailedError).cause;
   expect(cause).toBeInstanceOf(ApplicationFailure);
-  expect(cause).toMatchObject({ type: 'InvalidInput', nonRetryable: true, details: [{ field: 'runContext' }] });
+  expect(cause).toMatchObject({ type: 'InvalidInput', nonRetryable: true, details: [{ field }] });
   expect(await handle.query(statusQuery)).toMatchObject({ status: 'failed', errorType: 'InvalidInput' });
   return cause?.message ?? '';
 }
@@ -135,5 +137,38 @@ describe('runContext in the tools', () => {
     expect((await run(second, 'tenant-b')).status).toBe('completed');
     expect(seen.get(first)).toEqual([{ tenant: 'tenant-a' }]);
     expect(seen.get(second)).toEqual([{ tenant: 'tenant-b' }]);
+  });
+});
+
+describe('prices that would make a USD budget mean nothing', () => {
+  it('an unpriced model under a soft budget is refused at start, naming the model and the price setting', async () => {
+    const message = await refused(base({ model: 'gpt-unlisted', limits: { maxBudgetUsd: 0.01 } }), 'model');
+    expect(message).toContain('model "gpt-unlisted" has no price, and a USD budget (limits.maxBudgetUsd 0.01) needs one');
+    expect(message).toMatch(/AGENT_MODEL_PRICES|modelPrices/);
+  });
+
+  it('half a price in the input does not price an unlisted model: the missing rate is not silently the default', async () => {
+    const message = await refused(base({ model: 'gpt-unlisted', pricing: { inputPerMTokUsd: 1 } }), 'model');
+    expect(message).toContain('has no price');
+  });
+
+  it.each([
+    ['negative', -1, 'must be a number >= 0, got -1'],
+    // JSON has no NaN or Infinity: the client's encoding sends null, refused all the same (never read as "free").
+    ['NaN', Number.NaN, 'must be a number >= 0, got null'],
+    ['Infinity', Number.POSITIVE_INFINITY, 'must be a number >= 0, got null'],
+  ])('a %s price in the input is refused, naming the field', async (_what, value, rule) => {
+    const message = await refused(base({ pricing: { inputPerMTokUsd: value, outputPerMTokUsd: 1 } }), 'pricing.inputPerMTokUsd');
+    expect(message).toContain(rule);
+  });
+
+  it('a negative or unbounded "*" price in AGENT_MODEL_PRICES stops the worker at start, naming the variable', () => {
+    expect(() => modelPricesFromEnv('{"*": {"inputPerMTokUsd": -3, "outputPerMTokUsd": 15}}')).toThrow(/AGENT_MODEL_PRICES \*\.inputPerMTokUsd must be a number >= 0, got -3/);
+    // 1e400 reads as Infinity: the closest JSON comes to NaN.
+    expect(() => modelPricesFromEnv('{"*": {"inputPerMTokUsd": 3, "outputPerMTokUsd": 1e400}}')).toThrow(/AGENT_MODEL_PRICES \*\.outputPerMTokUsd must be a number >= 0/);
+  });
+
+  it("a NaN price in the plugin's modelPrices option stops the worker at start, naming the option", () => {
+    expect(() => new AgentPlugin({ model: { baseUrl: h.providerUrl }, workspace: h.workspaceRoot, modelPrices: { '*': { inputPerMTokUsd: Number.NaN, outputPerMTokUsd: 1 } } })).toThrow(/modelPrices\.\*\.inputPerMTokUsd must be a number >= 0/);
   });
 });
