@@ -14,6 +14,7 @@ import { createRunTool, type ToolDeps } from './tools/run-tool.js';
 import { Toolset } from './tools/toolset.js';
 import { RunningCalls } from './running-calls.js';
 import { heartbeatTimeoutFor } from '../node/heartbeat.js';
+import { RunContexts } from './run-contexts.js';
 
 export type ActivityDeps = ModelDeps &
   ToolDeps & {
@@ -38,6 +39,8 @@ export type ActivityDeps = ModelDeps &
 export function createActivities(deps: ActivityDeps): AgentActivities {
   // One registry for model and tool calls: a Stop aborts whichever is running.
   const calls = deps.calls ?? new RunningCalls();
+  // One cache for the runs this worker resolves and the tools it runs: a tool on the run's own worker never asks the run.
+  const runContexts = deps.runContexts ?? new RunContexts();
   const toolset = deps.toolset ?? new Toolset(BUILTIN_TOOLS);
   const catalogue = toolset.specs();
   // Runs that name no tools get the ones their tools offer by default.
@@ -47,10 +50,10 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
     throw new Error(`${deps.requireArgsHashSetting ?? 'AGENT_REQUIRE_ARGS_HASH'} names ${unknown.map((n) => JSON.stringify(n)).join(', ')}, which this worker does not offer (it offers ${catalogue.map((s) => s.name).join(', ')})`);
   }
   return {
-    resolveConfig: createResolveConfig({ ...BUILT_IN_DEFAULTS, tools: defaultTools, ...deps.defaults }, catalogue, heartbeatTimeoutFor(deps.heartbeatEveryMs), modelPrices(deps.prices), deps.model, deps.pricesSetting, deps.payloadsEncrypted === true, deps.approversSetting, notifyPlan(deps.notify ?? null)),
+    resolveConfig: createResolveConfig({ ...BUILT_IN_DEFAULTS, tools: defaultTools, ...deps.defaults }, catalogue, heartbeatTimeoutFor(deps.heartbeatEveryMs), modelPrices(deps.prices, deps.defaults?.pricing), deps.model, deps.pricesSetting, deps.payloadsEncrypted === true, deps.approversSetting, notifyPlan(deps.notify ?? null), runContexts),
     // The one model activity, whatever the run's budget mode: a hard budget's input carries its allowance.
     callModel: createCallModel({ ...deps, calls }),
-    runTool: createRunTool({ ...deps, toolset, calls }),
+    runTool: createRunTool({ ...deps, toolset, calls, runContexts }),
     loadRun,
     loadForkSource,
     notifyParked: createNotifyParked({ notify: deps.notify ?? null, payloadsEncrypted: deps.payloadsEncrypted === true }),

@@ -8,6 +8,8 @@ import { InputError, parseInput, type PriceOf } from '../common/input.js';
 import type { NotifyPlan, Pricing, RunDefaults } from '../common/contract.js';
 import type { ResolvedConfig } from '../common/activity-contract.js';
 import { DEFAULT_DEFINITION_CHANGE } from '../common/definition.js';
+import type { RunContexts } from './run-contexts.js';
+import { priceIn } from './model-prices.js';
 
 
 /**
@@ -28,10 +30,11 @@ export function createResolveConfig(
   approversSetting?: string,
   /** The worker's notification routes' filters (AgentPlugin `notify`): recorded, so the run knows at once whether and for what it notifies. */
   notify?: NotifyPlan,
+  runContexts?: RunContexts,
 ) {
   const priceOf: PriceOf = (model) => {
     const name = sentModel ?? model;
-    return { sentModel: name, pricing: Object.hasOwn(prices, name) ? prices[name] : null, ...(pricesSetting !== undefined ? { setting: pricesSetting } : {}) };
+    return { sentModel: name, pricing: priceIn(prices, name), ...(pricesSetting !== undefined ? { setting: pricesSetting } : {}) };
   };
   return async function resolveConfig(input: unknown): Promise<ResolvedConfig> {
     try {
@@ -39,6 +42,8 @@ export function createResolveConfig(
       // So is whether this worker encrypts payloads: what is not encrypted then carries no tool or model text (workflows/visibility.ts).
       const parsed = parseInput(input, defaults, catalogue, priceOf);
       const source = parsed.approvers && approversSetting ? { approversSource: approversSetting } : {};
+      // Filed for this worker's tool calls of the run (./run-contexts.ts): they carry its key, not the object.
+      if (parsed.runContext !== undefined) runContexts?.remember(parsed.runContext);
       const cfg = { ...parsed, heartbeatTimeoutMs, definitionChange: defaults.definitionChange ?? DEFAULT_DEFINITION_CHANGE, ...source, ...(notify ? { notify } : {}) };
       return { ok: true, cfg: payloadsEncrypted ? { ...cfg, payloadsEncrypted: true } : cfg };
     } catch (err) {

@@ -154,6 +154,12 @@ export interface RunToolInput extends NamesTheRun {
    * unknown outcome is reported again, never acted on).
    */
   retryUnknown?: boolean;
+  /**
+   * The run has a runContext: its key (common/run-context.ts runContextKey),
+   * never the object, so history holds the context once per run, not once
+   * per call. The worker reads the object from its cache or from the run.
+   */
+  runContextKey?: string;
 }
 
 export type LoadedRun =

@@ -220,8 +220,8 @@ export interface AgentInput {
   acknowledgeDefinitionChange?: boolean;
   /** Sent as the request's `model` (the worker's LLM_MODEL overrides it); against the scripted provider, the scenario. Default: the worker's, else `plan`. */
   model?: string;
-  /** The system prompt; default none. */
-  system?: string;
+  /** The system prompt; default the worker's (runDefaults.system, AGENT_DEFAULT_SYSTEM), else none. `null`: none, whatever the worker's default. */
+  system?: string | null;
   /**
    * `null` lifts a cap; at least one of the two must stay set. `budgetMode`:
    * `soft` (default) checks the budget before each turn, so spend overshoots
@@ -305,6 +305,13 @@ export interface AgentInput {
   maxOutputRetries?: number;
   /** Temperature, topP, maxOutputTokens, stopSequences, seed, toolChoice, providerOptions: sent with every turn's model call as given (common/model-settings.ts). */
   modelSettings?: ModelSettings;
+  /**
+   * A JSON object (at most 8 KiB encoded, 8 levels deep) the caller attaches
+   * to the run: tenant, user, ticket. Every tool receives it as
+   * `ctx.run.context`; sub-agents inherit it; the model never sees it unless a
+   * tool returns it. Not part of definitionHash.
+   */
+  runContext?: Record<string, unknown>;
 }
 
 /** What a write whose outcome is unknown does: told to the model, or parks the run for a person. */
@@ -429,6 +436,8 @@ export interface RunConfig {
   maxOutputRetries?: number;
   /** The input's modelSettings, the fields given; absent: none (the provider's defaults). */
   modelSettings?: ModelSettings;
+  /** The input's runContext, handed to every tool as `ctx.run.context` (never to the model); absent: none given. */
+  runContext?: Record<string, unknown>;
 }
 
 /** The worker's AGENT_DEFINITION_CHANGE: a resume or fork whose definition moved under it is refused (unless acknowledged) or allowed. */
@@ -500,6 +509,7 @@ export const AGENT_RUN_FAILED = 'AgentRunFailed';
 export type RunDefaults = Pick<
   RunConfig,
   | 'model'
+  | 'system'
   | 'maxTurns'
   | 'maxBudgetUsd'
   | 'toolErrors'
@@ -610,6 +620,8 @@ export interface RunStatusView {
   children: ChildSpend;
   /** A fork's source and what the source paid for the inherited turns (not in costUsd). */
   forkedFrom?: ForkOrigin;
+  /** The run's runContext (tenant, user, ticket: what its tools are scoped to); absent when none was given. */
+  runContext?: Record<string, unknown>;
   /** SHA-256 (hex) of what defines the run: system prompt, tool specs, model, prices, limits (common/definition.ts). */
   definitionHash?: string;
   /** A resumed or forked run: its source's definitionHash. */

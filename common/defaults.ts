@@ -59,6 +59,8 @@ export const MAX_MODEL_NAME_CHARS = 200;
  */
 export const BUILT_IN_DEFAULTS: RunDefaults = {
   model: DEFAULT_MODEL,
+  // No system prompt unless the input or the worker (runDefaults.system, AGENT_DEFAULT_SYSTEM) gives one.
+  system: null,
   maxTurns: DEFAULT_MAX_TURNS,
   maxBudgetUsd: DEFAULT_MAX_BUDGET_USD,
   toolErrors: DEFAULT_TOOL_ERRORS,

@@ -7,6 +7,7 @@ import { got, strictObject } from './schema-problem.js';
 import { modelSettingsSchema } from './model-settings.js';
 import { MAX_OUTPUT_RETRIES_LIMIT, outputSchemaProblem } from './output-schema.js';
 import { DEDUPE_POLICIES, pricingSchema, promptCountSchema, TOOL_ERROR_POLICIES } from './settings.js';
+import { runContextSchema } from './run-context.js';
 
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, got(`must be one of ${values.join(' | ')}`));
 
@@ -94,6 +95,8 @@ export const inputSchema = strictObject(
     }).optional(),
     maxOutputRetries: intBetween(0, MAX_OUTPUT_RETRIES_LIMIT).optional(),
     modelSettings: modelSettingsSchema.optional(),
+    // Handed to the tools, never to the model (./run-context.ts).
+    runContext: runContextSchema.optional(),
   },
   'must be a JSON object like {"task": "..."}',
 );

@@ -51,7 +51,8 @@ export function parseInput(raw: unknown, d: RunDefaults, catalogue: readonly Too
   return {
     task: input.task,
     model,
-    system: input.system ?? null,
+    // Absent: the worker's default (runDefaults.system); null: none, whatever the worker's default.
+    system: input.system === undefined ? d.system : input.system,
     maxTurns,
     maxBudgetUsd,
     toolErrors: input.toolErrors ?? d.toolErrors,
@@ -60,7 +61,7 @@ export function parseInput(raw: unknown, d: RunDefaults, catalogue: readonly Too
     ...(input.unknownOutcomes === 'ask' ? { unknownOutcomes: 'ask' as const } : {}),
     ...toolList(input.tools, d.tools, catalogue),
     workspace: input.workspace ?? d.workspace,
-    pricing: hardBudget ? hardPricing(given, prices, model, priceOf) : prices,
+    pricing: pricingFor(given, prices, model, maxBudgetUsd, hardBudget !== null, priceOf),
     approvalTimeoutMs: input.approvalTimeoutMs === undefined ? d.approvalTimeoutMs : input.approvalTimeoutMs,
     // Written only when set: a configuration without it is what it was before the field existed.
     ...escalation(limits.approvalEscalateAfterMs, input.approvalTimeoutMs === undefined ? d.approvalTimeoutMs : input.approvalTimeoutMs),
@@ -88,6 +89,8 @@ export function parseInput(raw: unknown, d: RunDefaults, catalogue: readonly Too
     // Only hard budgets carry the field: a soft run's configuration is what it always was.
     ...(hardBudget ? { hardBudget } : {}),
     ...outputAndSettings(input),
+    // The tools' run context: absent when not given, so configurations stay as they were.
+    ...(input.runContext !== undefined ? { runContext: input.runContext } : {}),
   };
 }
 
@@ -136,16 +139,26 @@ function hardBudgetOf(input: CheckedInput, maxBudgetUsd: number | null, model: s
 }
 
 /**
- * A hard budget is only as good as its prices: the input's own (both given),
- * else the worker's price for the model; a model with neither is refused.
- * Without a price list (the CLI's own check) the input's or the defaults stand.
+ * A USD budget is only as good as its prices: the input's own (both given),
+ * else the worker's price for the model (its modelPrices entry, or the `"*"`
+ * entry that prices every unlisted model). A run with a budget on a model
+ * with neither is refused: charging it a default price would make its cap
+ * mean nothing. A run without a budget on such a model is costed at the
+ * defaults (its costUsd is then an estimate). Without a price list (the
+ * CLI's own check) the input's or the defaults stand.
  */
-function hardPricing(given: Partial<Pricing>, prices: Pricing, model: string, priceOf: PriceOf | undefined): Pricing {
+function pricingFor(given: Partial<Pricing>, prices: Pricing, model: string, maxBudgetUsd: number | null, hard: boolean, priceOf: PriceOf | undefined): Pricing {
   if (given.inputPerMTokUsd !== undefined && given.outputPerMTokUsd !== undefined) return prices;
   if (!priceOf) return prices;
   const { sentModel, pricing: known, setting } = priceOf(model);
   if (!known) {
-    throw new InputError('model', `${JSON.stringify(sentModel)} has no price, and a hard budget (limits.budgetMode "hard") needs one: give "pricing" in the input or list the model in the worker's ${setting ?? 'AGENT_MODEL_PRICES'}`);
+    if (maxBudgetUsd === null) return prices;
+    const budget = hard ? 'a hard budget (limits.budgetMode "hard")' : `a USD budget (limits.maxBudgetUsd ${maxBudgetUsd})`;
+    throw new InputError(
+      'model',
+      `${JSON.stringify(sentModel)} has no price, and ${budget} needs one: give "pricing" in the input or list the model in the worker's ${setting ?? 'AGENT_MODEL_PRICES'} ` +
+        '(a "*" entry prices every model it does not list), or set limits.maxBudgetUsd to null',
+    );
   }
   return {
     inputPerMTokUsd: given.inputPerMTokUsd === undefined ? known.inputPerMTokUsd : prices.inputPerMTokUsd,

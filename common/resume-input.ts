@@ -13,7 +13,8 @@ export function inputOfConfig(cfg: RunConfig): AgentInput {
   return {
     task: cfg.task,
     model: cfg.model,
-    ...(cfg.system !== null ? { system: cfg.system } : {}),
+    // null written out: a run that had no system prompt keeps none, whatever the worker's default now.
+    system: cfg.system,
     limits: {
       maxTurns: cfg.maxTurns,
       maxBudgetUsd: cfg.maxBudgetUsd,
@@ -38,6 +39,8 @@ export function inputOfConfig(cfg: RunConfig): AgentInput {
     context: cfg.context,
     resumeFrom: cfg.resumeFrom,
     ...(cfg.unknownOutcomes !== undefined ? { unknownOutcomes: cfg.unknownOutcomes } : {}),
+    // A resume or a fork serves the same tenant as its source unless its own input gives another context.
+    ...(cfg.runContext !== undefined ? { runContext: cfg.runContext } : {}),
   };
 }
 

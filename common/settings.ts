@@ -67,6 +67,14 @@ export const pricingSchema = strictObject(
   'must be an object like {"inputPerMTokUsd": 2, "outputPerMTokUsd": 12}',
 );
 
+/** The most a worker's default system prompt may hold (the input's task has the same bound). */
+export const MAX_DEFAULT_SYSTEM_CHARS = 100_000;
+/** The system prompt of a run whose input gives none (`runDefaults.system`, AGENT_DEFAULT_SYSTEM). */
+export const defaultSystemSchema = z
+  .string(got('must be a string'))
+  .refine((s) => s.trim() !== '', 'must not be empty (leave it unset for runs without a system prompt)')
+  .refine((s) => s.length <= MAX_DEFAULT_SYSTEM_CHARS, `must be at most ${MAX_DEFAULT_SYSTEM_CHARS} characters`);
+
 /** Model name → its prices: what a hard budget may run on (`modelPrices`, AGENT_MODEL_PRICES). */
 export const modelPricesSchema = z.record(z.string(), pricingSchema, got('must map model names to prices, like {"gpt-4o-mini": {"inputPerMTokUsd": 0.15, "outputPerMTokUsd": 0.6}}'));
 

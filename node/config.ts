@@ -203,6 +203,8 @@ export function workspaceFromEnv(env: NodeJS.ProcessEnv): string {
 /** This worker's defaults for what a run's input leaves out: a run resolves them once, at its start, so changing them affects new runs only. */
 export function runDefaultsFromEnv(env: NodeJS.ProcessEnv, v: CheckedEnv = checkedEnv(env)): Partial<RunDefaults> {
   return {
+    // The system prompt of runs whose input gives none (`temporal workflow start` runs from ops tooling, say).
+    ...(v.AGENT_DEFAULT_SYSTEM ? { system: v.AGENT_DEFAULT_SYSTEM } : {}),
     ...(v.AGENT_DEFAULT_MAX_TURNS ? { maxTurns: v.AGENT_DEFAULT_MAX_TURNS } : {}),
     ...(v.AGENT_DEFAULT_BUDGET_USD ? { maxBudgetUsd: v.AGENT_DEFAULT_BUDGET_USD } : {}),
     ...(v.AGENT_DEFAULT_APPROVAL_TIMEOUT_MS ? { approvalTimeoutMs: v.AGENT_DEFAULT_APPROVAL_TIMEOUT_MS } : {}),

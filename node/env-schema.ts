@@ -4,7 +4,7 @@
 // rules that tie several variables together, are ./config's.
 import { z } from 'zod';
 import { got } from '../common/schema-problem.js';
-import { DEFINITION_CHANGE_POLICIES, LIVE_STREAMS, positive, positiveInt as positiveIntSetting, SEARCH_ATTRIBUTE_MODES, TOOLSET_CHECKS } from '../common/settings.js';
+import { defaultSystemSchema, DEFINITION_CHANGE_POLICIES, LIVE_STREAMS, positive, positiveInt as positiveIntSetting, SEARCH_ATTRIBUTE_MODES, TOOLSET_CHECKS } from '../common/settings.js';
 
 export { SEARCH_ATTRIBUTE_MODES, TOOLSET_CHECKS } from '../common/settings.js';
 /**
@@ -81,6 +81,7 @@ export const envSchema = z.object({
   AGENT_DEFAULT_MAX_TURNS: positiveInt,
   AGENT_DEFAULT_BUDGET_USD: numberText(positive),
   AGENT_DEFAULT_APPROVAL_TIMEOUT_MS: positiveInt,
+  AGENT_DEFAULT_SYSTEM: defaultSystemSchema.optional(),
   AGENT_MODEL_OUTAGE_MS: positiveInt,
   AGENT_TOOL_OUTAGE_MS: positiveInt,
   // The model calls' fetch takes only http and https: a typo like "htp://" would otherwise pass the start checks and fail every turn.

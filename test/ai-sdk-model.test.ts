@@ -237,7 +237,8 @@ describe.each(BACKENDS)('%s', (protocol) => {
 
   it('a model the provider does not know: one non-retryable failure naming it, one request', { timeout: 60_000 }, async () => {
     const m = marker();
-    const r = await run(protocol, { task: `Hello ${m}`, model: 'no-such-model' });
+    // Priced in the input: a model without a price under a USD budget would be refused before any request.
+    const r = await run(protocol, { task: `Hello ${m}`, model: 'no-such-model', pricing: { inputPerMTokUsd: 2, outputPerMTokUsd: 12 } });
     expect(r.status).toBe('failed');
     expect(JSON.stringify(r.error)).toMatch(/no-such-model/);
     const errors = h.trace(r.runId).filter((l) => l.type === 'model_error');
@@ -265,7 +266,8 @@ describe.each(BACKENDS)('%s', (protocol) => {
   });
 
   it('a Stop in the middle of a streamed reply closes the provider request; the run ends interrupted, the attempt closed as stopped', { timeout: 60_000 }, async () => {
-    const handle = await start(protocol, { task: `Say a lot. ${marker()}`, model: 'chatty' }, 'slow');
+    // `chatty` has no price on these workers: the input gives one, or its default USD budget would refuse it.
+    const handle = await start(protocol, { task: `Say a lot. ${marker()}`, model: 'chatty', pricing: { inputPerMTokUsd: 2, outputPerMTokUsd: 12 } }, 'slow');
     // Some text has arrived and the stream is still open.
     const stream = await waitFor('the first text delta', () => streamsOf(handle.workflowId).find((s) => s.text.length > 0));
     expect((await providerConnections(slow.url)).streams).toBeGreaterThanOrEqual(1);

@@ -201,10 +201,12 @@ describe('hard budget through the temporal CLI', () => {
     const err = await (await h.start(input)).result().then(() => null, (e: unknown) => e);
     expect(err).toBeInstanceOf(WorkflowFailedError);
     expect((err as WorkflowFailedError).cause?.message).toBe(
-      'invalid input: model "house-model-7b" has no price, and a hard budget (limits.budgetMode "hard") needs one: give "pricing" in the input or list the model in the worker\'s AGENT_MODEL_PRICES',
+      'invalid input: model "house-model-7b" has no price, and a hard budget (limits.budgetMode "hard") needs one: give "pricing" in the input or list the model in the worker\'s AGENT_MODEL_PRICES (a "*" entry prices every model it does not list), or set limits.maxBudgetUsd to null',
     );
-    // Soft, as before: the default prices apply and the provider answers 404 for a model it does not know.
-    const soft = await h.run({ ...input, limits: { maxBudgetUsd: 0.05 } });
-    expect(soft).toMatchObject({ status: 'failed', errorType: 'ProviderUnknownModel' });
+    // Soft too (issue 37): a default price would make the cap mean nothing. With its price, the run starts (and the provider answers 404 for a model it does not know).
+    const soft = await (await h.start({ ...input, limits: { maxBudgetUsd: 0.05 } })).result().then(() => null, (e: unknown) => e);
+    expect((soft as WorkflowFailedError).cause?.message).toContain('a USD budget (limits.maxBudgetUsd 0.05) needs one');
+    const priced = await h.run({ ...input, limits: { maxBudgetUsd: 0.05 }, pricing: { inputPerMTokUsd: 3, outputPerMTokUsd: 15 } });
+    expect(priced).toMatchObject({ status: 'failed', errorType: 'ProviderUnknownModel' });
   });
 });

@@ -77,7 +77,8 @@ describe('provider faults', () => {
   });
 
   it('an unknown model name is a 404: failed, not retried', async () => {
-    const r = await h.run({ task: 'Hello?', model: 'no-such-model' });
+    // Priced in the input: a model without a price under a USD budget is refused before any request.
+    const r = await h.run({ task: 'Hello?', model: 'no-such-model', pricing: { inputPerMTokUsd: 2, outputPerMTokUsd: 12 } });
     expect(r.status).toBe('failed');
     expect(r.error).toContain('404');
     expect(r.error).toContain('no-such-model');

@@ -21,6 +21,8 @@ const h = useHarness({
     model = await startLocalModel({ port: await findFreePort(), files: inject('localModelFiles'), logFile: join(mkdtempSync(join(tmpdir(), 'llama-')), 'server.log') });
     return { url: model.url, model: model.model };
   },
+  // The prices it always ran at, now stated: an unpriced model under a USD budget is refused at start.
+  modelPrices: { '*': { inputPerMTokUsd: 2, outputPerMTokUsd: 12 } },
 });
 afterAll(async () => model?.stop());
 

@@ -207,7 +207,8 @@ describe('the live stream, read from another process', () => {
   it('a Stop in the middle of a streamed reply: the text that arrived ends `stopped`, the provider\'s request is closed, the run ends interrupted', async () => {
     const long = Array.from({ length: 80 }, (_, i) => `word${i}`).join(' ');
     const slow = await startProvider({ streamChunkDelayMs: 100, scenarios: { chatty: () => ({ type: 'answer', content: long }) } });
-    const worker = await h.startWorker({ taskQueue: `stream-slow-${freshWorkspace()}`, llmBaseUrl: slow.url });
+    // `chatty` is this provider's own scenario: priced here, or the run's default USD budget would refuse it.
+    const worker = await h.startWorker({ taskQueue: `stream-slow-${freshWorkspace()}`, llmBaseUrl: slow.url, modelPrices: { chatty: { inputPerMTokUsd: 2, outputPerMTokUsd: 12 } } });
     try {
       const workflowId = `stream-stop-${freshWorkspace()}`;
       const tag = marker();

@@ -38,6 +38,8 @@ const h = useHarness({
     });
     return { url: kit.baseUrl };
   },
+  // The team's scenario names are not the kit's built-in models: a `"*"` price lets runs keep their default USD budget.
+  modelPrices: { '*': { inputPerMTokUsd: 2, outputPerMTokUsd: 12 } },
 });
 
 afterAll(async () => {

@@ -46,6 +46,7 @@ export type {
   SubAgentSpec,
   ToolActivityOptions,
   ToolContext,
+  ToolRunInfo,
   ToolDefinition,
   ToolRun,
   ValueOf,

@@ -18,7 +18,7 @@ import type { NotifySetting, Pricing, RunDefaults } from '../common/contract.js'
 import { parseApproverPolicy, type ApproverPolicy } from '../common/signed-decision.js';
 import { DEFAULT_HEARTBEAT_MS } from '../node/heartbeat.js';
 import { firstProblem, got, strictObject } from '../common/schema-problem.js';
-import { DEDUPE_POLICIES, DEFINITION_CHANGE_POLICIES, LIVE_STREAMS, modelPricesSchema, notifySchema, oneOf, positive, positiveInt, pricingSchema, SEARCH_ATTRIBUTE_MODES, TOOL_ERROR_POLICIES, TOOLSET_CHECKS } from '../common/settings.js';
+import { DEDUPE_POLICIES, defaultSystemSchema, DEFINITION_CHANGE_POLICIES, LIVE_STREAMS, modelPricesSchema, notifySchema, oneOf, positive, positiveInt, pricingSchema, SEARCH_ATTRIBUTE_MODES, TOOL_ERROR_POLICIES, TOOLSET_CHECKS } from '../common/settings.js';
 import { isModelProvider, type ModelProvider } from '../activities/ai-sdk-model.js';
 import { NO_TOKENS, type TokenSink } from '../node/token-sink.js';
 import { streamTokenSink } from '../activities/live-stream.js';
@@ -194,6 +194,7 @@ const withMethods = <T>(what: string, ...methods: string[]) =>
 const runDefaults = strictObject(
   {
     model: nonEmpty.optional(),
+    system: defaultSystemSchema.optional(),
     maxTurns: positiveInt.nullable().optional(),
     maxBudgetUsd: positive.nullable().optional(),
     toolErrors: oneOf(TOOL_ERROR_POLICIES).optional(),

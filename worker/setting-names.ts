@@ -63,6 +63,7 @@ export const OPTION_VARIABLES: readonly { option: string; variable: string; warn
   { option: 'retention.logEveryPass', variable: 'AGENT_RETENTION_LOG' },
   { option: 'traceDir', variable: 'TRACE_DIR' },
   { option: 'messageStoreDir', variable: 'MESSAGE_STORE_DIR' },
+  { option: 'runDefaults.system', variable: 'AGENT_DEFAULT_SYSTEM' },
   { option: 'runDefaults.maxTurns', variable: 'AGENT_DEFAULT_MAX_TURNS' },
   { option: 'runDefaults.maxBudgetUsd', variable: 'AGENT_DEFAULT_BUDGET_USD' },
   { option: 'runDefaults.approvalTimeoutMs', variable: 'AGENT_DEFAULT_APPROVAL_TIMEOUT_MS' },

@@ -168,6 +168,8 @@ async function runSubAgent(cfg: RunConfig, sub: SubAgentSpec, toolName: string, 
         toolErrors: cfg.toolErrors,
         workspace: cfg.workspace,
         maxToolResultChars: cfg.maxToolResultChars,
+        // The child serves the same tenant, user and ticket: its tools are scoped as the parent's.
+        ...(cfg.runContext !== undefined ? { runContext: cfg.runContext } : {}),
       },
     ],
     // One Stop cancels the whole tree.

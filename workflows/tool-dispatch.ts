@@ -12,6 +12,7 @@ import { recordCached, recordResult, recordStopped, remember, toolFailed } from 
 import type { Exit } from './exits.js';
 import { reconciledText, type Reconciler } from './reconcile.js';
 import type { RunContext } from './run-context.js';
+import { runContextKey } from '../common/run-context.js';
 import type { Budget } from './budget.js';
 import type { Steering } from './steering.js';
 import { runSubAgentCall } from './sub-agents.js';
@@ -108,6 +109,7 @@ export class ToolDispatch {
           traceSeq,
           maxResultChars: ctx.cfg.maxToolResultChars,
           ...(retryUnknown ? { retryUnknown: true } : {}),
+          ...(ctx.cfg.runContext !== undefined ? { runContextKey: runContextKey(ctx.cfg.runContext) } : {}),
         }]),
       );
     } catch (err) {

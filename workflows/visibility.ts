@@ -79,7 +79,9 @@ export function detailsText({ cfg, state, status, interruption: i, queuedSteers,
   // A resumed or forked run says whether its definition moved since the run it continues.
   const moved = cfg.definitionFrom?.changed ?? [];
   const definition = cfg.definitionFrom ? `\n\n**Definition:** ${moved.length ? `changed since its source: ${moved.join(', ')}` : 'as its source\'s'} (source \`${cfg.definitionFrom.hash.slice(0, 12)}\`)` : '';
-  return `${head}${steers}\n\n**Task:** ${noMath(cfg.task.slice(0, 300))}\n\n${turns} · ${cost} · **Model:** ${cfg.model}${modelLine(cfg, state)}${definition}`;
+  // Whose run it is, for ops: the caller's runContext, cut like the task (it may be 8 KiB).
+  const runContext = cfg.runContext !== undefined ? `\n\n**Run context:** \`${noMath(JSON.stringify(cfg.runContext).slice(0, 300)).replace(/`/g, "'")}\`` : '';
+  return `${head}${steers}\n\n**Task:** ${noMath(cfg.task.slice(0, 300))}${runContext}\n\n${turns} · ${cost} · **Model:** ${cfg.model}${modelLine(cfg, state)}${definition}`;
 }
 
 /** The run's model settings and output schema, for the details panel: values as given, providerOptions by provider name only (their content may be long). */
@@ -307,6 +309,8 @@ export class Visibility {
       queuedSteers: this.extras.queuedSteers(),
       ...this.extras.budgetFields(),
       ...(ctx.cfg.forkFrom ? { forkedFrom: ctx.cfg.forkFrom } : {}),
+      // For ops (whose run is it?); the model never sees it.
+      ...(ctx.cfg.runContext !== undefined ? { runContext: ctx.cfg.runContext } : {}),
       ...this.definition,
       ...(ctx.cfg.modelSettings ? { modelSettings: ctx.cfg.modelSettings } : {}),
       ...(ctx.cfg.outputSchema ? { outputMisses: state.outputMisses ?? 0 } : {}),

@@ -42,6 +42,21 @@ export interface ToolContext {
   resumeFromStep: number;
   /** Callbacks around a write's claim and record (tests use them to stop a worker mid-write); empty in production. */
   hooks: WriteHooks;
+  /** The run this call serves. */
+  run: ToolRunInfo;
+}
+
+/** Whose run a tool call serves: what a tool scopes its work to (docs/tools.md, "Authorization"). */
+export interface ToolRunInfo {
+  /** The workflow id: names the run, stable across continue-as-new. */
+  workflowId: string;
+  /**
+   * The run's `runContext` as the caller gave it (tenant, user, ticket):
+   * the caller's word, never the model's, so a tool may scope its query by
+   * it. A copy per call; empty when the run was given none. Sub-agents
+   * inherit their parent's.
+   */
+  context: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -76,5 +91,6 @@ export function plainToolContext(base: string, idempotencyKey = 'plain', hooks: 
     sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
     resumeFromStep: 0,
     hooks,
+    run: { workflowId: 'plain', context: {} },
   };
 }

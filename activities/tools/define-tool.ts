@@ -8,7 +8,7 @@ import { parametersProblem } from './schema-check.js';
 import type { ArgsOf } from './args-of.js';
 import type { ToolContext } from './context.js';
 
-export type { ToolContext } from './context.js';
+export type { ToolContext, ToolRunInfo } from './context.js';
 export type { ArgsOf } from './args-of.js';
 
 /** What a tool returns to the model: text (cut to the run's maxToolResultChars by the harness). */

@@ -8,7 +8,7 @@ export { defineSubAgent, defineTool } from './define-tool.js';
 export type { AnyToolDefinition, SubAgentDefinition, ToolDefinition, ToolRun } from './define-tool.js';
 // ArgsOf's helpers: named by its declaration, so a consumer's compiler (and the API report) can follow it.
 export type { ArgsOf, Flat, RequiredOf, ValueOf } from './args-of.js';
-export type { ToolContext, WriteHooks } from './context.js';
+export type { ToolContext, ToolRunInfo, WriteHooks } from './context.js';
 export { NothingChanged, ToolError } from './tool-error.js';
 export { NO_ARGS, PATH_ARG, PATH_ONLY } from './parameters.js';
 export { assertReadable, resolveInside } from './workspace.js';

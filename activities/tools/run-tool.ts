@@ -27,6 +27,7 @@ import { approvalGuard, resolvedApprovalProblem, workspaceFiles } from './files.
 import type { RunToolInput } from '../../common/activity-contract.js';
 import { heartbeatEvery } from '../../node/heartbeat.js';
 import { RunningCalls } from '../running-calls.js';
+import { RunContexts } from '../run-contexts.js';
 
 /** This process as Temporal names workers (the SDK's default identity): it goes into every claim. */
 export const WORKER_IDENTITY = `${process.pid}@${hostname()}`;
@@ -54,6 +55,8 @@ export interface ToolDeps {
   liveProgress?: boolean;
   /** The files a new workspace starts with (default: none; AgentPlugin's `seedFiles`). */
   seedFiles?: Readonly<Record<string, string>>;
+  /** The run contexts this worker knows (default: a cache of its own, which asks each run on a miss). */
+  runContexts?: RunContexts;
 }
 
 export interface RunToolDeps extends ToolDeps {
@@ -64,6 +67,7 @@ export interface RunToolDeps extends ToolDeps {
 export function createRunTool(deps: RunToolDeps) {
   const effects = deps.effects ?? new FolderEffectStore(join(deps.workspaceRoot, '.ledger'));
   const calls = deps.calls ?? new RunningCalls();
+  const contexts = deps.runContexts ?? new RunContexts();
   const { toolset } = deps;
 
   return async function runTool(input: RunToolInput): Promise<ToolOutcome> {
@@ -111,6 +115,8 @@ export function createRunTool(deps: RunToolDeps) {
     // are resolved and judged again, before anything is claimed or run.
     const unasked = resolvedApprovalProblem(root, input.toolName, tool.needsApproval ?? false, input.args);
     if (unasked) return { ok: false, error: unasked, permanent: false };
+    // Before the call is entered: a context this worker cannot get fails the attempt (retried), the tool never runs without it.
+    const runContext = input.runContextKey === undefined ? {} : await contexts.get(input.workflowId, input.runContextKey);
     const call = calls.enter(activity);
     // Heartbeat on a timer, not only on progress: the heartbeat's answer is how
     // a Stop taken by a loop in another process reaches this one. The worker
@@ -133,6 +139,7 @@ export function createRunTool(deps: RunToolDeps) {
       resumeFromStep,
       // Empty in production: a test holds a write here by wrapping the tool (test/helpers/faults.ts).
       hooks: {},
+      run: { workflowId: input.workflowId, context: runContext },
       progress: (label) => {
         if (call.signal.aborted) return;
         step += 1;

@@ -101,6 +101,8 @@ export interface HarnessOptions {
   worker?: boolean;
   /** Payload keys for the file's client and worker (absent: AGENT_PAYLOAD_KEYS, unset in the suite: none). */
   payloadKeys?: readonly PayloadKey[];
+  /** Prices of models beyond the scripted provider's, for the file's worker (a `"*"` entry prices every unlisted model). */
+  modelPrices?: Record<string, Pricing>;
   /** false: replay only the runs `client` started or h.track named, not every run on the file's queues (for a file whose runs ran other code on purpose). */
   replayQueues?: boolean;
 }
@@ -169,6 +171,7 @@ export function useHarness(opts: HarnessOptions = {}): Harness {
         workspace: h.workspaceRoot,
         traceDir: h.traceDir,
         ...(opts.payloadKeys ? { payloadKeys: opts.payloadKeys } : {}),
+        ...(opts.modelPrices ? { modelPrices: opts.modelPrices } : {}),
       },
       workflowBundle: { codePath: inject('workflowBundlePath') },
       seams: h.experiments.seams(),

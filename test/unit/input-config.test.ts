@@ -21,7 +21,7 @@ const BASE_KEYS = ['task', 'model', 'system', 'maxTurns', 'maxBudgetUsd', 'toolE
 describe('the configuration a valid input resolves to', () => {
   it('a bare task: every default, in the recorded order', () => {
     expect(recorded(parse({ task: 't' }))).toBe(
-      '{"task":"t","model":"plan","system":null,"maxTurns":15,"maxBudgetUsd":1,"toolErrors":"describe","dedupe":"readOnly","tools":["list_files","read_file","delete_file","scan_archive"],"toolSpecs":["list_files","read_file","delete_file","scan_archive"],"workspace":"default","pricing":{"inputPerMTokUsd":2,"outputPerMTokUsd":12},"approvalTimeoutMs":null,"modelTimeoutMs":120000,"toolTimeoutMs":60000,"maxToolResultChars":32000,"continueAsNewAtHistoryBytes":4194304,"permanentToolErrors":"stop","experimentalEmptyRejection":false,"debug":false,"context":null,"resumeFrom":null}',
+      '{"task":"t","model":"plan","system":null,"maxTurns":15,"maxBudgetUsd":1,"toolErrors":"describe","dedupe":"readOnly","tools":["list_files","read_file","delete_file","scan_archive"],"toolSpecs":["list_files","read_file","delete_file","scan_archive"],"workspace":"default","pricing":{"inputPerMTokUsd":0.5,"outputPerMTokUsd":1.5},"approvalTimeoutMs":null,"modelTimeoutMs":120000,"toolTimeoutMs":60000,"maxToolResultChars":32000,"continueAsNewAtHistoryBytes":4194304,"permanentToolErrors":"stop","experimentalEmptyRejection":false,"debug":false,"context":null,"resumeFrom":null}',
     );
   });
 
@@ -105,8 +105,8 @@ describe('over generated valid inputs', () => {
           resumeFrom: input.resumeFrom ?? null,
         });
         expect((cfg.toolSpecs ?? []).map((s) => s.name)).toEqual(cfg.tools);
-        // A soft budget takes the input's prices over the defaults; a hard one takes the worker's for what the input leaves out.
-        const fallback = hard && (input.pricing?.inputPerMTokUsd === undefined || input.pricing?.outputPerMTokUsd === undefined) ? { inputPerMTokUsd: 0.5, outputPerMTokUsd: 1.5 } : d.pricing;
+        // Any run takes the input's prices, and the worker's for the model for what the input leaves out (issue 37: soft budgets too).
+        const fallback = input.pricing?.inputPerMTokUsd === undefined || input.pricing?.outputPerMTokUsd === undefined ? { inputPerMTokUsd: 0.5, outputPerMTokUsd: 1.5 } : d.pricing;
         expect(cfg.pricing).toEqual({ inputPerMTokUsd: input.pricing?.inputPerMTokUsd ?? fallback.inputPerMTokUsd, outputPerMTokUsd: input.pricing?.outputPerMTokUsd ?? fallback.outputPerMTokUsd });
         if (hard) expect(cfg.hardBudget).toEqual({ minReplyTokens: (input.limits && 'minReplyTokens' in input.limits ? input.limits.minReplyTokens : undefined) ?? 256, maxReplyTokens: 4096, budgetTimeoutMs: null });
       }),
