@@ -66,6 +66,7 @@ export interface RunningTestWorker {
  * option) and leaves nothing open.
  *
  * @example
+ * ```ts
  * let worker: RunningTestWorker;
  * beforeAll(async () => {
  *   worker = await runTestWorker({ address: process.env.TEMPORAL_ADDRESS ?? 'localhost:7233',
@@ -73,6 +74,7 @@ export interface RunningTestWorker {
  *     plugins: [new AgentPlugin({ model: { baseUrl: kit.baseUrl }, workspace: mkdtempSync(join(tmpdir(), 'ws-')), tools: [lookupTicket] })] });
  * });
  * afterAll(() => worker.stop());
+ * ```
  */
 export async function runTestWorker(opts: TestWorkerOptions): Promise<RunningTestWorker> {
   if (typeof opts.address !== 'string' || opts.address === '') throw new Error(`runTestWorker: address must be the Temporal frontend's host:port, got ${JSON.stringify(opts.address)}`);

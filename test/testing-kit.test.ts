@@ -192,6 +192,8 @@ describe('the request log: each body, in one shape for both protocols', () => {
 
 const SYSTEM = 'You are the support agent of ACME. Never close a ticket without a reason.';
 const KEY = 'sk-kit';
+/** The team's scenarios are models of their own: priced, as a USD budget requires. */
+const SUPPORT_PRICE = { support: { inputPerMTokUsd: 3, outputPerMTokUsd: 15 }, steered: { inputPerMTokUsd: 3, outputPerMTokUsd: 15 } };
 const lookupTicket = defineTool({
   name: 'lookup_ticket',
   description: 'Look a support ticket up by id.',
@@ -241,7 +243,8 @@ describe("a team's test: its worker under runTestWorker, its prompt at the kit",
       address,
       workflowsPath: fileURLToPath(new URL('./fixtures/team/workflows.ts', import.meta.url)),
       activities: teamActivities,
-      plugins: [new AgentPlugin({ model: { baseUrl: teamKit.baseUrl, apiKey: KEY }, workspace, tools: [lookupTicket, waitForGo] })],
+      // The team's own scenario is a model the worker must price: a run under a USD budget on an unpriced model is refused.
+      plugins: [new AgentPlugin({ model: { baseUrl: teamKit.baseUrl, apiKey: KEY }, workspace, tools: [lookupTicket, waitForGo], modelPrices: SUPPORT_PRICE })],
     });
   }, 120_000);
   afterAll(async () => {
@@ -324,7 +327,7 @@ describe('AI SDK providers pointed at the kit, through AgentPlugin', () => {
         address: inject('temporalAddress'),
         // One bundle for the four workers (the suite's, of the harness's agentRun): bundling is seconds of CPU each.
         workflowBundle: { codePath: inject('workflowBundlePath') },
-        plugins: [new AgentPlugin({ model: { provider: p.make(aiKit.baseUrl) }, workspace, tools: [lookupTicket] })],
+        plugins: [new AgentPlugin({ model: { provider: p.make(aiKit.baseUrl) }, workspace, tools: [lookupTicket], modelPrices: SUPPORT_PRICE })],
       });
     }
   }, 120_000);

@@ -119,6 +119,9 @@ export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 export const MAX_BODY_DEPTH = 256;
 /** What is read and thrown away of a body past MAX_BODY_BYTES, so the client reads the 413 instead of a reset; past it the connection is closed. */
 const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
+/** The longest a reply is paced by the time model, in ms (8,192 tokens at the default 1 ms a token, then no longer). */
+const MAX_GENERATION_MS = 8_192;
+
 const ROUTES: Readonly<Record<string, Protocol>> = { '/v1/chat/completions': 'chat', '/v1/messages': 'anthropic' };
 /** Good events a stream fault lets through before it strikes, unless the rule says. */
 const DEFAULT_AFTER_PARTS = 2;
@@ -228,8 +231,10 @@ export async function startProvider(opts: ProviderOptions = {}): Promise<Running
     // Faults that strike part-way through the reply: after some events of a stream, half-way through a body.
     const cut = fault?.type === 'truncated' || (fault?.type === 'malformed' && stream) ? fault : null;
 
-    // The reply's generation time (the time model above): the same whether it is streamed or not.
-    const generationMs = answer.usage.completion * msPerToken;
+    // The reply's generation time (the time model above): the same whether it is streamed or not. Capped at
+    // MAX_GENERATION_MS: a hostile scenario's megabyte answer (no real model writes 300,000 tokens in one reply)
+    // tests the harness's bounds, and must not spend minutes of the suite being paced.
+    const generationMs = Math.min(answer.usage.completion * msPerToken, MAX_GENERATION_MS);
     if (!stream) {
       await delay(firstTokenMs + generationMs);
       const payload = protocol === 'chat' ? chatBody(answer) : anthropicBody(answer, { usage });
