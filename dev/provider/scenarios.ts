@@ -76,9 +76,10 @@ const plan = ({ turn }: ScriptInput): ScriptedReply =>
 
 /**
  * Follows the script the task carries after `script:` — a JSON list of turns,
- * each a list of calls `{"name": ..., "args": {...}}` — then answers with the
- * last tool result. For tools a deployment brings: a test or a demo writes the
- * calls it wants without a scenario of its own. Call ids are `s<turn>_<i>`.
+ * each a list of calls `{"name": ..., "args": {...}}` or a string, the
+ * reply's text (an answer) — then answers with the last tool result. For
+ * tools a deployment brings: a test or a demo writes the calls and answers it
+ * wants without a scenario of its own. Call ids are `s<turn>_<i>`.
  */
 const script = ({ turn, toolText, task }: ScriptInput): ScriptedReply => {
   const at = task.indexOf('script:');
@@ -90,6 +91,7 @@ const script = ({ turn, toolText, task }: ScriptInput): ScriptedReply => {
   }
   const steps = Array.isArray(turns) ? turns : [];
   const step: unknown = steps[turn];
+  if (typeof step === 'string') return answer(step);
   if (!Array.isArray(step)) return answer(`Done. The last tool said: ${toolText.split('\n').pop() ?? ''}`);
   return {
     type: 'calls',
