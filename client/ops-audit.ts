@@ -10,6 +10,12 @@
 //   counted only when the parking on that call (the AgentAwaitingCallId
 //   search attribute the run upserts) ended in the workflow task that took
 //   it; a signal the run ignored leaves the call parked.
+// A `steer` with `interrupt: true` while a call is parked rejects that call: it
+// is read like a reject (decision `reject`, via the steer's signal or update).
+// The other decisions a person takes on a parked run are updates, listed when
+// they completed with a result: `raiseBudget` (decision `raise_budget`, with
+// the new `maxBudgetUsd`) and `reconcile` (`reconcile_happened` or
+// `reconcile_retry`).
 // The history is read, never replayed: no worker is needed, and closed runs
 // cost one history read each.
 import type { Client } from '@temporalio/client';
@@ -26,16 +32,21 @@ export interface AuditLine {
   callId: string;
   toolName: string;
   argsHash: string;
-  decision: 'approve' | 'reject';
+  decision: AuditDecision;
   /** Who decided (the signer, when the decision was signed). */
   by: string;
   /** When Temporal recorded the decision (ISO-8601 UTC). */
   at: string;
-  /** How it came: the `decide` update or the `approve`/`reject` signal. */
+  /** How it came: an update (`decide`, `steer`, `raiseBudget`, `reconcile`) or a signal (`approve`, `reject`, `steer`). */
   via: 'update' | 'signal';
+  /** A `raise_budget` line: the budget it raised to, in USD. */
+  maxBudgetUsd?: number;
   /** Whether it carried a signature (verified by the run before it was taken). */
   signed: boolean;
 }
+
+/** What was decided: a parked call approved or rejected (a steer with interrupt rejects), a budget raised, an unknown outcome reconciled. */
+export type AuditDecision = 'approve' | 'reject' | 'raise_budget' | 'reconcile_happened' | 'reconcile_retry';
 
 /** The audit's time range: decisions recorded at or after `from` and before `to`. */
 export interface AuditRange {
@@ -147,9 +158,14 @@ export async function executionDecisions(client: Client, workflowId: string, run
     if (e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED) {
       const a = e.workflowExecutionSignaledEventAttributes;
       const name = a?.signalName;
-      if (name !== 'approve' && name !== 'reject') continue;
+      if (name !== 'approve' && name !== 'reject' && name !== 'steer') continue;
       const current = parked as Parking | null;
       const input = record(await decode(a?.input?.payloads).catch(() => undefined));
+      // An interrupting steer names no call: it rejects whichever is parked.
+      if (name === 'steer') {
+        if (current !== null && input.interrupt === true) arriving.push({ line: lineOf(workflowId, current, 'reject', input, at, 'signal') });
+        continue;
+      }
       if (current === null || input.callId !== current.callId) continue;
       arriving.push({ line: lineOf(workflowId, current, name, input, at, 'signal') });
       continue;
@@ -157,10 +173,20 @@ export async function executionDecisions(client: Client, workflowId: string, run
     if (e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED) {
       const a = e.workflowExecutionUpdateAcceptedEventAttributes;
       const req = a?.acceptedRequest;
-      if (req?.input?.name !== 'decide') continue;
-      const input = record(await decode(req.input.args?.payloads).catch(() => undefined));
-      const decision = input.decision === 'reject' ? 'reject' : input.decision === 'approve' ? 'approve' : null;
-      const updateId = req.meta?.updateId ?? a?.protocolInstanceId ?? '';
+      const name = req?.input?.name;
+      if (name !== 'decide' && name !== 'steer' && name !== 'raiseBudget' && name !== 'reconcile') continue;
+      const input = record(await decode(req?.input?.args?.payloads).catch(() => undefined));
+      const updateId = req?.meta?.updateId ?? a?.protocolInstanceId ?? '';
+      if (name === 'raiseBudget' || name === 'reconcile') {
+        // Not a parked approval: taken exactly when the update completed with a result.
+        if (!succeeded.has(updateId)) continue;
+        out.push(otherLine(workflowId, name, input, parked as Parking | null, at));
+        continue;
+      }
+      const steerCall = name === 'steer' && input.interrupt === true ? ((closing as { parking: Parking } | null)?.parking ?? (parked as Parking | null)) : null;
+      if (name === 'steer' && steerCall === null) continue;
+      if (steerCall !== null) input.callId = steerCall.callId;
+      const decision = name === 'steer' ? 'reject' : input.decision === 'reject' ? 'reject' : input.decision === 'approve' ? 'approve' : null;
       const current = parked as Parking | null;
       const ending = closing as { parking: Parking; updates: Candidate[] } | null;
       if (decision === null) continue;
@@ -177,6 +203,25 @@ export async function executionDecisions(client: Client, workflowId: string, run
     finish();
   }
   return out;
+}
+
+/** A raiseBudget or reconcile update taken. */
+function otherLine(workflowId: string, name: 'raiseBudget' | 'reconcile', input: Record<string, unknown>, parked: Parking | null, at: string): AuditLine {
+  const callId = typeof input.callId === 'string' ? input.callId : '';
+  const call = parked !== null && parked.callId === callId ? parked : null;
+  const decision: AuditDecision = name === 'raiseBudget' ? 'raise_budget' : input.outcome === 'retry' ? 'reconcile_retry' : 'reconcile_happened';
+  return {
+    workflowId,
+    callId,
+    toolName: call?.toolName ?? '',
+    argsHash: call?.argsHash ?? '',
+    decision,
+    by: typeof input.by === 'string' ? input.by : '',
+    at,
+    via: 'update',
+    signed: typeof input.signature === 'string' && input.signature !== '',
+    ...(name === 'raiseBudget' && typeof input.maxBudgetUsd === 'number' ? { maxBudgetUsd: input.maxBudgetUsd } : {}),
+  };
 }
 
 function lineOf(workflowId: string, parked: Parking, decision: 'approve' | 'reject', input: Record<string, unknown>, at: string, via: 'update' | 'signal'): AuditLine {

@@ -9,14 +9,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { argsHash } from '../common/args-hash.js';
 import type { AgentInput, RunStatusView } from '../common/contract.js';
-import { statusQuery } from '../common/run-messages.js';
+import { raiseBudgetUpdate, statusQuery, steerSignal, steerUpdate } from '../common/run-messages.js';
 import { newKeyPair, type ApproverPolicy } from '../common/signed-decision.js';
 import { main } from '../client/cli.js';
 import { auditDecisions, type AuditLine } from '../client/ops-audit.js';
 import { startOpsServer, type AwaitingItem, type OpsServer } from '../client/ops-server.js';
 import { signCall } from '../client/signing.js';
 import type { agentRun } from '../workflows/index.js';
-import { freshWorkspace, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
+import { freshWorkspace, marker, useHarness, waitFor, waitForApproval } from './helpers/harness.js';
 
 const h = useHarness();
 const alice = newKeyPair();
@@ -177,5 +177,40 @@ describe('the ops server API', { timeout: 240_000 }, () => {
       (await auditDecisions(h.client, { from: new Date(from), to: new Date(to) }, { taskQueue: queue })).map((l) => `${JSON.stringify(l)}\n`).join(''),
     );
     expect(await main(['audit', '--format', 'xml'], h.client)).toBe(2);
+  });
+});
+
+describe('the audit of the other decisions a person takes on a parked run', { timeout: 240_000 }, () => {
+  it('lists a steer that interrupts a parked call as its reject (by update and by signal), and a budget raised', async () => {
+    const from = new Date(Date.now() - 1000).toISOString();
+    const park = async (prefix: string) => {
+      const ws = freshWorkspace();
+      const handle = await h.client.workflow.start<typeof agentRun>('agentRun', { taskQueue: h.taskQueue, workflowId: `${prefix}-${ws}`, args: [{ task: 'Delete the old logs.', model: 'destructive', workspace: ws }] });
+      h.track(handle.workflowId);
+      await waitForApproval(handle, 'c2');
+      return handle;
+    };
+    const byUpdate = await park('audit-steer-u');
+    await byUpdate.executeUpdate(steerUpdate, { args: [{ message: 'keep access.log', by: 'bob', interrupt: true }] });
+    await byUpdate.result();
+    const bySignal = await park('audit-steer-s');
+    await bySignal.signal(steerSignal, { message: 'not that one', by: 'carol', interrupt: true });
+    await bySignal.result();
+    // A hard budget that cannot pay plan's second turn parks awaiting_budget; dave raises it.
+    const budget = await h.client.workflow.start<typeof agentRun>('agentRun', {
+      taskQueue: h.taskQueue,
+      workflowId: `audit-budget-${freshWorkspace()}`,
+      args: [{ task: `Which file mentions a timeout? ${marker()}`, model: 'plan', limits: { maxTurns: 10, maxBudgetUsd: 0.004, budgetMode: 'hard', minReplyTokens: 256 } }],
+    });
+    h.track(budget.workflowId);
+    await waitFor('the run to park on its budget', async () => ((await budget.query(statusQuery)).agentStatus === 'awaiting_budget' ? true : null));
+    await budget.executeUpdate(raiseBudgetUpdate, { args: [{ maxBudgetUsd: 0.05, by: 'dave' }] });
+    await budget.result();
+
+    const lines = await auditDecisions(h.client, { from: new Date(from), to: new Date(Date.now() + 1000) }, { taskQueue: h.taskQueue });
+    const of = (workflowId: string) => lines.filter((l) => l.workflowId === workflowId);
+    expect(of(byUpdate.workflowId)).toEqual([expect.objectContaining({ callId: 'c2', toolName: 'delete_file', decision: 'reject', by: 'bob', via: 'update' })]);
+    expect(of(bySignal.workflowId)).toEqual([expect.objectContaining({ callId: 'c2', toolName: 'delete_file', decision: 'reject', by: 'carol', via: 'signal' })]);
+    expect(of(budget.workflowId)).toEqual([expect.objectContaining({ decision: 'raise_budget', by: 'dave', via: 'update', maxBudgetUsd: 0.05 })]);
   });
 });
