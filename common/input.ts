@@ -154,9 +154,11 @@ function pricingFor(given: Partial<Pricing>, prices: Pricing, model: string, max
   if (!known) {
     if (maxBudgetUsd === null) return prices;
     const budget = hard ? 'a hard budget (limits.budgetMode "hard")' : `a USD budget (limits.maxBudgetUsd ${maxBudgetUsd})`;
+    // The name as given, cut: a hostile model name must not make the error (and the run's failure) as long as itself.
+    const shown = sentModel.length > 200 ? `${JSON.stringify(sentModel.slice(0, 200))}… (${sentModel.length} characters)` : JSON.stringify(sentModel);
     throw new InputError(
       'model',
-      `${JSON.stringify(sentModel)} has no price, and ${budget} needs one: give "pricing" in the input or list the model in the worker's ${setting ?? 'AGENT_MODEL_PRICES'} ` +
+      `${shown} has no price, and ${budget} needs one: give "pricing" in the input or list the model in the worker's ${setting ?? 'AGENT_MODEL_PRICES'} ` +
         '(a "*" entry prices every model it does not list), or set limits.maxBudgetUsd to null',
     );
   }

@@ -6,6 +6,7 @@
 // workflow runs checkAnswer on every final answer, the input check runs
 // outputSchemaProblem at start.
 import { utf8Length } from './bounds.js';
+import { nestingDepth } from './json-depth.js';
 import { schemaProblem } from './tool-args.js';
 
 /** The most an output schema may take, as UTF-8 JSON: it travels in every model call's input. */
@@ -35,20 +36,6 @@ const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)\s*[+*{]/;
 
 type Obj = Record<string, unknown>;
 
-/** How deep a JSON value nests (a scalar: 0, `{}`: 1), without recursion, counted only up to `stopAbove` + 1. */
-function nestingDepthOf(v: unknown, stopAbove: number): number {
-  let deepest = 0;
-  const todo: { v: unknown; depth: number }[] = [{ v, depth: 0 }];
-  while (todo.length > 0) {
-    const { v: x, depth } = todo.pop() as { v: unknown; depth: number };
-    if (typeof x !== 'object' || x === null) continue;
-    const here = depth + 1;
-    if (here > deepest) deepest = here;
-    if (deepest > stopAbove) return deepest;
-    for (const child of Array.isArray(x) ? x : Object.values(x)) todo.push({ v: child, depth: here });
-  }
-  return deepest;
-}
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The value at a local JSON pointer (`#`, `#/$defs/x`), or undefined. */
@@ -103,7 +90,7 @@ function inPlaceChildren(root: Obj, node: Obj): unknown[] {
  */
 export function outputSchemaProblem(schema: unknown): string | null {
   if (!isObj(schema)) return `must be a JSON Schema object like {"type": "object", "properties": {...}}, got ${schema === null ? 'null' : Array.isArray(schema) ? 'an array' : typeof schema}`;
-  const depth = nestingDepthOf(schema, MAX_OUTPUT_SCHEMA_DEPTH);
+  const depth = nestingDepth(schema, MAX_OUTPUT_SCHEMA_DEPTH);
   if (depth > MAX_OUTPUT_SCHEMA_DEPTH) return `is nested more than ${MAX_OUTPUT_SCHEMA_DEPTH} levels deep; the limit is ${MAX_OUTPUT_SCHEMA_DEPTH}`;
   const bytes = utf8Length(JSON.stringify(schema));
   if (bytes > MAX_OUTPUT_SCHEMA_BYTES) return `is ${bytes} bytes as JSON; the limit is ${MAX_OUTPUT_SCHEMA_BYTES} (it travels with every model call)`;
@@ -190,7 +177,7 @@ export function checkAnswer(schema: Record<string, unknown>, text: string): Answ
     const why = err instanceof Error ? err.message : String(err);
     return { ok: false, problem: json === '' ? 'the answer is empty, not JSON' : `the answer is not JSON (${why.slice(0, 200)})` };
   }
-  const depth = nestingDepthOf(value, MAX_STRUCTURED_ANSWER_DEPTH);
+  const depth = nestingDepth(value, MAX_STRUCTURED_ANSWER_DEPTH);
   if (depth > MAX_STRUCTURED_ANSWER_DEPTH) return { ok: false, problem: `the answer is nested more than ${MAX_STRUCTURED_ANSWER_DEPTH} levels deep; the limit is ${MAX_STRUCTURED_ANSWER_DEPTH}` };
   const problem = schemaProblem(schema, value, 'answer');
   return problem ? { ok: false, problem: `the answer does not match the output schema: ${problem}` } : { ok: true, value };

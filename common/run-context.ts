@@ -8,6 +8,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { z } from 'zod';
+import { nestingDepth } from './json-depth.js';
 
 /** A run context, as the caller gave it (a JSON object). */
 export type RunContextValue = Record<string, unknown>;
@@ -19,24 +20,11 @@ export const MAX_RUN_CONTEXT_DEPTH = 8;
 
 const isObject = (v: unknown): v is RunContextValue => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** How deep `v` nests (a scalar: 0); iterative, so a hostile value cannot overflow the stack. */
-function depthOf(v: unknown): number {
-  let max = 0;
-  const todo: [unknown, number][] = [[v, 1]];
-  while (todo.length > 0) {
-    const [x, d] = todo.pop() as [unknown, number];
-    if (typeof x !== 'object' || x === null) continue;
-    if (d > max) max = d;
-    if (max > MAX_RUN_CONTEXT_DEPTH) return max;
-    for (const child of Object.values(x)) todo.push([child, d + 1]);
-  }
-  return max;
-}
 
 /** What is wrong with a value given as `runContext`, or null. */
 export function runContextProblem(v: unknown): string | null {
   if (!isObject(v)) return `must be a JSON object like {"tenant": "acme", "user": "u-17"}, got ${Array.isArray(v) ? 'an array' : v === null ? 'null' : `a ${typeof v}`}`;
-  if (depthOf(v) > MAX_RUN_CONTEXT_DEPTH) return `is nested more than ${MAX_RUN_CONTEXT_DEPTH} levels deep; the limit is ${MAX_RUN_CONTEXT_DEPTH}`;
+  if (nestingDepth(v, MAX_RUN_CONTEXT_DEPTH) > MAX_RUN_CONTEXT_DEPTH) return `is nested more than ${MAX_RUN_CONTEXT_DEPTH} levels deep; the limit is ${MAX_RUN_CONTEXT_DEPTH}`;
   const bytes = utf8ToBytes(JSON.stringify(v)).length;
   if (bytes > MAX_RUN_CONTEXT_BYTES) return `is ${bytes} bytes encoded as JSON; the limit is ${MAX_RUN_CONTEXT_BYTES} bytes (8 KiB): keep ids in it, not documents`;
   return null;

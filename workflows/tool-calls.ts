@@ -4,6 +4,7 @@
 import { argumentProblem } from '../common/tool-args.js';
 import { canonicalJson } from '../common/args-hash.js';
 import { boundedWorkflowId } from '../common/bounds.js';
+import { nestingDepth } from '../common/json-depth.js';
 import type { ToolSpec } from '../common/tool-spec.js';
 import type { ChatMessage, DedupePolicy, ToolCall, ToolName } from '../common/contract.js';
 import type { RunState } from './run-state.js';
@@ -45,24 +46,6 @@ export const MAX_ARGUMENT_CHARS = 16_384;
 /** How deep a call's arguments may nest (the arguments object itself is level 1). */
 export const MAX_ARGUMENT_DEPTH = 64;
 
-/**
- * How deep a JSON value nests (a scalar: 0, `{}`: 1), counted without
- * recursion, and only up to `stopAbove` + 1: a value nested thousands deep
- * costs no stack and no more work than its first levels.
- */
-export function nestingDepth(v: unknown, stopAbove: number): number {
-  let deepest = 0;
-  const todo: { v: unknown; depth: number }[] = [{ v, depth: 0 }];
-  while (todo.length > 0) {
-    const { v: x, depth } = todo.pop() as { v: unknown; depth: number };
-    if (typeof x !== 'object' || x === null) continue;
-    const here = depth + 1;
-    if (here > deepest) deepest = here;
-    if (deepest > stopAbove) return deepest;
-    for (const child of Array.isArray(x) ? x : Object.values(x)) todo.push({ v: child, depth: here });
-  }
-  return deepest;
-}
 
 export type ParsedCall =
   | { ok: true; toolName: ToolName; spec: ToolSpec; args: Record<string, unknown> }

@@ -18,7 +18,8 @@ import { transcriptQuery } from '../../common/run-messages.js';
 import { AGENT_EXIT_REASON, AGENT_MODEL, AGENT_PARENT, AGENT_STATUS } from '../../common/search-attributes.js';
 import { takeReply } from '../../workflows/next-step.js';
 import { initialState } from '../../workflows/run-state.js';
-import { MAX_ARGUMENT_DEPTH, nestingDepth, parseCall, subAgentChildId } from '../../workflows/tool-calls.js';
+import { MAX_ARGUMENT_DEPTH, parseCall, subAgentChildId } from '../../workflows/tool-calls.js';
+import { nestingDepth } from '../../common/json-depth.js';
 import { statusAttributes } from '../../workflows/visibility.js';
 import { parseBuiltin, specs } from '../helpers/builtin-specs.js';
 import { propertyParams } from '../helpers/property.js';
@@ -167,13 +168,24 @@ describe('arguments a provider sends as an object', () => {
 describe('what a caller names, shown in search attributes', () => {
   it('a 3,000-character model name ends the run in an exit, its AgentModel cut under the server limit (the upsert got the run terminated)', async () => {
     const model = `m${'x'.repeat(2999)}`;
-    const handle = await h.start({ task: 'List the files.', model }, `long-model-${Date.now()}`);
+    // No USD budget: an unpriced model under one is refused at start (below); this run reaches its upsert.
+    const handle = await h.start({ task: 'List the files.', model, limits: { maxBudgetUsd: null } }, `long-model-${Date.now()}`);
     const r = await resultOf(handle.workflowId);
     expect(r.status).toBe('failed');
     expect(h.events(handle.workflowId).at(-1)).toMatchObject({ type: 'run_stopped', status: 'failed' });
     const shown = (await handle.describe()).typedSearchAttributes.get(AGENT_MODEL) ?? '';
     expect(utf8Length(shown)).toBeLessThanOrEqual(1000);
     expect(shown.startsWith('mxxx')).toBe(true);
+  });
+
+  it('a 3,000-character unpriced model under a USD budget is refused at start, the name cut in the error', async () => {
+    const handle = await h.start({ task: 'List the files.', model: `m${'x'.repeat(2999)}` }, `long-model-priced-${Date.now()}`);
+    const err = await handle.result().then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    const message = (err as WorkflowFailedError).cause?.message ?? '';
+    expect(message).toContain('has no price');
+    expect(message).toContain('(3000 characters)');
+    expect(message.length).toBeLessThan(800);
   });
 });
 
