@@ -94,6 +94,10 @@ const COVERAGE: [RegExp, Coverage][] = [
   [rx(String.raw`temporal workflow start --type agentRun --task-queue agent-harness --input '\{"forkFrom"`), { how: 'test', file: 'test/fork.test.ts', contains: ["'workflow', 'start'", 'forkFrom'] }],
   // docs/structured-output.md: a run with outputSchema and modelSettings from ops tooling
   [rx(String.raw`temporal workflow start --type agentRun --task-queue agent-harness --workflow-id timeout-1 --input '\{"task"`), { how: 'test', file: 'test/structured-output.test.ts', contains: ["'workflow', 'start'", 'outputSchema', 'modelSettings'] }],
+  // docs/cost.md: the price file with a real provider's model
+  [rx(String.raw`AGENT_MODEL_PRICES='\{"claude-sonnet-4-5"`), { how: 'test', file: 'test/model-prices.test.ts', contains: ["readFileSync(new URL('../docs/cost.md'", 'modelPricesFromEnv(value)'] }],
+  // docs/tools.md: a run started from ops tooling with the caller's runContext
+  [rx(String.raw`temporal workflow start --type agentRun --task-queue support --input '\{"task": "Why was ticket 4711 closed\?", "runContext"`), { how: 'test', file: 'test/agent-definition.test.ts', contains: ["'workflow', 'start'", 'runContext'] }],
   [rx(String.raw`temporal workflow list --query 'AgentForkOf="RUN"'`), { how: 'test', file: 'test/fork.test.ts', contains: ['AgentForkOf="'] }],
   [rx(String.raw`temporal workflow update execute -w RUN --name reconcile `), { how: 'test', file: 'test/reconcile.test.ts', contains: ["'update', 'execute'", "'reconcile'", 'happened'] }],
   [rx(String.raw`bin/agent-harness\.mjs reconcile RUN c2 --retry`), { how: 'test', file: 'test/reconcile.test.ts', contains: ["['reconcile', handle.workflowId, 'c2', '--retry'"] }],
@@ -313,7 +317,9 @@ describe('the configuration reference', () => {
     expect(defaultOf('toolErrors')).toBe(`\`${d.toolErrors}\``);
     expect(defaultOf('dedupe')).toBe(`\`${d.dedupe}\``);
     expect(defaultOf('workspace')).toBe(`\`${d.workspace}\``);
-    expect(defaultOf('pricing')).toBe(`\`${JSON.stringify({ inputPerMTokUsd: d.pricing.inputPerMTokUsd, outputPerMTokUsd: d.pricing.outputPerMTokUsd })}\``);
+    // A real model's price is the worker's (AGENT_MODEL_PRICES); the built-in rate is the scripted scenarios'.
+    expect(defaultOf('pricing')).toContain(`\`${JSON.stringify({ inputPerMTokUsd: d.pricing.inputPerMTokUsd, outputPerMTokUsd: d.pricing.outputPerMTokUsd })}\``);
+    expect(defaultOf('pricing')).toContain('AGENT_MODEL_PRICES');
     expect(defaultOf('modelTimeoutMs` / `toolTimeoutMs')).toBe(`\`${d.modelTimeoutMs}\` / \`${d.toolTimeoutMs}\``);
     expect(defaultOf('limits.minReplyTokens` / `limits.maxReplyTokens')).toBe(`\`${DEFAULT_MIN_REPLY_TOKENS}\` / \`${DEFAULT_MAX_REPLY_TOKENS}\``);
     expect(defaultOf('maxToolResultChars')).toBe(`\`${d.maxToolResultChars}\``);

@@ -4,7 +4,9 @@
 // the list does not name; a listed model's price is what its runs are charged.
 import { WorkflowFailedError } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { modelPricesFromEnv } from '../node/config.js';
 import { startProvider, type RunningProvider } from '../dev/provider/server.js';
 import type { AgentInput } from '../common/contract.js';
 import { freshWorkspace, providerRequests, useHarness } from './helpers/harness.js';
@@ -65,5 +67,16 @@ describe('a model without a price', () => {
     const r = await h.client.workflow.execute('agentRun', { taskQueue: starPriced, workflowId: `prices-plan-${randomUUID().slice(0, 8)}`, args: [{ task: 'Which file mentions a timeout?', model: 'plan', workspace: freshWorkspace() }] });
     expect(r.status).toBe('completed');
     expect(r.costUsd).toBeCloseTo((r.usage.promptTokens * 2 + r.usage.completionTokens * 12) / 1e6, 12);
+  });
+});
+
+describe('the price file of docs/cost.md', () => {
+  it('parses as the worker reads AGENT_MODEL_PRICES: Claude Sonnet 4.5 with its cache rates, "*" for every other model', () => {
+    const doc = readFileSync(new URL('../docs/cost.md', import.meta.url), 'utf8');
+    const value = /AGENT_MODEL_PRICES='([^']+)' npm run worker/.exec(doc)?.[1];
+    expect(value, 'docs/cost.md shows AGENT_MODEL_PRICES=\'…\' npm run worker').toBeDefined();
+    const prices = modelPricesFromEnv(value);
+    expect(prices['claude-sonnet-4-5']).toMatchObject({ inputPerMTokUsd: 3, outputPerMTokUsd: 15, cacheReadPerMTokUsd: 0.3, cacheWritePerMTokUsd: 3.75 });
+    expect(prices['*']).toMatchObject({ inputPerMTokUsd: 5, outputPerMTokUsd: 25 });
   });
 });
