@@ -113,6 +113,11 @@ export function streamTokenSink(options: { batchMs?: number } = {}): TokenSink {
         },
       };
     },
+    // Nobody watching: the attempt's events still go out (a late reader reads every event), its text does not.
+    openLines: (): TokenStream => {
+      const publisher = new LivePublisher(options.batchMs);
+      return { text: () => undefined, line: (entry) => publisher.line(entry), close: () => publisher.close(undefined) };
+    },
   };
 }
 

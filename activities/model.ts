@@ -121,7 +121,7 @@ function createAttempt(deps: ModelDeps) {
       // The live stream's sink while nobody reads the run: the reply still streams from the provider
       // (a Stop keeps what arrived), but nothing is published; the workflow publishes the text at the end.
       held = streamed && sink.onlyWhileWatched === true && input.watched === false;
-      tokens = streamed && input.turn !== undefined ? keepingText(held ? NO_STREAM : sink.open({ workflowId: input.workflowId, turn: input.turn, attempt }), received) : null;
+      tokens = streamed && input.turn !== undefined ? keepingText(held ? (sink.openLines?.({ workflowId: input.workflowId, turn: input.turn, attempt }) ?? NO_STREAM) : sink.open({ workflowId: input.workflowId, turn: input.turn, attempt }), received) : null;
       if (retry) tokens?.line?.(retry);
       const reply = await callWith(hold ? { ...prompt, maxTokens: hold.maxTokens } : prompt, activity, call, tokens ?? NO_STREAM, !streamed);
       // Filed before the workflow hears of the reply, so the next turn can send them by address.

@@ -43,6 +43,13 @@ export interface TokenSink {
    * sink sets this; a sink of the team's is always written to).
    */
   readonly onlyWhileWatched?: boolean;
+  /**
+   * With onlyWhileWatched, for a call sent while nobody watches: a stream
+   * that publishes the attempt's trace lines only (a retry, a debug request,
+   * a failure: events every reader is promised, rare enough to cost nothing
+   * in the common case), no text and no end (the workflow publishes those).
+   */
+  openLines?(call: TokenAttempt): TokenStream;
 }
 
 /** The sink of a worker that streams nothing: model calls are not streamed. */
