@@ -170,6 +170,7 @@ describe('model settings reach the provider', () => {
       workflowId: `so-anthropic-${randomUUID().slice(0, 8)}`,
       args: [{ task: `Which file? ${m}`, model: 'structured', outputSchema: SCHEMA, modelSettings: { temperature: 0.2, stopSequences: ['END'], maxOutputTokens: 300, toolChoice: 'auto' } }],
     });
+    h.track(handle.workflowId);
     const r = await handle.result();
     expect(r).toMatchObject({ status: 'completed', structuredOutput: { file: 'errors.log', timeoutMs: 30000 } });
     const [req] = await providerRequests(h.providerUrl, m);
@@ -186,6 +187,7 @@ describe('model settings reach the provider', () => {
       workflowId: `so-oai-${randomUUID().slice(0, 8)}`,
       args: [{ task: `Which file? ${m}`, model: 'structured', outputSchema: SCHEMA, modelSettings: { temperature: 0.2, topP: 0.9, seed: 42, stopSequences: ['END'], maxOutputTokens: 300 } }],
     });
+    h.track(handle.workflowId);
     const r = await handle.result();
     expect(r).toMatchObject({ status: 'completed', turns: 2, structuredOutput: { file: 'errors.log', timeoutMs: 30000 } });
     const [req] = await providerRequests(h.providerUrl, m);
@@ -199,12 +201,14 @@ describe('AgentClient types the result from the schema given', () => {
     const agent = new AgentClient({ client: h.client, taskQueue: h.taskQueue });
     const Answer = z.object({ file: z.string(), timeoutMs: z.number().int() });
     const handle = await agent.start({ task: 'Which file mentions a timeout?', model: 'structured' }, { workflowId: `so-client-${randomUUID().slice(0, 8)}`, outputSchema: Answer });
+    h.track(handle.workflowId);
     const r = await handle.result();
     expectTypeOf(r.structuredOutput).toEqualTypeOf<{ file: string; timeoutMs: number } | undefined>();
     expect(r).toMatchObject({ status: 'completed', turns: 2, structuredOutput: { file: 'errors.log', timeoutMs: 30000 } });
     expect((await handle.config()).outputSchema).toEqual(z.toJSONSchema(Answer));
     // Without the option the value is unknown: the caller narrows it.
     const plain = await agent.start({ task: 't', model: 'plan' }, { workflowId: `so-plain-${randomUUID().slice(0, 8)}` });
+    h.track(plain.workflowId);
     expectTypeOf((await plain.result()).structuredOutput).toEqualTypeOf<unknown>();
     await expect(agent.start({ task: 't', outputSchema: { type: 'object' } }, { workflowId: `so-twice-${randomUUID().slice(0, 8)}`, outputSchema: Answer })).rejects.toThrow(InvalidInputError);
     await expect(agent.start({ task: 't', modelSettings: { temperature: 9 } }, { workflowId: `so-bad-${randomUUID().slice(0, 8)}` })).rejects.toThrow(/modelSettings\.temperature/);
@@ -229,6 +233,7 @@ describe('through the temporal CLI', () => {
     const workflowId = `so-cli-${randomUUID().slice(0, 8)}`;
     const input = { task: `Which file mentions a timeout? ${m}`, model: 'structured', outputSchema: SCHEMA, modelSettings: { temperature: 0, seed: 7, toolChoice: 'auto' } };
     await temporalOk(h.address, 'workflow', 'start', '--type', 'agentRun', '--task-queue', h.taskQueue, '--workflow-id', workflowId, '--input', JSON.stringify(input));
+    h.track(workflowId);
     const r = await cliRunResult(h.client, h.address, workflowId);
     expect(r).toMatchObject({ status: 'completed', structuredOutput: { file: 'errors.log', timeoutMs: 30000 } });
     const reqs = await providerRequests(h.providerUrl, m);
