@@ -1,7 +1,8 @@
-// The ops server's figures (docs/operations.md, "Ops center"), measured on
-// the suite's dev server when OPS_MEASURE_RUNS is set (skipped otherwise: it
-// parks that many runs, minutes of CPU on a small machine):
-//   OPS_MEASURE_RUNS=1000 LOCAL_MODEL_PATH=/dev/null LLAMA_SERVER=/bin/false npx vitest run test/ops-measure.test.ts
+// The ops server's figures (docs/operations.md, "Ops center"), measured on a
+// dev server started like the suite's (its global setup), with
+// OPS_MEASURE_RUNS runs parked (default 1000; minutes of CPU on a small
+// machine, so a bench, not a test of the suite):
+//   OPS_MEASURE_RUNS=1000 LOCAL_MODEL_PATH=/dev/null LLAMA_SERVER=/bin/false npm run bench:ops
 // Time to the first page of /api/awaiting with that many runs parked, and
 // batch-approval throughput (POST /api/decide) for 50 and 500 signed decisions.
 import { randomUUID } from 'node:crypto';
@@ -12,9 +13,10 @@ import { newKeyPair, type ApproverPolicy } from '../common/signed-decision.js';
 import { startOpsServer, type OpsServer } from '../client/ops-server.js';
 import { signCall } from '../client/signing.js';
 import type { agentRun } from '../workflows/index.js';
-import { freshWorkspace, useHarness, waitFor } from './helpers/harness.js';
+import { freshWorkspace, useHarness, waitFor } from '../test/helpers/harness.js';
 
-const N = Number(process.env.OPS_MEASURE_RUNS ?? 0);
+const N = Number(process.env.OPS_MEASURE_RUNS ?? 1000);
+if (!Number.isInteger(N) || N < 500) throw new Error(`OPS_MEASURE_RUNS must be an integer >= 500 (the 500-run batch), got ${JSON.stringify(process.env.OPS_MEASURE_RUNS)}`);
 const h = useHarness();
 const alice = newKeyPair();
 const policy: ApproverPolicy = { approvers: { alice: alice.publicKey }, tools: { delete_file: ['alice'] } };
@@ -24,7 +26,6 @@ let ops: OpsServer;
 let worker: { shutdown(): Promise<void> } | undefined;
 
 beforeAll(async () => {
-  if (N === 0) return;
   worker = await h.startWorker({ taskQueue: queue, runDefaults: { approvers: policy }, maxCachedWorkflows: 2000 });
   ops = await startOpsServer(0, '127.0.0.1', { client: h.client, token: TOKEN, approvers: policy });
 });
@@ -44,7 +45,7 @@ async function pool<T>(items: readonly T[], width: number, fn: (x: T) => Promise
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-describe.skipIf(N === 0)(`the ops server with ${N} runs parked`, { timeout: 3_600_000 }, () => {
+describe(`the ops server with ${N} runs parked`, { timeout: 3_600_000 }, () => {
   it('first page of the inbox, and batch approvals of 50 and 500', async () => {
     const ids = Array.from({ length: N }, () => `measure-${freshWorkspace()}`);
     const t0 = Date.now();
