@@ -9,7 +9,7 @@
 // MAX_UNPACKED_BYTES_PER_CALL a request: node/payload-codec.ts), which the
 // body cap alone did not bound (a 531 KB body unpacked to 400 MiB).
 import type { Payload, PayloadCodec } from '@temporalio/common';
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { bearerCheck } from '../node/bearer-token.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { payloadCodecs, UndecodablePayloadError } from '../node/payload-codec.js';
@@ -72,15 +72,13 @@ export function codecServerOptionsFromEnv(uiPort: number, env: NodeJS.ProcessEnv
   };
 }
 
-// Compared as digests: equal lengths for timingSafeEqual, and no early exit that times the token out.
-const digest = (s: string) => createHash('sha256').update(s).digest();
 
 /** `allowOrigin` as a string: the comma-separated origins (the form of CODEC_ALLOW_ORIGIN), kept for older callers. */
 export async function startCodecServer(port: number, host = '127.0.0.1', options: CodecServerOptions | string = {}): Promise<{ url: string; server: Server }> {
   const opts: CodecServerOptions = typeof options === 'string' ? { allowOrigins: options } : options;
   const origins = opts.allowOrigins === undefined ? defaultUiOrigins() : originList(opts.allowOrigins);
   const anyOrigin = origins.includes('*');
-  const token = opts.token ? digest(opts.token) : null;
+  const tokenCheck = opts.token ? bearerCheck(opts.token) : null;
   const maxBody = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   // The same codecs, in the same order, as every other side (keys read once, here).
   const codecs: PayloadCodec[] = payloadCodecs(opts.payloadKeys === undefined ? {} : { payloadKeys: opts.payloadKeys });
@@ -121,15 +119,14 @@ export async function startCodecServer(port: number, host = '127.0.0.1', options
       req.resume();
       return;
     }
-    if (token) {
-      const auth = req.headers.authorization;
-      const given = typeof auth === 'string' && /^Bearer /i.test(auth) ? auth.slice('Bearer '.length).trim() : null;
-      if (given === null) {
+    if (tokenCheck) {
+      const problem = tokenCheck(req.headers.authorization);
+      if (problem === 'missing') {
         refuse(401, 'missing bearer token: this codec server requires Authorization: Bearer <AGENT_CODEC_TOKEN>');
         req.resume();
         return;
       }
-      if (!timingSafeEqual(digest(given), token)) {
+      if (problem === 'wrong') {
         refuse(401, 'wrong bearer token');
         req.resume();
         return;

@@ -17,7 +17,7 @@ import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { decodeSearchAttributes } from '@temporalio/common/lib/converter/payload-search-attributes.js';
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { bearerCheck } from '../node/bearer-token.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RunStatusView } from '../common/contract.js';
@@ -93,13 +93,12 @@ class HttpError extends Error {
   }
 }
 
-const digest = (s: string) => createHash('sha256').update(s).digest();
 const quote = (v: string) => `'${v.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
 
 /** Starts the ops server on `host:port` (port 0: any free port). Throws naming AGENT_OPS_TOKEN when no token is given. */
 export async function startOpsServer(port: number, host: string, opts: OpsServerOptions): Promise<OpsServer> {
   if (typeof opts.token !== 'string' || opts.token.trim() === '') throw new Error('AGENT_OPS_TOKEN is required: the ops server answers only requests with Authorization: Bearer <AGENT_OPS_TOKEN>');
-  const token = digest(opts.token.trim());
+  const tokenCheck = bearerCheck(opts.token.trim());
   const maxBody = opts.maxBodyBytes ?? DEFAULT_OPS_MAX_BODY_BYTES;
   const maxBatch = opts.maxBatch ?? DEFAULT_OPS_MAX_BATCH;
   const ctx: Ctx = {
@@ -166,13 +165,12 @@ export async function startOpsServer(port: number, host: string, opts: OpsServer
   }
 
   function authorize(req: IncomingMessage): void {
-    const auth = req.headers.authorization;
-    const given = typeof auth === 'string' && /^Bearer /i.test(auth) ? auth.slice('Bearer '.length).trim() : null;
-    if (given === null) {
+    const problem = tokenCheck(req.headers.authorization);
+    if (problem === 'missing') {
       req.resume();
       throw new HttpError(401, 'missing bearer token: send Authorization: Bearer <AGENT_OPS_TOKEN>');
     }
-    if (!timingSafeEqual(digest(given), token)) {
+    if (problem === 'wrong') {
       req.resume();
       throw new HttpError(401, 'wrong bearer token');
     }
