@@ -7,6 +7,10 @@
 // now) sit between these in the workflow, in the order a refusal names them:
 // a payload is checked in the stages its handler asks, not all at once.
 // Pure: bundled with the workflow.
+//
+// Each schema is built on first use: the SDK evaluates a workflow's modules
+// again for every run it starts, and a run that is never signalled should not
+// pay for building them (~3 ms of zod a run).
 import { z } from 'zod';
 import { firstProblem } from './schema-problem.js';
 
@@ -14,6 +18,12 @@ import { firstProblem } from './schema-problem.js';
 export function payloadProblem(schema: z.ZodType, input: unknown): string | null {
   const checked = schema.safeParse(input);
   return checked.success ? null : firstProblem(checked.error).message;
+}
+
+/** A schema built the first time it is asked for, then the same one. */
+function once<T>(build: () => T): () => T {
+  let built: T | undefined;
+  return () => (built ??= build());
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -24,29 +34,37 @@ const shown = (v: unknown) => JSON.stringify(v ?? null);
 // --- approve / reject / decide
 
 /** Which call a decision is for. */
-export const decisionSchema = z.preprocess(fieldsOf, z.looseObject({ callId: z.string('callId must be a string') }));
+export const decisionSchema = once(() =>
+  z.preprocess(fieldsOf, z.looseObject({ callId: z.string('callId must be a string') })),
+);
 
 /** `decide`'s decision (approve and reject carry theirs in the signal's name). */
-export const verdictSchema = z.enum(['approve', 'reject'], { error: (iss) => `decision must be "approve" or "reject", got ${JSON.stringify(iss.input)}` });
+export const verdictSchema = once(() =>
+  z.enum(['approve', 'reject'], { error: (iss) => `decision must be "approve" or "reject", got ${JSON.stringify(iss.input)}` }),
+);
 
 /** A decision's argsHash, once it is given: checked for the awaited call only, after whether that call is still undecided. */
-export const argsHashSchema = z.string({ error: (iss) => `argsHash must be a string of 64 hex digits, got ${JSON.stringify(iss.input)}` });
+export const argsHashSchema = once(() =>
+  z.string({ error: (iss) => `argsHash must be a string of 64 hex digits, got ${JSON.stringify(iss.input)}` }),
+);
 
 // --- steer
 
 /** A steering message longer than this is refused: it goes into every later model call. */
 export const MAX_STEER_CHARS = 20_000;
 
-export const steerSchema = z.looseObject(
-  {
-    message: z
-      .string({ error: (iss) => `message must be a string, got ${shown(iss.input)}` })
-      .refine((m) => m.trim() !== '', 'message must not be empty')
-      .max(MAX_STEER_CHARS, { error: (iss) => `message is ${String(iss.input).length} characters long; at most ${MAX_STEER_CHARS}` }),
-    by: z.string({ error: (iss) => `by must be a string, got ${JSON.stringify(iss.input)}` }).nullish(),
-    interrupt: z.boolean({ error: (iss) => `interrupt must be true or false, got ${JSON.stringify(iss.input)}` }).nullish(),
-  },
-  'steer takes an object like {"message": "look in logs/", "by": "alice"}',
+export const steerSchema = once(() =>
+  z.looseObject(
+    {
+      message: z
+        .string({ error: (iss) => `message must be a string, got ${shown(iss.input)}` })
+        .refine((m) => m.trim() !== '', 'message must not be empty')
+        .max(MAX_STEER_CHARS, { error: (iss) => `message is ${String(iss.input).length} characters long; at most ${MAX_STEER_CHARS}` }),
+      by: z.string({ error: (iss) => `by must be a string, got ${JSON.stringify(iss.input)}` }).nullish(),
+      interrupt: z.boolean({ error: (iss) => `interrupt must be true or false, got ${JSON.stringify(iss.input)}` }).nullish(),
+    },
+    'steer takes an object like {"message": "look in logs/", "by": "alice"}',
+  ),
 );
 
 // --- raiseBudget
@@ -70,23 +88,27 @@ export function raiseBudgetSchema(currentUsd: number) {
 // --- reconcile
 
 /** Which call a reconcile is for: checked before whether that call awaits one. An array is read as an object without callId. */
-export const reconcileCallSchema = z.preprocess(
-  (v) => (Array.isArray(v) ? {} : v),
-  z.looseObject(
-    { callId: z.string('reconcile: callId is required').min(1, 'reconcile: callId is required') },
-    'reconcile takes {"callId": "...", "outcome": "happened" | "retry", "result": "...", "by": "..."}',
+export const reconcileCallSchema = once(() =>
+  z.preprocess(
+    (v) => (Array.isArray(v) ? {} : v),
+    z.looseObject(
+      { callId: z.string('reconcile: callId is required').min(1, 'reconcile: callId is required') },
+      'reconcile takes {"callId": "...", "outcome": "happened" | "retry", "result": "...", "by": "..."}',
+    ),
   ),
 );
 
 const NEEDS_RESULT = 'reconcile: an outcome "happened" needs result: what happened, in words the model will read';
-const reconcileBy = z.string('reconcile: by must be a string').optional();
+const reconcileBy = () => z.string('reconcile: by must be a string').optional();
 
 /** What a person says of the awaited call: it happened (and what happened), or try it again. */
-export const reconcileAnswerSchema = z.discriminatedUnion(
-  'outcome',
-  [
-    z.looseObject({ outcome: z.literal('happened'), result: z.string(NEEDS_RESULT).refine((r) => r.trim() !== '', NEEDS_RESULT), by: reconcileBy }),
-    z.looseObject({ outcome: z.literal('retry'), by: reconcileBy }),
-  ],
-  { error: (iss) => `reconcile: outcome must be "happened" or "retry", got ${JSON.stringify(fieldsOf(iss.input).outcome)}` },
+export const reconcileAnswerSchema = once(() =>
+  z.discriminatedUnion(
+    'outcome',
+    [
+      z.looseObject({ outcome: z.literal('happened'), result: z.string(NEEDS_RESULT).refine((r) => r.trim() !== '', NEEDS_RESULT), by: reconcileBy() }),
+      z.looseObject({ outcome: z.literal('retry'), by: reconcileBy() }),
+    ],
+    { error: (iss) => `reconcile: outcome must be "happened" or "retry", got ${JSON.stringify(fieldsOf(iss.input).outcome)}` },
+  ),
 );

@@ -1,6 +1,6 @@
 // The process-wide Temporal runtime: its logger and, when asked, a Prometheus
 // endpoint that serves the SDK's own metrics (task latencies, slots, polls,
-// activity and workflow outcomes) beside the harness's (workflows/telemetry.ts).
+// activity and workflow outcomes) beside the harness's (workflows/loop-metrics.ts).
 // One runtime per process, installed before any connection or worker.
 import { makeTelemetryFilterString, Runtime, type LogLevel } from '@temporalio/worker';
 import { RuntimeLogger } from './runtime-logger.js';

@@ -25,7 +25,7 @@ import { Approvals } from './approvals.js';
 import { continueAsNewIfDue } from './continue-as-new.js';
 import { upgradeCarried, type CarriedState, type LoopStart } from './carried-state.js';
 import { exitForError, isCancelledExit, runResult, type Exit } from './exits.js';
-import { loopMetrics } from './telemetry.js';
+import { loopMetrics } from './loop-metrics.js';
 import { ModelOutage, ToolOutage, type OutageSink } from './outage-wait.js';
 import { Budget } from './budget.js';
 import { fitContextWindow, ModelTurn } from './model-turn.js';

@@ -37,7 +37,7 @@ export class ApprovalRules {
 
   /** Why a decision carried by this payload cannot be taken now, or null. */
   problem(input: unknown, verdict: unknown): string | null {
-    const malformed = payloadProblem(decisionSchema, input) ?? payloadProblem(verdictSchema, verdict);
+    const malformed = payloadProblem(decisionSchema(), input) ?? payloadProblem(verdictSchema(), verdict);
     if (malformed) return malformed;
     const { callId } = input as { callId: string };
     // Two decisions can reach one activation (sent while the worker was down,
@@ -125,7 +125,7 @@ function hashProblem(call: AwaitingApproval, input: object, verdict: Verdict): s
       ? `argsHash required: approving ${call.toolName} needs the call's argsHash (the status query's interruption.argsHash, next to its arguments)`
       : null;
   }
-  const malformed = payloadProblem(argsHashSchema, given);
+  const malformed = payloadProblem(argsHashSchema(), given);
   if (malformed) return malformed;
   if ((given as string).toLowerCase() === call.argsHash) return null;
   return `argsHash mismatch: the decision names arguments hashing to ${given}, but call ${JSON.stringify(call.callId)} (${call.toolName}) has arguments hashing to ${call.argsHash}: ${JSON.stringify(call.args).slice(0, 200)}`;

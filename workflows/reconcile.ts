@@ -33,12 +33,12 @@ export class ReconcileAnswers {
 
   /** Why an answer is refused, or null. Pure: the update's validator and the handler both ask it. */
   problem(answer: unknown): string | null {
-    const malformed = payloadProblem(reconcileCallSchema, answer);
+    const malformed = payloadProblem(reconcileCallSchema(), answer);
     if (malformed) return malformed;
     const { callId } = answer as { callId: string };
     if (this.awaiting === null) return `reconcile: no call of this run awaits reconciliation (call ${callId})`;
     if (callId !== this.awaiting.callId) return `reconcile: call ${callId} does not await reconciliation; ${this.awaiting.callId} (${this.awaiting.toolName}) does`;
-    const badAnswer = payloadProblem(reconcileAnswerSchema, answer);
+    const badAnswer = payloadProblem(reconcileAnswerSchema(), answer);
     if (badAnswer) return badAnswer;
     if (this.answer !== null) return `reconcile: call ${callId} already has an answer`;
     return null;

@@ -5,7 +5,7 @@
 import type { AgentInput, RunConfig } from '../common/contract.js';
 import type { ToolSpec } from '../common/tool-spec.js';
 import type { LoopActivities } from './activity-options.js';
-import type { LoopMetrics } from './telemetry.js';
+import type { LoopMetrics } from './loop-metrics.js';
 import type { ModelCalls, ToolOutage } from './outage-wait.js';
 import type { RunState } from './run-state.js';
 import type { RunStream } from './run-stream.js';

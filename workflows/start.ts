@@ -19,7 +19,7 @@ import { resolveStart, sourceOf, type Source, type SourceRequest } from './start
 import { traceSinks } from './trace.js';
 import { searchableText } from './visibility.js';
 import { boundedKeyword } from '../common/bounds.js';
-import { runsCounter } from './telemetry.js';
+import { runsCounter } from './loop-metrics.js';
 import type { MetricCounter } from '@temporalio/common';
 
 export interface RunStart {

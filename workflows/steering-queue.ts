@@ -31,7 +31,7 @@ export { MAX_STEER_CHARS } from '../common/signal-schemas.js';
 
 /** Why a steer payload cannot be queued (one line naming the field), or null. */
 export function steerInputProblem(input: unknown): string | null {
-  return payloadProblem(steerSchema, input);
+  return payloadProblem(steerSchema(), input);
 }
 
 export class SteeringQueue {

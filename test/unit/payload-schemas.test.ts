@@ -44,7 +44,7 @@ describe('payload schemas', () => {
   it('steer', () => {
     const good = fc.record({ message: nonBlank, by: fc.option(fc.string(), { nil: undefined }), interrupt: fc.option(fc.boolean(), { nil: undefined }) });
     fc.assert(fc.property(good, (p) => {
-      expect(payloadProblem(steerSchema, p)).toBeNull();
+      expect(payloadProblem(steerSchema(), p)).toBeNull();
     }), params);
     const bad = {
       message: fc.oneof(not(isString), fc.constantFrom('', ' \n'), fc.constant('x'.repeat(MAX_STEER_CHARS + 1))),
@@ -52,13 +52,13 @@ describe('payload schemas', () => {
       interrupt: not((v) => v === null || typeof v === 'boolean'),
     };
     fc.assert(fc.property(spoiled(good, bad), ({ payload, field }) => {
-      expectRefusal(payloadProblem(steerSchema, payload), field);
+      expectRefusal(payloadProblem(steerSchema(), payload), field);
     }), params);
   });
 
   it('approve / reject / decide', () => {
     const good = fc.record({ callId: fc.string(), decision: fc.constantFrom('approve', 'reject'), argsHash: fc.stringMatching(/^[0-9a-f]{64}$/) });
-    const problem = (p: Record<string, unknown>) => payloadProblem(decisionSchema, p) ?? payloadProblem(verdictSchema, p.decision) ?? payloadProblem(argsHashSchema, p.argsHash);
+    const problem = (p: Record<string, unknown>) => payloadProblem(decisionSchema(), p) ?? payloadProblem(verdictSchema(), p.decision) ?? payloadProblem(argsHashSchema(), p.argsHash);
     fc.assert(fc.property(good, (p) => {
       expect(problem(p)).toBeNull();
     }), params);
@@ -86,7 +86,7 @@ describe('payload schemas', () => {
   it('reconcile', () => {
     const by = fc.option(fc.string(), { nil: undefined });
     const good = fc.oneof(fc.record({ callId: nonBlank, outcome: fc.constant('happened'), result: nonBlank, by }), fc.record({ callId: nonBlank, outcome: fc.constant('retry'), by }));
-    const problem = (p: unknown) => payloadProblem(reconcileCallSchema, p) ?? payloadProblem(reconcileAnswerSchema, p);
+    const problem = (p: unknown) => payloadProblem(reconcileCallSchema(), p) ?? payloadProblem(reconcileAnswerSchema(), p);
     fc.assert(fc.property(good, (p) => {
       expect(problem(p)).toBeNull();
     }), params);
