@@ -80,7 +80,7 @@ async function fleet(cache: string): Promise<Row> {
   let worker: WorkerProcess | null = null;
   let peak = 0;
   const sample = () => {
-    if (worker?.child.pid) peak = Math.max(peak, rssMiB(worker.child.pid));
+    if (worker?.child.pid && worker.child.exitCode === null) peak = Math.max(peak, rssMiB(worker.child.pid));
   };
   try {
     worker = await startWorkerProcess({
@@ -95,6 +95,9 @@ async function fleet(cache: string): Promise<Row> {
       },
     });
     const ticker = setInterval(sample, 200);
+    const dead = worker;
+    // A worker that dies (out of memory under the heap cap) fails the bench with what it said, not a /proc error.
+    worker.child.once('exit', (code, signal) => console.error(`the worker exited (${code ?? signal}); it said:\n${dead.output().slice(-4000)}`));
     const cpu0 = process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6;
     const t0 = performance.now();
     await pool(N, IN_FLIGHT, async (i) => {

@@ -27,7 +27,7 @@ import { parseMcpConfig, readMcpConfig, type McpServerConfig } from '../activiti
 import { loadMcpTools, type McpToolSource } from '../activities/tools/mcp/source.js';
 import type { AgentActivities } from '../common/activity-contract.js';
 import { codecPlugin, encryptsPayloads, withHarnessCodec } from '../node/codec-plugin.js';
-import { WORKFLOW_INTERCEPTOR_MODULES } from './workflows-path.js';
+import { SHARED_MODULES_PATH, WORKFLOW_INTERCEPTOR_MODULES } from './workflows-path.js';
 import { isEffectStore, resolveOptions, type AgentPluginOptions, type PluginTracing, type ResolvedPluginOptions } from './plugin-options.js';
 import { requireSearchAttributes } from './search-attribute-check.js';
 import { OPTION_NAMES, type SettingNames } from './setting-names.js';
@@ -192,9 +192,13 @@ export class AgentPlugin implements WorkerPlugin, ClientPlugin, BundlerPlugin {
     return this.simple.configureClient(options);
   }
 
-  /** bundleWorkflowCode({ plugins: [agentPlugin] }) adds the tracing interceptor modules when the plugin traces. */
+  /**
+   * bundleWorkflowCode({ plugins: [agentPlugin] }) adds the tracing interceptor
+   * modules when the plugin traces, and preloads the stateless libraries the
+   * loop uses (workflows/shared-modules.ts).
+   */
   configureBundler(options: BundleOptions): BundleOptions {
-    return this.simple.configureBundler(options);
+    return this.simple.configureBundler({ ...options, preloadModules: withSharedModules(options.preloadModules) });
   }
 
   /** Adds the harness to the worker's options after checking everything it needs; nothing is left open when it throws. */
@@ -218,6 +222,10 @@ export class AgentPlugin implements WorkerPlugin, ClientPlugin, BundlerPlugin {
     };
     return this.workerSimple.configureWorker({
       ...options,
+      // A worker that bundles at start preloads the libraries every run uses, once per thread (workflows/shared-modules.ts).
+      ...(options.workflowsPath !== undefined && options.workflowBundle === undefined
+        ? { bundlerOptions: { ...options.bundlerOptions, preloadModules: withSharedModules(options.bundlerOptions?.preloadModules) } }
+        : {}),
       taskQueue: p.taskQueue,
       activities: { ...options.activities, ...p.activities },
       sinks,
@@ -297,6 +305,10 @@ function tracingInterceptors(): WorkerInterceptors {
     workflowModules: WORKFLOW_INTERCEPTOR_MODULES,
     activity: [(ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) })],
   };
+}
+
+function withSharedModules(modules: readonly string[] | undefined): string[] {
+  return [...new Set([...(modules ?? []), SHARED_MODULES_PATH])];
 }
 
 /** The version the worker polls as, for the check of the queue's other workers. */

@@ -15,3 +15,6 @@ export const WORKFLOWS_PATH = modulePath('../workflows/index.js', import.meta.ur
  * given an AgentPlugin that traces) to get workflow spans from it.
  */
 export const WORKFLOW_INTERCEPTOR_MODULES = [modulePath('../workflows/telemetry.js', import.meta.url)];
+
+/** Stateless libraries evaluated once per workflow thread, shared by its runs (bundlerOptions.preloadModules): see that module. */
+export const SHARED_MODULES_PATH = modulePath('../workflows/shared-modules.js', import.meta.url);
