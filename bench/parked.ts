@@ -78,7 +78,7 @@ async function fleet(cache: string): Promise<Row> {
   const client = new Client({ connection: await Connection.connect({ address: server.address }), dataConverter: dataConverter() });
   const taskQueue = 'parked';
   let worker: WorkerProcess | null = null;
-  let stopping = () => {};
+  let benchDone = false;
   let peak = 0;
   const sample = () => {
     if (worker?.child.pid && worker.child.exitCode === null) peak = Math.max(peak, rssMiB(worker.child.pid));
@@ -96,11 +96,11 @@ async function fleet(cache: string): Promise<Row> {
       },
     });
     const ticker = setInterval(sample, 200);
-    const dead = worker;
+    const w = worker;
     // A worker that dies (out of memory under the heap cap) says why, where the bench would only fail reading /proc.
-    const died = (code: number | null, signal: string | null) => console.error(`the worker exited (${code ?? signal}); it said:\n${dead.output().slice(-4000)}`);
-    worker.child.once('exit', died);
-    stopping = () => dead.child.off('exit', died);
+    w.child.once('exit', (code, signal) => {
+      if (!benchDone) console.error(`the worker exited (${code ?? signal}); it said:\n${w.output().slice(-4000)}`);
+    });
     const cpu0 = process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6;
     const t0 = performance.now();
     await pool(N, IN_FLIGHT, async (i) => {
@@ -128,7 +128,7 @@ async function fleet(cache: string): Promise<Row> {
     console.log(JSON.stringify(row));
     return row;
   } finally {
-    stopping();
+    benchDone = true;
     await worker?.kill();
     await client.connection.close();
     await provider.close();

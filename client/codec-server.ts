@@ -9,9 +9,9 @@
 // MAX_UNPACKED_BYTES_PER_CALL a request: node/payload-codec.ts), which the
 // body cap alone did not bound (a 531 KB body unpacked to 400 MiB).
 import type { Payload, PayloadCodec } from '@temporalio/common';
-import { bearerCheck } from '../node/bearer-token.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { bearerCheck } from '../node/bearer-token.js';
 import { payloadCodecs, UndecodablePayloadError } from '../node/payload-codec.js';
 import type { PayloadKey } from '../node/payload-keys.js';
 
@@ -71,7 +71,6 @@ export function codecServerOptionsFromEnv(uiPort: number, env: NodeJS.ProcessEnv
     ...(cap ? { maxBodyBytes: Number(cap) } : {}),
   };
 }
-
 
 /** `allowOrigin` as a string: the comma-separated origins (the form of CODEC_ALLOW_ORIGIN), kept for older callers. */
 export async function startCodecServer(port: number, host = '127.0.0.1', options: CodecServerOptions | string = {}): Promise<{ url: string; server: Server }> {

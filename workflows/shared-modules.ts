@@ -7,9 +7,9 @@
 // built at module scope): most of a parked run's ~2 MB in the worker, and ~3
 // ms of every run's start. A preloaded module is evaluated before any run
 // exists and its exports are deep-frozen by the SDK, so only stateless
-// libraries belong here (zod, the noble hash and curve): zod keeps no per-run state (its registry is a
-// WeakMap keyed by schema, a parse's state lives in the parse). Our own
-// modules stay per run.
+// libraries belong here (zod, the noble hash and curve): zod keeps no per-run
+// state (its registry is a WeakMap keyed by schema, a parse's state lives in
+// the parse). Our own modules stay per run.
 //
 // Preloaded through this module rather than by the package name: zod's
 // package says it has no side effects, so a bare `require('zod')` whose value
