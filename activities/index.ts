@@ -10,7 +10,8 @@ import { loadRun } from './load-run.js';
 import { loadForkSource } from './load-fork-source.js';
 import { createResolveConfig } from './resolve-config.js';
 import { BUILTIN_TOOLS } from './tools/builtin.js';
-import { createRunTool, type ToolDeps } from './tools/run-tool.js';
+import { createRunTool, createToolExecution, type ToolDeps } from './tools/run-tool.js';
+import { createReadAhead } from './read-ahead.js';
 import { Toolset } from './tools/toolset.js';
 import { RunningCalls } from './running-calls.js';
 import { heartbeatTimeoutFor } from '../node/heartbeat.js';
@@ -43,6 +44,7 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
   const runContexts = deps.runContexts ?? new RunContexts();
   const toolset = deps.toolset ?? new Toolset(BUILTIN_TOOLS);
   const catalogue = toolset.specs();
+  const toolDeps = { ...deps, toolset, calls, runContexts };
   // Runs that name no tools get the ones their tools offer by default.
   const defaultTools = catalogue.filter((s) => s.enabledByDefault !== false).map((s) => s.name);
   const unknown = (deps.defaults?.requireArgsHash ?? []).filter((n) => !catalogue.some((s) => s.name === n));
@@ -52,8 +54,9 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
   return {
     resolveConfig: createResolveConfig({ ...BUILT_IN_DEFAULTS, tools: defaultTools, ...deps.defaults }, catalogue, heartbeatTimeoutFor(deps.heartbeatEveryMs), modelPrices(deps.prices, deps.defaults?.pricing), deps.model, deps.pricesSetting, deps.payloadsEncrypted === true, deps.approversSetting, notifyPlan(deps.notify ?? null), runContexts),
     // The one model activity, whatever the run's budget mode: a hard budget's input carries its allowance.
-    callModel: createCallModel({ ...deps, calls }),
-    runTool: createRunTool({ ...deps, toolset, calls, runContexts }),
+    // The reply's leading read-only calls run inside the model call (./read-ahead.ts), as the tool activity runs them.
+    callModel: createCallModel({ ...deps, calls }, createReadAhead(createToolExecution(toolDeps), catalogue)),
+    runTool: createRunTool(toolDeps),
     loadRun,
     loadForkSource,
     notifyParked: createNotifyParked({ notify: deps.notify ?? null, payloadsEncrypted: deps.payloadsEncrypted === true }),

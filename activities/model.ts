@@ -13,7 +13,8 @@ import type { OpenAiToolDefinition } from '../common/tool-spec.js';
 import { resolvePrompt, type MessageStore } from './message-store.js';
 import type { TraceWriter } from './trace-file.js';
 import type { ChatMessage, ModelReply, Usage } from '../common/contract.js';
-import { type CallModelInput, type HeldText, type ModelAnswer, type StoppedReply } from '../common/activity-contract.js';
+import { type CallModelInput, type HeldText, type ModelAnswer, type ReadAheadOutcome, type StoppedReply } from '../common/activity-contract.js';
+import type { ReadAhead } from './read-ahead.js';
 import { promptCountMargin, replyAllowance, type ReplyHold, type ReplyShortfall } from '../common/budget-math.js';
 import { heartbeatEvery } from '../node/heartbeat.js';
 import { RunningCalls, type RunningCall } from './running-calls.js';
@@ -64,14 +65,21 @@ type HoldFor = (prompt: Prompt) => Promise<ReplyHold | null>;
  * for on top of it; when not even minReplyTokens fits, nothing is sent and
  * the workflow parks on its budget. Without one, the call is simply sent.
  */
-export function createCallModel(deps: ModelDeps) {
+export function createCallModel(deps: ModelDeps, readAhead?: ReadAhead) {
   const attempt = createAttempt(deps);
+  // After the reply: its leading read-only calls, when the run asked (./read-ahead.ts).
+  const ahead = async (input: CallModelInput, reply: ModelReply, startedMs: number): Promise<{ readAhead?: ReadAheadOutcome[] }> => {
+    if (!readAhead || !input.readAhead) return {};
+    const outcomes = await readAhead(input, reply, startedMs);
+    return outcomes.length ? { readAhead: outcomes } : {};
+  };
   return async function callModel(input: CallModelInput): Promise<ModelAnswer> {
+    const startedMs = Date.now();
     const { budget } = input;
     if (!budget) {
       const r = await attempt(input, null);
       if (!r.sent) throw new Error('a model call without a budget was held back');
-      return { called: true, reply: r.reply, hold: null, ...(r.heldText ? { heldText: r.heldText } : {}) };
+      return { called: true, reply: r.reply, hold: null, ...(r.heldText ? { heldText: r.heldText } : {}), ...(await ahead(input, r.reply, startedMs)) };
     }
     const held: { shortfall?: ReplyShortfall } = {};
     const r = await attempt(input, async (prompt) => {
@@ -80,7 +88,7 @@ export function createCallModel(deps: ModelDeps) {
       if (!allowance.ok) held.shortfall = allowance.shortfall;
       return allowance.ok ? allowance.hold : null;
     });
-    if (r.sent && r.hold) return { called: true, reply: r.reply, hold: r.hold, ...(r.heldText ? { heldText: r.heldText } : {}) };
+    if (r.sent && r.hold) return { called: true, reply: r.reply, hold: r.hold, ...(r.heldText ? { heldText: r.heldText } : {}), ...(await ahead(input, r.reply, startedMs)) };
     if (!held.shortfall) throw new Error('the model call was held back without a shortfall');
     return { called: false, shortfall: held.shortfall };
   };

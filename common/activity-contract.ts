@@ -96,6 +96,33 @@ export interface CallModelInput extends NamesTheRun {
    * no Action. Absent: published as before.
    */
   watched?: boolean;
+  /**
+   * Read-ahead (workflows/read-ahead.ts): the run's tools this call may run
+   * right after the reply, before the workflow sees it. Only tools that are
+   * local, read-only and never need approval; only the reply's leading calls
+   * of them. The workflow still decides each call as before and uses an
+   * outcome only where it would have run that very call as a local activity.
+   */
+  readAhead?: ReadAheadInput;
+}
+
+/** What a model call needs to run the reply's read-only calls as the tool activity would. */
+export interface ReadAheadInput {
+  tools: string[];
+  workspace: string;
+  maxResultChars: number;
+  runContextKey?: string;
+  /** The idempotency key of the reply's first call; the n-th call's ends in `call${firstOccurrence + n}` (workflows/tool-calls.ts). */
+  keyPrefix: string;
+  firstOccurrence: number;
+}
+
+/** One call the model activity ran ahead: its position in the reply, its outcome and how long the tool took. */
+export interface ReadAheadOutcome {
+  callId: string;
+  index: number;
+  outcome: ToolOutcome;
+  ms: number;
 }
 
 /**
@@ -134,7 +161,7 @@ export function isStoppedReply(d: unknown): d is StoppedReply {
  * a budget, else `hold` null), or not called for want of budget (nothing was
  * sent, nothing is owed; only ever with a budget).
  */
-export type ModelAnswer = { called: true; reply: ModelReply; hold: ReplyHold | null; heldText?: HeldText } | { called: false; shortfall: ReplyShortfall };
+export type ModelAnswer = { called: true; reply: ModelReply; hold: ReplyHold | null; heldText?: HeldText; readAhead?: ReadAheadOutcome[] } | { called: false; shortfall: ReplyShortfall };
 
 export interface RunToolInput extends NamesTheRun {
   /** The run chain's first execution run id: names the trace file. */

@@ -35,6 +35,7 @@ import { Reconciler } from './reconcile.js';
 import type { RunContext, RunIds } from './run-context.js';
 import { startRun } from './start.js';
 import { PUBLISH_SIGNAL, RunStream } from './run-stream.js';
+import { ReadAheadResults } from './read-ahead.js';
 import { setStartingHandlers } from './early-handlers.js';
 import { RunTrace } from './trace.js';
 import { Visibility } from './visibility.js';
@@ -129,6 +130,7 @@ class AgentRun {
       visibility,
       signaturesUsed: new SignaturesUsed(from.usedSteerSignatures),
       notify: new Notifier(ids, cfg, trace),
+      readAhead: new ReadAheadResults(specs),
     };
     this.ctx = ctx;
     this.execution = from.executions + 1;

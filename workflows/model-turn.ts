@@ -14,7 +14,7 @@
 // is. When old messages changed (the context window elided them) the prompt
 // travels as one address per message for that turn.
 import { ActivityFailure, ApplicationFailure, CancelledFailure } from '@temporalio/workflow';
-import { isStoppedReply, type CallModelInput, type ModelAnswer, type StoppedReply } from '../common/activity-contract.js';
+import { isStoppedReply, type CallModelInput, type ModelAnswer, type ReadAheadOutcome, type StoppedReply } from '../common/activity-contract.js';
 import type { ReplyBudget } from '../common/budget-math.js';
 import { recordSummarySpend, type RunState } from './run-state.js';
 import type { RunContext } from './run-context.js';
@@ -94,7 +94,7 @@ function stoppedReplyOf(err: unknown): StoppedReply | null {
 }
 
 /** A model call's answer: the reply, and what was held for it and charged (under a soft budget, nothing held: its reported cost). */
-type Asked = { exit: Exit } | { reply: ModelReply; chargedUsd?: number; over?: OverReservationFlag | null; hold?: { maxTokens: number; reservedUsd: number } };
+type Asked = { exit: Exit } | { reply: ModelReply; chargedUsd?: number; over?: OverReservationFlag | null; hold?: { maxTokens: number; reservedUsd: number }; readAhead?: ReadAheadOutcome[] };
 
 export class ModelTurn {
   constructor(
@@ -125,6 +125,8 @@ export class ModelTurn {
     if ('exit' in asked) return asked;
     const { reply } = asked;
     let exit = takeReply(ctx.state, reply, ctx.cfg.pricing, asked.chargedUsd);
+    // The reply's reads the activity ran ahead, for the calls the loop runs next (./read-ahead.ts).
+    if (ctx.state.messages.at(-1) === reply.message) ctx.readAhead.keep(asked.readAhead, ctx.state.messages.length - 1);
     ctx.metrics.turns.add(1);
     countModelCall(ctx, reply.usage, asked.chargedUsd ?? turnCostUsd(reply.usage, ctx.cfg.pricing));
     ctx.trace.emit('turn', {
@@ -150,20 +152,22 @@ export class ModelTurn {
     // The turn names the call's tokens in the live stream; a field of the input, no command added. `watched`:
     // whether its tokens are worth a signal a batch (a reader is attached), read as the call is sent.
     const turn = ctx.state.turns + 1;
-    const base = { ...modelCallBase(ctx), turn, watched: ctx.stream.watched(), ...turnOptions(ctx.cfg) };
+    const base = { ...modelCallBase(ctx), turn, watched: ctx.stream.watched(), ...turnOptions(ctx.cfg), ...ctx.readAhead.input(ctx) };
     // The Web UI names each activity: "model turn 3", "read_file errors.log".
     const summary = `model turn ${ctx.state.turns + 1}`;
     const { strategy } = this.budget;
+    let readAhead: ReadAheadOutcome[] | undefined;
     // The trace's seq read when the call is sent: a hard budget may park (and trace it) first.
     const r = await strategy.modelCall(async (allowance) => {
       const answer = await askModel(ctx.modelCalls, ctx.state, toolDefs, { ...base, traceSeq: ctx.trace.seq }, summary, allowance);
       // Published before the turn's trace event, where a watched run's tokens are too.
       if (answer.called && answer.heldText) ctx.stream.publishHeldText(turn, answer.heldText.attempt, answer.reply.message.content ?? '', 'counted');
+      if (answer.called) readAhead = answer.readAhead;
       return answer;
     });
     if ('exit' in r) return r;
     const { chargedUsd, over } = strategy.settle(r.reply, r.hold);
-    return { reply: r.reply, over, ...(chargedUsd !== null ? { chargedUsd } : {}), ...(r.hold ? { hold: r.hold } : {}) };
+    return { reply: r.reply, over, ...(chargedUsd !== null ? { chargedUsd } : {}), ...(r.hold ? { hold: r.hold } : {}), ...(readAhead ? { readAhead } : {}) };
   }
 }
 

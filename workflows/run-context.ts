@@ -14,6 +14,7 @@ import type { Visibility } from './visibility.js';
 import type { Stop } from './stop.js';
 import type { SignaturesUsed } from './signatures-used.js';
 import type { Notifier } from './notify.js';
+import type { ReadAheadResults } from './read-ahead.js';
 
 /** The three ids a run goes by (set by startRun in ./start.ts). */
 export interface RunIds {
@@ -47,4 +48,6 @@ export interface RunContext {
   readonly signaturesUsed: SignaturesUsed;
   /** Tells the worker's webhooks a run parked on a person (./notify.ts). */
   readonly notify: Notifier;
+  /** The reads the last model call ran ahead of the loop (./read-ahead.ts). */
+  readonly readAhead: ReadAheadResults;
 }

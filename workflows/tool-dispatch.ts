@@ -62,9 +62,11 @@ export class ToolDispatch {
 
     ctx.trace.emit('tool_start', { toolName, args, callId: call.id });
     const started = Date.now();
-    let outcome = await this.runActivity(pending, spec, toolName, args, key, started, false);
+    // Where the loop would run it as a local activity, the model call may have read it ahead (./read-ahead.ts).
+    const ahead = spec.activity?.local === true ? ctx.readAhead.take(ctx, pending) : undefined;
+    let outcome = ahead?.outcome ?? (await this.runActivity(pending, spec, toolName, args, key, started, false));
     ctx.state.toolRuns += 1;
-    ctx.trace.emit('tool_result', { toolName, callId: call.id, ms: Date.now() - started, ok: outcome.ok });
+    ctx.trace.emit('tool_result', { toolName, callId: call.id, ms: ahead?.ms ?? Date.now() - started, ok: outcome.ok, ...(ahead ? { readAhead: true } : {}) });
     // Only runs that asked for it park: every other run tells the model what the tool said.
     while (outcome.ok && outcome.outcomeUnknown === true && ctx.cfg.unknownOutcomes === 'ask') {
       const answer = await this.reconciler.awaitAnswer({ callId: call.id, callKey: key, toolName, args, known: outcome.content });

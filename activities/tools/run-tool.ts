@@ -65,12 +65,28 @@ export interface RunToolDeps extends ToolDeps {
 }
 
 export function createRunTool(deps: RunToolDeps) {
+  const execute = createToolExecution(deps);
+  return async function runTool(input: RunToolInput): Promise<ToolOutcome> {
+    return execute(input, null);
+  };
+}
+
+/**
+ * Runs one call inside the current activity, as the tool activity would.
+ * `readAhead` (the signal that ends its time): inside the model activity, for a read-only call of the reply
+ * the workflow has not seen yet (activities/model.ts): no heartbeat (the
+ * model activity's details are not the tool's), no live-stream progress (the
+ * run has not announced the call yet), its `tool_exec` line marked
+ * `readAhead`, and its failures thrown as they are (the model activity drops
+ * the read-ahead then, and the workflow runs the call itself).
+ */
+export function createToolExecution(deps: RunToolDeps): (input: RunToolInput, readAhead: AbortSignal | null) => Promise<ToolOutcome> {
   const effects = deps.effects ?? new FolderEffectStore(join(deps.workspaceRoot, '.ledger'));
   const calls = deps.calls ?? new RunningCalls();
   const contexts = deps.runContexts ?? new RunContexts();
   const { toolset } = deps;
 
-  return async function runTool(input: RunToolInput): Promise<ToolOutcome> {
+  return async function execute(input: RunToolInput, readAhead: AbortSignal | null): Promise<ToolOutcome> {
     const tool = toolset.runnable(input.toolName);
     // The run recorded a tool this worker does not offer: in a rolling deploy,
     // another worker of the queue may offer it, so the attempt fails and is
@@ -89,7 +105,7 @@ export function createRunTool(deps: RunToolDeps) {
     const timeouts = [Date.now() + info.startToCloseTimeoutMs, ...(info.scheduleToCloseTimeoutMs > 0 ? [info.scheduledTimestampMs + info.scheduleToCloseTimeoutMs] : [])];
     const deadline = Math.min(...timeouts) - safetyMarginMs(info.startToCloseTimeoutMs);
     // Progress heartbeated by an earlier attempt (a worker that died mid-tool).
-    const prior = activity.info.heartbeatDetails as { step?: unknown } | undefined;
+    const prior = readAhead ? undefined : (activity.info.heartbeatDetails as { step?: unknown } | undefined);
     const resumeFromStep = typeof prior?.step === 'number' ? prior.step : 0;
     let step = resumeFromStep;
     // Every execution of a tool is on record, retries included.
@@ -103,12 +119,13 @@ export function createRunTool(deps: RunToolDeps) {
       // Which worker process ran it: a run can span several.
       pid: process.pid,
       ...(resumeFromStep ? { resumeFromStep } : {}),
+      ...(readAhead ? { readAhead: true } : {}),
     });
     let lastLabel: string | null = null;
     // Made at the first progress: a tool that reports none sends no signal.
     const live: { publisher?: LivePublisher } = {};
     const publish = (line: TraceEntry) => {
-      if (deps.liveProgress) (live.publisher ??= new LivePublisher()).line(line);
+      if (deps.liveProgress && !readAhead) (live.publisher ??= new LivePublisher()).line(line);
     };
     const root = ensureWorkspace(deps.workspaceRoot, input.workspace, deps.seedFiles ?? NO_SEED_FILES);
     // The workflow judged the approval rule on the paths as written; here they
@@ -117,14 +134,16 @@ export function createRunTool(deps: RunToolDeps) {
     if (unasked) return { ok: false, error: unasked, permanent: false };
     // Before the call is entered: a context this worker cannot get fails the attempt (retried), the tool never runs without it.
     const runContext = input.runContextKey === undefined ? {} : await contexts.get(input.workflowId, input.runContextKey);
-    const call = calls.enter(activity);
+    const entered = calls.enter(activity);
+    // A read-ahead also stops when its time is up (activities/read-ahead.ts).
+    const call = readAhead ? { ...entered, signal: AbortSignal.any([entered.signal, readAhead]) } : entered;
     // Heartbeat on a timer, not only on progress: the heartbeat's answer is how
     // a Stop taken by a loop in another process reaches this one. The worker
     // throttles them to one per interval; progress between two carries the
     // latest step. A local activity (a fast read-only tool) has no heartbeat:
     // its cancellation comes straight from the worker that runs the loop.
     const beat = (details: { step: number; label: string | null }) => {
-      if (!activity.info.isLocal) activity.heartbeat(details);
+      if (!activity.info.isLocal && !readAhead) activity.heartbeat(details);
     };
     const ticker = setInterval(() => beat({ step, label: lastLabel }), heartbeatEvery(deps.heartbeatEveryMs, activity.info.heartbeatTimeoutMs));
     const ctx: ToolContext = {
@@ -184,12 +203,13 @@ export function createRunTool(deps: RunToolDeps) {
       const ref = await deps.messageStore?.put(JSON.stringify(toolMessage(input.callId, input.toolName, outcome.content))).catch(() => undefined);
       return { ...outcome, ...(ref ? { ref } : {}) };
     } catch (err) {
-      // A Stop taken in this process is reported by the call itself (activities/running-calls.ts).
-      throw call.outcome(err);
+      // A Stop taken in this process is reported by the call itself (activities/running-calls.ts);
+      // a read-ahead's is the model activity's to report, with the reply it already has.
+      throw readAhead ? err : call.outcome(err);
     } finally {
       clearInterval(ticker);
       call.signal.removeEventListener('abort', onAbort);
-      call.release();
+      entered.release();
       // Before the result reaches the run: its progress comes first on the stream.
       await live.publisher?.close();
     }

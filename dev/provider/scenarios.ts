@@ -79,7 +79,8 @@ const plan = ({ turn }: ScriptInput): ScriptedReply =>
  * each a list of calls `{"name": ..., "args": {...}}` or a string, the
  * reply's text (an answer) — then answers with the last tool result. For
  * tools a deployment brings: a test or a demo writes the calls and answers it
- * wants without a scenario of its own. Call ids are `s<turn>_<i>`.
+ * wants without a scenario of its own. Call ids are `s<turn>_<i>`, or the
+ * call's own `"id"` (a provider that reuses ids, say).
  */
 const script = ({ turn, toolText, task }: ScriptInput): ScriptedReply => {
   const at = task.indexOf('script:');
@@ -95,8 +96,8 @@ const script = ({ turn, toolText, task }: ScriptInput): ScriptedReply => {
   if (!Array.isArray(step)) return answer(`Done. The last tool said: ${toolText.split('\n').pop() ?? ''}`);
   return {
     type: 'calls',
-    calls: step.map((c: { name?: unknown; args?: unknown }, i) => ({
-      id: `s${turn}_${i}`,
+    calls: step.map((c: { id?: unknown; name?: unknown; args?: unknown }, i) => ({
+      id: typeof c.id === 'string' ? c.id : `s${turn}_${i}`,
       name: String(c.name),
       args: typeof c.args === 'object' && c.args !== null ? (c.args as Record<string, unknown>) : {},
     })),
