@@ -9,8 +9,9 @@
 // read-only and never needing approval are read ahead, and only the calls
 // before the reply's first other call, so no read runs ahead of a write or a
 // decision it should follow.
+import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { Context } from '@temporalio/activity';
-import { parseCall } from '../common/parse-call.js';
+import { cachedDigest, parseCall } from '../common/parse-call.js';
 import type { CallModelInput, ReadAheadOutcome, RunToolInput } from '../common/activity-contract.js';
 import type { ModelReply, ToolOutcome } from '../common/contract.js';
 import type { ToolSpec } from '../common/tool-spec.js';
@@ -49,13 +50,20 @@ export function createReadAhead(execute: ToolExecution, offered: readonly ToolSp
     if (budgetMs <= 0) return [];
     const timeUp = AbortSignal.timeout(budgetMs);
     const out: ReadAheadOutcome[] = [];
+    // What the run's dedupe cache answers, and the reads of this reply: the loop does not run those again.
+    const cached = ahead.cached ? new Set(ahead.cached) : null;
     for (const [index, call] of calls.entries()) {
       if (cancellationSignal.aborted || timeUp.aborted) break;
       const parsed = parseCall(call, eligible);
       if (!parsed.ok) break;
+      if (cached) {
+        const digest = cachedDigest(parsed.toolName, parsed.args);
+        if (cached.has(digest)) continue;
+        cached.add(digest);
+      }
       const started = performance.now();
       try {
-        const outcome = await untilAborted(timeUp, execute(
+        const outcome = await inSpan(input.workflowId, parsed.toolName, call.id, () => untilAborted(timeUp, execute(
           {
             workflowId: input.workflowId,
             chainId: input.chainId,
@@ -69,7 +77,7 @@ export function createReadAhead(execute: ToolExecution, offered: readonly ToolSp
             ...(ahead.runContextKey !== undefined ? { runContextKey: ahead.runContextKey } : {}),
           },
           timeUp,
-        ));
+        )));
         out.push({ callId: call.id, index, outcome, ms: Math.round(performance.now() - started) });
       } catch {
         // Not offered here, an infrastructure fault, a Stop: the loop runs this call (and the rest) itself.
@@ -87,5 +95,23 @@ function untilAborted<T>(signal: AbortSignal, work: Promise<T>): Promise<T> {
     if (signal.aborted) onAbort();
     signal.addEventListener('abort', onAbort, { once: true });
     work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/**
+ * A read ahead is a span of its own under the model call's (`ReadAhead:runTool`,
+ * as a tool activity is `RunActivity:runTool`), when the worker traces: a
+ * trace still shows every tool call. A no-op tracer otherwise.
+ */
+function inSpan<T>(workflowId: string, toolName: string, callId: string, work: () => Promise<T>): Promise<T> {
+  return trace.getTracer('temporal-agent-harness').startActiveSpan('ReadAhead:runTool', { attributes: { temporalWorkflowId: workflowId, toolName, callId } }, async (span) => {
+    try {
+      return await work();
+    } catch (err) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
+      throw err;
+    } finally {
+      span.end();
+    }
   });
 }

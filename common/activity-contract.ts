@@ -115,6 +115,12 @@ export interface ReadAheadInput {
   /** The idempotency key of the reply's first call; the n-th call's ends in `call${firstOccurrence + n}` (workflows/tool-calls.ts). */
   keyPrefix: string;
   firstOccurrence: number;
+  /**
+   * Present when the run's dedupe cache answers repeated reads of these tools:
+   * the digests (common/parse-call.ts cachedDigest) of what it holds. Such a
+   * call, and a repeat within the reply, is not read ahead: the cache answers it.
+   */
+  cached?: string[];
 }
 
 /** One call the model activity ran ahead: its position in the reply, its outcome and how long the tool took. */

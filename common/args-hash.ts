@@ -62,5 +62,10 @@ export function argsHash(args: unknown): string {
   return bytesToHex(sha256(utf8ToBytes(canonicalJson(args))));
 }
 
+/** 16 hex digits of a dedupe cache key's SHA-256: how a model call is told which reads the cache answers (workflows/read-ahead.ts). */
+export function cacheKeyDigest(key: string): string {
+  return bytesToHex(sha256(utf8ToBytes(key))).slice(0, 16);
+}
+
 /** A value an approver may send as argsHash: 64 hex digits (either case). */
 export const isArgsHashText = (v: string): boolean => /^[0-9a-fA-F]{64}$/.test(v);

@@ -4,6 +4,7 @@
 // No Temporal import, no I/O: workflow code runs it.
 import { argumentProblem } from './tool-args.js';
 import { nestingDepth } from './json-depth.js';
+import { canonicalJson, cacheKeyDigest } from './args-hash.js';
 import type { ToolSpec } from './tool-spec.js';
 import type { ToolCall, ToolName } from './contract.js';
 
@@ -55,3 +56,11 @@ export function parseCall(call: ToolCall, enabled: readonly ToolSpec[]): ParsedC
   if (problem) return { ok: false, toolName: name, error: problem };
   return { ok: true, toolName: name, spec, args: args as Record<string, unknown> };
 }
+
+/** Same tool, same arguments (key order ignored) -> same key. */
+export function cacheKey(toolName: string, args: unknown): string {
+  return `${toolName}:${canonicalJson(args)}`;
+}
+
+/** What a model call is told of the dedupe cache's keys (activities/read-ahead.ts): a short digest of each, not the keys. */
+export const cachedDigest = (toolName: string, args: unknown): string => cacheKeyDigest(cacheKey(toolName, args));

@@ -42,7 +42,9 @@ export interface ToolActivityOptions {
   /**
    * Run as a local activity: in the worker that runs the loop, with no server
    * round trip. Only for fast read-only tools (local activities are
-   * at-least-once and send no heartbeats).
+   * at-least-once and send no heartbeats). One that never needs approval is
+   * also read ahead: the model call that asks for it runs it right after its
+   * reply (activities/read-ahead.ts).
    */
   local?: boolean;
   /** Per attempt; default: the run's `toolTimeoutMs`. */

@@ -30,8 +30,10 @@ async function temporal(...args: string[]): Promise<string> {
 
 /**
  * The activities one execution ran, counted by type: ActivityTaskScheduled
- * events, and the markers of local activities (read-only tools run as local
- * activities). resolveConfig, the local activity every run starts with, is left out.
+ * events, the markers of local activities (read-only tools run as local
+ * activities), and the reads a model call ran ahead (counted as `runTool`,
+ * from the run's `tool_result` lines marked `readAhead`). resolveConfig, the
+ * local activity every run starts with, is left out.
  */
 async function scheduled(handle: WorkflowHandle<typeof agentRun>): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
@@ -44,6 +46,8 @@ async function scheduled(handle: WorkflowHandle<typeof agentRun>): Promise<Recor
     }
     if (name && name !== 'resolveConfig') counts[name] = (counts[name] ?? 0) + 1;
   }
+  const readAhead = h.events(handle.workflowId).filter((l) => l.type === 'tool_result' && l.readAhead === true).length;
+  if (readAhead) counts.runTool = (counts.runTool ?? 0) + readAhead;
   return counts;
 }
 

@@ -3,8 +3,9 @@
 // test, which keeps what the exporter POSTs to /v1/traces (JSON). One `plan`
 // run (3 model calls, list_files and read_file) gives a single trace: the
 // CLI's StartWorkflow, the worker's RunWorkflow under it, a StartActivity per
-// activity under that and the activity's RunActivity under each, every span
-// naming the run.
+// activity under that and the activity's RunActivity under each, a
+// ReadAhead:runTool span per read under the model call that ran it ahead,
+// every span naming the run.
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -115,7 +116,7 @@ describe('OpenTelemetry spans', () => {
         named('StartWorkflow:agentRun').length === 1 &&
         named('RunWorkflow:agentRun').length === 1 &&
         named('RunActivity:callModel').length === 3 &&
-        named('RunActivity:runTool').length === 2,
+        named('ReadAhead:runTool').length === 2,
       );
       expect(rejected).toEqual([]);
 
@@ -137,7 +138,7 @@ describe('OpenTelemetry spans', () => {
       expect(spans.some((s) => s.attributes.temporalWorkflowId === id && isStreamRead(s))).toBe(true);
 
       // The workflow schedules each activity; the activity's own span is under its schedule.
-      for (const [activity, n] of [['callModel', 3], ['runTool', 2]] as const) {
+      for (const [activity, n] of [['callModel', 3]] as const) {
         const scheduled = named(`StartActivity:${activity}`);
         const ran = named(`RunActivity:${activity}`);
         expect(scheduled).toHaveLength(n);
@@ -146,6 +147,12 @@ describe('OpenTelemetry spans', () => {
         expect(ran.map((r) => r.parentSpanId).sort()).toEqual(scheduled.map((s) => s.spanId).sort());
         for (const r of ran) expect(r.service).toBe('otel-test-worker');
       }
+      // Both tool calls (reads) ran ahead, inside the model call that asked for them: a span each under that call's.
+      const reads = named('ReadAhead:runTool');
+      expect(reads.map((s) => s.attributes.toolName)).toEqual(['list_files', 'read_file']);
+      const modelRuns = named('RunActivity:callModel').map((s) => s.spanId);
+      for (const r of reads) expect(modelRuns).toContain(r.parentSpanId);
+      expect(named('StartActivity:runTool')).toEqual([]);
 
       // The JSONL trace is written as before.
       expect(h.trace(id).at(-1)).toMatchObject({ type: 'run_stopped', status: 'completed', turns: 3 });

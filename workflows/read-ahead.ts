@@ -8,6 +8,7 @@
 // outcome the loop does not reach for (a cached result, a steer's interrupt,
 // a Stop, a refused call) is dropped: a read changed nothing.
 import type { ReadAheadInput, ReadAheadOutcome } from '../common/activity-contract.js';
+import { cacheKeyDigest } from '../common/args-hash.js';
 import { runContextKey } from '../common/run-context.js';
 import type { ToolSpec } from '../common/tool-spec.js';
 import type { RunContext } from './run-context.js';
@@ -17,6 +18,9 @@ import type { PendingCall } from './tool-calls.js';
 export function readsAhead(spec: ToolSpec): boolean {
   return spec.readOnly && spec.needsApproval === false && spec.activity?.local === true && !spec.subAgent;
 }
+
+/** At most this many cache digests a model call (17 bytes of history each). */
+export const MAX_CACHED_DIGESTS = 256;
 
 export class ReadAheadResults {
   private readonly tools: string[];
@@ -41,6 +45,9 @@ export class ReadAheadResults {
         // The keys idempotencyKey (./tool-calls.ts) gives the reply's calls once takeReply has counted them.
         keyPrefix: `${ids.workflowId}@${ids.effectsChainId}/call`,
         firstOccurrence: state.callsProposed + 1,
+        // Read-only tools are cached unless dedupe is off (./tool-calls.ts isCacheable).
+        // The most recent entries only (insertion order is recency: run-state.ts rememberResult): one the list leaves out is only read for nothing.
+        ...(cfg.dedupe !== 'off' ? { cached: Object.keys(state.cache).slice(-MAX_CACHED_DIGESTS).map(cacheKeyDigest) } : {}),
       },
     };
   }

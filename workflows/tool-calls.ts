@@ -1,14 +1,13 @@
 // A model's tool calls, read by the loop: which call is pending, whether it
 // names an enabled tool with valid arguments, its cache and idempotency keys,
 // and the tools a run may call. No Temporal import.
-import { canonicalJson } from '../common/args-hash.js';
 import { boundedWorkflowId } from '../common/bounds.js';
 import type { ToolSpec } from '../common/tool-spec.js';
 import type { ChatMessage, DedupePolicy, ToolCall } from '../common/contract.js';
 import type { RunState } from './run-state.js';
 
 // Parsing a call lives in common/ (the model activity's read-ahead parses the same way); re-exported for the loop's modules.
-export { MAX_ARGUMENT_CHARS, MAX_ARGUMENT_DEPTH, parseCall, type ParsedCall } from '../common/parse-call.js';
+export { cacheKey, MAX_ARGUMENT_CHARS, MAX_ARGUMENT_DEPTH, parseCall, type ParsedCall } from '../common/parse-call.js';
 
 export interface PendingCall {
   call: ToolCall;
@@ -50,11 +49,6 @@ export function isCacheable(spec: ToolSpec, policy: DedupePolicy): boolean {
     case 'readOnly':
       return spec.readOnly;
   }
-}
-
-/** Same tool, same arguments (key order ignored) -> same key. */
-export function cacheKey(toolName: string, args: unknown): string {
-  return `${toolName}:${canonicalJson(args)}`;
 }
 
 /**
