@@ -43,7 +43,7 @@ describe('read-ahead', () => {
         for (const w of earlier) {
           const calls = Array.from({ length: w }, () => call(`c${n++}`, 'list_files'));
           takeReply(state, reply(calls), cfg.pricing);
-          for (const c of calls) state.messages.push({ role: 'tool', tool_call_id: c.id, content: 'x' });
+          for (const c of calls) state.messages.push({ role: 'tool', tool_call_id: c.id, name: 'list_files', content: 'x' });
         }
         const ahead = results.input({ ids, cfg, state }).readAhead!;
         const calls = Array.from({ length: width }, (_, i) => call(`r${i}`, 'read_file', { path: `f${i}` }));
