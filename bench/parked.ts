@@ -7,7 +7,10 @@
 // agent-loop settings.
 //   PARKED_RUNS (default 10000), PARKED_CACHE (comma list, default "default,1000"),
 //   PARKED_HEAP_MB (the worker's --max-old-space-size; default: Node's),
-//   PARKED_REPORT (default reports/parked.md)
+//   PARKED_REPORT (default reports/parked.md),
+//   PARKED_CLUSTER=1 (the compose stack's cluster of docs/cluster.md, started natively
+//   on PostgreSQL, instead of the dev server; server CPU is then its four services'
+//   processes, PostgreSQL's not counted)
 import { Connection, Client } from '@temporalio/client';
 import { readFileSync, writeFileSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +20,7 @@ import { AGENT_LOOP_DYNAMIC_CONFIG, findFreePort, startDevServer } from '../work
 import { dataConverter } from '../node/payload-codec.js';
 import { startWorkerProcess, type WorkerProcess } from '../test/helpers/spawn-worker.js';
 import { startProvider } from '../dev/provider/server.js';
+import { SERVICES, startCluster } from '../dev/cluster/cluster.js';
 import { PROJECT_ROOT } from '../node/project-root.js';
 import { approveByQuery } from '../client/batch-decisions.js';
 import type { AgentInput } from '../common/contract.js';
@@ -73,7 +77,7 @@ interface Row {
 
 async function fleet(cache: string): Promise<Row> {
   const dir = mkdtempSync(join(tmpdir(), 'agent-parked-'));
-  const server = await startDevServer({ port: await findFreePort(), uiPort: null, dbFile: null, logFile: join(dir, 'server.log'), dynamicConfig: AGENT_LOOP_DYNAMIC_CONFIG });
+  const server = await startServer(dir);
   const provider = await startProvider();
   const client = new Client({ connection: await Connection.connect({ address: server.address }), dataConverter: dataConverter() });
   const taskQueue = 'parked';
@@ -123,7 +127,7 @@ async function fleet(cache: string): Promise<Row> {
     await until('every run finished', async () => (await count(client, 'ExecutionStatus = "Running"')) === 0);
     const doneS = (performance.now() - t1) / 1000;
     clearInterval(ticker);
-    const cpu = { worker: cpuS(worker.child.pid), server: cpuS(server.child?.pid), bench: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6 - cpu0 };
+    const cpu = { worker: cpuS(worker.child.pid), server: server.cpuS(), bench: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6 - cpu0 };
     const row = { cache, parkS, rssParked, rssPeak: peak, signalsS, decidedS, doneS, cpu };
     console.log(JSON.stringify(row));
     return row;
@@ -136,6 +140,16 @@ async function fleet(cache: string): Promise<Row> {
   }
 }
 
+/** The server under test: the dev server with the agent-loop settings, or (PARKED_CLUSTER=1) the cluster of docs/cluster.md. */
+async function startServer(dir: string): Promise<{ address: string; cpuS(): number; stop(): Promise<void> }> {
+  if (process.env.PARKED_CLUSTER === '1') {
+    const cluster = await startCluster({ dir: join(dir, 'cluster') });
+    return { address: cluster.address, cpuS: () => SERVICES.reduce((n, s) => n + cpuS(cluster.pid(s) ?? undefined), 0), stop: () => cluster.stop() };
+  }
+  const dev = await startDevServer({ port: await findFreePort(), uiPort: null, dbFile: null, logFile: join(dir, 'server.log'), dynamicConfig: AGENT_LOOP_DYNAMIC_CONFIG });
+  return { address: dev.address, cpuS: () => cpuS(dev.child?.pid), stop: () => dev.stop() };
+}
+
 const rows: Row[] = [];
 for (const cache of CACHES) rows.push(await fleet(cache));
 
@@ -145,7 +159,7 @@ writeFileSync(
   process.env.PARKED_REPORT ?? join(PROJECT_ROOT, 'reports', 'parked.md'),
   `# Runs parked on approvals (\`npm run bench:parked\`)
 
-Commit ${commit}, ${new Date().toISOString().slice(0, 10)}, 2 cores, dev server (agent-loop settings) and scripted
+Commit ${commit}, ${new Date().toISOString().slice(0, 10)}, 2 cores, ${process.env.PARKED_CLUSTER === '1' ? 'the cluster of docs/cluster.md (four services on PostgreSQL; server CPU: the four services, not PostgreSQL)' : 'dev server (agent-loop settings)'} and scripted
 provider on the same machine, one worker process. ${N} \`destructive\` runs each parked on its delete; then all approved
 (by approve --query, ${IN_FLIGHT} decide updates in flight). RSS: the worker process's resident memory.
 
