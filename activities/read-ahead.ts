@@ -14,7 +14,7 @@ import { Context } from '@temporalio/activity';
 import { cachedDigest, parseCall } from '../common/parse-call.js';
 import type { CallModelInput, ReadAheadOutcome, RunToolInput } from '../common/activity-contract.js';
 import type { ModelReply, ToolOutcome } from '../common/contract.js';
-import type { ToolSpec } from '../common/tool-spec.js';
+import { readsAhead, type ToolSpec } from '../common/tool-spec.js';
 
 /** One call run inside the current activity (activities/tools/run-tool.ts createToolExecution); `readAhead` ends its time. */
 export type ToolExecution = (input: RunToolInput, readAhead: AbortSignal | null) => Promise<ToolOutcome>;
@@ -44,7 +44,8 @@ export function createReadAhead(execute: ToolExecution, offered: readonly ToolSp
     const ahead = input.readAhead;
     const calls = reply.message.tool_calls ?? [];
     if (!ahead || calls.length === 0) return [];
-    const eligible = offered.filter((s) => ahead.tools.includes(s.name) && s.readOnly && s.needsApproval === false && s.activity?.local === true && !s.subAgent);
+    // The worker's own specs must qualify too: the run named the tools, this worker runs them.
+    const eligible = offered.filter((s) => ahead.tools.includes(s.name) && readsAhead(s));
     const { cancellationSignal, info } = Context.current();
     const budgetMs = readAheadBudgetMs(info, Date.now() - attemptStartedMs);
     if (budgetMs <= 0) return [];

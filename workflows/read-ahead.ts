@@ -10,14 +10,9 @@
 import type { ReadAheadInput, ReadAheadOutcome } from '../common/activity-contract.js';
 import { cacheKeyDigest } from '../common/args-hash.js';
 import { runContextKey } from '../common/run-context.js';
-import type { ToolSpec } from '../common/tool-spec.js';
+import { readsAhead, type ToolSpec } from '../common/tool-spec.js';
 import type { RunContext } from './run-context.js';
-import type { PendingCall } from './tool-calls.js';
-
-/** A tool whose calls a model call may run ahead: what the loop would run as a local activity without asking anyone. */
-export function readsAhead(spec: ToolSpec): boolean {
-  return spec.readOnly && spec.needsApproval === false && spec.activity?.local === true && !spec.subAgent;
-}
+import { callKeyPrefix, type PendingCall } from './tool-calls.js';
 
 /** At most this many cache digests a model call (17 bytes of history each). */
 export const MAX_CACHED_DIGESTS = 256;
@@ -43,7 +38,7 @@ export class ReadAheadResults {
         maxResultChars: cfg.maxToolResultChars,
         ...(cfg.runContext !== undefined ? { runContextKey: runContextKey(cfg.runContext) } : {}),
         // The keys idempotencyKey (./tool-calls.ts) gives the reply's calls once takeReply has counted them.
-        keyPrefix: `${ids.workflowId}@${ids.effectsChainId}/call`,
+        keyPrefix: callKeyPrefix(ids.workflowId, ids.effectsChainId),
         firstOccurrence: state.callsProposed + 1,
         // Read-only tools are cached unless dedupe is off (./tool-calls.ts isCacheable).
         // The most recent entries only (insertion order is recency: run-state.ts rememberResult): one the list leaves out is only read for nothing.

@@ -59,8 +59,11 @@ export function isCacheable(spec: ToolSpec, policy: DedupePolicy): boolean {
  * a provider's reused call id from finding an earlier call's.
  */
 export function idempotencyKey(workflowId: string, chainId: string, pending: PendingCall, s: RunState): string {
-  return `${workflowId}@${chainId}/call${callOccurrence(s, pending)}`;
+  return `${callKeyPrefix(workflowId, chainId)}${callOccurrence(s, pending)}`;
 }
+
+/** Every idempotency key of a run chain is this and the call's occurrence number (read-ahead sends it to the model call). */
+export const callKeyPrefix = (workflowId: string, chainId: string): string => `${workflowId}@${chainId}/call`;
 
 /** The pending call's occurrence number in the run (1, 2, …). */
 export function callOccurrence(s: RunState, pending: PendingCall): number {
