@@ -16,7 +16,7 @@ export interface AgentActivities {
    * even minReplyTokens fits; without, it simply calls.
    */
   callModel(input: CallModelInput): Promise<ModelAnswer>;
-  runTool(input: RunToolInput): Promise<ToolOutcome>;
+  runTool(input: RunToolInput): Promise<RunToolResult>;
   /** Reads a stopped run for `resumeFrom`. */
   loadRun(args: { workflowId: string }): Promise<LoadedRun>;
   /** Reads a fork's source, whatever its state, cut after turn `atTurn` (common/fork.ts). */
@@ -193,7 +193,24 @@ export interface RunToolInput extends NamesTheRun {
    * per call. The worker reads the object from its cache or from the run.
    */
   runContextKey?: string;
+  /**
+   * Whether a reader was attached when the call was sent (workflows/run-stream.ts
+   * `watched`). `false`: the lines the tool writes for the live stream
+   * (progress, effect notes) come back with the result (`heldLines`) and the
+   * workflow publishes them, at no signal; absent: published as they come.
+   */
+  watched?: boolean;
 }
+
+/** A line the tool activity wrote for the live stream (tool_progress, effect): it carries its call's `step`. */
+export type HeldLine = { type: string; seq: number; step: number; [field: string]: unknown };
+
+/**
+ * What the tool activity returns: the tool's outcome, and the lines it held
+ * back from the live stream because nobody watched (a bounded number,
+ * activities/tools/run-tool.ts; past it they are published as they come).
+ */
+export type RunToolResult = ToolOutcome & { heldLines?: HeldLine[] };
 
 export type LoadedRun =
   /** `config`: the stopped run's resolved configuration (absent for runs that predate the config query: their raw input is used). */

@@ -67,6 +67,26 @@ describe('the live stream costs nothing when nobody watches', () => {
     }
   });
 
+  it('an unwatched write sends no publish signal either: its effect line comes back with its result and reaches a late reader between the call\'s start and result', async () => {
+    const handle = await h.start({ task: 'Delete the old logs.', model: 'destructive', workspace: freshWorkspace() });
+    await waitForApproval(handle, 'c2');
+    await handle.signal(approveSignal, { callId: 'c2', by: 'stream-cost-test' });
+    expect((await handle.result()).status).toBe('completed');
+    const history = await handle.fetchHistory();
+    expect(publishSignals(history)).toBe(0);
+    expect(countActions(history).signals).toBe(1);
+    // The delete's effect note, as the trace file has it, is on the stream once, after tool_start and before tool_result.
+    const written = h.trace(handle.workflowId).filter((l) => l.type === 'effect' && l.callId === 'c2');
+    expect(written.map((l) => l.verdict)).toEqual(['acted']);
+    const items = await readAll(handle.workflowId);
+    const onStream = items.filter((i) => i.type === 'effect');
+    const own = (l: object) => { const { type, seq, step, attempt, callId, toolName, verdict } = l as Record<string, unknown>; return { type, seq, step, attempt, callId, toolName, verdict }; };
+    expect(onStream.map(own)).toEqual(written.map(own));
+    const at = (type: string) => items.find((i) => i.type === type && 'callId' in i && i.callId === 'c2')!.offset;
+    expect(onStream[0].offset).toBeGreaterThan(at('tool_start'));
+    expect(onStream[0].offset).toBeLessThan(at('tool_result'));
+  });
+
   it('a watched run still gets its tokens as they arrive: the model activity publishes them (signals in its history)', async () => {
     const handle = await h.start({ task: 'Delete the old logs.', model: 'destructive', workspace: freshWorkspace() });
     await waitForApproval(handle, 'c2');

@@ -41,6 +41,7 @@ import {
 import { streamItemsQuery } from '../common/run-messages.js';
 import { STREAM_PAGE_BYTES, STREAM_PAGE_ITEMS, type RunStreamItem, type StreamEvent, type StreamTokenEnd, type StreamTokenText, type StreamWindow } from '../common/stream-items.js';
 import type { TraceEvent } from './trace.js';
+import type { HeldLine } from '../common/activity-contract.js';
 import { unreadableProblem } from '../common/undecodable.js';
 
 /** The topic every item of a run is published on (the contract's name). */
@@ -132,6 +133,7 @@ export class RunStream {
   private polling = 0;
   private lastPollAt: number | null = null;
   private readonly texts;
+  private readonly lines;
 
   constructor(prior: CarriedStream | undefined) {
     // Read only while the library's constructor runs (synchronously): publishes it delivers then are this stream's.
@@ -145,6 +147,7 @@ export class RunStream {
     owners.set(this.stream, this);
     this.events = this.stream.topic<TraceEvent>(EVENTS_TOPIC);
     this.texts = this.stream.topic<StreamTokenText | StreamTokenEnd>(EVENTS_TOPIC);
+    this.lines = this.stream.topic<HeldLine>(EVENTS_TOPIC);
     this.boundaries = [...(prior?.boundaries ?? [])];
     wf.setHandler(streamItemsQuery, (fromOffset, maxItems) => this.window(fromOffset, maxItems));
     this.wrapPoll();
@@ -188,6 +191,16 @@ export class RunStream {
     if (text === '') return;
     this.texts.publish({ type: 'token', turn, attempt, text });
     this.texts.publish({ type: 'token_end', turn, attempt, outcome });
+  }
+
+  /**
+   * The lines a tool activity held back because nobody watched when its call
+   * was sent (progress, effect notes: RunToolResult.heldLines), published as
+   * it returns, before the call's result event, where a watched call's are.
+   * From workflow code: no command, no Action.
+   */
+  publishHeldLines(lines: readonly HeldLine[]): void {
+    for (const line of lines) this.lines.publish(line);
   }
 
   /** A turn boundary: remembers where the log ends (items activities published count too), for the window continue-as-new carries. */

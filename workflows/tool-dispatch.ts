@@ -99,7 +99,7 @@ export class ToolDispatch {
     const traceSeq = ctx.trace.seq;
     try {
       // Through the outage wait: a call whose retries ran out on what the tool threw waits, visibly, and tries again.
-      return await ctx.toolCalls.call({ toolName, callId: pending.call.id }, activities, (activity) =>
+      const { heldLines, ...outcome } = await ctx.toolCalls.call({ toolName, callId: pending.call.id }, activities, (activity) =>
         activity.runTool.executeWithOptions({ summary }, [{
           workflowId: ctx.ids.workflowId,
           chainId: ctx.ids.chainId,
@@ -112,8 +112,13 @@ export class ToolDispatch {
           maxResultChars: ctx.cfg.maxToolResultChars,
           ...(retryUnknown ? { retryUnknown: true } : {}),
           ...(ctx.cfg.runContext !== undefined ? { runContextKey: runContextKey(ctx.cfg.runContext) } : {}),
+          // Whether its progress is worth a signal a batch (a reader is attached), read as the call is sent.
+          watched: ctx.stream.watched(),
         }]),
       );
+      // Nobody watched: its lines come with it, published here before its result's event.
+      if (heldLines) ctx.stream.publishHeldLines(heldLines);
+      return outcome;
     } catch (err) {
       if (wf.isCancellation(err)) recordStopped(ctx, pending, toolName, started);
       throw err;

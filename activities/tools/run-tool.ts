@@ -7,7 +7,6 @@
 // the effect protocol (activities/effects/protocol.ts): claimed before it
 // acts, recorded after, never done blind a second time.
 import { LivePublisher } from '../live-stream.js';
-import type { TraceEntry } from '../../node/trace-format.js';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -24,13 +23,17 @@ import { NothingChanged, ToolError } from './tool-error.js';
 import type { Toolset } from './toolset.js';
 import { ensureWorkspace, NO_SEED_FILES } from './workspace.js';
 import { approvalGuard, resolvedApprovalProblem, workspaceFiles } from './files.js';
-import type { RunToolInput } from '../../common/activity-contract.js';
+import type { HeldLine, RunToolInput, RunToolResult } from '../../common/activity-contract.js';
 import { heartbeatEvery } from '../../node/heartbeat.js';
 import { RunningCalls } from '../running-calls.js';
 import { RunContexts } from '../run-contexts.js';
 
 /** This process as Temporal names workers (the SDK's default identity): it goes into every claim. */
 export const WORKER_IDENTITY = `${process.pid}@${hostname()}`;
+
+/** At most this many lines, and characters of them (JSON), held for the result; past either they go out live (a signal a batch). */
+const MAX_HELD_LINES = 100;
+const MAX_HELD_CHARS = 64_000;
 
 /** A claim's lease when the activity has no heartbeat timeout (tool activities always have one). */
 const DEFAULT_LEASE_MS = 30_000;
@@ -66,7 +69,7 @@ export interface RunToolDeps extends ToolDeps {
 
 export function createRunTool(deps: RunToolDeps) {
   const execute = createToolExecution(deps);
-  return async function runTool(input: RunToolInput): Promise<ToolOutcome> {
+  return async function runTool(input: RunToolInput): Promise<RunToolResult> {
     return execute(input, null);
   };
 }
@@ -80,13 +83,13 @@ export function createRunTool(deps: RunToolDeps) {
  * `readAhead`, and its failures thrown as they are (the model activity drops
  * the read-ahead then, and the workflow runs the call itself).
  */
-export function createToolExecution(deps: RunToolDeps): (input: RunToolInput, readAhead: AbortSignal | null) => Promise<ToolOutcome> {
+export function createToolExecution(deps: RunToolDeps): (input: RunToolInput, readAhead: AbortSignal | null) => Promise<RunToolResult> {
   const effects = deps.effects ?? new FolderEffectStore(join(deps.workspaceRoot, '.ledger'));
   const calls = deps.calls ?? new RunningCalls();
   const contexts = deps.runContexts ?? new RunContexts();
   const { toolset } = deps;
 
-  return async function execute(input: RunToolInput, readAhead: AbortSignal | null): Promise<ToolOutcome> {
+  return async function execute(input: RunToolInput, readAhead: AbortSignal | null): Promise<RunToolResult> {
     const tool = toolset.runnable(input.toolName);
     // The run recorded a tool this worker does not offer: in a rolling deploy,
     // another worker of the queue may offer it, so the attempt fails and is
@@ -124,9 +127,27 @@ export function createToolExecution(deps: RunToolDeps): (input: RunToolInput, re
     let lastLabel: string | null = null;
     // Made at the first progress: a tool that reports none sends no signal.
     const live: { publisher?: LivePublisher } = {};
-    const publish = (line: TraceEntry) => {
-      if (deps.liveProgress && !readAhead) (live.publisher ??= new LivePublisher()).line(line);
+    // Nobody watched when the call was sent: its lines go back with the result
+    // (the workflow publishes them, no signal), up to a bound; past it, and
+    // when the attempt throws, they go out live as a watched call's do.
+    const held: { lines: HeldLine[]; chars: number } | null = input.watched === false ? { lines: [], chars: 0 } : null;
+    const goLive = () => {
+      if (!held) return;
+      const lines = held.lines.splice(0);
+      held.chars = Infinity;
+      for (const line of lines) (live.publisher ??= new LivePublisher()).line(line);
     };
+    const publish = (line: HeldLine) => {
+      if (!deps.liveProgress || readAhead) return;
+      if (held && held.chars !== Infinity) {
+        held.chars += JSON.stringify(line).length;
+        held.lines.push(line);
+        if (held.lines.length > MAX_HELD_LINES || held.chars > MAX_HELD_CHARS) goLive();
+        return;
+      }
+      (live.publisher ??= new LivePublisher()).line(line);
+    };
+    const withHeld = (outcome: ToolOutcome): RunToolResult => (held && held.lines.length > 0 ? { ...outcome, heldLines: held.lines } : outcome);
     const root = ensureWorkspace(deps.workspaceRoot, input.workspace, deps.seedFiles ?? NO_SEED_FILES);
     // The workflow judged the approval rule on the paths as written; here they
     // are resolved and judged again, before anything is claimed or run.
@@ -197,12 +218,14 @@ export function createToolExecution(deps: RunToolDeps): (input: RunToolInput, re
             async (effect) => capToolResult(await tool.run({ ...ctx, effect }, input.args), input.maxResultChars),
           )
         : await runRead(() => tool.run(ctx, input.args), input.maxResultChars);
-      if (!outcome.ok) return outcome;
+      if (!outcome.ok) return withHeld(outcome);
       // Filed as the message the workflow will build from it (it checks the address before relying on it).
       // A store that cannot take it only costs the next prompt carrying it whole.
       const ref = await deps.messageStore?.put(JSON.stringify(toolMessage(input.callId, input.toolName, outcome.content))).catch(() => undefined);
-      return { ...outcome, ...(ref ? { ref } : {}) };
+      return withHeld({ ...outcome, ...(ref ? { ref } : {}) });
     } catch (err) {
+      // No result carries them: what the attempt wrote goes out now, before its failure reaches the run.
+      goLive();
       // A Stop taken in this process is reported by the call itself (activities/running-calls.ts);
       // a read-ahead's is the model activity's to report, with the reply it already has.
       throw readAhead ? err : call.outcome(err);
