@@ -5,6 +5,7 @@
 // first (node/queue-pollers.ts says what "polls now" means) and say in one
 // line when none polls, and the updates they do send wait a bounded time.
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
+import { setMaxListeners } from 'node:events';
 import { queuePollers } from '../node/queue-pollers.js';
 import { SEARCH_ATTRIBUTES } from '../common/search-attributes.js';
 
@@ -89,9 +90,17 @@ export const ANSWER_WAIT_MS = 20_000;
  */
 export const ACCEPT_WAIT_MS = 5_000;
 
+/** Requests one bounded answer may make (an update's polls) before Node warns of a listener leak. */
+const MAX_REQUESTS_PER_ANSWER = 1_000;
+
 /** The update's answer, or 'no-answer' once `ms` pass: the call is then cancelled (the update itself may still apply). */
 export async function boundedAnswer<T>(c: Client, ms: number, call: () => Promise<T>): Promise<T | 'no-answer'> {
   const abort = new AbortController();
+  // Every gRPC request under the signal adds an abort listener the SDK never
+  // removes, and an update long-polls again and again until answered: a slow
+  // answer passed Node's default of 10 and warned of a leak that is not one
+  // (the signal and its listeners go when the call ends). Bounded all the same.
+  setMaxListeners(MAX_REQUESTS_PER_ANSWER, abort.signal);
   const timer = setTimeout(() => abort.abort(), ms);
   try {
     return await c.withAbortSignal(abort.signal, call);

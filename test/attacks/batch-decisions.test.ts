@@ -17,6 +17,7 @@ import { statusQuery } from '../../common/run-messages.js';
 import { newKeyPair, type ApproverPolicy } from '../../common/signed-decision.js';
 import { main } from '../../client/cli.js';
 import { boundedQuery, queryShapeProblem } from '../../client/batch-decisions.js';
+import { boundedAnswer } from '../../client/worker-check.js';
 import type { agentRun } from '../../workflows/index.js';
 import { freshWorkspace, useHarness, waitFor, waitForApproval } from '../helpers/harness.js';
 
@@ -161,5 +162,27 @@ describe('the bound put around a query (unit)', () => {
     expect(queryShapeProblem('WorkflowId = "a\\")" OR ("1"="1')).toMatch(/leaves a " string open|parenthesis/);
     expect(queryShapeProblem("' OR 1=1")).toMatch(/leaves a ' string open/);
     expect(boundedQuery('WorkflowId = "a"')).toBe('WorkflowType = "agentRun" AND ExecutionStatus = "Running" AND AgentStatus = "awaiting_approval" AND (WorkflowId = "a")');
+  });
+});
+
+describe('one bounded answer that takes many requests', () => {
+  it('an answer that polls 50 times under its deadline (a slow update\'s long polls) raises no listener-leak warning, and its deadline still cuts it off', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on('warning', onWarning);
+    try {
+      const polls = async () => {
+        for (let i = 0; i < 50; i++) await h.client.workflowService.getSystemInfo({});
+        return 'answered';
+      };
+      expect(await boundedAnswer(h.client, 60_000, polls)).toBe('answered');
+      // The deadline still reaches the requests: a long poll on a queue nobody feeds is cut off.
+      const longPoll = () => h.client.connection.withDeadline(Date.now() + 30_000, () => h.client.workflowService.pollWorkflowTaskQueue({ namespace: 'default', taskQueue: { name: `nobody-${randomUUID()}` } }));
+      expect(await boundedAnswer(h.client, 300, longPoll)).toBe('no-answer');
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.filter((w) => w.includes('MaxListenersExceeded'))).toEqual([]);
   });
 });
