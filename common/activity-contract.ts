@@ -3,6 +3,7 @@
 // checked against it). The workflow imports this, never the implementations.
 import type { AgentInput, ChatMessage, ModelReply, NotifyEvent, RunConfig, RunResult, ToolOutcome, Usage } from './contract.js';
 import type { OpenAiToolDefinition } from './tool-spec.js';
+import type { StreamTraceEvent } from './stream-items.js';
 import type { ModelSettings } from './model-settings.js';
 import type { ReplyBudget, ReplyHold, ReplyShortfall } from './budget-math.js';
 
@@ -203,7 +204,7 @@ export interface RunToolInput extends NamesTheRun {
 }
 
 /** A line the tool activity wrote for the live stream (tool_progress, effect): it carries its call's `step`. */
-export type HeldLine = { type: string; seq: number; step: number; [field: string]: unknown };
+export type HeldLine = StreamTraceEvent & { step: number };
 
 /**
  * What the tool activity returns: the tool's outcome, and the lines it held

@@ -124,12 +124,12 @@ export interface ToolSpec {
 
 export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** Does this call wait for a person? Pure and deterministic (the workflow calls it). */
 /** A tool whose calls a model call may run ahead (read-ahead): what the loop would run as a local activity without asking anyone. */
 export function readsAhead(spec: ToolSpec): boolean {
   return spec.readOnly && spec.needsApproval === false && spec.activity?.local === true && !spec.subAgent;
 }
 
+/** Does this call wait for a person? Pure and deterministic (the workflow calls it). */
 export function needsApproval(rule: ApprovalRule, args: Record<string, unknown>): boolean {
   if (typeof rule === 'boolean') return rule;
   if ('anyOf' in rule) return rule.anyOf.some((r) => needsApproval(r, args));

@@ -130,24 +130,22 @@ export function createToolExecution(deps: RunToolDeps): (input: RunToolInput, re
     // Nobody watched when the call was sent: its lines go back with the result
     // (the workflow publishes them, no signal), up to a bound; past it, and
     // when the attempt throws, they go out live as a watched call's do.
-    const held: { lines: HeldLine[]; chars: number } | null = input.watched === false ? { lines: [], chars: 0 } : null;
+    let held: HeldLine[] | null = input.watched === false ? [] : null;
+    let heldChars = 0;
+    const sendLive = (line: HeldLine) => (live.publisher ??= new LivePublisher()).line(line);
     const goLive = () => {
-      if (!held) return;
-      const lines = held.lines.splice(0);
-      held.chars = Infinity;
-      for (const line of lines) (live.publisher ??= new LivePublisher()).line(line);
+      const lines = held ?? [];
+      held = null;
+      lines.forEach(sendLive);
     };
     const publish = (line: HeldLine) => {
       if (!deps.liveProgress || readAhead) return;
-      if (held && held.chars !== Infinity) {
-        held.chars += JSON.stringify(line).length;
-        held.lines.push(line);
-        if (held.lines.length > MAX_HELD_LINES || held.chars > MAX_HELD_CHARS) goLive();
-        return;
-      }
-      (live.publisher ??= new LivePublisher()).line(line);
+      if (!held) return sendLive(line);
+      held.push(line);
+      heldChars += JSON.stringify(line).length;
+      if (held.length > MAX_HELD_LINES || heldChars > MAX_HELD_CHARS) goLive();
     };
-    const withHeld = (outcome: ToolOutcome): RunToolResult => (held && held.lines.length > 0 ? { ...outcome, heldLines: held.lines } : outcome);
+    const withHeld = (outcome: ToolOutcome): RunToolResult => (held?.length ? { ...outcome, heldLines: held } : outcome);
     const root = ensureWorkspace(deps.workspaceRoot, input.workspace, deps.seedFiles ?? NO_SEED_FILES);
     // The workflow judged the approval rule on the paths as written; here they
     // are resolved and judged again, before anything is claimed or run.

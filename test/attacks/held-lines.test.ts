@@ -7,7 +7,7 @@
 // publishes what it wrote before the retry; and a late reader reads every line
 // between the call's start and its result.
 import proto from '@temporalio/proto';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILTIN_TOOLS } from '../../activities/tools/builtin.js';
 import { defineTool } from '../../activities/tools/define-tool.js';
 import { Toolset } from '../../activities/tools/toolset.js';
@@ -74,53 +74,46 @@ function progressOnStream(items: RunEventItem[]) {
 }
 
 describe('a tool\'s lines held while nobody watches', () => {
+  let worker: { taskQueue: string; shutdown(): Promise<void> };
+  beforeAll(async () => {
+    worker = await h.startWorker({ taskQueue: `${h.taskQueue}-held`, toolset });
+  }, 120_000);
+  afterAll(async () => {
+    await worker?.shutdown();
+  });
+
   it('a few lines: no signal, every line on the stream in order between the call\'s start and result', async () => {
-    const worker = await h.startWorker({ taskQueue: `${h.taskQueue}-held-few`, toolset });
-    try {
-      const { signals, items, trace } = await run(worker.taskQueue, { name: 'chatty', args: { steps: 5, size: 10 } });
-      expect(signals).toBe(0);
-      const s = progressOnStream(items);
-      expect(s.labels).toEqual(trace.filter((l) => l.type === 'tool_progress').map((l) => l.label));
-      expect(s.labels).toHaveLength(5);
-      expect(s.inside).toBe(true);
-      expect(s.gaps).toBe(0);
-    } finally {
-      await worker.shutdown();
-    }
+    const { signals, items, trace } = await run(worker.taskQueue, { name: 'chatty', args: { steps: 5, size: 10 } });
+    expect(signals).toBe(0);
+    const s = progressOnStream(items);
+    expect(s.labels).toEqual(trace.filter((l) => l.type === 'tool_progress').map((l) => l.label));
+    expect(s.labels).toHaveLength(5);
+    expect(s.inside).toBe(true);
+    expect(s.gaps).toBe(0);
   });
 
   it('past the bound (500 lines, or 40 lines of 4,000 characters): the lines go out live, none lost, none twice, in order', async () => {
-    const worker = await h.startWorker({ taskQueue: `${h.taskQueue}-held-many`, toolset });
-    try {
-      for (const args of [{ steps: 500, size: 8 }, { steps: 40, size: 4_000 }]) {
-        const { signals, items, trace } = await run(worker.taskQueue, { name: 'chatty', args });
-        // Published live: the activity's signals are in the run's history.
-        expect(signals).toBeGreaterThan(0);
-        const s = progressOnStream(items);
-        expect(s.labels).toEqual(trace.filter((l) => l.type === 'tool_progress').map((l) => l.label));
-        expect(s.labels).toHaveLength(args.steps);
-        expect(new Set(s.labels).size).toBe(args.steps);
-        expect(s.inside).toBe(true);
-        expect(s.gaps).toBe(0);
-      }
-    } finally {
-      await worker.shutdown();
+    for (const args of [{ steps: 500, size: 8 }, { steps: 40, size: 4_000 }]) {
+      const { signals, items, trace } = await run(worker.taskQueue, { name: 'chatty', args });
+      // Published live: the activity's signals are in the run's history.
+      expect(signals).toBeGreaterThan(0);
+      const s = progressOnStream(items);
+      expect(s.labels).toEqual(trace.filter((l) => l.type === 'tool_progress').map((l) => l.label));
+      expect(s.labels).toHaveLength(args.steps);
+      expect(new Set(s.labels).size).toBe(args.steps);
+      expect(s.inside).toBe(true);
+      expect(s.gaps).toBe(0);
     }
   });
 
   it('an attempt that throws: what it wrote goes out before the retry\'s lines, and the retry\'s come with its result', async () => {
-    const worker = await h.startWorker({ taskQueue: `${h.taskQueue}-held-flaky`, toolset });
-    try {
-      flakyTries = 0;
-      const { signals, items } = await run(worker.taskQueue, { name: 'flaky_progress', args: {} });
-      // One signal at most for the failed attempt's three lines (its first goes at once, the rest with the close).
-      expect(signals).toBeGreaterThan(0);
-      expect(signals).toBeLessThanOrEqual(2);
-      const s = progressOnStream(items);
-      expect(s.labels).toEqual([1, 2, 3].map((i) => `try 1 step ${i}`).concat([1, 2, 3].map((i) => `try 2 step ${i}`)));
-      expect(s.inside).toBe(true);
-    } finally {
-      await worker.shutdown();
-    }
+    flakyTries = 0;
+    const { signals, items } = await run(worker.taskQueue, { name: 'flaky_progress', args: {} });
+    // One signal at most for the failed attempt's three lines (its first goes at once, the rest with the close).
+    expect(signals).toBeGreaterThan(0);
+    expect(signals).toBeLessThanOrEqual(2);
+    const s = progressOnStream(items);
+    expect(s.labels).toEqual([1, 2, 3].map((i) => `try 1 step ${i}`).concat([1, 2, 3].map((i) => `try 2 step ${i}`)));
+    expect(s.inside).toBe(true);
   });
 });
