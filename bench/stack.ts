@@ -1,6 +1,6 @@
 // The stack a benchmark runs on: a fresh in-memory dev server, the scripted
-// provider, one worker (and any more a benchmark adds) and a client, all on
-// this machine.
+// provider in a process of its own (./provider-process.ts), one worker (and any
+// more a benchmark adds) and a client, all on this machine.
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { mkdtempSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findFreePort, startDevServer, type DevServer } from '../worker/dev-server/dev-server.js';
 import { dataConverter } from '../node/payload-codec.js';
-import { startProvider, type ProviderOptions, type RunningProvider } from '../dev/provider/server.js';
+import { startProviderProcess, type ProviderProcess, type ProviderProcessOptions } from './provider-process.js';
 import { createAgentWorker } from '../worker/create-worker.js';
 import type { AgentPluginOptions } from '../worker/plugin-options.js';
 import type { PluginSeams } from '../worker/agent-plugin.js';
@@ -32,6 +32,8 @@ export interface BenchStack {
   providerUrl: string;
   /** The key the scripted provider requires, if it was started with one. */
   providerApiKey?: string;
+  /** The scripted provider's process, for ./proc-cpu.ts. */
+  providerPid: number;
   /** The dev server's Prometheus endpoint (./server-metrics.ts reads it). */
   metricsUrl: string;
   /** The dev server's process (`temporal server start-dev` runs the whole server in it), for ./proc-cpu.ts. */
@@ -47,8 +49,8 @@ export interface BenchStackOptions {
   loopOnly?: boolean;
   /** The tools offered (default: the built-ins and ./long-call-tool.ts's long_call; null: the harness's own default, the built-ins). */
   toolset?: Toolset | null;
-  /** The scripted provider's options (default: its own, no key, 5 ms between stream events). */
-  provider?: ProviderOptions;
+  /** The scripted provider's options (default: its own, no key, its time model's defaults). */
+  provider?: ProviderProcessOptions;
   /** The stack's own worker's options beyond the stack's. */
   worker?: BenchWorkerOptions;
 }
@@ -65,7 +67,7 @@ export async function startBenchStack(opts: BenchStackOptions = {}): Promise<Ben
   // Always a server of its own (the port is free), so there is a process to measure.
   const serverPid = server.child?.pid;
   if (serverPid === undefined) throw new Error(`the bench found a running server at ${server.address} instead of starting its own`);
-  const provider: RunningProvider = await startProvider(opts.provider);
+  const provider: ProviderProcess = await startProviderProcess(opts.provider);
   const traceDir = join(dir, 'traces');
   const workspaceRoot = join(dir, 'ws');
   const nc = await NativeConnection.connect({ address: server.address });
@@ -96,6 +98,7 @@ export async function startBenchStack(opts: BenchStackOptions = {}): Promise<Ben
     workspaceRoot,
     providerUrl: provider.url,
     providerApiKey: opts.provider?.apiKey,
+    providerPid: provider.pid,
     metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
     serverPid,
     address: server.address,

@@ -19,9 +19,9 @@ export interface RoundFigures {
   serverCpuMsPerRun: number;
   /**
    * Every other process's CPU over the round, per run: this process (the
-   * client, the scripted provider, our worker) and the peer's worker process.
-   * Both sides pay the same client and provider, so the difference is the
-   * workers'.
+   * client and our worker), the scripted provider's process and the peer's
+   * worker process. Both sides pay the same client and provider, so the
+   * difference is the workers'.
    */
   clientSideCpuMsPerRun: number;
 }
@@ -59,7 +59,7 @@ async function round(stack: BenchStack, peerPid: number, side: Side, n: number):
   const ids = Array.from({ length: n }, () => `tp-${side}-${++seq}`);
   const otherCpuMs = () => {
     const self = process.cpuUsage();
-    return (self.user + self.system) / 1000 + processCpuMs(peerPid);
+    return (self.user + self.system) / 1000 + processCpuMs(peerPid) + processCpuMs(stack.providerPid);
   };
   const serverBefore = await settledCpuMs(stack.serverPid);
   const otherBefore = otherCpuMs();
