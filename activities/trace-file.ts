@@ -21,6 +21,15 @@ export type { TraceEntry, TraceLine } from '../node/trace-format.js';
 /** Trace files whose lines the writer keeps in memory (the most recently written); others are read again when written. */
 const KNOWN_FILES = 256;
 
+/** What write() did with a line: added it, found it there already, or replaced a retried task's earlier version of it. */
+export type WriteOutcome = 'appended' | 'duplicate' | 'replaced';
+
+/** One line for writeAll(), with write()'s option. */
+export interface TraceWrite {
+  event: TraceEntry;
+  onlyIfMissing?: boolean;
+}
+
 export class TraceWriter {
   /**
    * file -> each key in the file with its content (sans ts), and the file size
@@ -47,50 +56,72 @@ export class TraceWriter {
    * one, and its line replaces the earlier one in place. With `onlyIfMissing`
    * (a replayed event) the line is only ever added, never replaced.
    */
-  write(workflowId: string, chainId: string | undefined, event: TraceEntry, opts: { onlyIfMissing?: boolean } = {}): 'appended' | 'duplicate' | 'replaced' {
+  write(workflowId: string, chainId: string | undefined, event: TraceEntry, opts: { onlyIfMissing?: boolean } = {}): WriteOutcome {
+    return this.writeAll(workflowId, chainId, [{ event, ...opts }])[0];
+  }
+
+  /**
+   * Several lines of one trace, in order, each as write() would take it,
+   * under one lock and with their appends in one write(2): a workflow task's
+   * lines (a turn, its tool's start and result) cost one lock and one append
+   * instead of one each, and the task's completion waits for them
+   * (worker/sinks.ts).
+   */
+  writeAll(workflowId: string, chainId: string | undefined, entries: readonly TraceWrite[]): WriteOutcome[] {
     const file = traceFile(this.dir, workflowId, chainId);
-    const key = lineKey(event);
-    // A replayed event: its line is almost always known already; skip even the
-    // lock. Safe: a line once written is never removed (only replaced).
-    if (opts.onlyIfMissing && this.known.get(file)?.lines.has(key)) return 'duplicate';
+    // Replayed events: almost always known already; skip even the lock when
+    // every one is. Safe: a line once written is never removed (only replaced).
+    const known = this.known.get(file)?.lines;
+    if (known && entries.every((e) => e.onlyIfMissing && known.has(lineKey(e.event)))) return entries.map(() => 'duplicate');
     const release = this.lock(file);
     try {
-      return this.writeLocked(file, key, workflowId, event, opts);
+      return this.writeLocked(file, workflowId, entries);
     } finally {
       release();
     }
   }
 
-  private writeLocked(file: string, key: string, workflowId: string, event: TraceEntry, opts: { onlyIfMissing?: boolean }): 'appended' | 'duplicate' | 'replaced' {
+  private writeLocked(file: string, workflowId: string, entries: readonly TraceWrite[]): WriteOutcome[] {
     const lines = this.linesFor(file);
-    if (opts.onlyIfMissing && lines.has(key)) return 'duplicate';
     // runId: the workflow id under the name the trace was published with (the contract); workflowId: the same, by its name.
     const ns = this.namespace !== undefined ? { namespace: this.namespace } : {};
-    const content = JSON.stringify({ runId: workflowId, workflowId, ...ns, ...event });
-    const full = JSON.stringify({ ts: new Date().toISOString(), runId: workflowId, workflowId, ...ns, ...event });
-    const prior = lines.get(key);
-    if (prior === content) return 'duplicate';
-    if (prior !== undefined) {
-      const rewritten = readFileSync(file, 'utf8')
-        .split('\n')
-        .filter((l) => l.trim() !== '')
-        .map((l) => (lineKey(JSON.parse(l) as TraceLine) === key ? full : l));
-      // A name of this writer's own: no other process's rewrite can clobber it half-written.
-      const tmp = `${file}.${process.pid}.${Date.now().toString(36)}.tmp`;
-      writeFileSync(tmp, rewritten.join('\n') + '\n', { mode: PRIVATE_FILE });
-      renameSync(tmp, file);
-    } else {
-      // One write(2) of the whole line with O_APPEND: a reader sees it whole or not at all (readers skip an unfinished last line).
+    let appends = '';
+    const flushAppends = () => {
+      if (appends === '') return;
+      // One write(2) with O_APPEND: a reader sees each line whole or not at all (readers skip an unfinished last line).
       const fd = openSync(file, 'a', PRIVATE_FILE);
       try {
-        writeSync(fd, full + '\n');
+        writeSync(fd, appends);
       } finally {
         closeSync(fd);
       }
-    }
-    lines.set(key, content);
+      appends = '';
+    };
+    const outcomes = entries.map(({ event, onlyIfMissing }): WriteOutcome => {
+      const key = lineKey(event);
+      if (onlyIfMissing && lines.has(key)) return 'duplicate';
+      const content = JSON.stringify({ runId: workflowId, workflowId, ...ns, ...event });
+      const full = JSON.stringify({ ts: new Date().toISOString(), runId: workflowId, workflowId, ...ns, ...event });
+      const prior = lines.get(key);
+      if (prior === content) return 'duplicate';
+      if (prior !== undefined) {
+        // The rewrite reads the file: what this batch appended so far goes first.
+        flushAppends();
+        const rewritten = readFileSync(file, 'utf8')
+          .split('\n')
+          .filter((l) => l.trim() !== '')
+          .map((l) => (lineKey(JSON.parse(l) as TraceLine) === key ? full : l));
+        // A name of this writer's own: no other process's rewrite can clobber it half-written.
+        const tmp = `${file}.${process.pid}.${Date.now().toString(36)}.tmp`;
+        writeFileSync(tmp, rewritten.join('\n') + '\n', { mode: PRIVATE_FILE });
+        renameSync(tmp, file);
+      } else appends += full + '\n';
+      lines.set(key, content);
+      return prior === undefined ? 'appended' : 'replaced';
+    });
+    flushAppends();
     this.remember(file, lines, stampOf(file));
-    return prior === undefined ? 'appended' : 'replaced';
+    return outcomes;
   }
 
   /**

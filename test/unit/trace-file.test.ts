@@ -1,11 +1,15 @@
 // The trace writer keeps one line per key: replays and redone tasks never duplicate.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readTrace, traceChains, traceFile } from '../../node/trace-format.js';
-import { STALE_LOCK_MS, TraceWriter } from '../../activities/trace-file.js';
+import { readTrace, traceChains, traceFile, type TraceEntry } from '../../node/trace-format.js';
+import { STALE_LOCK_MS, TraceWriter, type TraceWrite } from '../../activities/trace-file.js';
+import { TraceBatch } from '../../worker/sinks.js';
+import { propertyParams } from '../helpers/property.js';
 
 describe('TraceWriter', () => {
   it('drops a line it already has, replaces one a redone task changed, and survives a new process', () => {
@@ -102,5 +106,72 @@ describe('TraceWriter', () => {
     new TraceWriter(dir).write('r', 'c', { seq: 1, type: 'run_started' });
     writeFileSync(traceFile(dir, 'r', 'c'), '{"seq":2,"type":"tu', { flag: 'a' });
     expect(readTrace(dir, 'r', 'c').map((l) => l.seq)).toEqual([1]);
+  });
+
+  // The invariant the batched sink rests on: a batch of lines written
+  // together leaves the file, and answers each line, exactly as writing them
+  // one by one does: order, duplicates, redone lines replaced in place,
+  // replayed lines only ever added. Over generated batches that reuse keys.
+  it('writeAll of a batch leaves the same file and outcomes as write() of each line in turn', () => {
+    const entry: fc.Arbitrary<TraceWrite> = fc.record({
+      event: fc.oneof(
+        fc.record({ seq: fc.integer({ min: 1, max: 4 }), type: fc.constantFrom('turn', 'tool_start', 'run_stopped') }),
+        fc.record({ seq: fc.integer({ min: 1, max: 3 }), step: fc.integer({ min: 0, max: 2 }), attempt: fc.integer({ min: 1, max: 2 }), type: fc.constant('tool_progress'), label: fc.constantFrom('a', 'b') }),
+      ) as fc.Arbitrary<TraceEntry>,
+      onlyIfMissing: fc.boolean(),
+    });
+    const content = (dir: string) => readFileSync(traceFile(dir, 'r', 'c'), 'utf8').split('\n').filter(Boolean).map((l) => { const { ts: _ts, ...rest } = JSON.parse(l) as { ts: string }; return rest; });
+    fc.assert(
+      fc.property(fc.array(fc.array(entry, { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 5 }), (batches) => {
+        const one = mkdtempSync(join(tmpdir(), 'trace-one-'));
+        const all = mkdtempSync(join(tmpdir(), 'trace-all-'));
+        const w1 = new TraceWriter(one);
+        const w2 = new TraceWriter(all);
+        for (const batch of batches) {
+          const singly = batch.map((e) => w1.write('r', 'c', e.event, { onlyIfMissing: e.onlyIfMissing }));
+          expect(w2.writeAll('r', 'c', batch)).toEqual(singly);
+        }
+        expect(content(all)).toEqual(content(one));
+        expect(existsSync(`${traceFile(all, 'r', 'c')}.lock`)).toBe(false);
+      }),
+      propertyParams(100),
+    );
+  });
+
+  it('the sink writes the lines of one tick in one batch per trace, in order, and settles once they are on disk', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'trace-batch-'));
+    const w = new TraceWriter(dir);
+    const calls: number[] = [];
+    const writeAll = w.writeAll.bind(w);
+    w.writeAll = (id, chain, entries) => (calls.push(entries.length), writeAll(id, chain, entries));
+    const batch = new TraceBatch(w);
+    // As the SDK makes a task's sink calls: one after another, then it waits for all.
+    const done = [
+      batch.add('r', 'c', { event: { seq: 1, type: 'turn' } }),
+      batch.add('other', 'c', { event: { seq: 1, type: 'run_started' } }),
+      batch.add('r', 'c', { event: { seq: 2, type: 'tool_start' } }),
+      batch.add('r', 'c', { event: { seq: 3, type: 'tool_result' } }),
+    ];
+    expect(existsSync(traceFile(dir, 'r', 'c'))).toBe(false);
+    await Promise.all(done);
+    expect(readTrace(dir, 'r', 'c').map((l) => l.type)).toEqual(['turn', 'tool_start', 'tool_result']);
+    expect(readTrace(dir, 'other', 'c').map((l) => l.type)).toEqual(['run_started']);
+    expect(calls.sort()).toEqual([1, 3]);
+    // The next task's lines: a batch of their own, after the first.
+    await batch.add('r', 'c', { event: { seq: 4, type: 'run_stopped' } });
+    expect(readTrace(dir, 'r', 'c').map((l) => l.seq)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('a batch that cannot be written rejects every call of it (the SDK logs each), and the next batch writes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'trace-batch-fail-'));
+    const w = new TraceWriter(dir);
+    const batch = new TraceBatch(w);
+    // A directory where the trace file should be: the append fails.
+    mkdirSync(traceFile(dir, 'r', 'c'), { recursive: true });
+    const failed = await Promise.allSettled([batch.add('r', 'c', { event: { seq: 1, type: 'turn' } }), batch.add('r', 'c', { event: { seq: 2, type: 'tool_start' } })]);
+    expect(failed.map((f) => f.status)).toEqual(['rejected', 'rejected']);
+    expect(existsSync(`${traceFile(dir, 'r', 'c')}.lock`)).toBe(false);
+    await batch.add('r', 'c2', { event: { seq: 1, type: 'turn' } });
+    expect(readTrace(dir, 'r', 'c2').map((l) => l.type)).toEqual(['turn']);
   });
 });
