@@ -116,6 +116,15 @@ export function recordSummarySpend(s: RunState, usage: Usage, pricing: Pricing):
 }
 
 /**
+ * Empties the dedupe cache: a tool that may change things is about to run, so
+ * no read taken before it may answer a call after it (a listing cached before
+ * an approved delete would still name the deleted file).
+ */
+export function forgetResults(s: RunState): void {
+  s.cache = {};
+}
+
+/**
  * Keeps a tool result for the dedupe cache. The cache crosses continue-as-new
  * with the state, so it is bounded: past `maxChars` of results the oldest go
  * first (object keys keep insertion order: the same on every replay).

@@ -12,6 +12,7 @@ import { recordCached, recordResult, recordStopped, remember, toolFailed } from 
 import type { Exit } from './exits.js';
 import { reconciledText, type Reconciler } from './reconcile.js';
 import type { RunContext } from './run-context.js';
+import { forgetResults } from './run-state.js';
 import { runContextKey } from '../common/run-context.js';
 import type { Budget } from './budget.js';
 import type { Steering } from './steering.js';
@@ -58,6 +59,9 @@ export class ToolDispatch {
 
     // A Stop taken while this call waited (for its decision, say): it never starts.
     if (ctx.stop.stopped) return ctx.stop.exit();
+    // A write (or a child that may write) starts: reads cached before it are stale
+    // from here on, whatever its outcome. The naive cache (`all`) stays naive.
+    if (!spec.readOnly && ctx.cfg.dedupe === 'readOnly') forgetResults(ctx.state);
     if (spec.subAgent) return runSubAgentCall(ctx, this.budget, pending);
 
     ctx.trace.emit('tool_start', { toolName, args, callId: call.id });

@@ -175,6 +175,18 @@ export const SCENARIOS: Record<ScriptedModel, (input: ScriptInput) => ScriptedRe
         ? call('c2', 'delete_file', { path: 'access.log' })
         : answer('Deleted access.log.'),
 
+  // Lists, deletes (a write: parked on approval), lists again, and answers
+  // with what the second listing says: a listing served from a cache filled
+  // before the delete would still name the file.
+  list_delete_list: ({ turn, messages }) =>
+    turn === 0
+      ? call('c1', 'list_files')
+      : turn === 1
+        ? call('c2', 'delete_file', { path: 'access.log' })
+        : turn === 2
+          ? call('c3', 'list_files')
+          : answer(/access\.log/.test(messages.filter((m) => m.role === 'tool').at(-1)?.content ?? '') ? 'access.log is still listed.' : 'access.log is gone from the listing.'),
+
   // A provider that names every turn's call `call_0` (as some OpenAI-compatible
   // servers do): two deletions, each put to a person, then the last tool text.
   same_call_id: ({ turn, toolText }) =>
