@@ -75,6 +75,8 @@ export interface OneRun {
   msPerTurn: number;
   /** Billed Actions per turn, from the run's history (0 for the floor: no Temporal). */
   actionsPerTurn: number;
+  /** The run's workflow id (none for the floor). */
+  workflowId: string | null;
 }
 
 /** One run of `variant`, `turns` turns of `model`; its wall time and Actions per turn. */
@@ -100,7 +102,7 @@ export async function oneRun({ stack }: TurnStack, variant: Variant, model: stri
   const msPerTurn = (performance.now() - t0) / took;
   if (took !== turns) throw new Error(`${variant} took ${took} turns, expected ${turns}`);
   const actionsPerTurn = handle ? countActions(await handle.fetchHistory()).actions / took : 0;
-  return { msPerTurn, actionsPerTurn };
+  return { msPerTurn, actionsPerTurn, workflowId: handle ? id : null };
 }
 
 async function readToEnd(stack: BenchStack, workflowId: string): Promise<void> {
