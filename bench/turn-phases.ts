@@ -17,7 +17,11 @@ const TURNS = 20;
 if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error(`TURN_PHASES_RUNS must be a whole number of 1 or more, got ${JSON.stringify(process.env.TURN_PHASES_RUNS)}`);
 
 const figures = new Map<string, number[]>();
-const add = (name: string, ms: number) => figures.set(name, [...(figures.get(name) ?? []), ms]);
+const add = (name: string, ms: number) => {
+  const seen = figures.get(name);
+  if (seen) seen.push(ms);
+  else figures.set(name, [ms]);
+};
 const name = (t: number | null | undefined) => (EventType[t ?? 0] ?? String(t)).replace('EVENT_TYPE_', '');
 
 const ts = await startTurnStack();
@@ -42,4 +46,3 @@ try {
 console.log(`ms, min / median / max over ${RUNS} runs of ${TURNS} turns (steps: over every turn of them)`);
 for (const [k, v] of figures) console.log(`${k}: ${fmt(stat(v), 2)}`);
 process.exit(0);
-
