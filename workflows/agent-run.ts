@@ -22,13 +22,13 @@ import { AGENT_RUN_FAILED, type AgentInput, type RunResult } from '../common/con
 import { ApplicationFailure } from '@temporalio/workflow';
 import { loopActivities } from './activity-options.js';
 import { Approvals } from './approvals.js';
-import { continueAsNewIfDue } from './continue-as-new.js';
+import { continueAsNew, continueAsNewDue } from './continue-as-new.js';
 import { upgradeCarried, type CarriedState, type LoopStart } from './carried-state.js';
 import { exitForError, isCancelledExit, runResult, type Exit } from './exits.js';
 import { loopMetrics } from './loop-metrics.js';
 import { ModelOutage, ToolOutage, type OutageSink } from './outage-wait.js';
 import { Budget } from './budget.js';
-import { fitContextWindow, ModelTurn } from './model-turn.js';
+import { fitContextWindow, ModelTurn, summarizeOldTurns } from './model-turn.js';
 import { limitExit, nextStep } from './next-step.js';
 import { Notifier } from './notify.js';
 import { Reconciler } from './reconcile.js';
@@ -185,6 +185,13 @@ class AgentRun {
     return this.finish(exit);
   }
 
+  // Promises on the every-turn path are kept few on purpose. The SDK's promise
+  // hook records a stack for every promise workflow code makes (for the
+  // stack-trace query): ~70 µs each on this project's bench machine, and each
+  // async function and each `await` is one. So a step that waits only
+  // sometimes (continuing as new, a summary) is checked first and awaited only
+  // when it waits, and thin wrappers on the model call chain `.then` or
+  // `.catch` instead of awaiting (reports/turn-account.md).
   private async loop(): Promise<Exit> {
     const { ctx } = this;
     for (;;) {
@@ -199,11 +206,14 @@ class AgentRun {
       }
       if (step.kind === 'stop') return step.exit;
       // The turn boundary: every call of the last reply has its result.
-      await continueAsNewIfDue({ ctx, approvals: this.approvals, steering: this.steering, executions: this.execution }, ctx.state.turns - this.turnsAtStart);
+      if (continueAsNewDue(ctx, ctx.state.turns - this.turnsAtStart)) await continueAsNew({ ctx, approvals: this.approvals, steering: this.steering, executions: this.execution });
       ctx.stream.turnBoundary();
       this.steering.applyDue();
-      const overBudget = await fitContextWindow(ctx, this.budget);
-      if (overBudget) return overBudget;
+      const summary = fitContextWindow(ctx);
+      if (summary) {
+        const overBudget = await summarizeOldTurns(ctx, this.budget, summary);
+        if (overBudget) return overBudget;
+      }
       ctx.visibility.showDetails();
       const { exit } = await this.modelTurn.takeTurn(this.toolDefs);
       // A message sent before this answer is read before the run ends (when no limit stops it first).

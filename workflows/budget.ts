@@ -183,11 +183,12 @@ export function budgetStrategy(host: BudgetHost, parentId: string | null): Budge
 export class SoftBudget implements BudgetStrategy {
   constructor(private readonly host: Pick<BudgetHost, 'cfg' | 'state'>) {}
 
-  async modelCall(ask: (allowance: ReplyBudget | undefined) => Promise<ModelAnswer>): Promise<HeldReply> {
-    const answer = await ask(undefined);
-    // The activity holds a call back only for want of an allowance it was not given.
-    if (!answer.called) throw new Error('the model activity held back a call sent without a budget');
-    return { reply: answer.reply, hold: null };
+  modelCall(ask: (allowance: ReplyBudget | undefined) => Promise<ModelAnswer>): Promise<HeldReply> {
+    return ask(undefined).then((answer) => {
+      // The activity holds a call back only for want of an allowance it was not given.
+      if (!answer.called) throw new Error('the model activity held back a call sent without a budget');
+      return { reply: answer.reply, hold: null };
+    });
   }
 
   settle(): { chargedUsd: null; over: null } {

@@ -30,14 +30,19 @@ export interface CarryOver {
   executions: number;
 }
 
+/** At a turn boundary: whether this execution's history is long enough that the run continues as new now. */
+export function continueAsNewDue(ctx: Pick<RunContext, 'cfg'>, turnsThisExecution: number): boolean {
+  return historyTooLong(turnsThisExecution, ctx.cfg.continueAsNewAtHistoryBytes, wf.workflowInfo());
+}
+
 /**
- * At a turn boundary: when history is too long, the run continues as new
- * (this never returns), carrying everything the loop knows.
+ * The run continues as new (this never returns), carrying everything the loop
+ * knows. Called at a turn boundary once continueAsNewDue says so: the check
+ * is apart so that a turn that does not continue makes no promise for it
+ * (the loop's note on promises, ./agent-run.ts).
  */
-export async function continueAsNewIfDue(c: CarryOver, turnsThisExecution: number): Promise<void> {
+export async function continueAsNew(c: CarryOver): Promise<never> {
   const { ctx } = c;
-  const info = wf.workflowInfo();
-  if (!historyTooLong(turnsThisExecution, ctx.cfg.continueAsNewAtHistoryBytes, info)) return;
   // Signals and updates in flight finish here, not in limbo between executions;
   // a subscriber's poll answers now and its next lands on the next execution.
   ctx.stream.detach();
@@ -57,5 +62,5 @@ export async function continueAsNewIfDue(c: CarryOver, turnsThisExecution: numbe
     usedSteerSignatures: ctx.signaturesUsed.carried(Date.now()) ?? {},
   };
   // The run's own second argument, outside agentRun's exported signature (./agent-run.ts).
-  await wf.continueAsNew<(input: AgentInput, carried: CarriedState) => Promise<RunResult>>(ctx.input, carried);
+  return wf.continueAsNew<(input: AgentInput, carried: CarriedState) => Promise<RunResult>>(ctx.input, carried);
 }

@@ -24,7 +24,7 @@ import type { ModelCalls } from './outage-wait.js';
 import type { ChatMessage, ModelReply } from '../common/contract.js';
 import type { OverReservationFlag, Usage } from '../common/contract.js';
 import { turnCostUsd } from '../common/turn-cost.js';
-import { applySummary, elideForWindow, planSummary } from '../common/context-window.js';
+import { applySummary, elideForWindow, planSummary, type SummaryPlan } from '../common/context-window.js';
 import { isBudgetSpent, overReservationExit, type Budget } from './budget.js';
 import type { Exit } from './exits.js';
 import { takeReply } from './next-step.js';
@@ -41,30 +41,15 @@ const isStoreMiss = (err: unknown): boolean =>
   err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === MESSAGE_STORE_MISS;
 
 /**
- * Sends the prompt by address; when this worker's store lacks some of it
- * (wiped, or a host without the shared folder), sends it whole: the state has
- * every message. Answers with the prompt that was taken, which is what the
- * store now holds.
- */
-async function byAddressOrWhole<R>(state: RunState, sent: ChatMessage[], tools: OpenAiToolDefinition[], call: (prompt: PromptByAddress) => Promise<R>): Promise<{ answer: R; prompt: PromptByAddress }> {
-  const prompt = promptByAddress(sent, tools, state);
-  try {
-    return { answer: await call(prompt), prompt };
-  } catch (err) {
-    if (!isStoreMiss(err)) throw err;
-    const whole = wholePrompt(sent, tools);
-    return { answer: await call(whole), prompt: whole };
-  }
-}
-
-/**
  * Calls the model activity on the state's transcript, by address
  * (common/message-refs.ts): history stores each message once, not the whole
- * transcript every turn. With the allowance the budget gives the call (a hard
- * budget's; none under a soft one).
- * After a reply, the state remembers what the store now holds.
+ * transcript every turn. When this worker's store lacks some of it (wiped,
+ * or a host without the shared folder) the prompt goes whole: the state has
+ * every message. With the allowance the budget gives the call (a hard
+ * budget's; none under a soft one). After a reply, the state remembers what
+ * the store now holds: the prompt that was taken.
  */
-export async function askModel(
+export function askModel(
   model: ModelCalls,
   state: RunState,
   tools: OpenAiToolDefinition[],
@@ -74,9 +59,18 @@ export async function askModel(
 ): Promise<ModelAnswer> {
   const sent = state.messages.slice();
   const allowance = budget ? { budget } : {};
-  const { answer, prompt } = await byAddressOrWhole(state, sent, tools, (p) => model.call((m) => m.callModel.executeWithOptions({ summary }, [{ ...base, ...p, ...allowance }])));
-  if (answer.called) rememberPrompt(state, sent, tools, answer.reply.message, prompt);
-  return answer;
+  const send = (prompt: PromptByAddress) => model.call((m) => m.callModel.executeWithOptions({ summary }, [{ ...base, ...prompt, ...allowance }]));
+  const taken = (prompt: PromptByAddress) => (answer: ModelAnswer) => {
+    if (answer.called) rememberPrompt(state, sent, tools, answer.reply.message, prompt);
+    return answer;
+  };
+  // One `.then` with both paths, not an async function: one promise a call (the loop's note on promises, ./agent-run.ts).
+  const byAddress = promptByAddress(sent, tools, state);
+  return send(byAddress).then(taken(byAddress), (err: unknown) => {
+    if (!isStoreMiss(err)) throw err;
+    const whole = wholePrompt(sent, tools);
+    return send(whole).then(taken(whole));
+  });
 }
 
 /** Asks the model for a summary of old turns: the request whole, no tools, no allowance (as ever: a summary is charged after, like a soft turn). */
@@ -147,7 +141,7 @@ export class ModelTurn {
     return { exit };
   }
 
-  private async ask(toolDefs: OpenAiToolDefinition[]): Promise<Asked> {
+  private ask(toolDefs: OpenAiToolDefinition[]): Promise<Asked> {
     const { ctx } = this;
     // The turn names the call's tokens in the live stream; a field of the input, no command added. `watched`:
     // whether its tokens are worth a signal a batch (a reader is attached), read as the call is sent.
@@ -158,16 +152,19 @@ export class ModelTurn {
     const { strategy } = this.budget;
     let readAhead: ReadAheadOutcome[] | undefined;
     // The trace's seq read when the call is sent: a hard budget may park (and trace it) first.
-    const r = await strategy.modelCall(async (allowance) => {
-      const answer = await askModel(ctx.modelCalls, ctx.state, toolDefs, { ...base, traceSeq: ctx.trace.seq }, summary, allowance);
-      // Published before the turn's trace event, where a watched run's tokens are too.
-      if (answer.called && answer.heldText) ctx.stream.publishHeldText(turn, answer.heldText.attempt, answer.reply.message.content ?? '', 'counted');
-      if (answer.called) readAhead = answer.readAhead;
-      return answer;
+    const asked = strategy.modelCall((allowance) =>
+      askModel(ctx.modelCalls, ctx.state, toolDefs, { ...base, traceSeq: ctx.trace.seq }, summary, allowance).then((answer) => {
+        // Published before the turn's trace event, where a watched run's tokens are too.
+        if (answer.called && answer.heldText) ctx.stream.publishHeldText(turn, answer.heldText.attempt, answer.reply.message.content ?? '', 'counted');
+        if (answer.called) readAhead = answer.readAhead;
+        return answer;
+      }),
+    );
+    return asked.then((r) => {
+      if ('exit' in r) return r;
+      const { chargedUsd, over } = strategy.settle(r.reply, r.hold);
+      return { reply: r.reply, over, ...(chargedUsd !== null ? { chargedUsd } : {}), ...(r.hold ? { hold: r.hold } : {}), ...(readAhead ? { readAhead } : {}) };
     });
-    if ('exit' in r) return r;
-    const { chargedUsd, over } = strategy.settle(r.reply, r.hold);
-    return { reply: r.reply, over, ...(chargedUsd !== null ? { chargedUsd } : {}), ...(r.hold ? { hold: r.hold } : {}), ...(readAhead ? { readAhead } : {}) };
   }
 }
 
@@ -189,32 +186,22 @@ export function countModelCall(ctx: Pick<RunContext, 'metrics'>, usage: Usage, c
 // With a context policy, the next prompt stays inside the model's window:
 // old tool results are elided, or old turns folded into a summary the model
 // writes (common/context-window.ts plans both). A summary is paid from the
-// budget like a turn, so the run may stop here.
-export async function fitContextWindow(ctx: RunContext, budget: Budget): Promise<Exit | null> {
+// budget like a turn, so the run may stop there.
+
+/**
+ * Keeps the next prompt inside the model's window. Elides here, at once;
+ * when old turns are to be folded into a summary, returns its plan for
+ * summarizeOldTurns, the one step that waits (a model call): a turn with
+ * nothing to fold makes no promise for it (the loop's note on promises, ./agent-run.ts).
+ */
+export function fitContextWindow(ctx: RunContext): SummaryPlan | null {
   const { state, cfg } = ctx;
   const last = state.promptTokensPerTurn.at(-1);
   const policy = cfg.context;
   const since = state.messagesAtLastCall;
-  let exit: Exit | null = null;
   if (policy?.strategy === 'summarize' && last !== undefined) {
     const plan = planSummary(state.messages, last, since, policy);
-    if (plan) {
-      const reply = await askForSummary(ctx.modelCalls, plan.request, modelCallBase(ctx), plan.turns);
-      const cost = recordSummarySpend(state, reply.usage, cfg.pricing);
-      applySummary(state.messages, plan, reply.message.content ?? '');
-      countModelCall(ctx, reply.usage, cost);
-      ctx.trace.emit('context_summarized', {
-        turns: plan.turns,
-        estimatedTokensBefore: plan.estimatedBefore,
-        estimatedTokensAfter: plan.estimatedAfter,
-        windowTokens: policy.windowTokens,
-        prompt_tokens: reply.usage.promptTokens,
-        completion_tokens: reply.usage.completionTokens,
-        summaryCostUsd: cost,
-        costUsd: state.costUsd,
-      });
-      if (isBudgetSpent(state, cfg)) exit = budget.stopForBudget();
-    }
+    if (plan) return plan;
   } else if (policy && last !== undefined) {
     const cut = elideForWindow(state.messages, last, since, policy);
     if (cut) {
@@ -222,5 +209,26 @@ export async function fitContextWindow(ctx: RunContext, budget: Budget): Promise
     }
   }
   state.messagesAtLastCall = state.messages.length;
-  return exit;
+  return null;
+}
+
+/** Folds the turns fitContextWindow planned into the summary the model writes; the budget's exit when paying for it spent the budget. */
+export async function summarizeOldTurns(ctx: RunContext, budget: Budget, plan: SummaryPlan): Promise<Exit | null> {
+  const { state, cfg } = ctx;
+  const reply = await askForSummary(ctx.modelCalls, plan.request, modelCallBase(ctx), plan.turns);
+  const cost = recordSummarySpend(state, reply.usage, cfg.pricing);
+  applySummary(state.messages, plan, reply.message.content ?? '');
+  countModelCall(ctx, reply.usage, cost);
+  ctx.trace.emit('context_summarized', {
+    turns: plan.turns,
+    estimatedTokensBefore: plan.estimatedBefore,
+    estimatedTokensAfter: plan.estimatedAfter,
+    windowTokens: cfg.context?.windowTokens,
+    prompt_tokens: reply.usage.promptTokens,
+    completion_tokens: reply.usage.completionTokens,
+    summaryCostUsd: cost,
+    costUsd: state.costUsd,
+  });
+  state.messagesAtLastCall = state.messages.length;
+  return isBudgetSpent(state, cfg) ? budget.stopForBudget() : null;
 }
