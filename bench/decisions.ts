@@ -22,6 +22,7 @@ import { approveByQuery } from '../client/batch-decisions.js';
 import { countActions } from './actions.js';
 import { processCpuMs, settledCpuMs } from './proc-cpu.js';
 import type { AgentInput } from '../common/contract.js';
+import { pool, spread, until } from './fleet.js';
 
 const N = Number(process.env.DECISION_RUNS ?? 300);
 const REPEATS = Number(process.env.DECISION_REPEATS ?? 2);
@@ -40,21 +41,6 @@ const ALL: Variant[] = [
 ];
 const wanted = process.env.DECISION_VARIANTS?.split(',');
 const VARIANTS = wanted ? ALL.filter((v) => wanted.includes(v.name)) : ALL;
-
-async function pool(n: number, width: number, fn: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < n) await fn(next++);
-  }));
-}
-
-async function until(what: string, probe: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 20 * 60_000;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 interface Row { variant: string; decidedToEndS: number; serverMsPerRun: number; workerMsPerRun: number; eventsAfterDecision: number; actionsPerRun: number; load: number; pending: number }
 
@@ -111,15 +97,11 @@ async function one(v: Variant, round: number): Promise<Row> {
 
 const rows: Row[] = [];
 for (let r = 0; r < REPEATS; r++) for (const v of VARIANTS) rows.push(await one(v, r));
-const stat = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return `${s[0].toFixed(1)} / ${s[Math.floor(s.length / 2)].toFixed(1)} / ${s[s.length - 1].toFixed(1)}`;
-};
 const commit = execSync('git rev-parse --short HEAD', { cwd: PROJECT_ROOT }).toString().trim();
 console.log(`\ncommit ${commit}, ${N} runs per variant, ${REPEATS} repeats; min / median / max`);
 console.log('| variant | decision→end s | server CPU ms/run | worker CPU ms/run | events after decision | Actions/run | load (1 min) |');
 console.log('|---|---|---|---|---|---|---|');
 for (const v of VARIANTS) {
   const rs = rows.filter((r) => r.variant === v.name);
-  console.log(`| ${v.name} | ${stat(rs.map((r) => r.decidedToEndS))} | ${stat(rs.map((r) => r.serverMsPerRun))} | ${stat(rs.map((r) => r.workerMsPerRun))} | ${rs[0].eventsAfterDecision} | ${rs[0].actionsPerRun} | ${stat(rs.map((r) => r.load))} |`);
+  console.log(`| ${v.name} | ${spread(rs.map((r) => r.decidedToEndS))} | ${spread(rs.map((r) => r.serverMsPerRun))} | ${spread(rs.map((r) => r.workerMsPerRun))} | ${rs[0].eventsAfterDecision} | ${rs[0].actionsPerRun} | ${spread(rs.map((r) => r.load))} |`);
 }

@@ -24,6 +24,7 @@ import { SERVICES, startCluster } from '../dev/cluster/cluster.js';
 import { PROJECT_ROOT } from '../node/project-root.js';
 import { approveByQuery } from '../client/batch-decisions.js';
 import type { AgentInput } from '../common/contract.js';
+import { pool, until } from './fleet.js';
 
 const N = Number(process.env.PARKED_RUNS ?? 10_000);
 const CACHES = (process.env.PARKED_CACHE ?? 'default,1000').split(',');
@@ -42,25 +43,8 @@ function cpuS(pid: number | undefined): number {
   return (Number(f[11]) + Number(f[12])) / 100;
 }
 
-/** Runs `fn` over 0..n-1 with at most `width` in flight. */
-async function pool(n: number, width: number, fn: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < n) await fn(next++);
-  }));
-}
-
 async function count(client: Client, query: string): Promise<number> {
   return (await client.workflow.count(query)).count;
-}
-
-async function until(what: string, probe: () => Promise<boolean>, onTick?: () => void): Promise<void> {
-  const deadline = Date.now() + 30 * 60_000;
-  while (!(await probe())) {
-    onTick?.();
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
 }
 
 interface Row {

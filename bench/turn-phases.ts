@@ -1,5 +1,7 @@
 // Where a turn of ours goes, read from the runs' own histories: TURN_PHASES_RUNS
-// (default 8) 20-turn `narrated` runs of the shipped worker, nobody reading,
+// (default 8) 20-turn `narrated` runs of the shipped worker, nobody reading
+// (TURN_PHASES_VARIANT: a row of ./turns.ts, default oursStreamed; `peer`
+// for the peer's, whose turn is two tasks and two activities),
 // after one warm-up run, on the bench's stack (./turns.ts). Prints min /
 // median / max of: the run's wall time; the first workflow task (the run's
 // start: its configuration resolved, its first model call sent); the turns
@@ -9,11 +11,13 @@
 // worker). The account of reports/turn-account.md.
 // Run: npx tsx bench/turn-phases.ts
 import proto from '@temporalio/proto';
-import { fmt, oneRun, startTurnStack, stat } from './turns.js';
+import { fmt, oneRun, startTurnStack, stat, VARIANTS, type Variant } from './turns.js';
 
 const EventType = proto.temporal.api.enums.v1.EventType;
 const RUNS = Number(process.env.TURN_PHASES_RUNS ?? 8);
 const TURNS = 20;
+const VARIANT = (process.env.TURN_PHASES_VARIANT ?? 'oursStreamed') as Variant;
+if (!VARIANTS.includes(VARIANT) || VARIANT === 'floor') throw new Error(`TURN_PHASES_VARIANT must be one of ${VARIANTS.filter((v) => v !== 'floor').join(', ')}, got ${JSON.stringify(VARIANT)}`);
 if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error(`TURN_PHASES_RUNS must be a whole number of 1 or more, got ${JSON.stringify(process.env.TURN_PHASES_RUNS)}`);
 
 const figures = new Map<string, number[]>();
@@ -27,7 +31,7 @@ const name = (t: number | null | undefined) => (EventType[t ?? 0] ?? String(t)).
 const ts = await startTurnStack();
 try {
   for (let i = 0; i <= RUNS; i++) {
-    const run = await oneRun(ts, 'oursStreamed', 'narrated', TURNS);
+    const run = await oneRun(ts, VARIANT, 'narrated', TURNS);
     if (i === 0 || run.workflowId === null) continue;
     const events = (await ts.stack.client.workflow.getHandle(run.workflowId).fetchHistory()).events ?? [];
     const at = events.map((e) => ({ ms: Number(e.eventTime?.seconds ?? 0) * 1000 + Number(e.eventTime?.nanos ?? 0) / 1e6, type: name(e.eventType) }));
@@ -43,6 +47,6 @@ try {
 } finally {
   await ts.close();
 }
-console.log(`ms, min / median / max over ${RUNS} runs of ${TURNS} turns (steps: over every turn of them)`);
+console.log(`${VARIANT}: ms, min / median / max over ${RUNS} runs of ${TURNS} turns (steps: over every turn of them)`);
 for (const [k, v] of figures) console.log(`${k}: ${fmt(stat(v), 2)}`);
 process.exit(0);
