@@ -20,6 +20,7 @@ import { countActions } from './actions.js';
 import { runFloor } from './floor.js';
 import { PEER_TASK_QUEUE, startPeer } from './peer-process.js';
 import { startBenchStack, type BenchStack } from './stack.js';
+import { settledCpuMs } from './proc-cpu.js';
 
 export const VARIANTS = ['floor', 'oursStreamed', 'oursWatched', 'oursUnstreamed', 'peer', 'peerStreamed'] as const;
 export type Variant = (typeof VARIANTS)[number];
@@ -114,7 +115,11 @@ export type Rounds = Record<Variant, OneRun[]>;
 /**
  * `rounds` rounds of every variant in `variants`, the order rotated each
  * round (each variant first as often as the others), after one warm-up round
- * that is not counted (bundles loaded, connections open, caches warm).
+ * that is not counted (bundles loaded, connections open, caches warm). Every
+ * counted run starts on an idle dev server: a rotation keeps each variant's
+ * neighbours, so without the wait a heavy row (the peer streamed: a signal
+ * and an update per batch of parts) would leave its history and visibility
+ * work to the same next rows in every round.
  */
 export async function interleaved(ts: TurnStack, variants: readonly Variant[], rounds: number, model: string, turns: number, onRound?: (round: number, row: Partial<Record<Variant, OneRun>>) => void): Promise<Rounds> {
   const out = Object.fromEntries(VARIANTS.map((v) => [v, [] as OneRun[]])) as Rounds;
@@ -123,12 +128,18 @@ export async function interleaved(ts: TurnStack, variants: readonly Variant[], r
     const row: Partial<Record<Variant, OneRun>> = {};
     for (let k = 0; k < variants.length; k++) {
       const v = variants[(r + k) % variants.length];
+      await serverIdle(ts.stack.serverPid);
       row[v] = await oneRun(ts, v, model, turns);
     }
     for (const v of variants) out[v].push(row[v]!);
     onRound?.(r, row);
   }
   return out;
+}
+
+/** Until the dev server used under a tenth of a core over 200 ms (5 s at most: a busy host may never show it). */
+async function serverIdle(pid: number): Promise<void> {
+  await settledCpuMs(pid, 200, 0.1, 5000);
 }
 
 export type Stat = { min: number; median: number; max: number };
