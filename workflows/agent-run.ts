@@ -190,8 +190,8 @@ class AgentRun {
   // stack-trace query): ~70 µs each on this project's bench machine, and each
   // async function and each `await` is one. So a step that waits only
   // sometimes (continuing as new, a summary) is checked first and awaited only
-  // when it waits, and thin wrappers on the model call chain `.then` or
-  // `.catch` instead of awaiting (reports/turn-account.md).
+  // when it waits, and thin wrappers on the model and tool call chains `.then`
+  // or `.catch` instead of awaiting (reports/turn-account.md).
   private async loop(): Promise<Exit> {
     const { ctx } = this;
     for (;;) {

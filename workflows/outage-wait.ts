@@ -177,6 +177,7 @@ export class ToolOutage {
     private readonly sink: OutageSink,
   ) {}
 
+  // Not an async function, as ModelOutage.call: one promise fewer on every tool call.
   call<R>(call: { toolName: string; callId: string }, activities: ToolCallActivities, make: (tool: ToolActivity) => Promise<R>): Promise<R> {
     return make(activities.retried).catch((err: unknown) => {
       const first = transientToolCause(err);
